@@ -1,0 +1,115 @@
+"""pykern: Python kernels for AMD GPUs, launched like numba.cuda.
+
+A numba.cuda program ports by changing its import::
+
+    import numpy as np
+    import pykern as cuda
+
+    @cuda.jit
+    def saxpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+
+    n = 1 << 20
+    x = np.ones(n, np.float32); y = np.ones(n, np.float32); out = np.empty_like(x)
+    saxpy[(n + 255) // 256, 256](np.float32(2), x, y, out)
+
+Kernels run on an AMD GPU through HIP when one is usable, else on the compiled
+"cpu" target with the same semantics (see ``set_target``/``current_target``).
+Host-side names (``to_device``, ``stream``, ``event``...) load on first use so
+that ``import pykern`` stays fast.
+"""
+
+from __future__ import annotations
+
+from .errors import CompileError, HipError, KernelRuntimeError, LaunchError
+from .frontend.types import (
+    boolean,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    intp,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    void,
+)
+from .stubs import *  # noqa: F401,F403  (the kernel-language namespace)
+from .stubs import __all__ as _kernel_names
+from .dispatcher import jit
+from .compiler import compile
+from .targets import current_target, set_target
+
+__version__ = "0.1.0"
+
+bool_ = boolean
+float_ = float64
+double = float64
+
+# name -> (module, attribute): host API loaded lazily on first access
+_LAZY = {
+    "to_device": ("pykern.runtime.memory", "to_device"),
+    "device_array": ("pykern.runtime.memory", "device_array"),
+    "device_array_like": ("pykern.runtime.memory", "device_array_like"),
+    "pinned_array": ("pykern.runtime.memory", "pinned_array"),
+    "DeviceArray": ("pykern.runtime.memory", "DeviceArray"),
+    "as_cuda_array": ("pykern.runtime.memory", "as_device_array"),
+    "as_device_array": ("pykern.runtime.memory", "as_device_array"),
+    "from_dlpack": ("pykern.runtime.memory", "from_dlpack"),
+    "is_cuda_array": ("pykern.runtime.memory", "is_device_array"),
+    "stream": ("pykern.runtime.streams", "stream"),
+    "default_stream": ("pykern.runtime.streams", "default_stream"),
+    "event": ("pykern.runtime.streams", "event"),
+    "synchronize": ("pykern.runtime.streams", "synchronize"),
+    "Stream": ("pykern.runtime.streams", "Stream"),
+    "Event": ("pykern.runtime.streams", "Event"),
+    "select_device": ("pykern.runtime.devices", "select_device"),
+    "get_current_device": ("pykern.runtime.devices", "get_device"),
+    "list_devices": ("pykern.runtime.devices", "list_devices"),
+    "PerformanceWarning": ("pykern.runtime", "PerformanceWarning"),
+}
+
+
+def __getattr__(name):
+    spec = _LAZY.get(name)
+    if spec is None:
+        raise AttributeError(f"module 'pykern' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(spec[0]), spec[1])
+    globals()[name] = value
+    return value
+
+
+def is_available() -> bool:
+    """True: pykern can always run kernels (on an AMD GPU, else on the cpu target).
+
+    numba.cuda programs often guard with ``if cuda.is_available()``; they then
+    run here too. ``current_target()`` says where."""
+    return True
+
+
+def detect() -> bool:
+    """Print the targets and devices found (like numba.cuda.detect); returns True."""
+    from .runtime import hip
+
+    ok, reason = hip.available()
+    print(f"pykern {__version__}: target {current_target()!r}")
+    print(f"  hip: {'yes' if ok else 'no'} - {reason}")
+    print("  cpu: yes - compiled SIMT execution on the host")
+    return True
+
+
+__all__ = [
+    "jit", "compile", "set_target", "current_target", "is_available", "detect",
+    "CompileError", "LaunchError", "HipError", "KernelRuntimeError",
+    "boolean", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
+    "uint8", "uint16", "uint32", "uint64", "void",
+    *_kernel_names, *_LAZY,
+]

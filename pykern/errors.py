@@ -1,0 +1,90 @@
+"""The three error kinds a pykern user sees.
+
+Every error that reaches the user is one of these (or a subclass), so that a
+notebook user gets a readable message pointing at their own code instead of a
+traceback from inside the compiler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """A position in the user's source: 1-based line, 0-based column (as ``ast``)."""
+
+    file: str
+    line: int
+    col: int
+    source_line: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col + 1}"
+
+
+class PykernError(Exception):
+    """Base class of every error pykern raises on purpose."""
+
+
+class CompileError(PykernError):
+    """A kernel could not be compiled: unsupported syntax, a type clash, ...
+
+    The message reads like a compiler diagnostic::
+
+        kern.py:7:9: error: cannot add float32 and tuple(int64, int64)
+            out[i] = x[i] + t
+                     ^
+        hint: index the tuple first, e.g. t[0]
+
+    Attributes ``file``, ``line``, ``col`` (1-based), ``source_line`` and
+    ``hint`` carry the parts for tools.
+    """
+
+    def __init__(self, message: str, loc: SourceLoc | None = None, hint: str | None = None):
+        self.msg = message
+        self.loc = loc
+        self.hint = hint
+        self.file = loc.file if loc else None
+        self.line = loc.line if loc else None
+        self.col = (loc.col + 1) if loc else None
+        self.source_line = loc.source_line if loc else None
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        parts = []
+        if self.loc is not None:
+            parts.append(f"{self.loc}: error: {self.msg}")
+            src = self.loc.source_line
+            if src:
+                stripped = src.rstrip("\n")
+                parts.append("    " + stripped)
+                # keep tabs so the caret lines up under the same glyph
+                pad = "".join(c if c == "\t" else " " for c in stripped[: self.loc.col])
+                parts.append("    " + pad + "^")
+        else:
+            parts.append(f"error: {self.msg}")
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+
+class LaunchError(PykernError, TypeError):
+    """A launch was refused before anything ran: bad grid/block, wrong arguments."""
+
+
+class HipError(PykernError, RuntimeError):
+    """A HIP runtime call failed. ``code`` is the hipError_t value, ``name`` its
+    enumerator name (``hipErrorNoDevice``), ``message`` the runtime's text."""
+
+    def __init__(self, code: int, name: str, message: str = "", call: str = ""):
+        self.code = code
+        self.name = name
+        self.message = message
+        self.call = call
+        where = f"{call}: " if call else ""
+        super().__init__(f"{where}{name} ({code}): {message}" if message else f"{where}{name} ({code})")
+
+
+class KernelRuntimeError(PykernError, RuntimeError):
+    """A kernel failed while running (debug bounds check, divergent barrier)."""

@@ -1,0 +1,518 @@
+"""pykern's typed IR: plain dataclasses, structured control flow, every node typed and located.
+
+The frontend (``frontend/lower_ast.py`` et al.) produces it from the Python AST;
+codegen (``codegen/lower.py``) turns it into LLVM IR. It is the only thing the
+two halves share, so it is deliberately small and explicit:
+
+* Expressions carry their result ``type`` (a ``frontend.types.Type``) and ``loc``.
+  The frontend inserts every implicit conversion as a ``Cast``: operands of a
+  ``BinOp``/``Compare`` already have the same type, a ``Store``'s value already
+  has the array's dtype, every index is ``int64``. Codegen never guesses types.
+* Statements form structured blocks (lists); there are no gotos.
+* Local variables are named slots declared in ``Function.locals`` with one type
+  each (a variable never changes type).
+* Hardware and library operations are ``Intrinsic`` nodes named from
+  ``INTRINSICS`` below; codegen maps each name to the target's implementation.
+
+``print(fn)`` shows a readable listing; ``verify.verify_function`` checks the
+rules above and is run before codegen, so that LLVM never sees an ill-typed
+module (an LLVM assertion would abort the user's process).
+
+Example::
+
+    >>> from pykern.frontend import ir, types as T
+    >>> x = ir.Var("x", T.int64)
+    >>> print(ir.BinOp("+", x, ir.Const(1, T.int64), T.int64))
+    (x + 1:int64)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..errors import SourceLoc
+from . import types as T
+
+# --------------------------------------------------------------------------
+# Expressions
+# --------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Expr:
+    # type and loc are set by each subclass' fields (declared last there)
+    def children(self) -> list["Expr"]:
+        return [v for v in self.__dict__.values() if isinstance(v, Expr)] + [
+            e for v in self.__dict__.values() if isinstance(v, list) for e in v if isinstance(e, Expr)
+        ]
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    """A compile-time constant scalar (int, float or bool Python value)."""
+
+    value: Any
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.value!r}:{self.type}"
+
+
+@dataclass(eq=False)
+class Var(Expr):
+    """Read of a local variable or parameter (declared in ``Function.locals``)."""
+
+    name: str
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return self.name
+
+
+#: Arithmetic/bitwise operators of BinOp. Semantics on the (already common)
+#: operand type:
+#:   + - *        wrap around for integers (two's complement), IEEE for floats
+#:   /            only on floats (the frontend casts ints to float64 first)
+#:   //  %        Python floor semantics: result of ``%`` has the sign of the
+#:                divisor; for floats ``//`` is floor(a/b) and ``%`` is
+#:                a - floor(a/b)*b fixed up like Python. Integer division by
+#:                zero gives 0 (never a trap); MIN // -1 wraps to MIN.
+#:   **           integer power by repeated squaring (negative exponent -> 0,
+#:                except base 1/-1); float power is ``pow``.
+#:   & | ^        integers and booleans
+#:   << >>        integers; the shift count is masked to the bit width
+#:                (``>>`` is arithmetic for signed, logical for unsigned)
+BINOPS = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>")
+
+
+@dataclass(eq=False)
+class BinOp(Expr):
+    op: str
+    lhs: Expr
+    rhs: Expr
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"({self.lhs} {self.op} {self.rhs})"
+
+
+#: Unary operators: "-" (negate), "~" (bitwise not, integers), "not" (boolean).
+UNARYOPS = ("-", "~", "not")
+
+
+@dataclass(eq=False)
+class UnaryOp(Expr):
+    op: str
+    operand: Expr
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"({self.op} {self.operand})"
+
+
+#: Comparisons; operands have one common type, result is boolean.
+#: Floats compare like Python/IEEE (anything with NaN is False except "!=").
+CMPOPS = ("<", "<=", "==", "!=", ">", ">=")
+
+
+@dataclass(eq=False)
+class Compare(Expr):
+    op: str
+    lhs: Expr
+    rhs: Expr
+    type: T.Type = T.boolean
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"({self.lhs} {self.op} {self.rhs})"
+
+
+@dataclass(eq=False)
+class BoolOp(Expr):
+    """Short-circuit ``and``/``or`` over boolean operands (the frontend casts
+    each operand to boolean); the result is boolean. Later operands are only
+    evaluated when needed."""
+
+    op: str  # "and" | "or"
+    values: list
+    type: T.Type = T.boolean
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return "(" + f" {self.op} ".join(map(str, self.values)) + ")"
+
+
+@dataclass(eq=False)
+class IfExp(Expr):
+    """``a if cond else b``: only the chosen branch is evaluated."""
+
+    cond: Expr
+    then: Expr
+    orelse: Expr
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"({self.then} if {self.cond} else {self.orelse})"
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    """Convert a scalar to another scalar type, numpy ``astype`` semantics:
+    int->int truncates/extends (sign per source), float->int truncates toward
+    zero and saturates (NaN -> 0), anything->boolean is ``!= 0``,
+    boolean->number is 0/1."""
+
+    value: Expr
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.type}({self.value})"
+
+
+@dataclass(eq=False)
+class Load(Expr):
+    """``array[indices]`` of an array-typed expression; one int64 index per
+    dimension (the frontend wraps negative constant indices; dynamic negative
+    indices wrap too, as in numba: index + extent when index < 0)."""
+
+    array: Expr
+    indices: list
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.array}[{', '.join(map(str, self.indices))}]"
+
+
+@dataclass(eq=False)
+class ArrayAttr(Expr):
+    """``a.shape[dim]`` / ``a.strides[dim]`` (bytes) / ``a.size`` / ``a.ndim``
+    as int64 (``dim`` is None for size and ndim)."""
+
+    array: Expr
+    attr: str  # "shape" | "strides" | "size" | "ndim"
+    dim: Optional[int]
+    type: T.Type = T.int64
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.array}.{self.attr}" + (f"[{self.dim}]" if self.dim is not None else "")
+
+
+@dataclass(eq=False)
+class TupleExpr(Expr):
+    elems: list
+    type: T.Type  # T.Tuple
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return "(" + ", ".join(map(str, self.elems)) + ",)"
+
+
+@dataclass(eq=False)
+class TupleGet(Expr):
+    """Element ``index`` (a Python int, already normalised to >= 0) of a tuple."""
+
+    value: Expr
+    index: int
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.value}[{self.index}]"
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    """Call of a device function ``Module.functions[func]`` with already-cast args."""
+
+    func: str
+    args: list
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.func}({', '.join(map(str, self.args))})"
+
+
+@dataclass(eq=False)
+class Intrinsic(Expr):
+    """A hardware or library operation, by name from ``INTRINSICS``.
+
+    ``attrs`` holds compile-time parameters (e.g. ``{"axis": 0}``)."""
+
+    name: str
+    args: list
+    type: T.Type
+    attrs: dict = field(default_factory=dict)
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        a = ", ".join(map(str, self.args))
+        if self.attrs:
+            a += (", " if a else "") + ", ".join(f"{k}={v!r}" for k, v in sorted(self.attrs.items()))
+        return f"@{self.name}({a}):{self.type}"
+
+
+#: Atomic read-modify-write ops; all return the old value.
+#: add/sub on ints and floats; max/min on ints and floats (floats: NaN in the
+#: array or the value follows numba: result is the non-NaN one... see codegen);
+#: and_/or_/xor on ints; exch on all; inc: old >= val ? 0 : old+1 (unsigned
+#: semantics as CUDA atomicInc); dec: (old == 0 or old > val) ? val : old-1;
+#: cas: compare ``values[0]`` (expected) and store ``values[1]``.
+ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "cas")
+
+
+@dataclass(eq=False)
+class Atomic(Expr):
+    op: str
+    array: Expr
+    indices: list  # int64 per dimension
+    values: list  # one value (two for cas), already of the array's dtype
+    type: T.Type  # the array's dtype
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"atomic.{self.op}({self.array}[{', '.join(map(str, self.indices))}], {', '.join(map(str, self.values))})"
+
+
+@dataclass(eq=False)
+class AllocArray(Expr):
+    """A fresh array: ``space`` "shared" (per block), "local" (per thread).
+
+    ``shape`` is a tuple of Python ints; a shared array with shape ``(0,)`` is
+    the dynamic shared buffer sized at launch (all dynamic shared arrays of a
+    kernel alias the same buffer, as in CUDA). Layout is "C". ``name`` is
+    unique within the module (used for the LDS symbol)."""
+
+    name: str
+    space: str
+    shape: tuple
+    type: T.Type  # T.Array with space set
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.space}.array{self.shape!r}:{self.type.dtype}"
+
+
+@dataclass(eq=False)
+class ConstArray(Expr):
+    """``const.array_like(host_array)``: the data frozen into the code.
+    ``data`` is bytes in C order; ``shape`` a tuple of ints."""
+
+    name: str
+    data: bytes
+    shape: tuple
+    type: T.Type  # T.Array(space="const", layout="C", readonly=True)
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"const.array{self.shape!r}:{self.type.dtype}"
+
+
+# --------------------------------------------------------------------------
+# Statements
+# --------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Stmt:
+    pass
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    """Store ``value`` into local variable ``target`` (same type as declared)."""
+
+    target: str
+    value: Expr
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class Store(Stmt):
+    """``array[indices] = value``; value already has the array's dtype."""
+
+    array: Expr
+    indices: list
+    value: Expr
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    """Evaluate for side effects (barriers, atomics, calls)."""
+
+    value: Expr
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    cond: Expr  # boolean
+    then: list
+    orelse: list
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    cond: Expr  # boolean
+    body: list
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class ForRange(Stmt):
+    """``for var in range(start, stop, step)``: start/stop/step share var's
+    integer type. ``step`` may be any non-zero value (a zero step at run time
+    runs no iterations; Python raises, a GPU cannot); the bounds are evaluated
+    once, before the loop. After the loop ``var`` holds the last value taken,
+    as in Python."""
+
+    var: str
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: list
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    loc: Optional[SourceLoc] = None
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    """Return from the function; ``value`` is None for void functions and kernels."""
+
+    value: Optional[Expr] = None
+    loc: Optional[SourceLoc] = None
+
+
+# --------------------------------------------------------------------------
+# Functions and modules
+# --------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Param:
+    name: str
+    type: T.Type
+
+
+@dataclass(eq=False)
+class Function:
+    """One kernel or device function after type inference.
+
+    ``locals`` maps every variable name (parameters included) to its type.
+    Parameters are variables too: assigning to a scalar parameter is allowed.
+    """
+
+    name: str  # unique, mangled with the signature for device functions
+    params: list  # list[Param]
+    return_type: T.Type
+    body: list  # list[Stmt]
+    locals: dict  # name -> Type
+    is_kernel: bool
+    loc: Optional[SourceLoc] = None
+    #: Python-level name for messages ("saxpy")
+    pyname: str = ""
+    #: filled by ``analysis.scan``: does the function (transitively) use a
+    #: block barrier / wave operation / the dynamic shared buffer?
+    uses_barrier: bool = False
+    uses_wave_ops: bool = False
+    uses_dynamic_shared: bool = False
+
+    def __str__(self) -> str:
+        from .printer import format_function
+
+        return format_function(self)
+
+
+@dataclass(eq=False)
+class Module:
+    """A kernel and every device function it reaches (after inference)."""
+
+    kernel: Function
+    functions: dict = field(default_factory=dict)  # name -> Function
+
+    def __str__(self) -> str:
+        return "\n\n".join(str(f) for f in [*self.functions.values(), self.kernel])
+
+
+# --------------------------------------------------------------------------
+# Intrinsic catalogue (name -> (signature description, category))
+# --------------------------------------------------------------------------
+#
+# "x" below is the value's scalar type; "f" a float type; "i" an integer type.
+# Codegen must implement every name here for every target; the verifier
+# rejects names not listed.
+
+INTRINSICS = {
+    # --- indexing (attrs: axis 0/1/2); all int32 like numba.cuda ---
+    "thread_idx": "() -> int32  [axis]",
+    "block_idx": "() -> int32  [axis]",
+    "block_dim": "() -> int32  [axis]",
+    "grid_dim": "() -> int32  [axis]",
+    "warpsize": "() -> int32   (64 on gfx9 and by default on cpu, 32 on RDNA)",
+    "laneid": "() -> int32     (thread's lane within its wave: linear tid % warpsize)",
+    # grid()/gridsize() are expanded by the frontend into the ops above (int64 math)
+    # --- block synchronisation ---
+    "syncthreads": "() -> void",
+    "syncthreads_count": "(boolean) -> int32",
+    "syncthreads_and": "(boolean) -> int32",
+    "syncthreads_or": "(boolean) -> int32",
+    "threadfence_block": "() -> void",
+    "threadfence": "() -> void",
+    "threadfence_system": "() -> void",
+    "syncwarp": "(uint64 mask) -> void",
+    # --- wave operations; mask is uint64 (-1 / 0xFFFFFFFF = all lanes);
+    #     lane arguments int32; value x any scalar (<= 64 bits) ---
+    "shfl_sync": "(uint64 mask, x value, int32 src_lane) -> x   (src taken mod warpsize)",
+    "shfl_up_sync": "(uint64 mask, x value, int32 delta) -> x   (lane-delta; own value if < 0)",
+    "shfl_down_sync": "(uint64 mask, x value, int32 delta) -> x (lane+delta; own value if >= warpsize)",
+    "shfl_xor_sync": "(uint64 mask, x value, int32 lanemask) -> x",
+    "ballot_sync": "(uint64 mask, boolean) -> uint64",
+    "all_sync": "(uint64 mask, boolean) -> boolean",
+    "any_sync": "(uint64 mask, boolean) -> boolean",
+    "eq_sync": "(uint64 mask, boolean) -> boolean",
+    "activemask": "() -> uint64",
+    "lanemask_lt": "() -> uint64",
+    # --- bit helpers (integers) ---
+    "popc": "(i) -> int32",
+    "clz": "(i) -> int32",
+    "ffs": "(i) -> int32  (1-based index of lowest set bit, 0 if none)",
+    "brev": "(i) -> i",
+    # --- float math; all (f...) -> f with f float16/32/64 unless noted ---
+    "fma": "(f, f, f) -> f",
+    **{
+        name: "(f) -> f"
+        for name in (
+            "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
+            "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
+        ).split()
+    },
+    **{name: "(f, f) -> f" for name in "atan2 pow hypot copysign fmod".split()},
+    "isnan": "(f) -> boolean",
+    "isinf": "(f) -> boolean",
+    "isfinite": "(f) -> boolean",
+    # --- numeric builtins ---
+    "abs": "(x) -> x    (integers wrap: abs(MIN) == MIN)",
+    "min": "(x, x) -> x (floats: NaN-propagating like Python's min(a, b) ordering: returns a if not b < a)",
+    "max": "(x, x) -> x (floats: returns a if not b > a)",
+    "round": "(f) -> f  (round half to even, like Python/numpy)",
+}

@@ -1,0 +1,298 @@
+"""pykern's type system: the types a kernel value can have.
+
+Types are immutable, hashable values with readable ``str()`` that round-trips
+through signature strings (``float32[:, ::1]``, ``UniTuple(int64, 2)``).
+
+Example::
+
+    >>> from pykern.frontend.types import float32, Array
+    >>> str(Array(float32, 2, "C"))
+    'float32[:, ::1]'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class Type:
+    """Base of every pykern type."""
+
+    __slots__ = ()
+
+    @property
+    def is_scalar(self) -> bool:
+        return isinstance(self, (Integer, Float, Boolean))
+
+
+@dataclass(frozen=True, repr=False)
+class Integer(Type):
+    bits: int
+    signed: bool
+
+    def __str__(self) -> str:
+        return f"{'' if self.signed else 'u'}int{self.bits}"
+
+    __repr__ = __str__
+
+    @property
+    def min(self) -> int:
+        return -(1 << (self.bits - 1)) if self.signed else 0
+
+    @property
+    def max(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits // 8
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(str(self))
+
+
+@dataclass(frozen=True, repr=False)
+class Float(Type):
+    bits: int
+
+    def __str__(self) -> str:
+        return f"float{self.bits}"
+
+    __repr__ = __str__
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits // 8
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(str(self))
+
+
+@dataclass(frozen=True, repr=False)
+class Boolean(Type):
+    """A truth value. In memory (arrays, kernel arguments) it is one byte."""
+
+    def __str__(self) -> str:
+        return "boolean"
+
+    __repr__ = __str__
+
+    bits = 8
+    nbytes = 1
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(np.bool_)
+
+
+@dataclass(frozen=True, repr=False)
+class Void(Type):
+    def __str__(self) -> str:
+        return "void"
+
+    __repr__ = __str__
+
+
+#: Where an array's memory lives. "global" is device memory passed in as an
+#: argument; "shared" is per-block (LDS); "local" is per-thread (private);
+#: "const" is read-only data frozen into the code object.
+ADDRESS_SPACES = ("global", "shared", "local", "const")
+
+
+@dataclass(frozen=True, repr=False)
+class Array(Type):
+    """An n-d array view: a data pointer, ``ndim`` extents and ``ndim`` byte strides.
+
+    ``layout`` is "C" (row-major contiguous: strides are implied by the shape),
+    "F" (column-major contiguous) or "A" (any strides, use the stride values).
+    """
+
+    dtype: Type  # Integer | Float | Boolean
+    ndim: int
+    layout: str = "A"
+    space: str = "global"
+    readonly: bool = False
+
+    def __post_init__(self):
+        assert self.layout in ("C", "F", "A"), self.layout
+        assert self.space in ADDRESS_SPACES, self.space
+        assert 0 <= self.ndim <= 4, self.ndim
+
+    def __str__(self) -> str:
+        if self.ndim == 0:
+            dims = ""
+        elif self.layout == "C":
+            dims = ", ".join([":"] * (self.ndim - 1) + ["::1"])
+        elif self.layout == "F":
+            dims = ", ".join(["::1"] + [":"] * (self.ndim - 1))
+        else:
+            dims = ", ".join([":"] * self.ndim)
+        s = f"{self.dtype}[{dims}]"
+        if self.space != "global":
+            s = f"{self.space} {s}"
+        if self.readonly:
+            s = f"readonly {s}"
+        return s
+
+    __repr__ = __str__
+
+    def with_(self, **changes) -> "Array":
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True, repr=False)
+class Tuple(Type):
+    elems: tuple  # tuple[Type, ...]
+
+    def __str__(self) -> str:
+        if self.elems and all(e == self.elems[0] for e in self.elems):
+            return f"UniTuple({self.elems[0]}, {len(self.elems)})"
+        return "Tuple(" + ", ".join(map(str, self.elems)) + ")"
+
+    __repr__ = __str__
+
+
+int8 = Integer(8, True)
+int16 = Integer(16, True)
+int32 = Integer(32, True)
+int64 = Integer(64, True)
+uint8 = Integer(8, False)
+uint16 = Integer(16, False)
+uint32 = Integer(32, False)
+uint64 = Integer(64, False)
+float16 = Float(16)
+float32 = Float(32)
+float64 = Float(64)
+boolean = Boolean()
+void = Void()
+
+intp = int64
+
+SCALARS = {
+    str(t): t
+    for t in (int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64, boolean)
+}
+#: Aliases accepted wherever a type name is (numba spellings included).
+ALIASES = {
+    "bool": boolean,
+    "bool_": boolean,
+    "b1": boolean,
+    "i1": int8,
+    "i2": int16,
+    "i4": int32,
+    "i8": int64,
+    "u1": uint8,
+    "u2": uint16,
+    "u4": uint32,
+    "u8": uint64,
+    "f2": float16,
+    "f4": float32,
+    "f8": float64,
+    "half": float16,
+    "float": float64,
+    "double": float64,
+    "intp": int64,
+    "uintp": uint64,
+    "int_": int64,
+}
+
+
+def from_dtype(dtype) -> Type:
+    """The scalar type of a numpy dtype (or anything ``np.dtype`` accepts).
+
+    Raises ``TypeError`` for dtypes kernels cannot hold (object, structured,
+    complex, strings, datetimes).
+    """
+    dt = np.dtype(dtype)
+    if dt.kind == "b":
+        return boolean
+    if dt.kind in "iuf" and dt.fields is None:
+        name = dt.name
+        if name in SCALARS:
+            return SCALARS[name]
+    raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, float32, float64")
+
+
+def is_integer(t: Type) -> bool:
+    return isinstance(t, Integer)
+
+
+def is_float(t: Type) -> bool:
+    return isinstance(t, Float)
+
+
+def is_number(t: Type) -> bool:
+    return isinstance(t, (Integer, Float, Boolean))
+
+
+def promote(a: Type, b: Type) -> Type:
+    """numpy's ``promote_types`` for two scalar types (bool < ints < floats).
+
+    ``int64`` with ``uint64`` gives ``float64``, as in numpy.
+    """
+    if a == b:
+        return a
+    return from_dtype(np.promote_types(_np(a), _np(b)))
+
+
+def _np(t: Type) -> np.dtype:
+    return t.np_dtype  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------
+# numba-style spelling: ``float32[:, ::1]`` builds an array type and
+# ``void(float32[:], int32)`` a signature (added by the frontend helper).
+# --------------------------------------------------------------------------
+
+
+def _array_from_index(dtype: Type, key) -> "Array":
+    """``float32[:]`` -> Array(float32, 1, "A"); ``[:, ::1]`` C; ``[::1, :]`` F."""
+    if not isinstance(dtype, (Integer, Float, Boolean)):
+        raise TypeError(f"cannot make an array of {dtype}: element types are scalars")
+    keys = key if isinstance(key, tuple) else (key,)
+    marks = []
+    for k in keys:
+        if not isinstance(k, slice) or k.start is not None or k.stop is not None or k.step not in (None, 1):
+            raise TypeError(
+                f"bad array type {dtype}[{key!r}]: write one ':' per dimension, with '::1' on the "
+                "contiguous one, e.g. float32[:], float32[:, ::1] (C) or float32[::1, :] (F)"
+            )
+        marks.append(k.step == 1)
+    ndim = len(marks)
+    if not any(marks):
+        layout = "A"
+    elif marks[-1] and not any(marks[:-1]):
+        layout = "C"
+    elif ndim > 1 and marks[0] and not any(marks[1:]):
+        layout = "F"
+    else:
+        raise TypeError(f"bad array type {dtype}[...]: '::1' may mark only the first or the last dimension")
+    return Array(dtype, ndim, layout)
+
+
+def _type_getitem(self, key):
+    return _array_from_index(self, key)
+
+
+def _type_call(self, *args):
+    """``float32(float32[:], int32)`` -> a Signature; ``float32(1.5)`` on the host -> np.float32(1.5)."""
+    if all(isinstance(a, Type) for a in args):
+        from .signature import Signature
+
+        return Signature(self, tuple(args))
+    if isinstance(self, (Integer, Float, Boolean)) and len(args) == 1:
+        return self.np_dtype.type(args[0])
+    raise TypeError(f"{self}(...) takes types (to build a signature) or one number (to convert it)")
+
+
+for _cls in (Integer, Float, Boolean):
+    _cls.__getitem__ = _type_getitem  # type: ignore[attr-defined]
+for _cls in (Integer, Float, Boolean, Void, Array, Tuple):
+    _cls.__call__ = _type_call  # type: ignore[attr-defined]
+del _cls

@@ -1,0 +1,68 @@
+"""Checking ``k[griddim, blockdim, stream, sharedmem]`` before anything runs.
+
+Example::
+
+    >>> normalize_config((4, 256))
+    ((4, 1, 1), (256, 1, 1), 0, 0)
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .errors import LaunchError
+
+#: The per-block thread limit of every AMD GPU and of the cpu target.
+MAX_BLOCK_THREADS = 1024
+#: HSA dispatch packets hold the grid size in work-items as a u32 per axis.
+MAX_GRID_ITEMS = (1 << 32) - 1
+
+
+def _dims(value, what):
+    if isinstance(value, (tuple, list)):
+        items = list(value)
+    else:
+        items = [value]
+    if not 1 <= len(items) <= 3:
+        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+    out = []
+    for v in items:
+        try:
+            n = operator.index(v)
+        except TypeError:
+            raise LaunchError(f"{what} must hold ints, got {value!r} ({type(v).__name__})") from None
+        if n <= 0:
+            raise LaunchError(f"{what} must be positive in every dimension, got {value!r}")
+        out.append(n)
+    while len(out) < 3:
+        out.append(1)
+    return tuple(out)
+
+
+def normalize_config(config):
+    """``(griddim, blockdim[, stream[, sharedmem]])`` -> 3-tuples, stream, bytes.
+
+    Raises ``LaunchError`` for anything a GPU would refuse."""
+    if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
+        raise LaunchError(
+            f"launch configuration must be [griddim, blockdim] or [griddim, blockdim, stream, sharedmem], got {config!r}"
+        )
+    griddim = _dims(config[0], "griddim")
+    blockdim = _dims(config[1], "blockdim")
+    stream = config[2] if len(config) > 2 else 0
+    shared = config[3] if len(config) > 3 else 0
+    try:
+        shared = operator.index(shared)
+    except TypeError:
+        raise LaunchError(f"dynamic shared memory size must be an int (bytes), got {shared!r}") from None
+    if shared < 0:
+        raise LaunchError(f"dynamic shared memory size must be >= 0 bytes, got {shared}")
+    threads = blockdim[0] * blockdim[1] * blockdim[2]
+    if threads > MAX_BLOCK_THREADS:
+        raise LaunchError(f"block {blockdim} has {threads} threads; the limit is {MAX_BLOCK_THREADS} per block")
+    for axis, (g, b) in enumerate(zip(griddim, blockdim)):
+        if g * b > MAX_GRID_ITEMS:
+            raise LaunchError(
+                f"grid too large on axis {'xyz'[axis]}: {g} blocks x {b} threads exceeds {MAX_GRID_ITEMS} threads"
+            )
+    return griddim, blockdim, stream, shared

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs everything pykern and its tests need on Debian/Ubuntu: the LLVM tools that check
+# code objects, ld.lld, the ROCm device libraries, the HIP runtime library and headers (used
+# by the no-device tests), then the package itself with its test extras. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+APT_PKGS="lld-22 llvm-22 rocm-device-libs libamdhip64-5 libamdhip64-dev"
+missing=""
+for p in $APT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+fi
+python3 -m pip install -q --disable-pip-version-check -e ".[test]"
