@@ -83,15 +83,16 @@ def _cache_for(dispatcher):
     return cache if cache.enabled else None
 
 
-def _devlib_paths(codegen_name: str):
+def _devlib_identity(codegen_name: str) -> dict:
+    """Content hash of the device libraries an amdgpu compile may link."""
     if codegen_name != "amdgpu":
-        return ()
+        return {}
     try:
         from .codegen import devicelibs
 
-        return devicelibs.library_paths()
+        return {"devlibs": devicelibs.content_hash()}
     except Exception:  # not found: the compile itself reports it if a kernel needs them
-        return ()
+        return {"devlibs": "not-found"}
 
 
 def compile_artifact(dispatcher, codegen_name: str, argtypes, **target_opts):
@@ -113,7 +114,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, **target_opts):
         if fp is not None:
             key = cache.make_key(
                 fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
-                options=_options_dict(options), devlibs=_devlib_paths(codegen_name),
+                options=_options_dict(options), extra=_devlib_identity(codegen_name),
             )
             payload = cache.get(key)
             if payload is not None:

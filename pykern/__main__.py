@@ -1,0 +1,145 @@
+"""``python -m pykern`` (also installed as ``pykern``): info, compile, asm, cache.
+
+Examples::
+
+    python -m pykern info
+    python -m pykern compile kernels.py:saxpy --signature "void(float32, float32[::1], float32[::1], float32[::1])" \\
+        --arch gfx90a,gfx942 -o saxpy.hsaco
+    python -m pykern asm kernels.py:saxpy --signature "..." --arch gfx1100
+    python -m pykern cache info
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+
+
+def _info(args) -> int:
+    import platform
+
+    import pykern
+
+    rows = [("pykern", pykern.__version__), ("python", platform.python_version())]
+    try:
+        import llvmlite
+        import llvmlite.binding as llvm
+
+        rows.append(("llvmlite", f"{llvmlite.__version__} (LLVM {'.'.join(map(str, llvm.llvm_version_info))})"))
+    except Exception as e:  # pragma: no cover - llvmlite is a dependency
+        rows.append(("llvmlite", f"missing: {e}"))
+    from pykern.runtime import hip
+
+    ok, reason = hip.available()
+    rows.append(("hip", reason))
+    if ok:
+        from pykern.runtime import devices
+
+        for d in devices.list_devices():
+            rows.append((f"  device {d.id}", f"{d.name} {d.arch_target_id}"))
+    rows.append(("target", pykern.current_target() if os.environ.get("PYKERN_TARGET") or ok else "cpu (no usable AMD GPU)"))
+    from pykern.codegen import devicelibs, toolchain
+
+    try:
+        rows.append(("ld.lld", " ".join(toolchain.find_lld())))
+    except Exception as e:
+        rows.append(("ld.lld", "NOT FOUND - " + str(e).splitlines()[0] + " (apt-get install lld-22)"))
+    try:
+        rows.append(("device libs", devicelibs.find_dir()))
+    except Exception as e:
+        rows.append(("device libs", "NOT FOUND - " + str(e).splitlines()[0] + " (apt-get install rocm-device-libs)"))
+    from pykern.runtime.cache import KernelCache
+
+    c = KernelCache().info()
+    state = "off: " + c["disabled_reason"] if c["disabled_reason"] else "on"
+    rows.append(("cache", f"{c['directory']} ({state}; {c['entries']} entries, {c['bytes']} bytes)"))
+    for k, v in rows:
+        print(f"{k:<14} {v}")
+    return 0
+
+
+def _load_kernel(spec: str):
+    """``FILE.py:NAME`` -> the object NAME defined by that file."""
+    path, sep, name = spec.rpartition(":")
+    if not sep or not path or not name:
+        raise SystemExit(f"pykern: expected FILE.py:KERNEL, got {spec!r}")
+    if not os.path.exists(path):
+        raise SystemExit(f"pykern: no such file: {path}")
+    mod_name = "_pykern_cli_" + os.path.splitext(os.path.basename(path))[0]
+    spec_ = importlib.util.spec_from_file_location(mod_name, path)
+    module = importlib.util.module_from_spec(spec_)
+    sys.modules[mod_name] = module
+    spec_.loader.exec_module(module)
+    try:
+        return getattr(module, name)
+    except AttributeError:
+        raise SystemExit(f"pykern: {path} defines no {name!r}") from None
+
+
+def _compile(args, want_asm: bool) -> int:
+    import pykern
+
+    fn = _load_kernel(args.kernel)
+    archs = [a for a in args.arch.split(",") if a]
+    opts = {}
+    if args.fastmath:
+        opts["fastmath"] = True
+    if args.code_object_version:
+        opts["code_object_version"] = args.code_object_version
+    ck = pykern.compile(fn, args.signature, arch=archs if len(archs) > 1 else archs[0], **opts)
+    if want_asm:
+        text = ck.asm
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+        return 0
+    out = args.output or f"{ck.name}.hsaco"
+    with open(out, "wb") as f:
+        f.write(ck.code_object)
+    print(f"wrote {out}: kernel {ck.name} for {', '.join(archs)} ({len(ck.code_object)} bytes)")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pykern", description="pykern: Python kernels for AMD GPUs")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("info", help="versions, target, devices, toolchain and cache location",
+                   description="Show pykern/LLVM versions, the target, devices, where ld.lld and the device "
+                               "libraries were found (or how to install them) and the cache location.")
+    for name, what in (("compile", "write a linked code object (an offload bundle for several archs)"),
+                       ("asm", "print the AMDGPU assembly")):
+        c = sub.add_parser(name, help=what, description=what)
+        c.add_argument("kernel", help="FILE.py:KERNEL")
+        c.add_argument("--signature", "-s", required=True, help='e.g. "void(float32[::1], int64)"')
+        c.add_argument("--arch", "-a", default="gfx942", help="gfx name(s), comma-separated (default gfx942)")
+        c.add_argument("-o", "--output", help="output file")
+        c.add_argument("--fastmath", action="store_true")
+        c.add_argument("--code-object-version", type=int, choices=(4, 5, 6))
+    sub.add_parser("cache", help="inspect or clear the compile cache (cache --help)", add_help=False)
+    return p
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["cache"]:
+        from pykern.runtime.cache_cli import main as cache_main
+
+        return cache_main(argv[1:])
+    args = _parser().parse_args(argv)
+    from pykern.errors import PykernError
+
+    try:
+        if args.command == "info":
+            return _info(args)
+        return _compile(args, want_asm=args.command == "asm")
+    except PykernError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

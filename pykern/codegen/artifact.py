@@ -1,0 +1,36 @@
+"""The compiled form of one kernel, handed from codegen to the runtime and
+stored by the cache (plain, picklable data).
+
+Example::
+
+    art = get_target("cpu").compile(mod)
+    pickle.loads(pickle.dumps(art)).name == art.name
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+
+@dataclass
+class KernelArtifact:
+    target: str  #: "cpu" or "amdgpu"
+    arch: Optional[str]  #: gfx target id, None on cpu
+    name: str  #: kernel symbol (cpu: the ``run_blocks`` entry symbol)
+    params: list  #: list[abi.FlatParam]
+    kernarg_size: int
+    llvm_ir: str  #: optimised LLVM IR text
+    binary: bytes  #: cpu: host relocatable object; amdgpu: linked ET_DYN code object
+    asm: Optional[str] = None
+    metadata: dict = field(default_factory=dict)
+    uses_barrier: bool = False
+    uses_wave_ops: bool = False
+    dynamic_shared: bool = False
+    static_shared_bytes: int = 0
+    wave_size: int = 64
+    max_block_size: int = 1024
+    #: cpu: "fast" (plain thread loop) or "coroutine" (barrier/wave-op scheduler)
+    execution: str = ""
+    #: host cpu name/features the binary was built for (cpu only; cache key part)
+    host: str = ""

@@ -1,0 +1,1025 @@
+"""The cpu target: kernels as host machine code with exact GPU semantics.
+
+Execution design (see also ``runtime/cpu_executor.py``):
+
+* The compiled object exports one function
+  ``void NAME(ptr args, ptr ctx, i64 first_block, i64 last_block)`` that runs
+  blocks ``[first, last)`` of a launch; the executor calls it from several OS
+  threads (ctypes releases the GIL), so blocks run in parallel.
+* **Fast path** (no barrier, no wave op anywhere): the kernel body is an
+  ``alwaysinline`` function called in a plain ``for tz/ty/tx`` loop per
+  block; after inlining LLVM sees an ordinary loop it can vectorise.
+* **Coroutine path** (barriers or wave ops): the kernel body is an LLVM
+  coroutine (``presplitcoroutine`` + ``llvm.coro.*``, split by LLVM's
+  CoroSplit pass). It suspends at every barrier and every wave op after
+  writing its status/site/operands into its per-thread state. A scheduler,
+  also compiled (LLVM IR text below), resumes every runnable thread until all
+  are suspended, then either completes wave ops (per wave, lanes waiting at
+  the same site) or passes a barrier (only if every thread of the block waits
+  at the same barrier site) or reports a divergent barrier naming the source
+  lines -- it never hangs. LLVM coroutines were chosen over a hand-written
+  state-machine transform because LLVM already does the hard part (spilling
+  live values into the frame, any control flow around suspend points) and the
+  result is plain machine code.
+  Device functions that reach a barrier/wave op are inlined during lowering
+  (a coroutine can only suspend in its own body); with ``debug=True`` every
+  call is inlined so that a failed bounds check can stop the thread.
+
+Per-thread state ``T`` and per-block state ``B`` are byte-addressed structs
+(offsets below); the launch context ``ctx`` is ``cpu_executor.LaunchCtx``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import string
+import threading
+
+from llvmlite import ir as L
+
+from ..errors import CompileError
+from ..frontend import types as T
+from . import llvm_util
+from .artifact import KernelArtifact
+from .target import CompileOptions, KernelInfo, LoweredKernel, Target
+
+I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
+PTR = L.PointerType()
+
+# ---- per-thread state T (bytes)
+T_TID, T_LIN, T_BLK, T_STATUS, T_SITE = 0, 12, 16, 24, 28
+T_WVAL, T_WSRC, T_WPRED, T_WRES, T_WBALLOT, T_WACTIVE, T_HANDLE = 32, 40, 44, 48, 56, 64, 72
+T_FRAME = 80  # preallocated coroutine frame memory of FRAME_CAP bytes
+T_SIZE = 96
+#: coroutine frames up to this size live in memory preallocated per worker
+#: (no malloc/free per thread and block); bigger frames fall back to malloc
+FRAME_CAP = 1024
+# ---- per-block state B (bytes)
+B_BID, B_BDIM, B_GDIM, B_NTHREADS = 0, 12, 24, 36
+B_SHARED, B_DYNSHARED, B_CTX, B_THREADS, B_BARRES, B_FRAMES = 40, 48, 56, 64, 72, 80
+B_SIZE = 88
+# ---- launch context (must match cpu_executor.LaunchCtx)
+C_GRID, C_BLOCK, C_DYN, C_ERROR, C_CANCEL, C_KIND, C_MSG1, C_MSG2, C_VALS = 0, 12, 24, 32, 36, 40, 48, 56, 64
+# ---- thread status
+RUNNABLE, AT_BARRIER, AT_WAVE, DONE = 0, 1, 2, 3
+# ---- error kinds (ctx.kind)
+ERR_BOUNDS, ERR_BARRIER = 1, 2
+
+_LIBM_UNARY = set(
+    "tan asin acos atan sinh cosh tanh asinh acosh atanh expm1 log1p cbrt erf erfc lgamma".split()
+)
+_LLVM_UNARY = set("sin cos exp exp2 log log2 log10 sqrt floor ceil trunc rint fabs".split())
+
+_tm_lock = threading.Lock()
+_host = {}
+
+
+def host_target_machine():
+    """The process-wide host TargetMachine (created once; host cpu + features)."""
+    with _tm_lock:
+        if "tm" not in _host:
+            ll = llvm_util.llvm()
+            target = ll.Target.from_triple(ll.get_process_triple())
+            cpu = ll.get_host_cpu_name()
+            feats = ll.get_host_cpu_features().flatten()
+            _host["tm"] = target.create_target_machine(
+                cpu=cpu, features=feats, opt=3, reloc="pic", codemodel="jitdefault"
+            )
+            _host["triple"] = ll.get_process_triple()
+            _host["id"] = f"{ll.get_process_triple()}/{cpu}/{hashlib.sha1(feats.encode()).hexdigest()[:12]}"
+        return _host["tm"]
+
+
+def host_id() -> str:
+    host_target_machine()
+    return _host["id"]
+
+
+def _gep(b, base, off):
+    return b.gep(base, [L.Constant(I64, off)], source_etype=I8) if off else base
+
+
+class CpuTarget(Target):
+    """Host code with GPU semantics; see the module docstring for the design."""
+
+    name = "cpu"
+    arch = None
+
+    # ---- options / module
+    def default_wave_size(self, options: CompileOptions) -> int:
+        env = os.environ.get("PYKERN_CPU_WAVESIZE", "").strip()
+        if env in ("", "64"):
+            return 64
+        if env == "32":
+            return 32
+        raise CompileError(f"PYKERN_CPU_WAVESIZE must be 32 or 64, not {env!r}")
+
+    def resolve_options(self, options):
+        options = super().resolve_options(options)
+        if options.wave_size not in (32, 64):
+            raise CompileError(f"cpu wave size must be 32 or 64, not {options.wave_size}")
+        return options
+
+    def triple(self) -> str:
+        host_target_machine()
+        return _host["triple"]
+
+    def data_layout(self) -> str:
+        return str(host_target_machine().target_data)
+
+    def hidden_param_types(self):
+        return [PTR]
+
+    def must_inline(self, callee, info: KernelInfo) -> bool:
+        if info.debug:
+            return True
+        b, w, _ = info.function_uses.get(callee.name, (False, False, False))
+        return b or w
+
+    def _coroutine(self, info) -> bool:
+        return info.uses_barrier or info.uses_wave_ops
+
+    # ---- kernel function
+    def define_kernel(self, llmodule, info, params, param_types, options):
+        base = _sanitize(info.kernel_name)
+        if self._coroutine(info):
+            fnty = L.FunctionType(PTR, list(param_types) + [PTR])
+            f = L.Function(llmodule, fnty, f"{base}.thread")
+            set.add(f.attributes, "presplitcoroutine")  # llvmlite does not know this attribute
+        else:
+            fnty = L.FunctionType(L.VoidType(), list(param_types) + [PTR])
+            f = L.Function(llmodule, fnty, f"{base}.thread")
+            f.attributes.add("alwaysinline")
+        f.linkage = "internal"
+        return f
+
+    def kernel_prologue(self, fx) -> None:
+        if not self._coroutine(fx.info):
+            return
+        b = fx.builder
+        mod = fx.module
+        tok = _TOKEN
+        coro_id = fx.intrinsic("llvm.coro.id", tok, [I32, PTR, PTR, PTR])
+        coro_size = fx.intrinsic("llvm.coro.size.i64", I64, [])
+        coro_begin = fx.intrinsic("llvm.coro.begin", PTR, [tok, PTR])
+        coro_free = fx.intrinsic("llvm.coro.free", PTR, [tok, PTR])
+        coro_end = fx.intrinsic("llvm.coro.end", L.VoidType(), [PTR, I1, tok])
+        coro_suspend = fx.intrinsic("llvm.coro.suspend", I8, [tok, I1])
+        malloc = fx.intrinsic("malloc", PTR, [I64])
+        free = fx.intrinsic("free", L.VoidType(), [PTR])
+        null = L.Constant(PTR, None)
+        cid = b.call(coro_id, [L.Constant(I32, 0), null, null, null])
+        size = b.call(coro_size, [])
+        tstate = fx.hidden[0]
+        prealloc = b.load(_gep(b, tstate, T_FRAME), typ=PTR)
+        fits = b.icmp_unsigned("<=", size, L.Constant(I64, FRAME_CAP))
+        with b.if_else(fits) as (small, big):
+            with small:
+                mem_small = prealloc
+                bb_small = b.block
+            with big:
+                mem_big = b.call(malloc, [size])
+                bb_big = b.block
+        mem = b.phi(PTR)
+        mem.add_incoming(mem_small, bb_small)
+        mem.add_incoming(mem_big, bb_big)
+        hdl = b.call(coro_begin, [cid, mem])
+        fn = fx.function
+        final = fn.append_basic_block("coro.final")
+        cleanup = fn.append_basic_block("coro.cleanup")
+        ret = fn.append_basic_block("coro.ret")
+        unreach = fn.append_basic_block("coro.unreachable")
+        fb = L.IRBuilder(final)
+        fb.store(L.Constant(I32, DONE), _gep(fb, tstate, T_STATUS))
+        s = fb.call(coro_suspend, [_none_token(), L.Constant(I1, 1)])
+        sw = fb.switch(s, ret)
+        sw.add_case(L.Constant(I8, 0), unreach)
+        sw.add_case(L.Constant(I8, 1), cleanup)
+        fb.position_at_end(unreach)
+        fb.unreachable()
+        fb.position_at_end(cleanup)
+        m = fb.call(coro_free, [cid, hdl])
+        own = fb.load(_gep(fb, tstate, T_FRAME), typ=PTR)
+        with fb.if_then(fb.icmp_unsigned("!=", m, own)):
+            fb.call(free, [m])
+        fb.branch(ret)
+        fb.position_at_end(ret)
+        fb.call(coro_end, [hdl, L.Constant(I1, 0), _none_token()])
+        fb.ret(hdl)
+        fx._cpu_coro = {"final": final, "cleanup": cleanup, "ret": ret, "suspend": coro_suspend}
+
+    def kernel_return(self, fx) -> None:
+        if self._coroutine(fx.info):
+            fx.builder.branch(fx._cpu_coro["final"])
+        else:
+            fx.builder.ret_void()
+
+    def _suspend(self, fx, status: int, site_id: int):
+        """Store status/site in T and suspend; continue in a fresh resume block."""
+        b = fx.builder
+        co = fx._cpu_coro
+        t = fx.hidden[0]
+        b.store(L.Constant(I32, status), _gep(b, t, T_STATUS))
+        b.store(L.Constant(I32, site_id), _gep(b, t, T_SITE))
+        s = b.call(co["suspend"], [_none_token(), L.Constant(I1, 0)])
+        resume = fx.function.append_basic_block("resume")
+        sw = b.switch(s, co["ret"])
+        sw.add_case(L.Constant(I8, 0), resume)
+        sw.add_case(L.Constant(I8, 1), co["cleanup"])
+        b.position_at_end(resume)
+
+    # ---- registers
+    def _blk(self, fx):
+        b = fx.builder
+        return b.load(_gep(b, fx.hidden[0], T_BLK), typ=PTR)
+
+    def special_register(self, fx, name, axis):
+        b = fx.builder
+        t = fx.hidden[0]
+        if name == "thread_idx":
+            return b.load(_gep(b, t, T_TID + 4 * axis), typ=I32)
+        if name == "warpsize":
+            return L.Constant(I32, fx.options.wave_size)
+        if name == "laneid":
+            lin = b.load(_gep(b, t, T_LIN), typ=I32)
+            return b.and_(lin, L.Constant(I32, fx.options.wave_size - 1))
+        off = {"block_idx": B_BID, "block_dim": B_BDIM, "grid_dim": B_GDIM}[name]
+        return b.load(_gep(b, self._blk(fx), off + 4 * axis), typ=I32)
+
+    # ---- memory
+    def shared_array(self, fx, name, elem_type, nbytes, align, offset):
+        b = fx.builder
+        base = b.load(_gep(b, self._blk(fx), B_SHARED), typ=PTR)
+        return _gep(b, base, offset)
+
+    def dynamic_shared(self, fx, elem_type):
+        b = fx.builder
+        return b.load(_gep(b, self._blk(fx), B_DYNSHARED), typ=PTR)
+
+    def dynamic_shared_bytes(self, fx):
+        b = fx.builder
+        ctx = b.load(_gep(b, self._blk(fx), B_CTX), typ=PTR)
+        return b.load(_gep(b, ctx, C_DYN), typ=I64)
+
+    # ---- sync
+    def barrier(self, fx, kind, pred, site):
+        b = fx.builder
+        t = fx.hidden[0]
+        if pred is not None:
+            b.store(b.zext(pred, I32), _gep(b, t, T_WPRED))
+        # all threads of a block run on one OS thread: a compiler-only fence suffices
+        b.fence("seq_cst", "singlethread")
+        self._suspend(fx, AT_BARRIER, site.id)
+        b.fence("seq_cst", "singlethread")
+        if kind == "syncthreads":
+            return None
+        blk = self._blk(fx)
+        count = b.load(_gep(b, blk, B_BARRES), typ=I32)
+        if kind == "syncthreads_count":
+            return count
+        if kind == "syncthreads_or":
+            return b.zext(b.icmp_signed("!=", count, L.Constant(I32, 0)), I32)
+        n = b.load(_gep(b, blk, B_NTHREADS), typ=I32)
+        return b.zext(b.icmp_signed("==", count, n), I32)
+
+    def fence(self, fx, scope):
+        fx.builder.fence("seq_cst")
+
+    def wave_op(self, fx, name, args, site):
+        b = fx.builder
+        t = fx.hidden[0]
+        ws = fx.options.wave_size
+        lane = b.and_(b.load(_gep(b, t, T_LIN), typ=I32), L.Constant(I32, ws - 1))
+        if name.startswith("shfl"):
+            _mask, val, arg = args
+            if name == "shfl_sync":
+                src = b.and_(arg, L.Constant(I32, ws - 1))
+            elif name == "shfl_up_sync":
+                src = b.sub(lane, arg)
+            elif name == "shfl_down_sync":
+                src = b.add(lane, arg)
+            else:
+                src = b.xor(lane, arg)
+            bad = b.or_(b.icmp_signed("<", src, L.Constant(I32, 0)), b.icmp_signed(">=", src, L.Constant(I32, ws)))
+            src = b.select(bad, lane, src)
+            w = val.type.width
+            wide = b.zext(val, I64) if w < 64 else val
+            b.store(wide, _gep(b, t, T_WVAL))
+            b.store(src, _gep(b, t, T_WSRC))
+            b.store(L.Constant(I32, 0), _gep(b, t, T_WPRED))
+        else:
+            b.store(lane, _gep(b, t, T_WSRC))
+            p = args[1] if len(args) > 1 else L.Constant(I1, 1)
+            b.store(b.zext(p, I32), _gep(b, t, T_WPRED))
+        b.fence("seq_cst", "singlethread")
+        self._suspend(fx, AT_WAVE, site.id)
+        b.fence("seq_cst", "singlethread")
+        if name.startswith("shfl"):
+            r = b.load(_gep(b, t, T_WRES), typ=I64)
+            return b.trunc(r, val.type) if w < 64 else r
+        ballot = b.load(_gep(b, t, T_WBALLOT), typ=I64)
+        active = b.load(_gep(b, t, T_WACTIVE), typ=I64)
+        if name == "ballot_sync":
+            return ballot
+        if name == "activemask":
+            return active
+        if name == "any_sync":
+            return b.icmp_unsigned("!=", ballot, L.Constant(I64, 0))
+        if name == "all_sync":
+            return b.icmp_unsigned("==", ballot, active)
+        if name == "eq_sync":
+            return b.or_(b.icmp_unsigned("==", ballot, active), b.icmp_unsigned("==", ballot, L.Constant(I64, 0)))
+        return None  # syncwarp
+
+    # ---- math
+    def math(self, fx, name, args, fty):
+        b = fx.builder
+        flags = ("fast",) if fx.options.fastmath else ()
+        if fty.bits == 16:
+            f32 = L.FloatType()
+            wide = [b.fpext(a, f32) for a in args]
+            r = self.math(fx, name, wide, T.float32)
+            return b.fptrunc(r, args[0].type)
+        llty = args[0].type
+        sfx = "f32" if fty.bits == 32 else "f64"
+        c = "f" if fty.bits == 32 else ""
+        if name in _LLVM_UNARY:
+            return b.call(fx.intrinsic(f"llvm.{name}.{sfx}", llty, [llty]), args, fastmath=flags)
+        if name in ("pow", "copysign"):
+            return b.call(fx.intrinsic(f"llvm.{name}.{sfx}", llty, [llty, llty]), args, fastmath=flags)
+        if name == "fma":
+            return b.call(fx.intrinsic(f"llvm.fma.{sfx}", llty, [llty] * 3), args, fastmath=flags)
+        if name == "fmod":
+            return b.frem(args[0], args[1])
+        if name == "gamma":
+            return b.call(fx.intrinsic("tgamma" + c, llty, [llty]), args)
+        if name in _LIBM_UNARY:
+            return b.call(fx.intrinsic(name + c, llty, [llty]), args)
+        if name in ("atan2", "hypot"):
+            return b.call(fx.intrinsic(name + c, llty, [llty, llty]), args)
+        raise CompileError(f"internal error: math function {name} not implemented on cpu", fx.loc)
+
+    # ---- debug
+    def record_error(self, fx, kind, message, values):
+        b = fx.builder
+        t = fx.hidden[0]
+        blk = self._blk(fx)
+        ctx = b.load(_gep(b, blk, B_CTX), typ=PTR)
+        res = b.cmpxchg(_gep(b, ctx, C_ERROR), L.Constant(I32, 0), L.Constant(I32, 1), "seq_cst", "seq_cst")
+        won = b.extract_value(res, 1)
+        with b.if_then(won):
+            b.store(L.Constant(I32, ERR_BOUNDS), _gep(b, ctx, C_KIND))
+            b.store(fx.cstring(message), _gep(b, ctx, C_MSG1))
+            vals = list(values)
+            vals += [b.sext(b.load(_gep(b, t, T_TID + 4 * k), typ=I32), I64) for k in range(3)]
+            vals += [b.sext(b.load(_gep(b, blk, B_BID + 4 * k), typ=I32), I64) for k in range(3)]
+            for k, v in enumerate(vals[:12]):
+                b.store(v, _gep(b, ctx, C_VALS + 8 * k))
+
+    # ---- output
+    def finalize(self, lowered: LoweredKernel) -> KernelArtifact:
+        info = lowered.info
+        opts = lowered.options
+        mod = lowered.llmodule
+        base = _sanitize(info.kernel_name)
+        coroutine = self._coroutine(info)
+        self._build_entry(mod, lowered, base, coroutine)
+        text = str(mod)
+        digest = hashlib.sha1((text + repr(opts) + host_id()).encode()).hexdigest()[:16]
+        symbol = f"pykern_cpu_{base}_{digest}"
+        static = (info.static_shared_bytes + 15) // 16 * 16
+        sites = [s.describe() for s in info.sync_sites]
+        tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites)
+        with llvm_util.LLVM_LOCK:
+            llmod = llvm_util.parse_and_verify(text, info.kernel_name)
+            extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler")
+            extra.triple = llmod.triple
+            extra.data_layout = llmod.data_layout
+            llmod.link_in(extra)
+            # only the runner symbol is exported: several kernels share one JIT engine
+            for f in llmod.functions:
+                if not f.is_declaration and f.name != symbol:
+                    f.linkage = "internal"
+            try:
+                llmod.verify()
+            except RuntimeError as e:
+                raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
+            tm = host_target_machine()
+            llvm_util.optimize(llmod, tm, opts.opt)
+            optimized = str(llmod)
+            obj = tm.emit_object(llmod)
+        _check_symbols(obj, info.kernel_name)
+        from . import abi
+
+        return KernelArtifact(
+            target="cpu",
+            arch=None,
+            name=symbol,
+            params=list(lowered.params),
+            kernarg_size=abi.kernarg_size(lowered.params),
+            llvm_ir=optimized,
+            binary=bytes(obj),
+            asm=None,
+            metadata={},
+            uses_barrier=info.uses_barrier,
+            uses_wave_ops=info.uses_wave_ops,
+            dynamic_shared=info.uses_dynamic_shared,
+            static_shared_bytes=info.static_shared_bytes,
+            wave_size=opts.wave_size,
+            max_block_size=1024,
+            execution="coroutine" if coroutine else "fast",
+            host=host_id(),
+        )
+
+    def _load_params(self, b, args, params, ptypes):
+        vals = []
+        for p, ty in zip(params, ptypes):
+            vals.append(b.load(_gep(b, args, p.offset), typ=ty, align=min(p.size, 8)))
+        return vals
+
+    def _build_entry(self, mod, lowered, base, coroutine):
+        """``{base}.block(B, args)`` (fast path) or ``{base}.start(T, args)``."""
+        kfn = lowered.kernel_function
+        ptypes = [a.type for a in kfn.args[:-1]]
+        if coroutine:
+            # external until linked with the scheduler text, internalised in finalize
+            f = L.Function(mod, L.FunctionType(L.VoidType(), [PTR, PTR]), f"{base}.start")
+            tstate, args = f.args
+            b = L.IRBuilder(f.append_basic_block("entry"))
+            vals = self._load_params(b, args, lowered.params, ptypes)
+            h = b.call(kfn, vals + [tstate])
+            b.store(h, _gep(b, tstate, T_HANDLE))
+            b.ret_void()
+            return
+        f = L.Function(mod, L.FunctionType(L.VoidType(), [PTR, PTR]), f"{base}.block")
+        blk, args = f.args
+        entry = f.append_basic_block("entry")
+        b = L.IRBuilder(entry)
+        vals = self._load_params(b, args, lowered.params, ptypes)
+        tstate = b.alloca(L.ArrayType(I8, T_SIZE), name="tstate")
+        tstate.align = 16
+        tstate.type = PTR  # byte-addressed: use it as an opaque pointer
+        b.store(blk, _gep(b, tstate, T_BLK))
+        dims = [b.load(_gep(b, blk, B_BDIM + 4 * k), typ=I32) for k in range(3)]
+        ctx = b.load(_gep(b, blk, B_CTX), typ=PTR)
+        debug = lowered.options.debug
+        exit_bb = f.append_basic_block("exit")
+
+        # for z: for y: for x: (x innermost so that LLVM can vectorise it)
+        def loop(level, outer_lin):
+            k = 2 - level
+            head = f.append_basic_block(f"l{k}.head")
+            body = f.append_basic_block(f"l{k}.body")
+            done = f.append_basic_block(f"l{k}.done")
+            pre = b.block
+            b.branch(head)
+            b.position_at_end(head)
+            i = b.phi(I32, name=f"t{k}")
+            i.add_incoming(L.Constant(I32, 0), pre)
+            b.cbranch(b.icmp_signed("<", i, dims[k]), body, done)
+            b.position_at_end(body)
+            b.store(i, _gep(b, tstate, T_TID + 4 * k))
+            lin = b.add(b.mul(outer_lin, dims[k]), i)
+            if k == 0:
+                b.store(lin, _gep(b, tstate, T_LIN))
+                b.call(kfn, vals + [tstate])
+                if debug:
+                    err = b.load_atomic(_gep(b, ctx, C_ERROR), "monotonic", 4, typ=I32)
+                    cont = f.append_basic_block("cont")
+                    b.cbranch(b.icmp_signed("!=", err, L.Constant(I32, 0)), exit_bb, cont)
+                    b.position_at_end(cont)
+            else:
+                loop(level + 1, lin)
+            nxt = b.add(i, L.Constant(I32, 1), flags=("nuw", "nsw"))
+            i.add_incoming(nxt, b.block)
+            b.branch(head)
+            b.position_at_end(done)
+
+        loop(0, L.Constant(I32, 0))
+        b.branch(exit_bb)
+        b.position_at_end(exit_bb)
+        b.ret_void()
+
+
+def _check_symbols(obj: bytes, kname: str) -> None:
+    """Every undefined symbol of the object must exist in this process (MCJIT
+    would otherwise jump to address 0); e.g. a compiler-rt helper."""
+    import ctypes
+    import io
+
+    from elftools.elf.elffile import ELFFile
+
+    proc = ctypes.CDLL(None)
+    missing = []
+    symtab = ELFFile(io.BytesIO(obj)).get_section_by_name(".symtab")
+    for sym in symtab.iter_symbols() if symtab else ():
+        if sym["st_shndx"] == "SHN_UNDEF" and sym.name and sym.name != "_GLOBAL_OFFSET_TABLE_" and not hasattr(proc, sym.name):
+            missing.append(sym.name)
+    if missing:
+        raise CompileError(
+            f"internal error: cpu code of kernel '{kname}' needs functions this process "
+            f"does not provide: {', '.join(sorted(missing))}"
+        )
+
+
+class _TokenType(L.Type):
+    """LLVM's ``token`` type (llvmlite 0.50 has none; coroutine intrinsics need it)."""
+
+    def _to_string(self):
+        return "token"
+
+    def __eq__(self, other):
+        return isinstance(other, _TokenType)
+
+    def __hash__(self):
+        return hash(_TokenType)
+
+
+_TOKEN = _TokenType()
+
+
+class _NoneToken(L.Constant):
+    def __init__(self):
+        super().__init__(_TOKEN, None)
+
+    def _to_string(self):
+        return "none"
+
+    def get_reference(self):
+        return "none"
+
+
+def _none_token():
+    return _NoneToken()
+
+
+def _sanitize(name: str) -> str:
+    return "".join(c if (c.isalnum() or c == "_") else "_" for c in name)
+
+
+def _cstr_global(name, text):
+    data = text.encode("utf-8") + b"\0"
+    esc = "".join(chr(c) if 32 <= c < 127 and chr(c) not in '"\\' else f"\\{c:02X}" for c in data)
+    return f'@{name} = private unnamed_addr constant [{len(data)} x i8] c"{esc}"\n'
+
+
+_RUNNER = string.Template(r"""
+declare ptr @malloc(i64)
+declare void @free(ptr)
+declare void @$BLOCKFN(ptr, ptr)
+
+define void @$SYMBOL(ptr %args, ptr %ctx, i64 %first, i64 %last) {
+entry:
+  %gx = load i32, ptr %ctx, !range !0
+  %pgy = getelementptr i8, ptr %ctx, i64 4
+  %gy = load i32, ptr %pgy, !range !0
+  %pgz = getelementptr i8, ptr %ctx, i64 8
+  %gz = load i32, ptr %pgz, !range !0
+  %pbx = getelementptr i8, ptr %ctx, i64 12
+  %bx = load i32, ptr %pbx, !range !1
+  %pby = getelementptr i8, ptr %ctx, i64 16
+  %by = load i32, ptr %pby, !range !1
+  %pbz = getelementptr i8, ptr %ctx, i64 20
+  %bz = load i32, ptr %pbz, !range !1
+  %pdyn = getelementptr i8, ptr %ctx, i64 24
+  %dyn = load i64, ptr %pdyn
+  %nxy = mul i32 %bx, %by
+  %nt = mul i32 %nxy, %bz
+  %B = alloca [$BSIZE x i8], align 16
+  call void @llvm.memset.p0.i64(ptr %B, i8 0, i64 $BSIZE, i1 false)
+  %fbdx = getelementptr i8, ptr %B, i64 12
+  store i32 %bx, ptr %fbdx
+  %fbdy = getelementptr i8, ptr %B, i64 16
+  store i32 %by, ptr %fbdy
+  %fbdz = getelementptr i8, ptr %B, i64 20
+  store i32 %bz, ptr %fbdz
+  %fgdx = getelementptr i8, ptr %B, i64 24
+  store i32 %gx, ptr %fgdx
+  %fgdy = getelementptr i8, ptr %B, i64 28
+  store i32 %gy, ptr %fgdy
+  %fgdz = getelementptr i8, ptr %B, i64 32
+  store i32 %gz, ptr %fgdz
+  %fnt = getelementptr i8, ptr %B, i64 36
+  store i32 %nt, ptr %fnt
+  %shsize0 = add i64 %dyn, $STATIC
+  %shsize = add i64 %shsize0, 16
+  %shm = call ptr @malloc(i64 %shsize)
+  %fsh = getelementptr i8, ptr %B, i64 40
+  store ptr %shm, ptr %fsh
+  %dynp = getelementptr i8, ptr %shm, i64 $STATIC
+  %fdyn = getelementptr i8, ptr %B, i64 48
+  store ptr %dynp, ptr %fdyn
+  %fctx = getelementptr i8, ptr %B, i64 56
+  store ptr %ctx, ptr %fctx
+  %nt64 = zext i32 %nt to i64
+  %tbytes0 = mul i64 %nt64, $TSIZE
+  %tbytes = add i64 %tbytes0, 16
+  %thr = call ptr @malloc(i64 %tbytes)
+  %fthr = getelementptr i8, ptr %B, i64 64
+  store ptr %thr, ptr %fthr
+  %fbytes0 = mul i64 %nt64, $FCAP
+  %fbytes = add i64 %fbytes0, 16
+  %frames = call ptr @malloc(i64 %fbytes)
+  %ffr = getelementptr i8, ptr %B, i64 80
+  store ptr %frames, ptr %ffr
+  %gx64 = zext i32 %gx to i64
+  %gy64 = zext i32 %gy to i64
+  %gxy64 = mul i64 %gx64, %gy64
+  %perr = getelementptr i8, ptr %ctx, i64 32
+  %pcan = getelementptr i8, ptr %ctx, i64 36
+  br label %loop
+loop:
+  %b = phi i64 [ %first, %entry ], [ %b1, %body ]
+  %more = icmp slt i64 %b, %last
+  br i1 %more, label %check, label %exit
+check:
+  %err = load atomic i32, ptr %perr monotonic, align 4
+  %can = load atomic i32, ptr %pcan monotonic, align 4
+  %stop0 = or i32 %err, %can
+  %stop = icmp ne i32 %stop0, 0
+  br i1 %stop, label %exit, label %body
+body:
+  %bidx64 = urem i64 %b, %gx64
+  %q = udiv i64 %b, %gx64
+  %bidy64 = urem i64 %q, %gy64
+  %bidz64 = udiv i64 %b, %gxy64
+  %bidx = trunc i64 %bidx64 to i32
+  %bidy = trunc i64 %bidy64 to i32
+  %bidz = trunc i64 %bidz64 to i32
+  store i32 %bidx, ptr %B
+  %fby = getelementptr i8, ptr %B, i64 4
+  store i32 %bidy, ptr %fby
+  %fbz = getelementptr i8, ptr %B, i64 8
+  store i32 %bidz, ptr %fbz
+  call void @$BLOCKFN(ptr %B, ptr %args)
+  %b1 = add i64 %b, 1
+  br label %loop
+exit:
+  call void @free(ptr %shm)
+  call void @free(ptr %thr)
+  call void @free(ptr %frames)
+  ret void
+}
+
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+
+; grid dims are in [1, 2**31), block dims in [1, 1024] (checked by the launcher):
+; lets LLVM prove thread/block indices non-negative (no negative-index wrap code)
+!0 = !{i32 1, i32 2147483647}
+!1 = !{i32 1, i32 1025}
+""")
+
+# The block scheduler of the coroutine path. Thread i's state is at
+# threads + i*TSIZE. See the module docstring for the algorithm.
+_SCHED = string.Template(r"""
+declare void @$BASE.start(ptr, ptr)
+declare void @llvm.coro.resume(ptr)
+declare void @llvm.coro.destroy(ptr)
+
+define internal ptr @$BASE.tptr(ptr %thr, i32 %i) alwaysinline {
+  %i64 = zext i32 %i to i64
+  %off = mul i64 %i64, $TSIZE
+  %p = getelementptr i8, ptr %thr, i64 %off
+  ret ptr %p
+}
+define internal i32 @$BASE.ld32(ptr %t, i64 %off) alwaysinline {
+  %p = getelementptr i8, ptr %t, i64 %off
+  %v = load i32, ptr %p
+  ret i32 %v
+}
+define internal void @$BASE.st32(ptr %t, i64 %off, i32 %v) alwaysinline {
+  %p = getelementptr i8, ptr %t, i64 %off
+  store i32 %v, ptr %p
+  ret void
+}
+
+define internal void @$BASE.sched(ptr %B, ptr %args) {
+entry:
+  %pthr = getelementptr i8, ptr %B, i64 64
+  %thr = load ptr, ptr %pthr
+  %pn = getelementptr i8, ptr %B, i64 36
+  %n = load i32, ptr %pn
+  %pbx = getelementptr i8, ptr %B, i64 12
+  %bx = load i32, ptr %pbx, !range !1
+  %pby = getelementptr i8, ptr %B, i64 16
+  %by = load i32, ptr %pby, !range !1
+  %bxy = mul i32 %bx, %by
+  %pctx = getelementptr i8, ptr %B, i64 56
+  %ctx = load ptr, ptr %pctx
+  %perr = getelementptr i8, ptr %ctx, i64 32
+  %pfr = getelementptr i8, ptr %B, i64 80
+  %frames = load ptr, ptr %pfr
+  br label %init
+init:
+  %i = phi i32 [ 0, %entry ], [ %i1, %init.body ]
+  %tx = phi i32 [ 0, %entry ], [ %tx2, %init.body ]
+  %ty = phi i32 [ 0, %entry ], [ %ty2, %init.body ]
+  %tz = phi i32 [ 0, %entry ], [ %tz2, %init.body ]
+  %ic = icmp slt i32 %i, %n
+  br i1 %ic, label %init.body, label %sweep
+init.body:
+  %t = call ptr @$BASE.tptr(ptr %thr, i32 %i)
+  ; (tx, ty, tz) of linear id i, counted without divisions
+  %tx1 = add i32 %tx, 1
+  %xw = icmp eq i32 %tx1, %bx
+  %tx2 = select i1 %xw, i32 0, i32 %tx1
+  %ty1 = add i32 %ty, 1
+  %ty1s = select i1 %xw, i32 %ty1, i32 %ty
+  %yw = icmp eq i32 %ty1s, %by
+  %ty2 = select i1 %yw, i32 0, i32 %ty1s
+  %tz1 = add i32 %tz, 1
+  %tz2 = select i1 %yw, i32 %tz1, i32 %tz
+  call void @$BASE.st32(ptr %t, i64 0, i32 %tx)
+  call void @$BASE.st32(ptr %t, i64 4, i32 %ty)
+  call void @$BASE.st32(ptr %t, i64 8, i32 %tz)
+  call void @$BASE.st32(ptr %t, i64 12, i32 %i)
+  %tb = getelementptr i8, ptr %t, i64 16
+  store ptr %B, ptr %tb
+  call void @$BASE.st32(ptr %t, i64 24, i32 0)
+  call void @$BASE.st32(ptr %t, i64 28, i32 -1)
+  %i64f = zext i32 %i to i64
+  %foff = mul i64 %i64f, $FCAP
+  %fmem = getelementptr i8, ptr %frames, i64 %foff
+  %tf = getelementptr i8, ptr %t, i64 $TFRAME
+  store ptr %fmem, ptr %tf
+  call void @$BASE.start(ptr %t, ptr %args)
+  %i1 = add i32 %i, 1
+  br label %init
+
+; ---- after every sweep: all threads are suspended or done
+sweep:
+  %err = load atomic i32, ptr %perr monotonic, align 4
+  %haserr = icmp ne i32 %err, 0
+  br i1 %haserr, label %destroy, label %waves
+
+waves:
+  br label %w.loop
+w.loop:
+  %w0 = phi i32 [ 0, %waves ], [ %w0n, %w.next ]
+  %anyw = phi i1 [ false, %waves ], [ %anyw2, %w.next ]
+  %wc = icmp slt i32 %w0, %n
+  br i1 %wc, label %w.find, label %w.done
+w.find:
+  %wend0 = add i32 %w0, $WS
+  %wlt = icmp slt i32 %wend0, %n
+  %wend = select i1 %wlt, i32 %wend0, i32 %n
+  br label %f.loop
+f.loop:
+  %fi = phi i32 [ %w0, %w.find ], [ %fi1, %f.cont ]
+  %fc = icmp slt i32 %fi, %wend
+  br i1 %fc, label %f.body, label %w.next0
+f.body:
+  %ft = call ptr @$BASE.tptr(ptr %thr, i32 %fi)
+  %fst = call i32 @$BASE.ld32(ptr %ft, i64 24)
+  %fisw = icmp eq i32 %fst, 2
+  %fi1 = add i32 %fi, 1
+  br i1 %fisw, label %w.found, label %f.cont
+f.cont:
+  br label %f.loop
+w.found:
+  %site = call i32 @$BASE.ld32(ptr %ft, i64 28)
+  br label %m.loop
+m.loop:
+  %mi = phi i32 [ %w0, %w.found ], [ %mi1, %m.cont ]
+  %ballot = phi i64 [ 0, %w.found ], [ %ballot2, %m.cont ]
+  %active = phi i64 [ 0, %w.found ], [ %active2, %m.cont ]
+  %mc = icmp slt i32 %mi, %wend
+  br i1 %mc, label %m.body, label %r.start
+m.body:
+  %mt = call ptr @$BASE.tptr(ptr %thr, i32 %mi)
+  %mst = call i32 @$BASE.ld32(ptr %mt, i64 24)
+  %msite = call i32 @$BASE.ld32(ptr %mt, i64 28)
+  %mw = icmp eq i32 %mst, 2
+  %ms = icmp eq i32 %msite, %site
+  %mp = and i1 %mw, %ms
+  %ml = sub i32 %mi, %w0
+  %ml64 = zext i32 %ml to i64
+  %mbit = shl i64 1, %ml64
+  %mpred = call i32 @$BASE.ld32(ptr %mt, i64 44)
+  %mpb = icmp ne i32 %mpred, 0
+  %mpp = and i1 %mp, %mpb
+  %ab = select i1 %mp, i64 %mbit, i64 0
+  %bb = select i1 %mpp, i64 %mbit, i64 0
+  %active2 = or i64 %active, %ab
+  %ballot2 = or i64 %ballot, %bb
+  %mi1 = add i32 %mi, 1
+  br label %m.cont
+m.cont:
+  br label %m.loop
+r.start:
+  br label %r.loop
+r.loop:
+  %ri = phi i32 [ %w0, %r.start ], [ %ri1, %r.cont ]
+  %rc = icmp slt i32 %ri, %wend
+  br i1 %rc, label %r.body, label %w.next1
+r.body:
+  %rt = call ptr @$BASE.tptr(ptr %thr, i32 %ri)
+  %rst = call i32 @$BASE.ld32(ptr %rt, i64 24)
+  %rsite = call i32 @$BASE.ld32(ptr %rt, i64 28)
+  %rw = icmp eq i32 %rst, 2
+  %rs = icmp eq i32 %rsite, %site
+  %rp = and i1 %rw, %rs
+  %ri1 = add i32 %ri, 1
+  br i1 %rp, label %r.do, label %r.cont
+r.do:
+  %src = call i32 @$BASE.ld32(ptr %rt, i64 40)
+  %sabs = add i32 %w0, %src
+  %sok = icmp slt i32 %sabs, %n
+  %sidx = select i1 %sok, i32 %sabs, i32 %ri
+  %st = call ptr @$BASE.tptr(ptr %thr, i32 %sidx)
+  %sv.p = getelementptr i8, ptr %st, i64 32
+  %sv = load i64, ptr %sv.p
+  %res.p = getelementptr i8, ptr %rt, i64 48
+  store i64 %sv, ptr %res.p
+  %bal.p = getelementptr i8, ptr %rt, i64 56
+  store i64 %ballot, ptr %bal.p
+  %act.p = getelementptr i8, ptr %rt, i64 64
+  store i64 %active, ptr %act.p
+  call void @$BASE.st32(ptr %rt, i64 24, i32 0)
+  br label %r.cont
+r.cont:
+  br label %r.loop
+w.next0:
+  br label %w.next
+w.next1:
+  br label %w.next
+w.next:
+  %anyw2 = phi i1 [ %anyw, %w.next0 ], [ true, %w.next1 ]
+  %w0n = add i32 %w0, $WS
+  br label %w.loop
+w.done:
+  br i1 %anyw, label %resume, label %barrier
+
+; ---- barrier: every thread must wait at the same barrier site
+barrier:
+  br label %b.loop
+b.loop:
+  %bi = phi i32 [ 0, %barrier ], [ %bi1, %b.body ]
+  %ndone = phi i32 [ 0, %barrier ], [ %ndone2, %b.body ]
+  %nbar = phi i32 [ 0, %barrier ], [ %nbar2, %b.body ]
+  %site0 = phi i32 [ -1, %barrier ], [ %site02, %b.body ]
+  %i0 = phi i32 [ -1, %barrier ], [ %i02, %b.body ]
+  %iother = phi i32 [ -1, %barrier ], [ %iother2, %b.body ]
+  %idone = phi i32 [ -1, %barrier ], [ %idone2, %b.body ]
+  %count = phi i32 [ 0, %barrier ], [ %count2, %b.body ]
+  %bc = icmp slt i32 %bi, %n
+  br i1 %bc, label %b.body, label %b.decide
+b.body:
+  %bt = call ptr @$BASE.tptr(ptr %thr, i32 %bi)
+  %bst = call i32 @$BASE.ld32(ptr %bt, i64 24)
+  %bsite = call i32 @$BASE.ld32(ptr %bt, i64 28)
+  %bpred = call i32 @$BASE.ld32(ptr %bt, i64 44)
+  %isdone = icmp eq i32 %bst, 3
+  %isbar = icmp eq i32 %bst, 1
+  %dinc = zext i1 %isdone to i32
+  %ndone2 = add i32 %ndone, %dinc
+  %binc = zext i1 %isbar to i32
+  %nbar2 = add i32 %nbar, %binc
+  %first = icmp eq i32 %site0, -1
+  %takefirst = and i1 %isbar, %first
+  %site02 = select i1 %takefirst, i32 %bsite, i32 %site0
+  %i02 = select i1 %takefirst, i32 %bi, i32 %i0
+  %differs = icmp ne i32 %bsite, %site02
+  %isother0 = and i1 %isbar, %differs
+  %noother = icmp eq i32 %iother, -1
+  %isother = and i1 %isother0, %noother
+  %iother2 = select i1 %isother, i32 %bi, i32 %iother
+  %nodone = icmp eq i32 %idone, -1
+  %isfd = and i1 %isdone, %nodone
+  %idone2 = select i1 %isfd, i32 %bi, i32 %idone
+  %pnz = icmp ne i32 %bpred, 0
+  %pc = and i1 %pnz, %isbar
+  %pci = zext i1 %pc to i32
+  %count2 = add i32 %count, %pci
+  %bi1 = add i32 %bi, 1
+  br label %b.loop
+b.decide:
+  %alldone = icmp eq i32 %ndone, %n
+  br i1 %alldone, label %destroy, label %b.check
+b.check:
+  %allbar = icmp eq i32 %nbar, %n
+  %same = icmp eq i32 %iother, -1
+  %pass = and i1 %allbar, %same
+  br i1 %pass, label %release, label %diverge
+release:
+  %pres = getelementptr i8, ptr %B, i64 72
+  store i32 %count, ptr %pres
+  br label %rel.loop
+rel.loop:
+  %li = phi i32 [ 0, %release ], [ %li1, %rel.body ]
+  %lc = icmp slt i32 %li, %n
+  br i1 %lc, label %rel.body, label %resume
+rel.body:
+  %lt = call ptr @$BASE.tptr(ptr %thr, i32 %li)
+  call void @$BASE.st32(ptr %lt, i64 24, i32 0)
+  %li1 = add i32 %li, 1
+  br label %rel.loop
+
+diverge:
+  %won = cmpxchg ptr %perr, i32 0, i32 1 seq_cst seq_cst
+  %wonb = extractvalue { i32, i1 } %won, 1
+  br i1 %wonb, label %d.record, label %destroy
+d.record:
+  %pkind = getelementptr i8, ptr %ctx, i64 40
+  store i32 2, ptr %pkind
+  %s0p = getelementptr [$NSITES x ptr], ptr @$BASE.sites, i32 0, i32 %site0
+  %s0 = load ptr, ptr %s0p
+  %pm1 = getelementptr i8, ptr %ctx, i64 48
+  store ptr %s0, ptr %pm1
+  %hasother = icmp ne i32 %iother, -1
+  %io = select i1 %hasother, i32 %iother, i32 0
+  %ot = call ptr @$BASE.tptr(ptr %thr, i32 %io)
+  %osite = call i32 @$BASE.ld32(ptr %ot, i64 28)
+  %osp = getelementptr [$NSITES x ptr], ptr @$BASE.sites, i32 0, i32 %osite
+  %os = load ptr, ptr %osp
+  %m2 = select i1 %hasother, ptr %os, ptr null
+  %pm2 = getelementptr i8, ptr %ctx, i64 56
+  store ptr %m2, ptr %pm2
+  %v0 = getelementptr i8, ptr %ctx, i64 64
+  %i0_64 = sext i32 %i0 to i64
+  store i64 %i0_64, ptr %v0
+  %v1 = getelementptr i8, ptr %ctx, i64 72
+  %io_64 = sext i32 %iother to i64
+  store i64 %io_64, ptr %v1
+  %v2 = getelementptr i8, ptr %ctx, i64 80
+  %id_64 = sext i32 %idone to i64
+  store i64 %id_64, ptr %v2
+  %v3 = getelementptr i8, ptr %ctx, i64 88
+  %nd_64 = sext i32 %ndone to i64
+  store i64 %nd_64, ptr %v3
+  %v4 = getelementptr i8, ptr %ctx, i64 96
+  %nb_64 = sext i32 %nbar to i64
+  store i64 %nb_64, ptr %v4
+  %bidx = load i32, ptr %B
+  %pbidy = getelementptr i8, ptr %B, i64 4
+  %bidy = load i32, ptr %pbidy
+  %pbidz = getelementptr i8, ptr %B, i64 8
+  %bidz = load i32, ptr %pbidz
+  %v5 = getelementptr i8, ptr %ctx, i64 104
+  %bx64 = sext i32 %bidx to i64
+  store i64 %bx64, ptr %v5
+  %v6 = getelementptr i8, ptr %ctx, i64 112
+  %by64 = sext i32 %bidy to i64
+  store i64 %by64, ptr %v6
+  %v7 = getelementptr i8, ptr %ctx, i64 120
+  %bz64 = sext i32 %bidz to i64
+  store i64 %bz64, ptr %v7
+  br label %destroy
+
+; ---- resume every runnable thread once, then look again
+resume:
+  br label %s.loop
+s.loop:
+  %si = phi i32 [ 0, %resume ], [ %si1, %s.cont ]
+  %sc = icmp slt i32 %si, %n
+  br i1 %sc, label %s.body, label %sweep
+s.body:
+  %stt = call ptr @$BASE.tptr(ptr %thr, i32 %si)
+  %sst = call i32 @$BASE.ld32(ptr %stt, i64 24)
+  %srun = icmp eq i32 %sst, 0
+  %si1 = add i32 %si, 1
+  br i1 %srun, label %s.resume, label %s.cont
+s.resume:
+  %hp = getelementptr i8, ptr %stt, i64 72
+  %h = load ptr, ptr %hp
+  call void @llvm.coro.resume(ptr %h)
+  br label %s.cont
+s.cont:
+  br label %s.loop
+
+; ---- free every coroutine frame (done ones wait at their final suspend)
+destroy:
+  br label %x.loop
+x.loop:
+  %xi = phi i32 [ 0, %destroy ], [ %xi1, %x.body ]
+  %xc = icmp slt i32 %xi, %n
+  br i1 %xc, label %x.body, label %x.done
+x.body:
+  %xt = call ptr @$BASE.tptr(ptr %thr, i32 %xi)
+  %xhp = getelementptr i8, ptr %xt, i64 72
+  %xh = load ptr, ptr %xhp
+  call void @llvm.coro.destroy(ptr %xh)
+  %xi1 = add i32 %xi, 1
+  br label %x.loop
+x.done:
+  ret void
+}
+""")
+
+
+def _runner_ir(symbol, base, static, coroutine, ws, sites):
+    blockfn = f"{base}.sched" if coroutine else f"{base}.block"
+    text = _RUNNER.substitute(
+        SYMBOL=symbol, BLOCKFN=blockfn, BSIZE=B_SIZE, STATIC=static, TSIZE=T_SIZE if coroutine else 0,
+        FCAP=FRAME_CAP if coroutine else 0,
+    )
+    if coroutine:
+        # the scheduler lives in the same text module; drop the external decl of it
+        text = text.replace(f"declare void @{blockfn}(ptr, ptr)\n", "")
+        strs = "".join(_cstr_global(f"{base}.site{i}", s) for i, s in enumerate(sites))
+        n = max(1, len(sites))
+        elems = ", ".join(f"ptr @{base}.site{i}" for i in range(len(sites))) or "ptr null"
+        table = f"@{base}.sites = internal constant [{n} x ptr] [{elems}]\n"
+        text += strs + table + _SCHED.substitute(BASE=base, TSIZE=T_SIZE, WS=ws, NSITES=n, FCAP=FRAME_CAP, TFRAME=T_FRAME)
+    return text

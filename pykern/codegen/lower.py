@@ -1,0 +1,1222 @@
+"""Typed IR (``frontend.ir``) -> LLVM IR (``llvmlite.ir``), target-independent.
+
+One ``_x_<NodeClass>`` method per expression node and ``_s_<NodeClass>`` per
+statement. Everything that differs between targets goes through the
+``Target`` methods (``codegen/target.py``); there is no ``if target ==``.
+
+Value representation in LLVM:
+
+* integers ``iN``; floats ``half``/``float``/``double``; booleans ``i1`` in
+  registers and ``i8`` in memory and kernel arguments;
+* tuples: literal struct values;
+* arrays: ``{ptr addrspace(S), [n x i64] shape, [n x i64] strides}`` structs
+  (strides in bytes). Layout "C"/"F" compute offsets from the shape; "A" uses
+  the byte strides.
+* every local variable is an entry-block ``alloca`` (mem2reg/SROA clean up).
+
+float16 arithmetic is done in LLVM ``half`` directly: for + - * / the x86
+backend promotes each op to float and rounds back, which is exactly IEEE half
+arithmetic (float has more than 2*11+2 bits of precision). Math functions on
+float16 compute in float32 and round.
+
+Example::
+
+    lowered = lower_module(ir_module, get_target("cpu"), CompileOptions())
+    print(lowered.llmodule)
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir.types as _llt
+from llvmlite import ir as L
+
+# LLVM 22 only parses opaque pointers; llvmlite would print alloca/global
+# pointer types in the old typed form ("[8 x i8]*") unless told not to.
+_llt.ir_layer_typed_pointers_enabled = False
+
+from ..errors import CompileError
+from ..frontend import ir
+from ..frontend import types as T
+from . import abi
+from .target import BARRIER_KINDS, WAVE_OPS, CompileOptions, KernelInfo, LoweredKernel, SyncSite
+
+I1 = L.IntType(1)
+I8 = L.IntType(8)
+I32 = L.IntType(32)
+I64 = L.IntType(64)
+
+_MATH_NAMES = set(
+    (
+        "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
+        "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs atan2 pow hypot copysign fmod fma"
+    ).split()
+)
+_SPECIAL = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
+_FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
+
+
+# --------------------------------------------------------------------------
+# analysis
+# --------------------------------------------------------------------------
+
+
+def _walk(node):
+    """Yield every Expr/Stmt reachable from ``node`` (a node or a list)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(reversed(n))
+            continue
+        if isinstance(n, (ir.Expr, ir.Stmt)):
+            yield n
+            for v in n.__dict__.values():
+                if isinstance(v, (ir.Expr, ir.Stmt, list)):
+                    stack.append(v)
+
+
+def scan(module: ir.Module) -> dict:
+    """Per function name: (uses_barrier, uses_wave_ops, uses_dynamic_shared), transitive."""
+    funcs = dict(module.functions)
+    funcs[module.kernel.name] = module.kernel
+    direct = {}
+    calls = {}
+    for name, fn in funcs.items():
+        b = w = d = False
+        cs = set()
+        for n in _walk(fn.body):
+            if isinstance(n, ir.Intrinsic):
+                if n.name in BARRIER_KINDS:
+                    b = True
+                elif n.name in WAVE_OPS:
+                    w = True
+            elif isinstance(n, ir.AllocArray) and n.space == "shared" and tuple(n.shape) in ((0,), (), 0):
+                d = True
+            elif isinstance(n, ir.Call):
+                cs.add(n.func)
+        direct[name] = [b, w, d]
+        calls[name] = cs
+    changed = True
+    while changed:
+        changed = False
+        for name in funcs:
+            for c in calls[name]:
+                if c not in direct:
+                    continue
+                for k in range(3):
+                    if direct[c][k] and not direct[name][k]:
+                        direct[name][k] = True
+                        changed = True
+    return {k: tuple(v) for k, v in direct.items()}
+
+
+def _is_dynamic_shape(shape) -> bool:
+    return tuple(shape) in ((0,), ()) or shape == 0
+
+
+# --------------------------------------------------------------------------
+# types
+# --------------------------------------------------------------------------
+
+
+class TypeMap:
+    """pykern type -> LLVM type for a target (address spaces differ)."""
+
+    def __init__(self, target):
+        self.target = target
+
+    def value(self, t: T.Type):
+        if isinstance(t, T.Boolean):
+            return I1
+        if isinstance(t, T.Integer):
+            return L.IntType(t.bits)
+        if isinstance(t, T.Float):
+            return {16: L.HalfType(), 32: L.FloatType(), 64: L.DoubleType()}[t.bits]
+        if isinstance(t, T.Tuple):
+            return L.LiteralStructType([self.value(e) for e in t.elems])
+        if isinstance(t, T.Array):
+            return L.LiteralStructType(
+                [self.ptr(t.space), L.ArrayType(I64, t.ndim), L.ArrayType(I64, t.ndim)]
+            )
+        if isinstance(t, T.Void):
+            return L.VoidType()
+        raise CompileError(f"internal error: no LLVM type for {t}")
+
+    def memory(self, t: T.Type):
+        """Type of an array element in memory (booleans are bytes)."""
+        if isinstance(t, T.Boolean):
+            return I8
+        return self.value(t)
+
+    def ptr(self, space: str):
+        return L.PointerType(addrspace=self.target.address_space(space))
+
+    def param(self, p: abi.FlatParam):
+        if p.role == "data":
+            return self.ptr(p.type.space if isinstance(p.type, T.Array) else "global")
+        if p.role in ("shape", "stride"):
+            return I64
+        return self.memory(p.type)
+
+
+def _zero(llty):
+    return L.Constant(llty, None)
+
+
+# --------------------------------------------------------------------------
+# module
+# --------------------------------------------------------------------------
+
+
+class ModuleLowering:
+    """Lowers one ``ir.Module`` (a kernel and its device functions)."""
+
+    def __init__(self, module: ir.Module, target, options: CompileOptions):
+        self.module = module
+        self.target = target
+        self.options = options
+        self.types = TypeMap(target)
+        kname = module.kernel.name
+        self.llmodule = L.Module(name=kname)
+        self.llmodule.triple = target.triple()
+        self.llmodule.data_layout = target.data_layout()
+        uses = scan(module)
+        b, w, d = uses.get(kname, (False, False, False))
+        self.uses = uses
+        self.info = KernelInfo(
+            kernel_name=kname,
+            uses_barrier=b,
+            uses_wave_ops=w,
+            uses_dynamic_shared=d,
+            wave_size=options.wave_size or 64,
+            debug=options.debug,
+            function_uses=uses,
+        )
+        self._device_fns = {}  # name -> llvm Function
+        self._pending = []  # (ir.Function, llvm Function)
+        self._strings = {}
+        self._shared_offsets = {}
+
+    # ---- helpers used by FunctionLowering
+    def new_site(self, kind: str, loc) -> SyncSite:
+        site = SyncSite(len(self.info.sync_sites), kind, loc)
+        self.info.sync_sites.append(site)
+        return site
+
+    def cstring(self, text: str):
+        if text not in self._strings:
+            data = bytearray(text.encode("utf-8")) + b"\0"
+            ty = L.ArrayType(I8, len(data))
+            g = L.GlobalVariable(self.llmodule, ty, f"__pykern_str{len(self._strings)}")
+            g.global_constant = True
+            g.linkage = "private"
+            g.initializer = L.Constant(ty, data)
+            self._strings[text] = g
+        return self._strings[text]
+
+    def intrinsic(self, name, ret, argtypes):
+        g = self.llmodule.globals.get(name)
+        if g is None:
+            g = L.Function(self.llmodule, L.FunctionType(ret, list(argtypes)), name)
+        return g
+
+    def shared_offset(self, name: str, nbytes: int, align: int) -> int:
+        if name not in self._shared_offsets:
+            off = (self.info.static_shared_bytes + align - 1) // align * align
+            self._shared_offsets[name] = off
+            self.info.shared.append((name, off, nbytes, align))
+            self.info.static_shared_bytes = off + nbytes
+        return self._shared_offsets[name]
+
+    def device_function(self, fn: ir.Function):
+        """The LLVM function of a (non-inlined) device function, declared on demand."""
+        f = self._device_fns.get(fn.name)
+        if f is None:
+            argtys = [self.types.value(p.type) for p in fn.params] + list(self.target.hidden_param_types())
+            fnty = L.FunctionType(self.types.value(fn.return_type), argtys)
+            f = L.Function(self.llmodule, fnty, _sanitize("__pykern_dev_" + fn.name))
+            f.linkage = "internal"
+            self._device_fns[fn.name] = f
+            self._pending.append((fn, f))
+        return f
+
+    def run(self) -> LoweredKernel:
+        k = self.module.kernel
+        params = abi.flatten_params([p.type for p in k.params], [p.name for p in k.params])
+        ptypes = [self.types.param(p) for p in params]
+        kfn = self.target.define_kernel(self.llmodule, self.info, params, ptypes, self.options)
+        fx = FunctionLowering(self, k, kfn, is_kernel=True)
+        fx.lower_kernel(params)
+        while self._pending:
+            fn, f = self._pending.pop()
+            FunctionLowering(self, fn, f, is_kernel=False).lower_device()
+        return LoweredKernel(self.llmodule, kfn, params, self.info, self.options, self.module)
+
+
+def _sanitize(name: str) -> str:
+    return "".join(c if (c.isalnum() or c in "_.$") else "_" for c in name)
+
+
+def lower_module(module: ir.Module, target, options: CompileOptions) -> LoweredKernel:
+    """Lower ``module`` for ``target``; returns the unverified llvmlite module + facts."""
+    return ModuleLowering(module, target, options).run()
+
+
+# --------------------------------------------------------------------------
+# functions
+# --------------------------------------------------------------------------
+
+
+class _InlineFrame:
+    def __init__(self, slot, exit_block, fn):
+        self.slot = slot
+        self.exit = exit_block
+        self.fn = fn
+
+
+class FunctionLowering:
+    """Lowers one function body; this is the ``fx`` the Target methods get."""
+
+    def __init__(self, ml: ModuleLowering, irfn: ir.Function, llfn, is_kernel: bool):
+        self.ml = ml
+        self.target = ml.target
+        self.options = ml.options
+        self.info = ml.info
+        self.types = ml.types
+        self.module = ml.llmodule
+        self.function = llfn
+        self.ir_function = irfn
+        self.is_kernel = is_kernel
+        nh = len(self.target.hidden_param_types())
+        self.hidden = list(llfn.args[len(llfn.args) - nh:]) if nh else []
+        self._entry = llfn.append_basic_block("entry")
+        self._abuilder = L.IRBuilder(self._entry)
+        body = llfn.append_basic_block("body")
+        self.builder = L.IRBuilder(body)
+        self.loc = irfn.loc
+        self.scopes = [{}]
+        self.loops = []  # (continue_block, break_block)
+        self.inline = []  # stack of _InlineFrame
+        self.inline_chain = [irfn.name]
+
+    # ---- the fx API for targets
+    def alloca(self, lltype, name=""):
+        a = self._abuilder.alloca(lltype, name=name)
+        return a
+
+    def intrinsic(self, name, ret, argtypes):
+        return self.ml.intrinsic(name, ret, argtypes)
+
+    def cstring(self, text):
+        return self.ml.cstring(text)
+
+    def fail(self, msg, loc=None, hint=None):
+        raise CompileError(msg, loc or self.loc, hint)
+
+    # ---- structure
+    def _declare_locals(self, fn: ir.Function, prefix=""):
+        scope = {}
+        for name, ty in fn.locals.items():
+            if isinstance(ty, T.Void):
+                continue
+            scope[name] = self.alloca(self.types.value(ty), name=prefix + name)
+        return scope
+
+    def _finish(self):
+        self._abuilder.branch(self.function.blocks[1])
+
+    def _new_block(self, name):
+        return self.function.append_basic_block(name)
+
+    def _ensure_open(self):
+        """After a terminator, continue emitting into a fresh (dead) block."""
+        if self.builder.block.is_terminated:
+            self.builder.position_at_end(self._new_block("dead"))
+
+    def lower_kernel(self, params):
+        fn = self.ir_function
+        self.scopes = [self._declare_locals(fn)]
+        self.target.kernel_prologue(self)
+        args = list(self.function.args)
+        # rebuild each kernel argument from its flat parameters
+        by_arg = {}
+        for p, a in zip(params, args):
+            by_arg.setdefault(p.arg_index, []).append(a)
+        for i, prm in enumerate(fn.params):
+            vals = list(by_arg.get(i, []))
+            v = self._unflatten(prm.type, vals)
+            if prm.name in self.scopes[-1]:
+                self.builder.store(v, self.scopes[-1][prm.name])
+        self.lower_block(fn.body)
+        if not self.builder.block.is_terminated:
+            self.target.kernel_return(self)
+        self._finish()
+
+    def _unflatten(self, t, vals):
+        b = self.builder
+        if isinstance(t, T.Array):
+            st = self.types.value(t)
+            v = _zero(st)
+            v = b.insert_value(v, vals.pop(0), 0)
+            for k in range(t.ndim):
+                v = b.insert_value(v, vals.pop(0), [1, k])
+            for k in range(t.ndim):
+                v = b.insert_value(v, vals.pop(0), [2, k])
+            return v
+        if isinstance(t, T.Tuple):
+            v = _zero(self.types.value(t))
+            for k, e in enumerate(t.elems):
+                v = b.insert_value(v, self._unflatten(e, vals), k)
+            return v
+        a = vals.pop(0)
+        if isinstance(t, T.Boolean):
+            return b.icmp_unsigned("!=", a, L.Constant(I8, 0))
+        return a
+
+    def lower_device(self):
+        fn = self.ir_function
+        self.scopes = [self._declare_locals(fn)]
+        for prm, a in zip(fn.params, self.function.args):
+            if prm.name in self.scopes[-1]:
+                self.builder.store(a, self.scopes[-1][prm.name])
+        self.lower_block(fn.body)
+        if not self.builder.block.is_terminated:
+            self._ret_default()
+        self._finish()
+
+    def _ret_default(self):
+        rt = self.function.function_type.return_type
+        if isinstance(rt, L.VoidType):
+            self.builder.ret_void()
+        else:
+            self.builder.ret(_zero(rt))
+
+    def stop_thread(self):
+        """Leave the thread (debug failure): kernel return, or a zero result
+        from a device function (its caller continues; the error is recorded)."""
+        if self.is_kernel:
+            self.target.kernel_return(self)
+        else:
+            self._ret_default()
+
+    def var(self, name):
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        self.fail(f"internal error: unknown variable {name!r}")
+
+    # ---- statements
+    def lower_block(self, stmts):
+        for s in stmts:
+            self._ensure_open()
+            if s.loc is not None:
+                self.loc = s.loc
+            m = getattr(self, "_s_" + type(s).__name__, None)
+            if m is None:
+                self.fail(f"internal error: cannot lower statement {type(s).__name__}")
+            m(s)
+
+    def _s_Assign(self, s):
+        v = self.expr(s.value)
+        self.builder.store(v, self.var(s.target))
+
+    def _s_Store(self, s):
+        arr = self.expr(s.array)
+        ptr = self.element_ptr(s.array, arr, s.indices)
+        val = self.expr(s.value)
+        dt = s.array.type.dtype
+        if isinstance(dt, T.Boolean):
+            val = self.builder.zext(val, I8)
+        self.builder.store(val, ptr)
+
+    def _s_ExprStmt(self, s):
+        self.expr(s.value)
+
+    def _s_If(self, s):
+        b = self.builder
+        cond = self.expr(s.cond)
+        then_bb = self._new_block("if.then")
+        else_bb = self._new_block("if.else") if s.orelse else None
+        end_bb = self._new_block("if.end")
+        b.cbranch(cond, then_bb, else_bb or end_bb)
+        b.position_at_end(then_bb)
+        self.lower_block(s.then)
+        if not b.block.is_terminated:
+            b.branch(end_bb)
+        if else_bb is not None:
+            b.position_at_end(else_bb)
+            self.lower_block(s.orelse)
+            if not b.block.is_terminated:
+                b.branch(end_bb)
+        b.position_at_end(end_bb)
+
+    def _s_While(self, s):
+        b = self.builder
+        head = self._new_block("while.head")
+        body = self._new_block("while.body")
+        end = self._new_block("while.end")
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(self.expr(s.cond), body, end)
+        b.position_at_end(body)
+        self.loops.append((head, end))
+        self.lower_block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(head)
+        b.position_at_end(end)
+
+    def _s_ForRange(self, s):
+        b = self.builder
+        ty = s.start.type
+        llty = self.types.value(ty)
+        signed = getattr(ty, "signed", True)
+        start = self.expr(s.start)
+        stop = self.expr(s.stop)
+        step = self.expr(s.step)
+        zero = L.Constant(llty, 0)
+        one = L.Constant(llty, 1)
+        # trip count in unsigned arithmetic of the same width: no overflow for any bounds
+        if signed:
+            pos = b.icmp_signed(">", step, zero)
+            neg = b.icmp_signed("<", step, zero)
+            up_n = b.icmp_signed(">", stop, start)
+            dn_n = b.icmp_signed(">", start, stop)
+        else:
+            pos = b.icmp_unsigned("!=", step, zero)
+            neg = L.Constant(I1, 0)
+            up_n = b.icmp_unsigned(">", stop, start)
+            dn_n = L.Constant(I1, 0)
+        safe_step = b.select(b.icmp_unsigned("==", step, zero), one, step)
+        abs_step = b.select(neg, b.neg(safe_step), safe_step)
+        dist = b.select(pos, b.sub(stop, start), b.sub(start, stop))
+        cnt = b.add(b.udiv(b.sub(dist, one), abs_step), one)
+        nonempty = b.select(pos, up_n, b.and_(neg, dn_n))
+        trip = b.select(nonempty, cnt, zero)
+        kslot = self.alloca(llty, name="range.k")
+        b.store(zero, kslot)
+        head = self._new_block("for.head")
+        body = self._new_block("for.body")
+        latch = self._new_block("for.latch")
+        end = self._new_block("for.end")
+        b.branch(head)
+        b.position_at_end(head)
+        k = b.load(kslot)
+        b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
+        b.position_at_end(body)
+        b.store(b.add(start, b.mul(k, step)), self.var(s.var))
+        self.loops.append((latch, end))
+        self.lower_block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        b.store(b.add(b.load(kslot), one), kslot)
+        b.branch(head)
+        b.position_at_end(end)
+
+    def _s_Break(self, s):
+        if not self.loops:
+            self.fail("'break' outside a loop")
+        self.builder.branch(self.loops[-1][1])
+
+    def _s_Continue(self, s):
+        if not self.loops:
+            self.fail("'continue' outside a loop")
+        self.builder.branch(self.loops[-1][0])
+
+    def _s_Return(self, s):
+        b = self.builder
+        val = self.expr(s.value) if s.value is not None else None
+        if self.inline:
+            fr = self.inline[-1]
+            if val is not None and fr.slot is not None:
+                b.store(val, fr.slot)
+            b.branch(fr.exit)
+        elif self.is_kernel:
+            self.target.kernel_return(self)
+        elif val is None or isinstance(self.function.function_type.return_type, L.VoidType):
+            b.ret_void()
+        else:
+            b.ret(val)
+
+    # ---- expressions
+    def expr(self, e):
+        if e.loc is not None:
+            self.loc = e.loc
+        m = getattr(self, "_x_" + type(e).__name__, None)
+        if m is None:
+            self.fail(f"internal error: cannot lower expression {type(e).__name__}")
+        return m(e)
+
+    def _x_Const(self, e):
+        t = e.type
+        llty = self.types.value(t)
+        if isinstance(t, T.Boolean):
+            return L.Constant(I1, 1 if e.value else 0)
+        if isinstance(t, T.Integer):
+            return L.Constant(llty, int(e.value) & ((1 << t.bits) - 1))
+        if isinstance(t, T.Float):
+            v = float(e.value)
+            if t.bits == 16:
+                import numpy as np
+
+                v = float(np.float16(v))
+            return L.Constant(llty, v)
+        self.fail(f"internal error: constant of type {t}")
+
+    def _x_Var(self, e):
+        return self.builder.load(self.var(e.name))
+
+    def _fast(self):
+        return ("fast",) if self.options.fastmath else ()
+
+    def _x_BinOp(self, e):
+        a = self.expr(e.lhs)
+        c = self.expr(e.rhs)
+        t = e.type
+        if isinstance(t, T.Float):
+            return self._float_binop(e.op, a, c, t)
+        if isinstance(t, (T.Integer, T.Boolean)):
+            return self._int_binop(e.op, a, c, t)
+        self.fail(f"internal error: binary {e.op} on {t}")
+
+    def _int_binop(self, op, a, c, t):
+        b = self.builder
+        signed = getattr(t, "signed", False)
+        llty = a.type
+        bits = llty.width
+        zero = L.Constant(llty, 0)
+        one = L.Constant(llty, 1)
+        if op == "+":
+            return b.add(a, c)
+        if op == "-":
+            return b.sub(a, c)
+        if op == "*":
+            return b.mul(a, c)
+        if op == "&":
+            return b.and_(a, c)
+        if op == "|":
+            return b.or_(a, c)
+        if op == "^":
+            return b.xor(a, c)
+        if op in ("<<", ">>"):
+            cnt = b.and_(c, L.Constant(llty, bits - 1)) if bits > 1 else zero
+            if op == "<<":
+                return b.shl(a, cnt)
+            return b.ashr(a, cnt) if signed else b.lshr(a, cnt)
+        if op in ("//", "%"):
+            is0 = b.icmp_unsigned("==", c, zero)
+            if not signed:
+                safe = b.select(is0, one, c)
+                r = b.udiv(a, safe) if op == "//" else b.urem(a, safe)
+                return b.select(is0, zero, r)
+            m1 = b.icmp_signed("==", c, L.Constant(llty, -1))
+            safe = b.select(b.or_(is0, m1), one, c)  # x86 idiv traps on /0 and MIN/-1
+            q = b.sdiv(a, safe)
+            r = b.srem(a, safe)
+            fix = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, c), zero))
+            if op == "//":
+                res = b.select(fix, b.sub(q, one), q)
+                res = b.select(m1, b.neg(a), res)
+            else:
+                res = b.select(fix, b.add(r, c), r)
+                res = b.select(m1, zero, res)
+            return b.select(is0, zero, res)
+        if op == "**":
+            f = self._ipow_helper(llty, signed)
+            return b.call(f, [a, c])
+        if op == "/":
+            self.fail("internal error: integer '/' (frontend must cast to float)")
+        self.fail(f"internal error: integer operator {op}")
+
+    def _ipow_helper(self, llty, signed):
+        name = f"__pykern_ipow_{'i' if signed else 'u'}{llty.width}"
+        f = self.module.globals.get(name)
+        if f is not None:
+            return f
+        f = L.Function(self.module, L.FunctionType(llty, [llty, llty]), name)
+        f.linkage = "internal"
+        base, exp = f.args
+        entry = f.append_basic_block("entry")
+        loop = f.append_basic_block("loop")
+        done = f.append_basic_block("done")
+        negb = f.append_basic_block("negexp")
+        b = L.IRBuilder(entry)
+        zero, one = L.Constant(llty, 0), L.Constant(llty, 1)
+        if signed:
+            b.cbranch(b.icmp_signed("<", exp, zero), negb, loop)
+        else:
+            b.branch(loop)
+        b.position_at_end(loop)
+        acc = b.phi(llty)
+        bb = b.phi(llty)
+        ee = b.phi(llty)
+        acc.add_incoming(one, entry)
+        bb.add_incoming(base, entry)
+        ee.add_incoming(exp, entry)
+        odd = b.trunc(ee, I1) if llty.width > 1 else ee
+        acc2 = b.select(odd, b.mul(acc, bb), acc)
+        ee2 = b.lshr(ee, one)
+        bb2 = b.mul(bb, bb)
+        acc.add_incoming(acc2, loop)
+        bb.add_incoming(bb2, loop)
+        ee.add_incoming(ee2, loop)
+        b.cbranch(b.icmp_unsigned("==", ee2, zero), done, loop)
+        b.position_at_end(done)
+        b.ret(acc2)
+        b.position_at_end(negb)
+        # negative exponent: 1 -> 1, -1 -> +-1 by parity, else 0 (integer result of 1/x**n)
+        is1 = b.icmp_signed("==", base, one)
+        ism1 = b.icmp_signed("==", base, L.Constant(llty, -1))
+        odd = b.trunc(exp, I1) if llty.width > 1 else exp
+        r = b.select(is1, one, b.select(ism1, b.select(odd, L.Constant(llty, -1), one), zero))
+        b.ret(r)
+        return f
+
+    def _float_binop(self, op, a, c, t):
+        b = self.builder
+        fl = self._fast()
+        if op == "+":
+            return b.fadd(a, c, flags=fl)
+        if op == "-":
+            return b.fsub(a, c, flags=fl)
+        if op == "*":
+            return b.fmul(a, c, flags=fl)
+        if op == "/":
+            return b.fdiv(a, c, flags=fl)
+        if op == "**":
+            return self.target.math(self, "pow", [a, c], t)
+        if op in ("//", "%"):
+            return self._float_divmod(a, c, t)[0 if op == "//" else 1]
+
+    def _float_divmod(self, a, c, t):
+        """Python/numpy divmod on floats (npy_divmod)."""
+        b = self.builder
+        ty = a.type
+        zero = L.Constant(ty, 0.0)
+        mod = b.frem(a, c)
+        div = b.fdiv(b.fsub(a, mod), c)
+        modnz = b.fcmp_unordered("!=", mod, zero)
+        sign_differs = b.xor(b.fcmp_ordered("<", c, zero), b.fcmp_ordered("<", mod, zero))
+        adj = b.and_(modnz, sign_differs)
+        mod2 = b.select(adj, b.fadd(mod, c), mod)
+        div2 = b.select(adj, b.fsub(div, L.Constant(ty, 1.0)), div)
+        copysign = lambda x, y: self.target.math(self, "copysign", [x, y], t)
+        mod3 = b.select(modnz, mod2, copysign(zero, c))
+        divnz = b.fcmp_unordered("!=", div2, zero)
+        fl = self.target.math(self, "floor", [div2], t)
+        fl2 = b.select(b.fcmp_ordered(">", b.fsub(div2, fl), L.Constant(ty, 0.5)), b.fadd(fl, L.Constant(ty, 1.0)), fl)
+        q = b.select(divnz, fl2, copysign(zero, b.fdiv(a, c)))
+        # division by zero: numpy gives a/b (inf/nan) and fmod -> nan
+        cz = b.fcmp_ordered("==", c, zero)
+        q = b.select(cz, b.fdiv(a, c), q)
+        mod3 = b.select(cz, mod, mod3)
+        return q, mod3
+
+    def _x_UnaryOp(self, e):
+        b = self.builder
+        v = self.expr(e.operand)
+        t = e.type
+        if e.op == "-":
+            if isinstance(t, T.Float):
+                return b.fneg(v)
+            return b.neg(v)
+        if e.op == "~":
+            return b.not_(v)
+        if e.op == "not":
+            if v.type != I1:
+                v = self._to_bool(v, e.operand.type)
+            return b.not_(v)
+        self.fail(f"internal error: unary {e.op}")
+
+    def _x_Compare(self, e):
+        b = self.builder
+        a = self.expr(e.lhs)
+        c = self.expr(e.rhs)
+        t = e.lhs.type
+        if isinstance(t, T.Float):
+            if e.op == "!=":
+                return b.fcmp_unordered("!=", a, c)
+            return b.fcmp_ordered(e.op, a, c)
+        if isinstance(t, T.Integer) and t.signed:
+            return b.icmp_signed(e.op, a, c)
+        return b.icmp_unsigned(e.op, a, c)
+
+    def _x_BoolOp(self, e):
+        b = self.builder
+        end = self._new_block("bool.end")
+        incoming = []
+        for i, v in enumerate(e.values):
+            val = self.expr(v)
+            if val.type != I1:
+                val = self._to_bool(val, v.type)
+            if i == len(e.values) - 1:
+                incoming.append((val, b.block))
+                b.branch(end)
+            else:
+                nxt = self._new_block("bool.next")
+                incoming.append((val, b.block))
+                if e.op == "and":
+                    b.cbranch(val, nxt, end)
+                else:
+                    b.cbranch(val, end, nxt)
+                b.position_at_end(nxt)
+        b.position_at_end(end)
+        phi = b.phi(I1)
+        for v, bb in incoming:
+            phi.add_incoming(v, bb)
+        return phi
+
+    def _x_IfExp(self, e):
+        b = self.builder
+        cond = self.expr(e.cond)
+        tb = self._new_block("ifx.then")
+        eb = self._new_block("ifx.else")
+        end = self._new_block("ifx.end")
+        b.cbranch(cond, tb, eb)
+        b.position_at_end(tb)
+        tv = self.expr(e.then)
+        tbb = b.block
+        b.branch(end)
+        b.position_at_end(eb)
+        ev = self.expr(e.orelse)
+        ebb = b.block
+        b.branch(end)
+        b.position_at_end(end)
+        phi = b.phi(tv.type)
+        phi.add_incoming(tv, tbb)
+        phi.add_incoming(ev, ebb)
+        return phi
+
+    def _to_bool(self, v, src):
+        b = self.builder
+        if isinstance(src, T.Float):
+            return b.fcmp_unordered("!=", v, L.Constant(v.type, 0.0))
+        if v.type == I1:
+            return v
+        return b.icmp_unsigned("!=", v, L.Constant(v.type, 0))
+
+    def _x_Cast(self, e):
+        v = self.expr(e.value)
+        return self.cast(v, e.value.type, e.type)
+
+    def cast(self, v, src, dst):
+        b = self.builder
+        if src == dst:
+            return v
+        dl = self.types.value(dst)
+        if isinstance(dst, T.Boolean):
+            return self._to_bool(v, src)
+        if isinstance(src, T.Boolean):
+            if isinstance(dst, T.Float):
+                return b.uitofp(v, dl)
+            return b.zext(v, dl)
+        if isinstance(src, T.Integer) and isinstance(dst, T.Integer):
+            if dst.bits < src.bits:
+                return b.trunc(v, dl)
+            if dst.bits > src.bits:
+                return b.sext(v, dl) if src.signed else b.zext(v, dl)
+            return v
+        if isinstance(src, T.Integer) and isinstance(dst, T.Float):
+            return b.sitofp(v, dl) if src.signed else b.uitofp(v, dl)
+        if isinstance(src, T.Float) and isinstance(dst, T.Float):
+            if dst.bits > src.bits:
+                return b.fpext(v, dl)
+            if src.bits == 64 and dst.bits == 16:
+                return b.fptrunc(self._f64_to_f32_round_odd(v), dl)
+            return b.fptrunc(v, dl)
+        if isinstance(src, T.Float) and isinstance(dst, T.Integer):
+            if src.bits == 16:
+                v = b.fpext(v, L.FloatType())
+            kind = "fptosi" if dst.signed else "fptoui"
+            f = self.intrinsic(f"llvm.{kind}.sat.i{dst.bits}.{_fname(v.type)}", dl, [v.type])
+            return b.call(f, [v])
+        self.fail(f"cannot convert {src} to {dst}")
+
+    def _f64_to_f32_round_odd(self, d):
+        """double -> float rounded to odd, so that a following float -> half
+        rounding is the correctly rounded double -> half (24 >= 11 + 2 bits).
+        Avoids the ``__truncdfhf2`` libcall, which the host process lacks."""
+        b = self.builder
+        f = b.fptrunc(d, L.FloatType())
+        back = b.fpext(f, L.DoubleType())
+        inexact = b.fcmp_ordered("!=", back, d)  # false for NaN
+        fab = self.target.math(self, "fabs", [back], T.float64)
+        dab = self.target.math(self, "fabs", [d], T.float64)
+        bits = b.bitcast(f, I32)
+        bits = b.select(b.and_(inexact, b.fcmp_ordered(">", fab, dab)), b.sub(bits, L.Constant(I32, 1)), bits)
+        bits = b.select(inexact, b.or_(bits, L.Constant(I32, 1)), bits)
+        return b.bitcast(bits, L.FloatType())
+
+    # ---- arrays
+    def _array_name(self, e):
+        if isinstance(e, ir.Var):
+            return e.name
+        if isinstance(e, (ir.AllocArray, ir.ConstArray)):
+            return e.name
+        return "array"
+
+    def element_ptr(self, arr_expr, arr, indices):
+        b = self.builder
+        t = arr_expr.type
+        if len(indices) != t.ndim:
+            self.fail(f"internal error: {len(indices)} indices for a {t.ndim}-d array")
+        data = b.extract_value(arr, 0)
+        shape = [b.extract_value(arr, [1, k]) for k in range(t.ndim)]
+        idx = []
+        for k, ie in enumerate(indices):
+            i = self.expr(ie)
+            if i.type != I64:
+                i = self.cast(i, ie.type, T.int64)
+            if not (isinstance(ie, ir.Const) and int(ie.value) >= 0):
+                neg = b.icmp_signed("<", i, L.Constant(I64, 0))
+                wrapped = b.select(neg, b.add(i, shape[k]), i)
+            else:
+                wrapped = i
+            if self.options.debug:
+                self._bounds_check(arr_expr, wrapped, i, shape[k], k)
+            idx.append(wrapped)
+        et = self.types.memory(t.dtype)
+        if t.ndim == 0:
+            return data
+        if t.layout == "A":
+            off = None
+            for k in range(t.ndim):
+                term = b.mul(idx[k], b.extract_value(arr, [2, k]))
+                off = term if off is None else b.add(off, term)
+            return b.gep(data, [off], source_etype=I8)
+        order = range(t.ndim) if t.layout == "C" else range(t.ndim - 1, -1, -1)
+        off = None
+        for k in order:
+            off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
+        return b.gep(data, [off], source_etype=et)
+
+    def _bounds_check(self, arr_expr, idx, orig, extent, axis):
+        b = self.builder
+        ok = b.icmp_unsigned("<", idx, extent)
+        fail_bb = self._new_block("oob")
+        ok_bb = self._new_block("inb")
+        b.cbranch(ok, ok_bb, fail_bb)
+        b.position_at_end(fail_bb)
+        loc = self.loc
+        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
+        src = (loc.source_line or "").strip() if loc else ""
+        msg = f"{where}: index out of bounds for array '{self._array_name(arr_expr)}'"
+        if src:
+            msg += f" in `{src}`"
+        self.target.record_error(self, "bounds", msg, [orig, extent, L.Constant(I64, axis)])
+        self.stop_thread()
+        b.position_at_end(ok_bb)
+
+    def _x_Load(self, e):
+        arr = self.expr(e.array)
+        ptr = self.element_ptr(e.array, arr, e.indices)
+        dt = e.array.type.dtype
+        v = self.builder.load(ptr, typ=self.types.memory(dt))
+        if isinstance(dt, T.Boolean):
+            v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
+        return v
+
+    def _x_ArrayAttr(self, e):
+        b = self.builder
+        t = e.array.type
+        if e.attr == "ndim":
+            return L.Constant(I64, t.ndim)
+        arr = self.expr(e.array)
+        if e.attr == "shape":
+            return b.extract_value(arr, [1, e.dim])
+        if e.attr == "strides":
+            return b.extract_value(arr, [2, e.dim])
+        if e.attr == "size":
+            v = L.Constant(I64, 1)
+            for k in range(t.ndim):
+                v = b.mul(v, b.extract_value(arr, [1, k]))
+            return v
+        self.fail(f"internal error: array attribute {e.attr}")
+
+    def _make_array(self, t, ptr, shape, shape_vals=None):
+        """Array struct of a fresh C-order array (constant ``shape`` or i64 ``shape_vals``)."""
+        b = self.builder
+        v = _zero(self.types.value(t))
+        v = b.insert_value(v, ptr, 0)
+        itemsize = _sizeof(t.dtype)
+        if shape_vals is None:
+            shape_vals = [L.Constant(I64, int(s)) for s in shape]
+            strides, acc = [], itemsize
+            for s in reversed(shape):
+                strides.append(acc)
+                acc *= int(s)
+            strides = [L.Constant(I64, x) for x in reversed(strides)]
+        else:  # the 1-d dynamic shared buffer
+            strides = [L.Constant(I64, itemsize)]
+        for k, s in enumerate(shape_vals):
+            v = b.insert_value(v, s, [1, k])
+        for k, s in enumerate(strides):
+            v = b.insert_value(v, s, [2, k])
+        return v
+
+    def _x_AllocArray(self, e):
+        t = e.type
+        et = self.types.memory(t.dtype)
+        shape = tuple(e.shape) if isinstance(e.shape, (tuple, list)) else (e.shape,)
+        count = 1
+        for s in shape:
+            count *= int(s)
+        itemsize = _sizeof(t.dtype)
+        if e.space == "shared":
+            if _is_dynamic_shape(shape):
+                ptr = self.target.dynamic_shared(self, et)
+                nb = self.target.dynamic_shared_bytes(self)
+                if nb is None:
+                    n = L.Constant(I64, 2**31 - 1)
+                else:
+                    n = self.builder.udiv(nb, L.Constant(I64, itemsize))
+                return self._make_array(t, ptr, None, [n])
+            nbytes = count * itemsize
+            align = max(16, itemsize)
+            off = self.ml.shared_offset(e.name, nbytes, align)
+            ptr = self.target.shared_array(self, e.name, et, nbytes, align, off)
+            return self._make_array(t, ptr, shape)
+        if e.space == "local":
+            ptr = self.target.local_array(self, e.name, et, max(count, 1))
+            return self._make_array(t, ptr, shape)
+        self.fail(f"internal error: allocation in {e.space} memory")
+
+    def _x_ConstArray(self, e):
+        t = e.type
+        et = self.types.memory(t.dtype)
+        count = len(e.data) // _sizeof(t.dtype)
+        ptr = self.target.const_array(self, e.name, bytes(e.data), et, count)
+        return self._make_array(t, ptr, tuple(e.shape))
+
+    # ---- tuples
+    def _x_TupleExpr(self, e):
+        v = _zero(self.types.value(e.type))
+        for k, el in enumerate(e.elems):
+            v = self.builder.insert_value(v, self.expr(el), k)
+        return v
+
+    def _x_TupleGet(self, e):
+        return self.builder.extract_value(self.expr(e.value), e.index)
+
+    # ---- calls
+    def _x_Call(self, e):
+        fn = self.ml.module.functions.get(e.func)
+        if fn is None:
+            self.fail(f"internal error: unknown device function {e.func!r}")
+        args = [self.expr(a) for a in e.args]
+        if self.target.must_inline(fn, self.info):
+            return self._inline_call(fn, args, e)
+        f = self.ml.device_function(fn)
+        return self.builder.call(f, args + list(self.hidden))
+
+    def _inline_call(self, fn, args, e):
+        if fn.name in self.inline_chain:
+            self.fail(
+                f"recursive call of device function '{fn.pyname or fn.name}' cannot be inlined",
+                e.loc,
+                "GPU kernels with barriers (or debug=True on cpu) cannot recurse; use a loop",
+            )
+        b = self.builder
+        rt = fn.return_type
+        slot = None if isinstance(rt, T.Void) else self.alloca(self.types.value(rt), name=f"{fn.name}.ret")
+        if slot is not None:
+            b.store(_zero(self.types.value(rt)), slot)
+        scope = self._declare_locals(fn, prefix=f"{fn.pyname or fn.name}.")
+        for prm, a in zip(fn.params, args):
+            if prm.name in scope:
+                b.store(a, scope[prm.name])
+        exit_bb = self._new_block(f"inl.{_sanitize(fn.pyname or fn.name)}.end")
+        saved = (self.scopes, self.loops, self.loc)
+        self.scopes = [scope]
+        self.loops = []
+        self.inline.append(_InlineFrame(slot, exit_bb, fn))
+        self.inline_chain.append(fn.name)
+        try:
+            self.lower_block(fn.body)
+            if not b.block.is_terminated:
+                b.branch(exit_bb)
+        finally:
+            self.inline.pop()
+            self.inline_chain.pop()
+            self.scopes, self.loops, self.loc = saved
+        b.position_at_end(exit_bb)
+        return b.load(slot) if slot is not None else None
+
+    # ---- intrinsics
+    def _x_Intrinsic(self, e):
+        n = e.name
+        b = self.builder
+        tgt = self.target
+        if n in _SPECIAL:
+            return tgt.special_register(self, n, int(e.attrs.get("axis", 0)))
+        if n in BARRIER_KINDS:
+            site = self.ml.new_site(n, e.loc or self.loc)
+            pred = None
+            if n != "syncthreads":
+                pred = self.expr(e.args[0])
+                if pred.type != I1:
+                    pred = self._to_bool(pred, e.args[0].type)
+            return tgt.barrier(self, n, pred, site)
+        if n in _FENCES:
+            tgt.fence(self, _FENCES[n])
+            return None
+        if n in WAVE_OPS:
+            return self._wave_op(e)
+        if n == "lanemask_lt":
+            lane = b.zext(tgt.special_register(self, "laneid", 0), I64)
+            return b.sub(b.shl(L.Constant(I64, 1), lane), L.Constant(I64, 1))
+        args = [self.expr(a) for a in e.args]
+        if n in ("popc", "clz", "ffs", "brev"):
+            return self._bit_op(n, args[0], e)
+        if n in ("isnan", "isinf", "isfinite"):
+            x = args[0]
+            if n == "isnan":
+                return b.fcmp_unordered("uno", x, x)
+            ax = tgt.math(self, "fabs", [x], e.args[0].type)
+            inf = L.Constant(x.type, float("inf"))
+            return b.fcmp_ordered("==", ax, inf) if n == "isinf" else b.fcmp_ordered("<", ax, inf)
+        if n == "abs":
+            t = e.type
+            if isinstance(t, T.Float):
+                return tgt.math(self, "fabs", args, t)
+            if isinstance(t, T.Integer) and t.signed:
+                x = args[0]
+                return b.select(b.icmp_signed("<", x, L.Constant(x.type, 0)), b.neg(x), x)
+            return args[0]
+        if n in ("min", "max"):
+            a, c = args
+            t = e.type
+            if isinstance(t, T.Float):
+                # Python: min(a, b) is b only if b < a; max(a, b) is b only if b > a
+                take_c = b.fcmp_ordered("<" if n == "min" else ">", c, a)
+            elif isinstance(t, T.Integer) and t.signed:
+                take_c = b.icmp_signed("<" if n == "min" else ">", c, a)
+            else:
+                take_c = b.icmp_unsigned("<" if n == "min" else ">", c, a)
+            return b.select(take_c, c, a)
+        if n == "round":
+            return tgt.math(self, "rint", args, e.type)
+        if n in _MATH_NAMES:
+            return tgt.math(self, n, args, e.type)
+        self.fail(f"internal error: intrinsic {n!r} not implemented by codegen")
+
+    def _bit_op(self, n, x, e):
+        b = self.builder
+        ty = x.type
+        w = ty.width
+        if n == "brev":
+            return b.call(self.intrinsic(f"llvm.bitreverse.i{w}", ty, [ty]), [x])
+        if n == "popc":
+            r = b.call(self.intrinsic(f"llvm.ctpop.i{w}", ty, [ty]), [x])
+        elif n == "clz":
+            r = b.call(self.intrinsic(f"llvm.ctlz.i{w}", ty, [ty, I1]), [x, L.Constant(I1, 0)])
+        else:
+            tz = b.call(self.intrinsic(f"llvm.cttz.i{w}", ty, [ty, I1]), [x, L.Constant(I1, 0)])
+            r = b.select(b.icmp_unsigned("==", x, L.Constant(ty, 0)), L.Constant(ty, 0), b.add(tz, L.Constant(ty, 1)))
+        if w > 32:
+            return b.trunc(r, I32)
+        if w < 32:
+            return b.zext(r, I32)
+        return r
+
+    def _wave_op(self, e):
+        b = self.builder
+        n = e.name
+        site = self.ml.new_site(n, e.loc or self.loc)
+        args = [self.expr(a) for a in e.args]
+        if n in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
+            mask, val, lane = args
+            vt = e.args[1].type
+            ity = L.IntType(max(8, _bits(vt)))
+            if isinstance(vt, T.Boolean):
+                iv = b.zext(val, I8)
+            elif isinstance(vt, T.Float):
+                iv = b.bitcast(val, ity)
+            else:
+                iv = val
+            if lane.type != I32:
+                lane = self.cast(lane, e.args[2].type, T.int32)
+            r = self.target.wave_op(self, n, [self._mask(mask, e.args[0].type), iv, lane], site)
+            if isinstance(vt, T.Boolean):
+                return b.icmp_unsigned("!=", r, L.Constant(I8, 0))
+            if isinstance(vt, T.Float):
+                return b.bitcast(r, val.type)
+            return r
+        if n in ("ballot_sync", "all_sync", "any_sync", "eq_sync"):
+            mask, p = args
+            if p.type != I1:
+                p = self._to_bool(p, e.args[1].type)
+            return self.target.wave_op(self, n, [self._mask(mask, e.args[0].type), p], site)
+        if n == "syncwarp":
+            mask = self._mask(args[0], e.args[0].type) if args else L.Constant(I64, -1)
+            self.target.wave_op(self, n, [mask], site)
+            return None
+        if n == "activemask":
+            return self.target.wave_op(self, n, [], site)
+        self.fail(f"internal error: wave op {n}")
+
+    def _mask(self, m, t):
+        if m.type == I64:
+            return m
+        return self.cast(m, t, T.uint64 if not getattr(t, "signed", False) else T.int64)
+
+    # ---- atomics
+    def _x_Atomic(self, e):
+        b = self.builder
+        arr = self.expr(e.array)
+        ptr = self.element_ptr(e.array, arr, e.indices)
+        vals = [self.expr(v) for v in e.values]
+        t = e.type
+        space = e.array.type.space
+        scope = self.target.shared_atomic_syncscope() if space == "shared" else self.target.atomic_syncscope()
+        order = (f'syncscope("{scope}") ' if scope else "") + "monotonic"
+        if e.op == "cas":
+            exp, new = vals
+            if isinstance(t, T.Float):
+                ity = L.IntType(t.bits)
+                r = b.cmpxchg(ptr, b.bitcast(exp, ity), b.bitcast(new, ity), order, "monotonic")
+                return b.bitcast(b.extract_value(r, 0), exp.type)
+            r = b.cmpxchg(ptr, exp, new, order, "monotonic")
+            return b.extract_value(r, 0)
+        v = vals[0]
+        isf = isinstance(t, T.Float)
+        signed = isinstance(t, T.Integer) and t.signed
+        op = {
+            "add": "fadd" if isf else "add",
+            "sub": "fsub" if isf else "sub",
+            "max": "fmax" if isf else ("max" if signed else "umax"),
+            "min": "fmin" if isf else ("min" if signed else "umin"),
+            "and": "and",
+            "or": "or",
+            "xor": "xor",
+            "exch": "xchg",
+            "inc": "uinc_wrap",
+            "dec": "udec_wrap",
+        }.get(e.op)
+        if op is None:
+            self.fail(f"internal error: atomic op {e.op}")
+        if isf and e.op in ("and", "or", "xor", "inc", "dec"):
+            self.fail(f"atomic.{e.op} needs an integer array, not {t}", e.loc)
+        return b.atomic_rmw(op, ptr, v, order)
+
+
+def _bits(t):
+    if isinstance(t, T.Boolean):
+        return 8
+    return t.bits
+
+
+def _sizeof(t):
+    if isinstance(t, T.Boolean):
+        return 1
+    return t.bits // 8
+
+
+def _fname(llty):
+    if isinstance(llty, L.HalfType):
+        return "f16"
+    if isinstance(llty, L.FloatType):
+        return "f32"
+    return "f64"

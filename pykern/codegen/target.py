@@ -1,0 +1,357 @@
+"""What differs between code generation targets ("cpu", "amdgpu").
+
+``codegen/lower.py`` turns the typed IR into LLVM IR without knowing the
+target; every target-specific decision goes through a :class:`Target` method
+below. A target subclass implements the abstract methods; the concrete ones
+have defaults that suit most targets.
+
+The lowering passes a *function context* ``fx`` to most methods. It is the
+``lower.FunctionLowering`` object and offers (stable, additive only):
+
+* ``fx.builder``   -- the ``llvmlite.ir.IRBuilder`` positioned where code goes
+* ``fx.module``    -- the ``llvmlite.ir.Module`` being built
+* ``fx.function``  -- the ``llvmlite.ir.Function`` being filled
+* ``fx.ir_function`` -- the ``frontend.ir.Function`` being lowered
+* ``fx.options``   -- the resolved :class:`CompileOptions`
+* ``fx.hidden``    -- list of the current function's hidden arguments (the
+  values of ``Target.hidden_param_types()``, in order)
+* ``fx.loc``       -- ``SourceLoc`` of the IR node being lowered (or None)
+* ``fx.alloca(lltype, name="")`` -- an ``alloca`` in the entry block
+* ``fx.intrinsic(name, ret, argtypes)`` -- get-or-declare an LLVM function
+* ``fx.cstring(text)`` -- pointer to a private NUL-terminated constant string
+* ``fx.info``      -- the module's :class:`KernelInfo`
+
+Example (what a target author writes)::
+
+    class MyTarget(Target):
+        name = "mine"
+        def special_register(self, fx, name, axis):
+            if name == "thread_idx":
+                return fx.builder.call(fx.intrinsic(f"llvm.my.tid.{'xyz'[axis]}", I32, []), [])
+            ...
+
+and what a user of a target calls::
+
+    from pykern.codegen import get_target
+    art = get_target("cpu").compile(ir_module, CompileOptions(opt=3))
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..errors import SourceLoc
+
+if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
+    from llvmlite import ir as llir
+
+    from ..frontend import ir
+    from .abi import FlatParam
+    from .artifact import KernelArtifact
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Knobs of one compilation; hashable and picklable (part of cache keys).
+
+    ``wave_size`` None means "the target's default" (cpu: 64, or 32 when the
+    environment variable ``PYKERN_CPU_WAVESIZE=32`` is set at compile time;
+    amdgpu: from the arch). :meth:`Target.resolve_options` fills it in.
+
+    Example::
+
+        >>> CompileOptions(debug=True).opt
+        3
+    """
+
+    opt: int = 3  #: LLVM optimisation level 0..3 (new pass manager pipeline)
+    fastmath: bool = False  #: allow reassociation/contraction (LLVM 'fast' flags)
+    debug: bool = False  #: bounds-checked indexing with a KernelRuntimeError
+    wave_size: Optional[int] = None  #: lanes per wave (32 or 64)
+    max_block_size: Optional[int] = None  #: launch-bounds hint (threads per block)
+    max_registers: Optional[int] = None  #: register cap hint (amdgpu)
+    code_object_version: int = 5  #: amdgpu code object version (4/5/6)
+    arch: Optional[str] = None  #: amdgpu target id ("gfx942", "gfx90a:xnack-")
+
+    def with_(self, **changes) -> "CompileOptions":
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class SyncSite:
+    """One barrier or wave operation in the source: ``id`` is unique per
+    compiled kernel (0, 1, ...), ``kind`` the intrinsic name
+    ("syncthreads", "syncthreads_count", "shfl_sync", ...), ``loc`` where it is.
+    Used by targets that must name the site in a run-time error (cpu)."""
+
+    id: int
+    kind: str
+    loc: Optional[SourceLoc] = None
+
+    def describe(self) -> str:
+        where = f"{self.loc.file}:{self.loc.line}" if self.loc else "<unknown>"
+        return f"{self.kind}() at {where}"
+
+
+@dataclass
+class KernelInfo:
+    """Facts about the kernel gathered by ``lower.py`` before/while lowering.
+
+    ``uses_barrier``/``uses_wave_ops``/``uses_dynamic_shared`` are transitive
+    over device functions. ``sync_sites`` lists every barrier/wave op (after
+    inlining, each call-site copy has its own site). ``shared`` lists static
+    shared allocations as ``(name, offset, nbytes, align)``; offsets are into
+    one per-block area of ``static_shared_bytes`` (a target may ignore them
+    and place each array as its own symbol)."""
+
+    kernel_name: str
+    uses_barrier: bool = False
+    uses_wave_ops: bool = False
+    uses_dynamic_shared: bool = False
+    sync_sites: list = field(default_factory=list)  # list[SyncSite]
+    shared: list = field(default_factory=list)  # list[(name, offset, nbytes, align)]
+    static_shared_bytes: int = 0
+    wave_size: int = 64
+    debug: bool = False  #: copy of CompileOptions.debug
+    #: per function name (kernel included): (uses_barrier, uses_wave_ops,
+    #: uses_dynamic_shared), transitive over calls (``lower.scan``)
+    function_uses: dict = field(default_factory=dict)
+
+
+@dataclass
+class LoweredKernel:
+    """What ``lower.py`` hands to :meth:`Target.finalize`: the llvmlite module
+    (not yet verified/optimised), the kernel's LLVM function, its flat
+    parameters (``abi.flatten_params``) and the :class:`KernelInfo`."""
+
+    llmodule: Any  # llvmlite.ir.Module
+    kernel_function: Any  # llvmlite.ir.Function returned by Target.define_kernel
+    params: list  # list[FlatParam]
+    info: KernelInfo
+    options: CompileOptions
+    source: Any = None  # the frontend ir.Module
+
+
+#: The special registers of ``Target.special_register`` (all int32 results).
+SPECIAL_REGISTERS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
+#: Wave operations routed to ``Target.wave_op``.
+WAVE_OPS = (
+    "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+    "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask", "syncwarp",
+)
+#: Block barriers routed to ``Target.barrier`` (kind argument).
+BARRIER_KINDS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
+
+
+class Target(abc.ABC):
+    """A code generation target. Instances are cheap; ``get_target`` makes them.
+
+    Subclasses set ``name`` and implement the abstract methods. ``compile`` is
+    the one entry point users call.
+    """
+
+    name: str = "abstract"
+    #: arch string for artifacts (None for cpu)
+    arch: Optional[str] = None
+
+    def __init__(self, **opts):
+        self.opts = opts
+
+    # ------------------------------------------------------------------ entry
+    def compile(self, module: "ir.Module", options: Optional[CompileOptions] = None) -> "KernelArtifact":
+        """Compile a typed-IR module (kernel + device functions) to an artifact.
+
+        Raises ``CompileError`` for unsupported input; an internal failure
+        (LLVM verifier) becomes ``CompileError('internal error: ...')``.
+
+        Example::
+
+            art = get_target("cpu").compile(mod)          # default options
+            art.llvm_ir, art.binary, art.params
+        """
+        from . import lower
+
+        opts = self.resolve_options(options)
+        _verify_ir(module)
+        lowered = lower.lower_module(module, self, opts)
+        return self.finalize(lowered)
+
+    def resolve_options(self, options: Optional[CompileOptions]) -> CompileOptions:
+        """Fill target defaults into ``options`` (e.g. ``wave_size``).
+
+        Example: ``CpuTarget().resolve_options(None).wave_size == 64``."""
+        options = options or CompileOptions()
+        if options.wave_size is None:
+            options = options.with_(wave_size=self.default_wave_size(options))
+        return options
+
+    @abc.abstractmethod
+    def default_wave_size(self, options: CompileOptions) -> int:
+        """Lanes per wave when the options do not say (cpu 64/env, gfx9 64, RDNA 32)."""
+
+    # --------------------------------------------------------------- module
+    @abc.abstractmethod
+    def triple(self) -> str:
+        """LLVM target triple, e.g. ``"amdgcn-amd-amdhsa"``."""
+
+    @abc.abstractmethod
+    def data_layout(self) -> str:
+        """LLVM data layout string of the target machine."""
+
+    def begin_module(self, llmodule: "llir.Module", options: CompileOptions) -> None:
+        """Called once on the fresh llvmlite module (triple/data layout already
+        set): add module flags, global declarations. Default: nothing."""
+
+    def address_space(self, space: str) -> int:
+        """LLVM address space of array memory ``space`` ("global", "shared",
+        "local", "const"). Array data pointers in lowered code are
+        ``ptr addrspace(N)`` of this number. Default: 0 for everything."""
+        return 0
+
+    def hidden_param_types(self) -> list:
+        """Extra LLVM parameter types appended to every device function and to
+        the kernel function created by ``define_kernel``; ``lower.py`` passes
+        the caller's ``fx.hidden`` on at each call. Default: none."""
+        return []
+
+    def must_inline(self, callee: "ir.Function", info: KernelInfo) -> bool:
+        """True when calls of device function ``callee`` must be lowered inline
+        (its body copied into the caller) rather than as an LLVM call -- e.g.
+        the cpu target inlines callees that reach a barrier, because a
+        coroutine can only suspend in its own body. Default: False."""
+        return False
+
+    @abc.abstractmethod
+    def define_kernel(self, llmodule: "llir.Module", info: KernelInfo, params: list, param_types: list,
+                      options: CompileOptions) -> "llir.Function":
+        """Create (empty) the LLVM function that will hold the kernel body.
+
+        Its arguments must be exactly ``param_types`` (one per ``FlatParam`` of
+        ``params``, in order: scalars as their LLVM type with booleans as
+        ``i8``, data pointers as ``ptr addrspace(global)``, shapes/strides
+        ``i64``) followed by ``hidden_param_types()``. ``lower.py`` appends
+        the blocks; ``finalize`` may wrap it (cpu) or emit it as is (amdgpu).
+        """
+
+    def kernel_prologue(self, fx) -> None:
+        """Emit target code at the start of the kernel body (builder is in the
+        kernel's first block, after the alloca block). Default: nothing."""
+
+    def kernel_return(self, fx) -> None:
+        """Terminate the current block with the kernel's return (default
+        ``ret void``). The cpu coroutine path branches to its final suspend."""
+        fx.builder.ret_void()
+
+    # ------------------------------------------------------------ registers
+    @abc.abstractmethod
+    def special_register(self, fx, name: str, axis: int):
+        """An ``i32`` value of ``name`` in ``SPECIAL_REGISTERS`` for ``axis``
+        0/1/2 (ignored for warpsize/laneid)."""
+
+    # --------------------------------------------------------------- memory
+    @abc.abstractmethod
+    def shared_array(self, fx, name: str, elem_type, nbytes: int, align: int, offset: int):
+        """Pointer (in the shared address space) to static shared array
+        ``name`` of ``nbytes``; ``offset`` is its place in the kernel's
+        per-block shared area (see ``KernelInfo.shared``). Called where the
+        ``AllocArray`` is evaluated; must return the same memory every time."""
+
+    @abc.abstractmethod
+    def dynamic_shared(self, fx, elem_type):
+        """Pointer to the dynamic shared buffer (sized at launch)."""
+
+    def dynamic_shared_bytes(self, fx):
+        """An ``i64`` value: bytes of the dynamic shared buffer of this launch,
+        or None when the target cannot tell (then the dynamic array's
+        ``shape[0]`` is reported as 2**31-1 elements). Default: None."""
+        return None
+
+    def local_array(self, fx, name: str, elem_type, count: int):
+        """Pointer to a per-thread array of ``count`` elements. Default: an
+        entry-block alloca of ``[count x elem_type]`` (in
+        ``address_space('local')``)."""
+        from llvmlite import ir as llir
+
+        return fx.alloca(llir.ArrayType(elem_type, count), name=name)
+
+    def const_array(self, fx, name: str, data: bytes, elem_type, count: int):
+        """Pointer to read-only data ``data`` (C-order bytes). Default: a
+        private constant global in ``address_space('const')``."""
+        from llvmlite import ir as llir
+
+        mod = fx.module
+        gname = f"__pykern_const_{name}"
+        if gname not in mod.globals:
+            arrty = llir.ArrayType(llir.IntType(8), len(data))
+            g = llir.GlobalVariable(mod, arrty, gname, addrspace=self.address_space("const"))
+            g.global_constant = True
+            g.linkage = "internal"
+            g.align = 16
+            g.initializer = llir.Constant(arrty, bytearray(data))
+        return mod.globals[gname]
+
+    # ----------------------------------------------------------------- sync
+    @abc.abstractmethod
+    def barrier(self, fx, kind: str, pred, site: SyncSite):
+        """Block barrier; ``kind`` in ``BARRIER_KINDS``. ``pred`` is an ``i1``
+        for the count/and/or kinds, else None. Returns the ``i32`` result for
+        those kinds, None for plain ``syncthreads``. Must order shared and
+        global memory like ``__syncthreads`` (workgroup fences)."""
+
+    @abc.abstractmethod
+    def fence(self, fx, scope: str) -> None:
+        """Memory fence; ``scope`` "block", "device" or "system"."""
+
+    @abc.abstractmethod
+    def wave_op(self, fx, name: str, args: list, site: SyncSite):
+        """Wave operation ``name`` in ``WAVE_OPS``. ``args`` are LLVM values in
+        the INTRINSICS order: ``mask`` (i64) first where the op has one. For
+        shuffles the value is passed as an integer of its bit width (i8..i64;
+        lower.py bitcasts floats/booleans around the call) and the lane
+        argument is i32. Results: shuffles the same integer type; ballot and
+        activemask i64; all/any/eq i1; syncwarp None."""
+
+    def atomic_syncscope(self) -> Optional[str]:
+        """LLVM ``syncscope`` for kernel atomics on global memory (None =
+        system scope, what the cpu target uses; amdgpu: "agent")."""
+        return None
+
+    def shared_atomic_syncscope(self) -> Optional[str]:
+        """``syncscope`` for atomics on shared memory (amdgpu: "workgroup")."""
+        return self.atomic_syncscope()
+
+    # ----------------------------------------------------------------- math
+    @abc.abstractmethod
+    def math(self, fx, name: str, args: list, fty):
+        """Float math function ``name`` (an INTRINSICS math name such as
+        "sin", "atan2", "fma", "sqrt", "floor", "gamma", "lgamma", ...) on
+        ``args`` of LLVM float type for pykern type ``fty`` (float16/32/64).
+        Returns the same float type. Bit-exact ops (floor/ceil/trunc/rint/
+        fabs/copysign/fma/sqrt) may use LLVM intrinsics on every target."""
+
+    # ---------------------------------------------------------------- debug
+    def record_error(self, fx, kind: str, message: str, values: list) -> None:
+        """Record a run-time failure (``kind`` "bounds"), ``message`` a constant
+        text, ``values`` a list of i64 values (for "bounds": index, extent,
+        axis). ``lower.py`` then stops the thread (returns from the kernel).
+        Default: nothing (targets without an error channel just stop)."""
+
+    # --------------------------------------------------------------- output
+    @abc.abstractmethod
+    def finalize(self, lowered: LoweredKernel) -> "KernelArtifact":
+        """Verify, optimise and emit ``lowered`` into a :class:`KernelArtifact`.
+        Must verify the LLVM IR (``llvm_util.parse_and_verify``) before any
+        LLVM codegen, turning failures into ``CompileError('internal
+        error: ...')``."""
+
+
+def _verify_ir(module) -> None:
+    """Run the frontend's IR verifier (if present) so that codegen only sees
+    well-typed IR; its failures are ``CompileError('internal error ...')``."""
+    try:
+        from ..frontend import verify
+    except ImportError:  # pragma: no cover - frontend still being written
+        return
+    verify.verify_module(module)

@@ -1,0 +1,134 @@
+"""Finding and running ld.lld, which turns an AMDGPU object into a loadable code object.
+
+llvmlite emits relocatable objects (ET_REL); the HIP loader wants a linked
+shared object (ET_DYN), which only a linker makes. Places tried, in order:
+
+1. ``PYKERN_LLD`` (a path to an ld.lld executable),
+2. ``$ROCM_PATH/llvm/bin/ld.lld``,
+3. ``/opt/rocm/llvm/bin/ld.lld``,
+4. ``ld.lld`` on ``PATH``, then versioned ``ld.lld-NN`` on ``PATH`` (newest first),
+5. the PyPI ``ziglang`` package (``python -m ziglang ld.lld``).
+
+Example::
+
+    >>> from pykern.codegen import toolchain
+    >>> hsaco = toolchain.link_shared(object_bytes)   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from functools import lru_cache
+
+from ..errors import CompileError
+
+INSTALL_HINT = (
+    "install a linker: `apt-get install lld-22` (Debian/Ubuntu), ROCm (/opt/rocm/llvm/bin/ld.lld), "
+    "or `pip install ziglang`; or point PYKERN_LLD at an ld.lld executable"
+)
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def _versioned_on_path(path_env: str) -> list[str]:
+    """``ld.lld-NN`` executables on PATH, highest NN first."""
+    found: dict[int, str] = {}
+    for d in path_env.split(os.pathsep):
+        if not d or not os.path.isdir(d):
+            continue
+        try:
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for n in names:
+            m = re.fullmatch(r"ld\.lld-(\d+)", n)
+            if m and int(m.group(1)) not in found and _executable(os.path.join(d, n)):
+                found[int(m.group(1))] = os.path.join(d, n)
+    return [found[v] for v in sorted(found, reverse=True)]
+
+
+def _ziglang_available() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("ziglang") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def candidates(env: dict | None = None) -> list[tuple[str, list[str] | None]]:
+    """Every place looked at, in order: ``(description, command or None if absent)``."""
+    env = os.environ if env is None else env
+    out: list[tuple[str, list[str] | None]] = []
+    explicit = env.get("PYKERN_LLD")
+    if explicit:
+        out.append((f"PYKERN_LLD={explicit}", [explicit] if _executable(explicit) else None))
+    rocm = env.get("ROCM_PATH")
+    if rocm:
+        p = os.path.join(rocm, "llvm", "bin", "ld.lld")
+        out.append((p + " ($ROCM_PATH)", [p] if _executable(p) else None))
+    p = "/opt/rocm/llvm/bin/ld.lld"
+    out.append((p, [p] if _executable(p) else None))
+    path_env = env.get("PATH", "")
+    plain = shutil.which("ld.lld", path=path_env)
+    out.append(("ld.lld on PATH", [plain] if plain else None))
+    versioned = _versioned_on_path(path_env)
+    out.append(("ld.lld-NN on PATH", [versioned[0]] if versioned else None))
+    out.append(("PyPI ziglang (python -m ziglang ld.lld)",
+                [sys.executable, "-m", "ziglang", "ld.lld"] if _ziglang_available() else None))
+    return out
+
+
+def find_lld(env: dict | None = None) -> list[str]:
+    """The command (argv prefix) that runs ld.lld.
+
+    An explicit ``PYKERN_LLD`` that does not exist is an error, not silently
+    skipped: the user asked for that one. Raises ``CompileError`` naming every
+    place tried and how to install a linker when none is found."""
+    env = os.environ if env is None else env
+    return list(_find_lld_cached(tuple(sorted((k, v) for k, v in env.items()
+                                               if k in ("PYKERN_LLD", "ROCM_PATH", "PATH")))))
+
+
+@lru_cache(maxsize=16)
+def _find_lld_cached(env_items: tuple) -> tuple:
+    env = dict(env_items)
+    tried = candidates(env)
+    if env.get("PYKERN_LLD") and tried[0][1] is None:
+        raise CompileError(f"PYKERN_LLD={env['PYKERN_LLD']} is not an executable file", hint=INSTALL_HINT)
+    for _, cmd in tried:
+        if cmd:
+            return tuple(cmd)
+    places = "\n".join(f"  - {desc}: not found" for desc, _ in tried)
+    raise CompileError("ld.lld not found; it is needed to link AMDGPU code objects. Tried:\n" + places,
+                       hint=INSTALL_HINT)
+
+
+def link_shared(obj: bytes, extra_args: tuple = (), env: dict | None = None) -> bytes:
+    """Link one relocatable AMDGPU object into a shared code object (``ld.lld -shared``).
+
+    Temp files are always removed; lld's diagnostics come back in a
+    ``CompileError``."""
+    cmd = find_lld(env)
+    with tempfile.TemporaryDirectory(prefix="pykern-lld-") as tmp:
+        src = os.path.join(tmp, "kernel.o")
+        dst = os.path.join(tmp, "kernel.hsaco")
+        with open(src, "wb") as f:
+            f.write(obj)
+        argv = [*cmd, "-shared", "--no-undefined", *extra_args, src, "-o", dst]
+        try:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise CompileError(f"running {' '.join(cmd)} failed: {e}", hint=INSTALL_HINT) from None
+        if proc.returncode != 0 or not os.path.exists(dst):
+            msg = (proc.stderr or proc.stdout or "").strip()
+            raise CompileError(f"ld.lld failed (exit {proc.returncode}):\n{msg}")
+        with open(dst, "rb") as f:
+            return f.read()

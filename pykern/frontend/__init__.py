@@ -1,0 +1,65 @@
+"""pykern's frontend: Python source -> verified, typed IR (knows nothing of LLVM).
+
+Public functions (used by the dispatcher):
+
+* ``typeof(value) -> Type`` — the kernel type of a launch argument.
+* ``parse_signature(sig) -> (return_type, [argtypes])`` — "void(float32[:], int32)".
+* ``compile_ir(pyfunc, argtypes, *, is_kernel=True, debug=False) -> ir.Module``.
+* ``source_of(pyfunc) -> (source_text, filename, first_line)``.
+
+Example::
+
+    >>> from pykern.frontend import compile_ir, parse_signature
+    >>> _, args = parse_signature("void(float32, float32[::1], float32[::1])")
+    >>> module = compile_ir(saxpy, args)
+    >>> print(module.kernel)
+"""
+
+from __future__ import annotations
+
+from ..errors import CompileError
+from .signature import Signature, parse_signature, parse_type
+from .typeof import typeof
+
+__all__ = ["typeof", "parse_signature", "parse_type", "compile_ir", "source_of", "Signature"]
+
+
+def source_of(pyfunc):
+    """``(source_text, filename, first_line)`` of ``pyfunc``, dedented (see ``resolve.source_of``)."""
+    from .resolve import source_of as _source_of
+
+    return _source_of(pyfunc)
+
+
+def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False):
+    """Lower ``pyfunc`` specialised to ``argtypes`` to a verified ``ir.Module``.
+
+    ``module.kernel`` is the function itself (a kernel when ``is_kernel``);
+    ``module.functions`` holds the device functions it calls, transitively,
+    by mangled name. Raises ``CompileError`` for anything unsupported.
+    """
+    from . import analysis, ir, verify
+    from .lower_ast import FunctionLowerer, ModuleBuilder
+
+    if hasattr(pyfunc, "py_func") and not hasattr(pyfunc, "__code__"):
+        pyfunc = pyfunc.py_func
+    argtypes = list(argtypes)
+    name = getattr(pyfunc, "__name__", repr(pyfunc))
+    mb = ModuleBuilder(debug=debug)
+    try:
+        top = FunctionLowerer(mb, pyfunc, argtypes, is_kernel=is_kernel).lower()
+        module = ir.Module(kernel=top, functions=dict(mb.functions))
+        keep = analysis.reachable(module)
+        module.functions = {n: module.functions[n] for n in keep}
+        analysis.scan(module)
+    except CompileError:
+        raise
+    except RecursionError:
+        raise CompileError(f"internal error: expressions nested too deeply in '{name}'") from None
+    except Exception as e:  # a frontend bug must not escape as a random exception
+        raise CompileError(
+            f"internal error while compiling '{name}': {type(e).__name__}: {e}",
+            hint="this is a pykern bug; please report it with the kernel's source",
+        ) from e
+    verify.verify_module(module)
+    return module

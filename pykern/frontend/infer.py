@@ -1,0 +1,288 @@
+"""Typing rules of the kernel language.
+
+Numbers
+  * Two typed ("strong") scalars promote with numpy's ``promote_types`` (NEP 50,
+    numpy 2): int32+int64 -> int64, uint64+int64 -> float64, int64+float32 ->
+    float64, int16+float32 -> float32, bool+int8 -> int8.
+  * Python literals and frozen Python int/float globals/closure values are
+    "weak" (NEP 50): an int literal takes the other operand's type (int or
+    float; if the literal does not fit that integer type it is typed int64,
+    or uint64 above int64, and promotes normally instead of overflowing); a float
+    literal takes the other operand's float type, or float64 if the other is an
+    integer or boolean. An int literal with a boolean gives int64. Two weak
+    constants are folded at compile time with Python semantics.
+  * ``/`` on two integers/booleans gives float64 (both cast first).
+  * Arithmetic (+ - * / // % **) on two booleans casts them to int64 first
+    (Python: True + True == 2; numpy would give a boolean). ``& | ^`` on
+    booleans stay boolean. ``-x`` and ``+x`` of a boolean give int64;
+    ``~`` of a boolean is ``not`` (numpy).
+  * Shifts and bitwise ops need integers (or booleans for & | ^); the result is
+    the promoted type; floats are a type error.
+  * ``int ** int`` stays an integer (IR semantics: negative exponent -> 0 except
+    base +-1); a *constant* negative exponent with an integer base is a
+    CompileError (numpy raises too) -- write ``x ** -1.0``.
+  * Comparisons promote both sides the same way and give boolean.
+  * Conditions (if/while/not/and/or operands, ternary tests) are cast to boolean
+    (``!= 0``). ``and``/``or`` of booleans are short-circuit booleans; of other
+    scalars they return an operand, as in Python (operands must be side-effect
+    free then).
+  * Array indices are cast to int64. Storing into an array element casts to the
+    array's dtype (numpy assignment: float->int truncates toward zero).
+  * A variable has one type: assignments of different numeric types unify by
+    promotion (``s = 0`` then ``s += x[i]`` with float32 x makes ``s`` float64,
+    as numba does); other clashes (arrays, tuples of other lengths) are errors
+    naming both types and both lines.
+  * ``range`` loops: the loop variable's type is the promotion of the bounds
+    (weak literals adopt the others' type; all-literal bounds give int64).
+
+Math
+  * ``math.f(float32) -> float32``, ``math.f(float64) -> float64``,
+    ``math.f(int or bool) -> float64``; float16 arguments are computed in float32
+    and cast back. Two-argument functions promote their arguments first.
+  * ``math.floor/ceil/trunc`` return int64 (Python and numba.cuda); the numpy
+    versions ``np.floor`` etc. return the float type. ``math.isnan/isinf/isfinite``
+    of an integer are constant.
+  * ``abs`` keeps the type (bool -> int64); ``min``/``max`` promote all
+    arguments; ``round(x)`` gives int64 for floats (round half to even), the
+    same integer for ints; ``round(x, n)`` (constant n) keeps the float type.
+  * ``int(x)`` -> int64, ``float(x)`` -> float64, ``bool(x)`` -> boolean,
+    ``np.float32(x)`` / ``pykern.float32(x)`` -> that type (numpy cast rules).
+  * ``popc/clz/ffs`` of an integer -> int32, ``brev`` keeps the type; ``fma``
+    promotes like math.
+"""
+
+from __future__ import annotations
+
+from . import types as T
+
+
+class InferError(Exception):
+    """A typing rule failed; the lowerer adds the source location."""
+
+    def __init__(self, msg: str, hint: str | None = None):
+        super().__init__(msg)
+        self.msg = msg
+        self.hint = hint
+
+
+ARITH_OPS = ("+", "-", "*", "/", "//", "%", "**")
+BITWISE_OPS = ("&", "|", "^")
+SHIFT_OPS = ("<<", ">>")
+
+
+def literal_type(value) -> T.Type:
+    """The default ("materialised") type of a Python constant."""
+    if isinstance(value, bool):
+        return T.boolean
+    if isinstance(value, int):
+        if T.int64.min <= value <= T.int64.max:
+            return T.int64
+        if 0 <= value <= T.uint64.max:
+            return T.uint64
+        raise InferError(f"integer constant {value} does not fit in 64 bits")
+    if isinstance(value, float):
+        return T.float64
+    raise InferError(f"a {type(value).__name__} constant cannot be a kernel value")
+
+
+def fits(value, t: T.Type) -> bool:
+    if isinstance(t, T.Integer):
+        return isinstance(value, int) and t.min <= value <= t.max
+    return True
+
+
+def weak_adopt(value, other: T.Type) -> T.Type:
+    """The type a weak Python constant takes next to a strong operand of type ``other``."""
+    if isinstance(value, bool):
+        return T.boolean
+    if isinstance(value, int):
+        if isinstance(other, T.Float):
+            return other
+        if isinstance(other, T.Integer) and fits(value, other):
+            return other
+        return literal_type(value)
+    if isinstance(value, float):
+        return other if isinstance(other, T.Float) else T.float64
+    return literal_type(value)
+
+
+def common_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
+    """Promotion of two scalar operands. ``lweak``/``rweak`` are the Python value of a
+    weak constant operand, or ``None`` for a strong operand."""
+    if not (lt.is_scalar and rt.is_scalar):
+        raise InferError(f"cannot combine {lt} and {rt}")
+    if lweak is not None and rweak is None:
+        lt = weak_adopt(lweak, rt)
+    elif rweak is not None and lweak is None:
+        rt = weak_adopt(rweak, lt)
+    return T.promote(lt, rt)
+
+
+def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
+    """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
+    ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here)."""
+    for t in (lt, rt):
+        if not t.is_scalar:
+            raise InferError(
+                f"unsupported operand types for {op}: {lt} and {rt}",
+                hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
+            )
+    if op in ARITH_OPS:
+        if isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean):
+            lt = rt = T.int64
+        ct = common_type(lt, lweak, rt, rweak)
+        if isinstance(ct, T.Boolean):
+            ct = T.int64
+        if op == "/" and not isinstance(ct, T.Float):
+            ct = T.float64
+        return ct, ct
+    if op in BITWISE_OPS:
+        ct = common_type(lt, lweak, rt, rweak)
+        if isinstance(ct, T.Float):
+            raise InferError(f"unsupported operand types for {op}: {lt} and {rt}", hint="bitwise operators need integers")
+        return ct, ct
+    if op in SHIFT_OPS:
+        ct = common_type(lt, lweak, rt, rweak)
+        if not isinstance(ct, T.Integer):
+            raise InferError(f"unsupported operand types for {op}: {lt} and {rt}", hint="shifts need integers")
+        return ct, ct
+    raise InferError(f"unknown operator {op}")
+
+
+def compare_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
+    for t in (lt, rt):
+        if not t.is_scalar:
+            raise InferError(f"cannot compare {lt} with {rt}", hint="compare scalars (index arrays/tuples first)")
+    return common_type(lt, lweak, rt, rweak)
+
+
+def unify(a: T.Type, b: T.Type):
+    """The one type for a variable assigned values of types ``a`` and ``b``; None if none."""
+    if a == b:
+        return a
+    if a.is_scalar and b.is_scalar:
+        return T.promote(a, b)
+    if isinstance(a, T.Tuple) and isinstance(b, T.Tuple) and len(a.elems) == len(b.elems):
+        elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
+        if any(e is None for e in elems):
+            return None
+        return T.Tuple(tuple(elems))
+    # arrays must match exactly: the IR has no array conversions
+    return None
+
+
+# --------------------------------------------------------------------------
+# math
+# --------------------------------------------------------------------------
+
+UNARY_MATH = (
+    "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
+    "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
+).split()
+BINARY_MATH = "atan2 pow hypot copysign fmod".split()
+PREDICATES = ("isnan", "isinf", "isfinite")
+#: math.* functions that return an int64 (Python's int) instead of a float.
+TO_INT = ("floor", "ceil", "trunc")
+
+
+def math_arg_type(t: T.Type) -> T.Type:
+    """The float type a math function computes in for an argument of type ``t``."""
+    if isinstance(t, T.Float):
+        return t
+    if isinstance(t, (T.Integer, T.Boolean)):
+        return T.float64
+    raise InferError(f"math functions take numbers, not {t}")
+
+
+def math2_arg_type(lt, lweak, rt, rweak) -> T.Type:
+    ct = common_type(lt, lweak, rt, rweak)
+    return ct if isinstance(ct, T.Float) else T.float64
+
+
+# --------------------------------------------------------------------------
+# intrinsic signatures (shared with the verifier)
+# --------------------------------------------------------------------------
+
+_INDEXING = ("thread_idx", "block_idx", "block_dim", "grid_dim")
+_NULLARY_I32 = ("warpsize", "laneid")
+_VOID0 = ("syncthreads", "threadfence_block", "threadfence", "threadfence_system")
+_SYNC_PRED = ("syncthreads_count", "syncthreads_and", "syncthreads_or")
+_SHFL = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
+_VOTE = ("all_sync", "any_sync", "eq_sync")
+
+#: intrinsics that are block barriers / wave operations (for analysis.py)
+BARRIER_INTRINSICS = frozenset(("syncthreads",) + _SYNC_PRED)
+WAVE_INTRINSICS = frozenset(_SHFL + _VOTE + ("ballot_sync", "activemask", "lanemask_lt", "syncwarp"))
+
+
+def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
+    """None if an ``Intrinsic`` node is well-typed, else the reason."""
+    n = len(argtypes)
+
+    def want(k):
+        return None if n == k else f"{name} takes {k} argument(s), got {n}"
+
+    if name in _INDEXING:
+        if n:
+            return want(0)
+        if attrs.get("axis") not in (0, 1, 2):
+            return f"{name} needs attrs axis 0, 1 or 2, got {attrs.get('axis')!r}"
+        return None if result == T.int32 else f"{name} returns int32, not {result}"
+    if name in _NULLARY_I32:
+        return want(0) or (None if result == T.int32 else f"{name} returns int32")
+    if name in _VOID0:
+        return want(0) or (None if isinstance(result, T.Void) else f"{name} returns void")
+    if name in _SYNC_PRED:
+        return want(1) or (
+            None if argtypes[0] == T.boolean and result == T.int32 else f"{name} is (boolean) -> int32"
+        )
+    if name == "syncwarp":
+        return want(1) or (None if argtypes[0] == T.uint64 and isinstance(result, T.Void) else "syncwarp is (uint64) -> void")
+    if name in _SHFL:
+        if want(3):
+            return want(3)
+        m, v, lane = argtypes
+        if m != T.uint64 or lane != T.int32 or not v.is_scalar or result != v:
+            return f"{name} is (uint64, x, int32) -> x, got ({m}, {v}, {lane}) -> {result}"
+        return None
+    if name == "ballot_sync":
+        return want(2) or (
+            None if argtypes == [T.uint64, T.boolean] and result == T.uint64 else "ballot_sync is (uint64, boolean) -> uint64"
+        )
+    if name in _VOTE:
+        return want(2) or (
+            None if argtypes == [T.uint64, T.boolean] and result == T.boolean else f"{name} is (uint64, boolean) -> boolean"
+        )
+    if name in ("activemask", "lanemask_lt"):
+        return want(0) or (None if result == T.uint64 else f"{name} returns uint64")
+    if name in ("popc", "clz", "ffs"):
+        return want(1) or (
+            None if isinstance(argtypes[0], T.Integer) and result == T.int32 else f"{name} is (integer) -> int32"
+        )
+    if name == "brev":
+        return want(1) or (
+            None if isinstance(argtypes[0], T.Integer) and result == argtypes[0] else "brev is (i) -> i"
+        )
+    if name == "fma":
+        return want(3) or (
+            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else "fma is (f, f, f) -> f"
+        )
+    if name in UNARY_MATH or name == "round":
+        return want(1) or (None if isinstance(result, T.Float) and argtypes[0] == result else f"{name} is (f) -> f")
+    if name in BINARY_MATH:
+        return want(2) or (
+            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else f"{name} is (f, f) -> f"
+        )
+    if name in PREDICATES:
+        return want(1) or (
+            None if isinstance(argtypes[0], T.Float) and result == T.boolean else f"{name} is (f) -> boolean"
+        )
+    if name == "abs":
+        return want(1) or (
+            None if argtypes[0].is_scalar and not isinstance(result, T.Boolean) and argtypes[0] == result else "abs is (x) -> x"
+        )
+    if name in ("min", "max"):
+        return want(2) or (
+            None if result.is_scalar and all(a == result for a in argtypes) else f"{name} is (x, x) -> x"
+        )
+    return f"unknown intrinsic {name!r}"

@@ -1,0 +1,151 @@
+"""Where a kernel's names come from: its source text, globals, closure and builtins.
+
+Values of globals and closure variables are read when the kernel is compiled
+and frozen into the code (as numba does): changing a module constant later
+does not change an already compiled kernel.
+
+Example::
+
+    >>> src, filename, first_line = source_of(my_kernel)
+    >>> env = FunctionEnv(my_kernel)
+    >>> env.lookup("math")
+    (True, <module 'math' ...>)
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import linecache
+import textwrap
+
+from ..errors import CompileError, SourceLoc
+
+_MISSING = object()
+
+
+def _describe(pyfunc) -> str:
+    return getattr(pyfunc, "__qualname__", None) or getattr(pyfunc, "__name__", None) or repr(pyfunc)
+
+
+def source_of(pyfunc):
+    """``(source_text, filename, first_line)`` of a Python function, dedented.
+
+    Works for files, notebook cells and ``exec``'d code registered in
+    ``linecache``; raises ``CompileError`` when the source is unavailable.
+    """
+    code = getattr(pyfunc, "__code__", None)
+    if code is None:
+        raise CompileError(
+            f"cannot compile {pyfunc!r}: it is not a Python function",
+            hint="decorate a function defined with 'def'",
+        )
+    filename = code.co_filename
+    try:
+        lines, first_line = inspect.getsourcelines(pyfunc)
+    except (OSError, TypeError) as e:
+        lines = None
+        # exec'd code registered under its pseudo-filename after definition
+        cached = linecache.getlines(filename)
+        if cached and code.co_firstlineno <= len(cached):
+            lines = inspect.getblock(cached[code.co_firstlineno - 1 :])
+            first_line = code.co_firstlineno
+        if not lines:
+            raise CompileError(
+                f"cannot find the source code of {_describe(pyfunc)} (defined in {filename}): {e}",
+                hint="pykern compiles from source: define the function in a file, a notebook cell, "
+                "or exec() code registered in linecache",
+            ) from None
+    if first_line == 0:
+        first_line = 1
+    return textwrap.dedent("".join(lines)), filename, first_line
+
+
+class ParsedFunction:
+    """The ``ast.FunctionDef`` of a function plus what is needed to point at its lines."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        text, self.filename, self.first_line = source_of(pyfunc)
+        self.name = _describe(pyfunc)
+        raw_lines = linecache.getlines(self.filename)
+        self.text_lines = text.splitlines()
+        n = len(self.text_lines)
+        orig = raw_lines[self.first_line - 1 : self.first_line - 1 + n] if raw_lines else []
+        self.orig_lines = [l.rstrip("\n") for l in orig] if len(orig) == n else list(self.text_lines)
+        # dedent removed the same prefix from every non-blank line
+        self.indent = 0
+        for o, t in zip(self.orig_lines, self.text_lines):
+            if t.strip():
+                self.indent = len(o) - len(t)
+                break
+        try:
+            tree = ast.parse(text, filename=self.filename)
+        except SyntaxError as e:
+            lineno = (e.lineno or 1) + self.first_line - 1
+            raise CompileError(
+                f"cannot parse the source of {self.name}: {e.msg}",
+                SourceLoc(self.filename, lineno, max((e.offset or 1) - 1, 0), ""),
+                hint="lambdas and functions whose source shares a line with other code cannot be compiled; use def",
+            ) from None
+        self.node = self._find_def(tree)
+
+    def _find_def(self, tree) -> ast.FunctionDef:
+        want = getattr(self.pyfunc, "__name__", "")
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == want:
+                if isinstance(node, ast.AsyncFunctionDef):
+                    raise CompileError("async functions cannot be kernels", self.loc(node))
+                return node
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Lambda):
+                raise CompileError(
+                    "lambdas cannot be compiled as kernels or device functions",
+                    self.loc(node),
+                    hint="define the function with 'def'",
+                )
+        raise CompileError(f"cannot find the definition of {self.name} in its source ({self.filename})")
+
+    def loc(self, node) -> SourceLoc:
+        """The real file position of an AST node (line offset by the function's first line)."""
+        lineno = getattr(node, "lineno", 1)
+        col = getattr(node, "col_offset", 0)
+        idx = lineno - 1
+        text_line = self.text_lines[idx] if 0 <= idx < len(self.text_lines) else ""
+        # ast columns are utf-8 byte offsets
+        col = len(text_line.encode("utf-8")[:col].decode("utf-8", "ignore"))
+        src = self.orig_lines[idx] if 0 <= idx < len(self.orig_lines) else text_line
+        return SourceLoc(self.filename, self.first_line + idx, col + self.indent, src)
+
+
+class FunctionEnv:
+    """Name lookup outside the function body: closure cells, then globals, then builtins."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        self.globals = getattr(pyfunc, "__globals__", {})
+        self.closure = {}
+        code = getattr(pyfunc, "__code__", None)
+        cells = getattr(pyfunc, "__closure__", None) or ()
+        if code is not None:
+            for name, cell in zip(code.co_freevars, cells):
+                try:
+                    self.closure[name] = cell.cell_contents
+                except ValueError:  # empty cell: referenced before assignment in the outer function
+                    self.closure[name] = _MISSING
+
+    def lookup(self, name: str):
+        """``(found, value)``; ``found`` is "closure", "global", "builtin" or None."""
+        if name in self.closure:
+            value = self.closure[name]
+            return ("closure" if value is not _MISSING else "empty-closure"), value
+        if name in self.globals:
+            return "global", self.globals[name]
+        bdict = self.globals.get("__builtins__", builtins)
+        if isinstance(bdict, dict):
+            if name in bdict:
+                return "builtin", bdict[name]
+        elif hasattr(bdict, name):
+            return "builtin", getattr(bdict, name)
+        return None, None

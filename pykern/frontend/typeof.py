@@ -1,0 +1,123 @@
+"""The pykern type of a launch argument (a Python value).
+
+Example::
+
+    >>> import numpy as np
+    >>> str(typeof(np.zeros((3, 4), np.float32)))
+    'float32[:, ::1]'
+    >>> typeof(3), typeof(2.5), typeof(True)
+    (int64, float64, boolean)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import types as T
+
+_INT64_MAX = (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
+
+
+def typeof(value) -> T.Type:
+    """The kernel type of ``value``; ``TypeError`` (with the reason) if it has none.
+
+    bool -> boolean, int -> int64 (uint64 above the int64 range), float -> float64,
+    numpy scalars -> their own type, arrays (numpy or ``__cuda_array_interface__``)
+    -> ``Array(dtype, ndim, layout, readonly=...)``, tuples -> ``Tuple``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return T.boolean
+    if isinstance(value, int):
+        if -_INT64_MAX - 1 <= value <= _INT64_MAX:
+            return T.int64
+        if 0 <= value <= _UINT64_MAX:
+            return T.uint64
+        raise TypeError(f"integer {value} does not fit in 64 bits (int64 or uint64)")
+    if isinstance(value, float):
+        return T.float64
+    if isinstance(value, np.generic):
+        return _scalar_of_dtype(value.dtype, "numpy scalar")
+    if isinstance(value, np.ndarray):
+        return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, "array")
+    cai = getattr(type(value), "__cuda_array_interface__", None)
+    if cai is not None:
+        return _cai_type(value.__cuda_array_interface__)
+    if isinstance(value, tuple):
+        return T.Tuple(tuple(typeof(v) for v in value))
+    if isinstance(value, complex):
+        raise TypeError("complex numbers are not supported in kernels")
+    if isinstance(value, (list, dict, set)):
+        raise TypeError(
+            f"a Python {type(value).__name__} cannot be passed to a kernel; pass a numpy array (np.asarray(...)) or a tuple"
+        )
+    raise TypeError(
+        f"cannot pass a {type(value).__module__}.{type(value).__qualname__} to a kernel: pykern takes numbers, "
+        "numpy arrays, device arrays (__cuda_array_interface__) and tuples of these"
+    )
+
+
+def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:
+    dt = np.dtype(dt)
+    if dt.kind == "c":
+        raise TypeError(f"{what} of complex dtype {dt} is not supported in kernels")
+    if dt.fields is not None:
+        raise TypeError(f"{what} of structured dtype {dt} is not supported in kernels")
+    if dt.kind not in "biuf":
+        raise TypeError(
+            f"{what} of dtype {dt} is not supported: kernels take bool, int8..int64, uint8..uint64, float16/32/64"
+        )
+    if not dt.isnative and dt.itemsize > 1:
+        raise TypeError(f"{what} of byte-swapped dtype {dt.str} is not supported; convert with .astype({dt.name!r})")
+    return T.from_dtype(dt)
+
+
+def _layout(shape, strides, itemsize) -> str:
+    ndim = len(shape)
+    if _contiguous(shape, strides, itemsize, reversed(range(ndim))):
+        return "C"
+    if ndim > 1 and _contiguous(shape, strides, itemsize, range(ndim)):
+        return "F"
+    return "A"
+
+
+def _contiguous(shape, strides, itemsize, order) -> bool:
+    # numpy's relaxed rule: extents of 1 may have any stride; empty arrays are contiguous
+    if any(s == 0 for s in shape):
+        return True
+    expect = itemsize
+    for d in order:
+        if shape[d] != 1 and strides[d] != expect:
+            return False
+        expect *= shape[d]
+    return True
+
+
+def _array_type(dtype, shape, strides, readonly: bool, what: str) -> T.Array:
+    dt = _scalar_of_dtype(dtype, what)
+    ndim = len(shape)
+    if ndim > 4:
+        raise TypeError(f"{what} has {ndim} dimensions; kernels take arrays of 0 to 4 dimensions")
+    return T.Array(dt, ndim, _layout(tuple(shape), tuple(strides), np.dtype(dtype).itemsize), readonly=bool(readonly))
+
+
+def _cai_type(cai: dict) -> T.Array:
+    try:
+        shape = tuple(int(s) for s in cai["shape"])
+        typestr = cai["typestr"]
+        data = cai.get("data")
+    except (KeyError, TypeError) as e:
+        raise TypeError(f"malformed __cuda_array_interface__ (needs shape, typestr, data): {e}") from None
+    try:
+        dt = np.dtype(typestr)
+    except TypeError:
+        raise TypeError(f"__cuda_array_interface__ typestr {typestr!r} is not a dtype") from None
+    strides = cai.get("strides")
+    if strides is None:
+        strides, acc = [], dt.itemsize
+        for s in reversed(shape):
+            strides.append(acc)
+            acc *= s
+        strides = tuple(reversed(strides))
+    readonly = bool(data[1]) if isinstance(data, (tuple, list)) and len(data) > 1 else False
+    return _array_type(dt, shape, tuple(int(s) for s in strides), readonly, "__cuda_array_interface__ array")

@@ -1,0 +1,214 @@
+"""Runs cpu-target artifacts: loads their object code into an
+MCJIT engine per object and launches grids with blocks spread over all cores.
+
+The compiled entry is ``void run(ptr args, ptr ctx, i64 first, i64 last)``
+(see ``codegen/cpu.py``). ``launch`` splits the blocks into chunks and calls
+it from a thread pool (ctypes releases the GIL during the call), checks the
+context's error record afterwards and raises ``KernelRuntimeError``. On
+Ctrl-C the launcher sets the context's cancel flag, which the compiled loop
+checks between blocks, waits for the workers and re-raises.
+
+Example::
+
+    k = load(artifact)
+    k.launch((64, 1, 1), (256, 1, 1), 0, argbuf)
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import ctypes
+import os
+import threading
+
+from ..errors import KernelRuntimeError, LaunchError
+
+#: blocks*threads below which a launch runs on the calling thread (no pool hand-off)
+INLINE_WORK = 1 << 15
+
+
+class LaunchCtx(ctypes.Structure):
+    """Shared by all blocks of one launch; layout fixed by ``codegen/cpu.py``."""
+
+    _fields_ = [
+        ("grid", ctypes.c_int32 * 3),
+        ("block", ctypes.c_int32 * 3),
+        ("dyn_shared", ctypes.c_int64),
+        ("error", ctypes.c_int32),
+        ("cancel", ctypes.c_int32),
+        ("kind", ctypes.c_int32),
+        ("pad", ctypes.c_int32),
+        ("msg1", ctypes.c_void_p),
+        ("msg2", ctypes.c_void_p),
+        ("vals", ctypes.c_int64 * 12),
+    ]
+
+
+assert ctypes.sizeof(LaunchCtx) == 160
+
+_RUNFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+_lock = threading.Lock()
+_loaded: dict = {}
+_NCPU = os.cpu_count() or 1
+_pool = None
+
+
+def _new_engine():
+    # One MCJIT engine per object: adding a second object to an engine that
+    # was already finalised crashed (bad relocations) in llvmlite 0.50.
+    # An engine costs ~0.2 ms, so this is cheap.
+    from ..codegen import llvm_util
+    from ..codegen.cpu import host_target_machine
+
+    ll = llvm_util.llvm()
+    return ll.create_mcjit_compiler(ll.parse_assembly(""), host_target_machine())
+
+
+def _get_pool():
+    global _pool
+    if _pool is None:
+        _pool = cf.ThreadPoolExecutor(max_workers=_NCPU, thread_name_prefix="pykern-cpu")
+    return _pool
+
+
+def load(artifact) -> "CpuKernel":
+    """A launchable kernel from a cpu ``KernelArtifact`` (object code added to
+    a JIT engine once per symbol; no LLVM optimisation re-run).
+
+    Example: ``load(get_target("cpu").compile(mod)).launch(grid, block, 0, buf)``"""
+    if artifact.target != "cpu":
+        raise LaunchError(f"artifact for target {artifact.target!r} cannot run on the cpu")
+    from ..codegen.cpu import host_id
+
+    if artifact.host and artifact.host != host_id():
+        raise LaunchError(
+            f"cpu artifact was compiled for another host ({artifact.host}); recompile it here ({host_id()})"
+        )
+    with _lock:
+        k = _loaded.get(artifact.name)
+        if k is None:
+            from ..codegen import llvm_util
+
+            ll = llvm_util.llvm()
+            eng = _new_engine()
+            eng.add_object_file(ll.ObjectFileRef.from_data(bytes(artifact.binary)))
+            eng.finalize_object()
+            addr = eng.get_function_address(artifact.name)
+            if not addr:
+                raise LaunchError(f"internal error: symbol {artifact.name} not found in the cpu object")
+            k = CpuKernel(artifact, _RUNFN(addr))
+            k._engine = eng  # keeps the code alive
+            _loaded[artifact.name] = k
+        return k
+
+
+def _dim3(v, what):
+    if type(v) is tuple and len(v) == 3 and all(type(x) is int and 0 < x < 0x80000000 for x in v):
+        return v  # the common, already normalised case
+    if isinstance(v, int):
+        v = (v,)
+    v = tuple(int(x) for x in v)
+    if not 1 <= len(v) <= 3:
+        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {v}")
+    v = v + (1,) * (3 - len(v))
+    if any(x < 1 for x in v):
+        raise LaunchError(f"{what} dimensions must be >= 1, got {v}")
+    if any(x > 0x7FFFFFFF for x in v):
+        raise LaunchError(f"{what} dimension too large: {v}")
+    return v
+
+
+class CpuKernel:
+    """A loaded cpu kernel; ``launch`` runs it."""
+
+    def __init__(self, artifact, fn):
+        self.artifact = artifact
+        self.name = artifact.name
+        self._fn = fn
+
+    def launch(self, grid, block, dynamic_shared: int, argbuf) -> None:
+        """Run the kernel over ``grid`` blocks of ``block`` threads (3-tuples or
+        ints); ``argbuf`` holds ``kernarg_size`` bytes packed at the
+        ``FlatParam`` offsets. Raises ``LaunchError`` for a bad configuration
+        and ``KernelRuntimeError`` for a debug bounds failure or a divergent
+        barrier."""
+        art = self.artifact
+        grid = _dim3(grid, "grid")
+        block = _dim3(block, "block")
+        nthreads = block[0] * block[1] * block[2]
+        if nthreads > art.max_block_size:
+            raise LaunchError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
+        dynamic_shared = int(dynamic_shared or 0)
+        if dynamic_shared < 0:
+            raise LaunchError(f"dynamic shared memory size must be >= 0, got {dynamic_shared}")
+        if len(argbuf) < art.kernarg_size:
+            raise LaunchError(f"argument buffer has {len(argbuf)} bytes, kernel needs {art.kernarg_size}")
+        if len(argbuf) < 8:
+            argbuf = bytes(argbuf).ljust(8, b"\0")
+        buf = (ctypes.c_char * len(argbuf)).from_buffer_copy(argbuf)
+        ctx = LaunchCtx(grid, block, dynamic_shared)
+        nblocks = grid[0] * grid[1] * grid[2]
+        args_p = ctypes.addressof(buf)
+        ctx_p = ctypes.addressof(ctx)
+        workers = _NCPU
+        if workers == 1 or nblocks == 1 or nblocks * nthreads <= INLINE_WORK:
+            self._run_inline(args_p, ctx_p, ctx, nblocks)
+        else:
+            self._run_pool(args_p, ctx_p, ctx, nblocks, workers)
+        if ctx.error:
+            raise KernelRuntimeError(self._format_error(ctx, block))
+
+    def _run_inline(self, args_p, ctx_p, ctx, nblocks):
+        # chunks keep Ctrl-C responsive even without the pool
+        step = max(1, min(nblocks, 4096))
+        for first in range(0, nblocks, step):
+            self._fn(args_p, ctx_p, first, min(first + step, nblocks))
+            if ctx.error:
+                break
+
+    def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers):
+        pool = _get_pool()
+        nchunks = min(nblocks, workers * 4)
+        bounds = [nblocks * i // nchunks for i in range(nchunks + 1)]
+        futs = [pool.submit(self._fn, args_p, ctx_p, bounds[i], bounds[i + 1]) for i in range(nchunks)]
+        try:
+            cf.wait(futs)
+        except BaseException:
+            ctx.cancel = 1  # the compiled loop stops at its next block
+            for f in futs:
+                f.cancel()
+            cf.wait(futs)
+            raise
+        for f in futs:
+            f.result()
+
+    def _format_error(self, ctx, block):
+        art = self.artifact
+        kname = art.name
+        v = list(ctx.vals)
+        msg1 = ctypes.string_at(ctx.msg1).decode() if ctx.msg1 else "<unknown>"
+        if ctx.kind == 1:  # bounds
+            idx, extent, axis = v[0], v[1], v[2]
+            return (
+                f"{msg1}: index {idx} is out of bounds for axis {axis} with size {extent} "
+                f"(thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"
+            )
+        if ctx.kind == 2:  # divergent barrier
+            bx, by = block[0], block[1]
+
+            def tid(lin):
+                return f"({lin % bx}, {lin // bx % by}, {lin // (bx * by)})"
+
+            i0, iother, idone = v[0], v[1], v[2]
+            where = f"block ({v[5]}, {v[6]}, {v[7]})"
+            if iother >= 0:
+                msg2 = ctypes.string_at(ctx.msg2).decode() if ctx.msg2 else "another barrier"
+                why = f"thread {tid(iother)} waits at {msg2} instead"
+            else:
+                why = f"thread {tid(idone)} has already exited ({v[3]} of {v[3] + v[4]} threads exited)"
+            return (
+                f"divergent barrier: {msg1} reached by thread {tid(i0)} of {where}, but {why}; "
+                "every thread of a block must reach the same barrier"
+            )
+        return f"kernel {kname} failed (error kind {ctx.kind})"

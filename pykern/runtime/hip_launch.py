@@ -1,0 +1,363 @@
+"""Loading code objects and launching kernels through the HIP module API.
+
+Modules are loaded once per (code object hash, device) with hipModuleLoadData
+and kept for the life of the process; launches pass the packed explicit
+arguments through ``extra`` (HIP_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END) and
+the runtime fills the hidden arguments. Launch configurations are checked
+against the kernel's ``.max_flat_workgroup_size``, the device limits and its
+LDS size before HIP sees them, so a bad launch is a LaunchError, not a crash.
+
+Example::
+
+    kernel = load(artifact)                          # KernelArtifact for "amdgpu"
+    launch(kernel, argtypes, (d_out, d_x, 2.0), grid=(40, 1, 1), block=(256, 1, 1))
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import operator
+import threading
+import warnings
+from dataclasses import dataclass
+
+from pykern.errors import LaunchError
+from pykern.runtime import PerformanceWarning, hip_api
+from pykern.runtime.kernargs import KernParam, flatten_values, get_packer
+
+
+def _hip():
+    from pykern.runtime.hip import lib
+
+    return lib()
+
+
+def _md(md: dict, key: str, default=None):
+    """A metadata field, with or without the leading dot of the amdhsa spelling."""
+    if key in md:
+        return md[key]
+    return md.get(key.lstrip("."), default)
+
+
+class HipModuleCache:
+    """Code objects loaded on devices: one hipModule_t per (sha256, device), kept."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._modules: dict[tuple, int] = {}
+        self._functions: dict[tuple, int] = {}
+
+    @staticmethod
+    def key(code_object: bytes, device: int) -> tuple:
+        return (hashlib.sha256(code_object).hexdigest(), device)
+
+    def module(self, code_object: bytes, device: int) -> int:
+        """The hipModule_t for ``code_object`` on ``device`` (loaded on first use)."""
+        k = self.key(code_object, device)
+        m = self._modules.get(k)
+        if m is not None:
+            return m
+        with self._lock:
+            m = self._modules.get(k)
+            if m is None:
+                from pykern.runtime.devices import ensure_current
+
+                ensure_current(device)
+                h = ctypes.c_void_p()
+                image = ctypes.create_string_buffer(bytes(code_object), len(code_object))
+                _hip().hipModuleLoadData(ctypes.byref(h), image)
+                m = self._modules[k] = h.value
+        return m
+
+    def function(self, code_object: bytes, name: str, device: int) -> int:
+        """The hipFunction_t of kernel ``name`` (its symbol, not ``name.kd``)."""
+        k = self.key(code_object, device) + (name,)
+        f = self._functions.get(k)
+        if f is None:
+            mod = self.module(code_object, device)
+            h = ctypes.c_void_p()
+            _hip().hipModuleGetFunction(ctypes.byref(h), mod, name.encode())
+            f = self._functions[k] = h.value
+        return f
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def clear(self) -> None:
+        """Unload every module (kernels loaded from them become invalid)."""
+        with self._lock:
+            mods, self._modules, self._functions = list(self._modules.values()), {}, {}
+        for m in mods:
+            try:
+                _hip().hipModuleUnload(m)
+            except Exception:
+                pass
+
+
+module_cache = HipModuleCache()
+
+
+@dataclass(frozen=True)
+class LaunchLimits:
+    """What a launch must respect: from kernel metadata and the device."""
+
+    max_block_size: int  # min(.max_flat_workgroup_size, device max threads per block)
+    max_block_dim: tuple = (1024, 1024, 1024)
+    max_grid_dim: tuple = (2**31 - 1, 2**31 - 1, 2**31 - 1)
+    max_shared: int = 65536  # device LDS per block
+    static_shared: int = 0  # the kernel's .group_segment_fixed_size
+
+
+def _dim3(v, what: str) -> tuple:
+    if isinstance(v, int):
+        v = (v,)
+    try:
+        t = tuple(operator.index(x) for x in v)
+    except (TypeError, ValueError):
+        raise LaunchError(f"{what} must be an int or a tuple of 1-3 ints, got {v!r}") from None
+    if not 1 <= len(t) <= 3:
+        raise LaunchError(f"{what} must have 1-3 dimensions, got {v!r}")
+    return t + (1,) * (3 - len(t))
+
+
+def check_launch(grid, block, dynamic_shared: int, limits: LaunchLimits) -> tuple:
+    """Validate a launch configuration; return ``(grid3, block3)`` or raise LaunchError.
+
+    >>> check_launch(4, 64, 0, LaunchLimits(max_block_size=256))
+    ((4, 1, 1), (64, 1, 1))
+    """
+    g, b = _dim3(grid, "griddim"), _dim3(block, "blockdim")
+    if any(x < 1 for x in g):
+        raise LaunchError(f"griddim {g}: every dimension must be >= 1")
+    if any(x < 1 for x in b):
+        raise LaunchError(f"blockdim {b}: every dimension must be >= 1")
+    threads = b[0] * b[1] * b[2]
+    if threads > limits.max_block_size:
+        raise LaunchError(
+            f"blockdim {b} has {threads} threads; this kernel on this device allows at most {limits.max_block_size}"
+            " (its .max_flat_workgroup_size and the device limit)"
+        )
+    for i, c in enumerate("xyz"):
+        if b[i] > limits.max_block_dim[i]:
+            raise LaunchError(f"blockdim.{c} = {b[i]} exceeds the device limit {limits.max_block_dim[i]}")
+        if g[i] > limits.max_grid_dim[i]:
+            raise LaunchError(f"griddim.{c} = {g[i]} exceeds the device limit {limits.max_grid_dim[i]}")
+        if g[i] * b[i] > 0xFFFFFFFF:  # the HSA dispatch packet counts work-items in 32 bits
+            raise LaunchError(f"griddim.{c} * blockdim.{c} = {g[i] * b[i]} work-items exceeds 2**32 - 1")
+    if dynamic_shared < 0:
+        raise LaunchError(f"dynamic shared memory size must be >= 0, got {dynamic_shared}")
+    if dynamic_shared + limits.static_shared > limits.max_shared:
+        raise LaunchError(
+            f"{dynamic_shared} bytes of dynamic shared memory + {limits.static_shared} static exceed the"
+            f" device's {limits.max_shared} bytes of LDS per block"
+        )
+    return g, b
+
+
+def explicit_params(artifact) -> list:
+    """The artifact's flat parameters at the offsets its code object metadata gives.
+
+    Raises LaunchError when the metadata and the artifact disagree (count or sizes).
+    """
+    params = list(artifact.params)
+    md = artifact.metadata or {}
+    args = _md(md, ".args")
+    if args is None:
+        return params
+    explicit = [a for a in args if not str(_md(a, ".value_kind", "")).startswith("hidden_")]
+    if len(explicit) != len(params):
+        raise LaunchError(
+            f"kernel {artifact.name}: code object declares {len(explicit)} explicit arguments, the artifact {len(params)}"
+        )
+    out = []
+    for p, a in zip(params, explicit):
+        off, size = int(_md(a, ".offset")), int(_md(a, ".size"))
+        if size != p.size:
+            raise LaunchError(f"kernel {artifact.name}: argument {p.name} is {p.size} bytes, the code object says {size}")
+        out.append(KernParam(p.name, p.type, off, size, p.role, getattr(p, "arg_index", 0)))
+    return out
+
+
+class HipKernel:
+    """An amdgpu KernelArtifact loaded on a device, launchable like CpuKernel."""
+
+    def __init__(self, artifact, device: int | None = None):
+        from pykern.runtime.devices import current_device_id, get_device
+
+        if getattr(artifact, "target", "amdgpu") not in ("amdgpu", "hip"):
+            raise LaunchError(f"kernel {artifact.name} was compiled for {artifact.target}, not amdgpu")
+        self.artifact = artifact
+        self.name = artifact.name
+        self.device_id = current_device_id() if device is None else device
+        dev = get_device(self.device_id)
+        if artifact.arch and artifact.arch.split(":")[0] != dev.arch:
+            raise LaunchError(
+                f"kernel {artifact.name} was compiled for {artifact.arch}, but device {dev.id} is {dev.gcn_arch_name}"
+            )
+        md = artifact.metadata or {}
+        self.params = explicit_params(artifact)
+        from pykern.runtime.kernargs import kernarg_size
+
+        self.kernarg_size = max(int(getattr(artifact, "kernarg_size", 0) or 0), kernarg_size(self.params))
+        self.packer = get_packer(self.params, self.kernarg_size)
+        max_flat = int(_md(md, ".max_flat_workgroup_size", 0) or 0) or int(getattr(artifact, "max_block_size", 0) or 1024)
+        self.limits = LaunchLimits(
+            max_block_size=min(max_flat, dev.max_threads_per_block),
+            max_block_dim=dev.max_block_dim,
+            max_grid_dim=dev.max_grid_dim,
+            max_shared=dev.max_shared_per_block,
+            static_shared=int(_md(md, ".group_segment_fixed_size", 0) or getattr(artifact, "static_shared_bytes", 0) or 0),
+        )
+        self.function = module_cache.function(artifact.binary, artifact.name, self.device_id)
+        self._checked: dict = {}
+        self._tls = threading.local()
+
+    def launch(self, grid, block, dynamic_shared: int, argbuf, stream=0) -> None:
+        """Queue the kernel on ``stream`` with ``argbuf`` (the packed explicit arguments)."""
+        # configurations repeat from launch to launch: validate each one once
+        try:
+            gb = self._checked.get((grid, block, dynamic_shared))
+        except TypeError:  # unhashable (lists): validate every time
+            gb = None
+        if gb is None:
+            gb = check_launch(grid, block, dynamic_shared, self.limits)
+            try:
+                if len(self._checked) < 4096:
+                    self._checked[(grid, block, dynamic_shared)] = gb
+            except TypeError:
+                pass
+        g, b = gb
+        n = len(argbuf)
+        if n < self.kernarg_size:
+            raise LaunchError(f"kernel {self.name}: argument buffer is {n} bytes, the kernel needs {self.kernarg_size}")
+        if n == self.kernarg_size:
+            # HIP copies the arguments during the call, so one buffer per thread
+            # can be reused: saves ~3 us of ctypes object building per launch
+            st = getattr(self._tls, "bufs", None)
+            if st is None:
+                st = self._tls.bufs = _LaunchBuffers(n)
+            st.view[:n] = argbuf
+        else:
+            st = _LaunchBuffers(n, argbuf)  # a local: alive until the call returns
+        extra = st.extra
+        s = stream if isinstance(stream, int) else int(getattr(stream, "handle", 0) or 0)
+        _hip().hipModuleLaunchKernel(self.function, g[0], g[1], g[2], b[0], b[1], b[2], dynamic_shared, s, None, extra)
+
+
+class _LaunchBuffers:
+    """The ``extra`` array for hipModuleLaunchKernel and the memory it points at."""
+
+    __slots__ = ("buf", "size", "extra", "view")
+
+    def __init__(self, n: int, data=None):
+        self.buf = ctypes.create_string_buffer(max(n, 1))
+        self.size = ctypes.c_size_t(n)
+        self.view = memoryview(self.buf).cast("B")
+        if data is not None:
+            self.view[:n] = data
+        self.extra = (ctypes.c_void_p * 5)(
+            hip_api.HIP_LAUNCH_PARAM_BUFFER_POINTER,
+            ctypes.addressof(self.buf),
+            hip_api.HIP_LAUNCH_PARAM_BUFFER_SIZE,
+            ctypes.addressof(self.size),
+            hip_api.HIP_LAUNCH_PARAM_END,
+        )
+
+
+_kernels: dict[tuple, HipKernel] = {}
+
+
+def load(artifact, device: int | None = None) -> HipKernel:
+    """The HipKernel for ``artifact`` on ``device`` (default: current), loaded once."""
+    from pykern.runtime.devices import current_device_id
+
+    dev = current_device_id() if device is None else device
+    key = (id(artifact), dev)
+    k = _kernels.get(key)
+    if k is None or k.artifact is not artifact:
+        k = _kernels[key] = HipKernel(artifact, dev)
+    return k
+
+
+# --------------------------------------------------------------------------- host arrays
+def _is_array_type(t) -> bool:
+    return type(t).__name__ == "Array"
+
+
+def prepare_args(argtypes, values, stream=0):
+    """Make every array argument a "hip" DeviceArray.
+
+    Host numpy arrays (and cpu-target DeviceArrays) are copied in, with a
+    PerformanceWarning; returns ``(values, writebacks)`` where writebacks are
+    ``(device_array, host_array)`` pairs to copy back after the launch.
+    """
+    from pykern.runtime import memory
+
+    writebacks: list = []
+    warned = [False]
+
+    def conv(t, v):
+        tname = type(t).__name__
+        if tname == "Tuple":
+            return tuple(conv(e, x) for e, x in zip(t.elems, v))
+        if tname != "Array":
+            return v
+        if isinstance(v, memory.DeviceArray):
+            if v.target == "hip":
+                return v
+            host = v._host_view()
+        elif hasattr(v, "__cuda_array_interface__"):
+            return memory.from_cuda_array_interface(v, target="hip")
+        else:
+            import numpy as np
+
+            if not isinstance(v, np.ndarray) and hasattr(v, "__dlpack__"):
+                d = memory.as_device_array(v)
+                if d.target == "hip":
+                    return d
+                host = d._host_view()
+            else:
+                host = v if isinstance(v, np.ndarray) else np.asarray(v)
+        if not warned[0]:
+            warnings.warn(
+                "host array passed to a HIP kernel: it is copied to the GPU and back on every launch;"
+                " use pykern.to_device() to keep data on the device",
+                PerformanceWarning,
+                stacklevel=4,
+            )
+            warned[0] = True
+        d = memory.to_device(host, stream=stream, target="hip")
+        writable = getattr(getattr(host, "flags", None), "writeable", True)
+        if writable and not getattr(t, "readonly", False):
+            writebacks.append((d, host))
+        return d
+
+    return tuple(conv(t, v) for t, v in zip(argtypes, values)), writebacks
+
+
+def finish(writebacks, stream=0) -> None:
+    """Copy arrays that were copied in back to their host arrays."""
+    for d, host in writebacks:
+        d.copy_to_host(host, stream=stream)
+
+
+def launch(kernel: HipKernel, artifact, argtypes, values, grid, block, dynamic_shared: int = 0, stream=0,
+           kernel_name: str | None = None) -> None:
+    """Convert, flatten, pack and launch: everything a dispatcher does per call on "hip".
+
+    ``artifact`` must be the one ``kernel`` was loaded from (kept in the
+    signature for symmetry with the cpu backend); ``kernel_name`` prefixes errors.
+    """
+    if artifact is not None and artifact is not kernel.artifact:
+        raise LaunchError(f"{kernel_name or kernel.name}: kernel and artifact do not belong together")
+    try:
+        values, writebacks = prepare_args(argtypes, values, stream)
+        buf = kernel.packer.fast(flatten_values(argtypes, values))
+        kernel.launch(grid, block, dynamic_shared, buf, stream)
+    except LaunchError as e:
+        if kernel_name and not str(e).startswith(kernel_name):
+            raise LaunchError(f"{kernel_name}: {e}") from None
+        raise
+    if writebacks:
+        finish(writebacks, stream)

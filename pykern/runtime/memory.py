@@ -1,0 +1,637 @@
+"""Device arrays: one class for both targets, so user code is the same on each.
+
+A DeviceArray is a strided view (``ptr``, ``shape``, byte ``strides``,
+``dtype``) onto a storage that is either a hipMalloc allocation ("hip") or
+host memory ("cpu"). Storage is freed when the last array viewing it goes
+away (weakref.finalize: never twice, never at interpreter exit).
+
+Example::
+
+    >>> import numpy as np
+    >>> from pykern.runtime.memory import to_device
+    >>> d = to_device(np.arange(6.0).reshape(2, 3), target="cpu")
+    >>> d[1, ::2].copy_to_host()
+    array([3., 5.])
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+import weakref
+
+import numpy as np
+
+from pykern.runtime import hip_api, resolve_target
+from pykern.runtime.streams import Stream, as_stream
+
+_ALIGN = 256  # same as hipMalloc's guarantee, so code tuned on one target behaves on the other
+
+
+def _hip():
+    from pykern.runtime.hip import lib
+
+    return lib()
+
+
+# --------------------------------------------------------------------------- storage
+def _hip_free(ptr: int) -> None:
+    try:
+        _hip().hipFree(ptr)
+    except Exception:  # freeing during interpreter/runtime teardown: the OS reclaims it
+        pass
+
+
+class Storage:
+    """A block of memory and what keeps it alive. ``ptr`` is its first byte."""
+
+    __slots__ = ("ptr", "nbytes", "target", "device", "owner", "readonly", "_finalizer", "__weakref__")
+
+    def __init__(self, ptr: int, nbytes: int, target: str, device: int = 0, owner=None, readonly: bool = False):
+        self.ptr = ptr
+        self.nbytes = nbytes
+        self.target = target
+        self.device = device
+        self.owner = owner
+        self.readonly = readonly
+        self._finalizer = None
+
+    @classmethod
+    def host(cls, nbytes: int) -> "Storage":
+        raw = np.empty(nbytes + _ALIGN, dtype=np.uint8)
+        base = raw.ctypes.data
+        pad = (-base) % _ALIGN
+        return cls(base + pad, nbytes, "cpu", 0, owner=raw)
+
+    @classmethod
+    def hip(cls, nbytes: int, device: int | None = None) -> "Storage":
+        from pykern.runtime.devices import current_device_id, ensure_current
+
+        dev = current_device_id() if device is None else device
+        if nbytes == 0:
+            return cls(0, 0, "hip", dev)
+        ensure_current(dev)
+        p = ctypes.c_void_p()
+        _hip().hipMalloc(ctypes.byref(p), nbytes)
+        st = cls(p.value, nbytes, "hip", dev)
+        st._finalizer = weakref.finalize(st, _hip_free, p.value)
+        st._finalizer.atexit = False
+        return st
+
+    @classmethod
+    def allocate(cls, nbytes: int, target: str) -> "Storage":
+        return cls.hip(nbytes) if target == "hip" else cls.host(nbytes)
+
+    def free(self) -> None:
+        """Release the memory now (later uses of views onto it are undefined)."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self.owner = None
+
+
+# --------------------------------------------------------------------------- helpers
+def _c_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _f_strides(shape, itemsize):
+    strides, acc = [], itemsize
+    for n in shape:
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(strides)
+
+
+def _is_contig(shape, strides, itemsize, order):
+    size = 1
+    for n in shape:
+        size *= n
+    if size == 0:
+        return True
+    dims = zip(shape, strides) if order == "F" else zip(reversed(shape), reversed(strides))
+    acc = itemsize
+    for n, s in dims:
+        if n != 1:
+            if s != acc:
+                return False
+            acc *= n
+    return True
+
+
+def _span(shape, strides, itemsize):
+    """(lo, hi): byte range, relative to the first element, that a view touches."""
+    lo = hi = 0
+    for n, s in zip(shape, strides):
+        if n == 0:
+            return 0, 0
+        if s < 0:
+            lo += (n - 1) * s
+        else:
+            hi += (n - 1) * s
+    return lo, hi + itemsize
+
+
+def _normalize_shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(operator.index(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"negative dimensions are not allowed: {shape}")
+    return shape
+
+
+def _check_dtype(dtype) -> np.dtype:
+    dt = np.dtype(dtype)
+    if dt.hasobject:
+        raise TypeError(f"device arrays cannot hold Python objects (dtype {dt})")
+    return dt
+
+
+class _HostWindow:
+    """Gives numpy a view of raw host memory while holding its storage alive."""
+
+    __slots__ = ("__array_interface__", "storage")
+
+    def __init__(self, ptr, shape, strides, dtype, storage, readonly=False):
+        self.storage = storage
+        self.__array_interface__ = {
+            "data": (ptr, readonly),
+            "shape": shape,
+            "strides": strides,
+            "typestr": dtype.str,
+            "descr": dtype.descr if dtype.fields else [("", dtype.str)],
+            "version": 3,
+        }
+
+
+# --------------------------------------------------------------------------- DeviceArray
+class DeviceArray:
+    """An n-d array in device memory ("hip") or host memory ("cpu").
+
+    Attributes read by the launcher on every call are plain slots: ``ptr`` (int,
+    address of element 0), ``shape``, ``strides`` (bytes), ``dtype``, ``target``.
+    """
+
+    __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "__weakref__")
+
+    # numba's ``__cuda_array_interface__`` consumers check for this name
+    __array_priority__ = 100
+
+    def __init__(self, shape, strides, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
+        self.shape = tuple(shape)
+        self.strides = tuple(strides)
+        self.dtype = np.dtype(dtype)
+        self.storage = storage
+        self.ptr = storage.ptr if ptr is None else ptr
+        self.target = storage.target
+        self.stream = stream
+
+    # -- numpy-like attributes
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def device(self) -> int:
+        return self.storage.device
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        """numba's spelling of the data pointer."""
+        return ctypes.c_void_p(self.ptr)
+
+    @property
+    def T(self) -> "DeviceArray":
+        return self.transpose()
+
+    def is_c_contiguous(self) -> bool:
+        return _is_contig(self.shape, self.strides, self.dtype.itemsize, "C")
+
+    def is_f_contiguous(self) -> bool:
+        return _is_contig(self.shape, self.strides, self.dtype.itemsize, "F")
+
+    @property
+    def flags(self) -> dict:
+        return {"C_CONTIGUOUS": self.is_c_contiguous(), "F_CONTIGUOUS": self.is_f_contiguous()}
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d device array")
+        return self.shape[0]
+
+    def __repr__(self) -> str:
+        return f"<pykern.DeviceArray {self.target} shape={self.shape} dtype={self.dtype} strides={self.strides}>"
+
+    # -- views
+    def _view(self, shape, strides, ptr) -> "DeviceArray":
+        return DeviceArray(shape, strides, self.dtype, self.storage, ptr, self.stream)
+
+    def transpose(self, axes=None) -> "DeviceArray":
+        """A view with axes permuted (reversed by default), like ``ndarray.transpose``."""
+        if axes is None:
+            axes = tuple(reversed(range(self.ndim)))
+        if sorted(axes) != list(range(self.ndim)):
+            raise ValueError(f"axes {axes} are not a permutation of {self.ndim} dimensions")
+        return self._view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), self.ptr)
+
+    def reshape(self, *newshape, order: str = "C") -> "DeviceArray":
+        """A view with a new shape; the array must be contiguous in ``order``."""
+        if len(newshape) == 1 and not isinstance(newshape[0], (int, np.integer)):
+            newshape = newshape[0]
+        newshape = list(newshape)
+        if newshape.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension")
+        if -1 in newshape:
+            known = 1
+            for n in newshape:
+                if n != -1:
+                    known *= n
+            newshape[newshape.index(-1)] = self.size // known if known else 0
+        newshape = _normalize_shape(newshape)
+        if int(np.prod(newshape, dtype=np.int64)) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {newshape}")
+        if order not in ("C", "F"):
+            raise ValueError("order must be 'C' or 'F'")
+        ok = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
+        if not ok:
+            raise NotImplementedError(f"reshape of a non-{order}-contiguous device array (copy it first)")
+        st = _c_strides if order == "C" else _f_strides
+        return self._view(newshape, st(newshape, self.dtype.itemsize), self.ptr)
+
+    def ravel(self, order: str = "C") -> "DeviceArray":
+        return self.reshape(self.size, order=order)
+
+    def _index(self, key):
+        """(shape, strides, ptr, all_int) of ``self[key]`` for basic indexing."""
+        if not isinstance(key, tuple):
+            key = (key,)
+        for k in key:
+            if not (k is None or k is Ellipsis or isinstance(k, slice)):
+                try:
+                    operator.index(k)
+                except TypeError:
+                    raise TypeError(
+                        f"device arrays take integers, slices, ... and None as indices, not {type(k).__name__}"
+                        " (fancy indexing: copy_to_host() first)"
+                    ) from None
+        n_ell = sum(1 for k in key if k is Ellipsis)
+        if n_ell > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+        if n_real > self.ndim:
+            raise IndexError(f"too many indices for array: array is {self.ndim}-dimensional, but {n_real} were indexed")
+        full = []
+        for k in key:
+            if k is Ellipsis:
+                full.extend([slice(None)] * (self.ndim - n_real))
+            else:
+                full.append(k)
+        if not n_ell:
+            full.extend([slice(None)] * (self.ndim - n_real))
+        ptr, shape, strides, dim, all_int = self.ptr, [], [], 0, True
+        for k in full:
+            if k is None:
+                shape.append(1)
+                strides.append(0)
+                all_int = False
+                continue
+            n, s = self.shape[dim], self.strides[dim]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                length = len(range(start, stop, step))
+                if length:
+                    ptr += start * s
+                shape.append(length)
+                strides.append(s * step)
+                all_int = False
+            else:
+                i = operator.index(k)
+                if i < 0:
+                    i += n
+                if not 0 <= i < n:
+                    raise IndexError(f"index {operator.index(k)} is out of bounds for axis {dim} with size {n}")
+                ptr += i * s
+            dim += 1
+        return tuple(shape), tuple(strides), ptr, all_int and bool(full)
+
+    def __getitem__(self, key):
+        shape, strides, ptr, scalar = self._index(key)
+        view = self._view(shape, strides, ptr)
+        if scalar:  # numba returns a host scalar for a fully-indexed element
+            return view.copy_to_host()[()]
+        return view
+
+    def __setitem__(self, key, value):
+        shape, strides, ptr, _ = self._index(key)
+        view = self._view(shape, strides, ptr)
+        if isinstance(value, DeviceArray):
+            if value.shape != view.shape:
+                value = value.copy_to_host()
+            else:
+                view.copy_to_device(value)
+                return
+        src = np.broadcast_to(np.asarray(value, dtype=self.dtype), view.shape)
+        view.copy_to_device(src)
+
+    # -- host access (cpu storage only)
+    def _host_view(self) -> np.ndarray:
+        """A numpy view of this array's memory; only valid for host ("cpu") storage."""
+        assert self.target == "cpu", "host view of device memory"
+        if self.size == 0:
+            return np.empty(self.shape, self.dtype)
+        return np.asarray(_HostWindow(self.ptr, self.shape, self.strides, self.dtype, self.storage, self.storage.readonly))
+
+    # -- copies
+    def copy_to_host(self, ary: np.ndarray | None = None, stream=0) -> np.ndarray:
+        """Copy into ``ary`` (or a new array with this layout) and return it.
+
+        With a non-default ``stream`` the copy is asynchronous: the result is
+        valid after ``stream.synchronize()``.
+        """
+        if ary is None:
+            order = "F" if (self.is_f_contiguous() and not self.is_c_contiguous()) else "C"
+            ary = np.empty(self.shape, self.dtype, order=order)
+        else:
+            if not isinstance(ary, np.ndarray):
+                raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
+            if ary.shape != self.shape or ary.dtype != self.dtype:
+                raise ValueError(f"copy_to_host: destination is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+        if self.size == 0:
+            return ary
+        if self.target == "cpu":
+            ary[...] = self._host_view()
+            return ary
+        s = as_stream(stream, "hip")
+        same_layout = (ary.flags.c_contiguous and self.is_c_contiguous()) or (ary.flags.f_contiguous and self.is_f_contiguous())
+        if same_layout and ary.flags.writeable:
+            _copy(ary.ctypes.data, self.ptr, self.nbytes, hip_api.hipMemcpyDeviceToHost, s, keep=ary)
+            return ary
+        ary[...] = self._staged_host_view(s)
+        return ary
+
+    def _staged_host_view(self, s: Stream) -> np.ndarray:
+        """A host copy of the byte span this (strided) view covers, viewed with its strides."""
+        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        staging = np.empty(hi - lo, np.uint8)
+        _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s)
+        s.synchronize() if not s.is_default else None
+        return np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)
+
+    def copy_to_device(self, ary, stream=0) -> None:
+        """Copy host data (array-like, same shape and dtype) or another DeviceArray into this one."""
+        if isinstance(ary, DeviceArray) and ary.target == "hip" and self.target == "hip":
+            if ary.shape != self.shape or ary.dtype != self.dtype:
+                raise ValueError(f"copy_to_device: source is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+            if self.size == 0:
+                return
+            s = as_stream(stream, "hip")
+            if (self.is_c_contiguous() and ary.is_c_contiguous()) or (self.is_f_contiguous() and ary.is_f_contiguous()):
+                _copy(self.ptr, ary.ptr, self.nbytes, hip_api.hipMemcpyDeviceToDevice, s)
+                return
+            src = ary._staged_host_view(s)
+        elif isinstance(ary, DeviceArray):
+            src = ary._host_view() if ary.target == "cpu" else ary.copy_to_host()
+        else:
+            src = np.asarray(ary)
+        if src.shape != self.shape:
+            raise ValueError(f"copy_to_device: source shape {src.shape} does not match array shape {self.shape}")
+        if src.dtype != self.dtype:
+            raise TypeError(f"copy_to_device: source dtype {src.dtype} does not match array dtype {self.dtype}")
+        if self.size == 0:
+            return
+        if self.target == "cpu":
+            self._host_view()[...] = src
+            return
+        s = as_stream(stream, "hip")
+        c, f = self.is_c_contiguous(), self.is_f_contiguous()
+        if (c and src.flags.c_contiguous) or (f and src.flags.f_contiguous):
+            _copy(self.ptr, src.ctypes.data, self.nbytes, hip_api.hipMemcpyHostToDevice, s, keep=src)
+            return
+        if c or f:
+            host = np.require(src, requirements="C" if c else "F")
+            _copy(self.ptr, host.ctypes.data, self.nbytes, hip_api.hipMemcpyHostToDevice, s, keep=host)
+            return
+        # strided destination: read the span, overwrite our elements in it, write it back
+        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        staging = np.empty(hi - lo, np.uint8)
+        _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s)
+        if not s.is_default:
+            s.synchronize()
+        np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)[...] = src
+        _copy(self.ptr + lo, staging.ctypes.data, hi - lo, hip_api.hipMemcpyHostToDevice, s, keep=staging)
+
+    def copy(self) -> "DeviceArray":
+        """A new contiguous device array with the same contents."""
+        out = device_array(self.shape, self.dtype, "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C", target=self.target)
+        out.copy_to_device(self)
+        return out
+
+    def __array__(self, dtype=None, copy=None):
+        # always a copy: the two targets then behave the same
+        a = self.copy_to_host()
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    # -- interop
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """Version 3 of the CUDA Array Interface (the ROCm stack reuses it)."""
+        c = self.is_c_contiguous()
+        stream = None
+        if self.target == "hip":
+            # 1 = the legacy default stream in the protocol
+            stream = self.stream.handle if (self.stream is not None and self.stream.handle) else 1
+        return {
+            "shape": self.shape,
+            "strides": None if c else self.strides,
+            "typestr": self.dtype.str,
+            "data": (self.ptr if self.size else 0, bool(self.storage.readonly)),
+            "version": 3,
+            "stream": stream,
+        }
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from pykern.runtime import dlpack
+
+        return dlpack.export(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple:
+        from pykern.runtime import dlpack
+
+        return dlpack.device_of(self)
+
+
+DeviceNDArray = DeviceArray  # numba's name
+
+
+def _copy(dst: int, src: int, nbytes: int, kind: int, s: Stream, keep=None) -> None:
+    if s.is_default:
+        _hip().hipMemcpy(dst, src, nbytes, kind)
+    else:
+        _hip().hipMemcpyAsync(dst, src, nbytes, kind, s.handle)
+        if keep is not None:
+            s.keep_alive(keep)
+
+
+# --------------------------------------------------------------------------- constructors
+def device_array(shape, dtype=np.float64, order: str = "C", stream=0, target: str | None = None) -> DeviceArray:
+    """An uninitialised array on the current target.
+
+    >>> device_array((2, 3), np.float32, target="cpu").strides
+    (12, 4)
+    """
+    shape = _normalize_shape(shape)
+    dt = _check_dtype(dtype)
+    if order not in ("C", "F"):
+        raise ValueError("order must be 'C' or 'F'")
+    t = resolve_target(target)
+    strides = (_c_strides if order == "C" else _f_strides)(shape, dt.itemsize)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    s = None if (stream is None or stream == 0) else as_stream(stream, t)
+    return DeviceArray(shape, strides, dt, Storage.allocate(nbytes, t), stream=s)
+
+
+def device_array_like(ary, stream=0, target: str | None = None) -> DeviceArray:
+    """An uninitialised array with the shape, dtype and memory order of ``ary``."""
+    a = ary if isinstance(ary, (DeviceArray, np.ndarray)) else np.asarray(ary)
+    if isinstance(a, DeviceArray):
+        f = a.is_f_contiguous() and not a.is_c_contiguous()
+    else:
+        f = a.flags.f_contiguous and not a.flags.c_contiguous
+    return device_array(a.shape, a.dtype, "F" if f else "C", stream, target)
+
+
+def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, target: str | None = None) -> DeviceArray:
+    """Copy a host array (or array-like) to the current target and return the DeviceArray.
+
+    C- and F-contiguous arrays keep their layout; other strided arrays arrive
+    C-contiguous. A DeviceArray passed in is returned as is. ``to=`` copies into
+    an existing array instead.
+    """
+    if to is not None:
+        to.copy_to_device(obj, stream=stream)
+        return to
+    t = resolve_target(target)
+    if isinstance(obj, DeviceArray) and obj.target == t:
+        return obj
+    if isinstance(obj, DeviceArray):
+        ary = obj._host_view() if obj.target == "cpu" else obj.copy_to_host()
+    else:
+        ary = np.asarray(obj)
+    _check_dtype(ary.dtype)
+    if ary.flags.c_contiguous:
+        order = "C"
+    elif ary.flags.f_contiguous:
+        order = "F"
+    else:
+        ary, order = np.ascontiguousarray(ary), "C"
+    out = device_array(ary.shape, ary.dtype, order, stream, target=t)
+    out.copy_to_device(ary, stream=stream)
+    return out
+
+
+def _pinned_free(ptr: int) -> None:
+    try:
+        _hip().hipHostFree(ptr)
+    except Exception:
+        pass
+
+
+def pinned_array(shape, dtype=np.float64, order: str = "C", target: str | None = None) -> np.ndarray:
+    """A host numpy array in page-locked memory (hipHostMalloc) for fast async copies.
+
+    On the cpu target it is an ordinary numpy array.
+    """
+    shape = _normalize_shape(shape)
+    dt = _check_dtype(dtype)
+    t = resolve_target(target)
+    if t != "hip":
+        return np.empty(shape, dt, order=order)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    if nbytes == 0:
+        return np.empty(shape, dt, order=order)
+    p = ctypes.c_void_p()
+    _hip().hipHostMalloc(ctypes.byref(p), nbytes, hip_api.hipHostMallocDefault)
+    buf = (ctypes.c_uint8 * nbytes).from_address(p.value)
+    fin = weakref.finalize(buf, _pinned_free, p.value)
+    fin.atexit = False
+    flat = np.frombuffer(buf, dtype=dt)  # keeps buf (and so the allocation) alive
+    return flat.reshape(shape, order=order)
+
+
+def is_device_array(obj) -> bool:
+    """True for pykern DeviceArrays and objects exporting ``__cuda_array_interface__``."""
+    return isinstance(obj, DeviceArray) or hasattr(obj, "__cuda_array_interface__")
+
+
+def from_cuda_array_interface(obj, target: str | None = None) -> DeviceArray:
+    """A zero-copy DeviceArray over memory described by ``obj.__cuda_array_interface__``."""
+    cai = obj.__cuda_array_interface__
+    if cai.get("mask") is not None:
+        raise NotImplementedError("masked __cuda_array_interface__ arrays are not supported")
+    t = resolve_target(target)
+    shape = _normalize_shape(cai["shape"])
+    dt = _check_dtype(cai["typestr"])
+    if "descr" in cai and len(cai["descr"]) > 1:
+        dt = _check_dtype(np.dtype(cai["descr"]))
+    strides = cai.get("strides")
+    strides = _c_strides(shape, dt.itemsize) if strides is None else tuple(int(s) for s in strides)
+    ptr, readonly = cai["data"]
+    ptr = int(ptr or 0)
+    stream = cai.get("stream")
+    if stream is not None and t == "hip" and cai.get("version", 0) >= 3:
+        if stream == 0:
+            raise ValueError("__cuda_array_interface__ stream 0 is disallowed by the protocol")
+        # 1 and 2 are the legacy / per-thread default streams; HIP spells them 0 and 2
+        _hip().hipStreamSynchronize(0 if stream == 1 else int(stream))
+    lo, hi = _span(shape, strides, dt.itemsize)
+    dev = 0
+    if t == "hip":
+        from pykern.runtime.devices import current_device_id
+
+        dev = current_device_id()
+    st = Storage(ptr + lo, hi - lo, t, dev, owner=obj, readonly=bool(readonly))
+    return DeviceArray(shape, strides, dt, st, ptr)
+
+
+def as_device_array(obj, target: str | None = None) -> DeviceArray:
+    """View ``obj`` as a DeviceArray without copying: a DeviceArray, an object with
+    ``__cuda_array_interface__``, or one with ``__dlpack__`` (numpy arrays included,
+    as host "cpu" arrays)."""
+    if isinstance(obj, DeviceArray):
+        return obj
+    if hasattr(obj, "__cuda_array_interface__"):
+        return from_cuda_array_interface(obj, target)
+    if hasattr(obj, "__dlpack__"):
+        from pykern.runtime.dlpack import from_dlpack
+
+        return from_dlpack(obj)
+    raise TypeError(f"{type(obj).__name__} has neither __cuda_array_interface__ nor __dlpack__")
+
+
+as_cuda_array = as_device_array  # numba's name
+
+
+def from_dlpack(obj) -> DeviceArray:
+    """A zero-copy DeviceArray over ``obj.__dlpack__()`` (see pykern.runtime.dlpack)."""
+    from pykern.runtime.dlpack import from_dlpack as _from_dlpack
+
+    return _from_dlpack(obj)

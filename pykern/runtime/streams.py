@@ -1,0 +1,244 @@
+"""Streams and events on both targets.
+
+On "hip" a Stream wraps a hipStream_t (handle 0 is the null stream) and an
+Event a hipEvent_t. On "cpu" every operation runs immediately, so streams only
+keep the API shape and events record host timestamps.
+
+Example::
+
+    >>> from pykern.runtime import streams
+    >>> s = streams.stream(target="cpu")
+    >>> start, end = streams.event(target="cpu"), streams.event(target="cpu")
+    >>> start.record(s); end.record(s); end.synchronize()
+    >>> start.elapsed_time(end) >= 0.0
+    True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import time
+import weakref
+
+from pykern.runtime import hip_api, resolve_target
+
+
+def _hip():
+    from pykern.runtime.hip import lib
+
+    return lib()
+
+
+def _destroy_stream(handle: int) -> None:
+    try:
+        _hip().hipStreamDestroy(handle)
+    except Exception:  # the runtime may already be gone at exit
+        pass
+
+
+def _destroy_event(handle: int) -> None:
+    try:
+        _hip().hipEventDestroy(handle)
+    except Exception:
+        pass
+
+
+class Stream:
+    """A queue of device work. ``int(s)`` is the hipStream_t value (0: null stream)."""
+
+    __slots__ = ("handle", "target", "device", "_keepalive", "_finalizer", "__weakref__")
+
+    def __init__(self, handle: int = 0, target: str = "cpu", device: int = 0, owned: bool = False):
+        self.handle = int(handle or 0)
+        self.target = target
+        self.device = device
+        # host buffers an async copy still reads/writes: released at synchronize
+        self._keepalive: list = []
+        self._finalizer = None
+        if owned and self.handle:
+            self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
+            self._finalizer.atexit = False
+
+    @property
+    def is_default(self) -> bool:
+        return self.handle == 0
+
+    def synchronize(self) -> None:
+        """Wait until every operation queued on this stream has finished."""
+        if self.target == "hip":
+            _hip().hipStreamSynchronize(self.handle)
+        self._keepalive.clear()
+
+    def query(self) -> bool:
+        """True when all queued work has finished (never blocks)."""
+        if self.target != "hip":
+            return True
+        rc = _hip().raw.hipStreamQuery(self.handle)
+        if rc == hip_api.hipErrorNotReady:
+            return False
+        if rc:
+            raise _hip().error(rc, "hipStreamQuery")
+        self._keepalive.clear()
+        return True
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """``with s.auto_synchronize(): ...`` synchronizes the stream on exit."""
+        try:
+            yield self
+        finally:
+            self.synchronize()
+
+    def keep_alive(self, obj) -> None:
+        """Hold ``obj`` until the next synchronize (async copies from/to host memory)."""
+        if self.target == "hip":
+            self._keepalive.append(obj)
+
+    def __int__(self) -> int:
+        return self.handle
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and (self.handle, self.target) == (other.handle, other.target)
+
+    def __hash__(self):
+        return hash((self.handle, self.target))
+
+    def __repr__(self) -> str:
+        what = "default stream" if self.is_default else f"stream 0x{self.handle:x}"
+        return f"<pykern {self.target} {what}>"
+
+
+_defaults: dict[tuple, Stream] = {}
+
+
+def default_stream(target: str | None = None) -> Stream:
+    """The null stream of the current device (work on it is ordered with all blocking streams)."""
+    t = resolve_target(target)
+    dev = 0
+    if t == "hip":
+        from pykern.runtime.devices import current_device_id
+
+        dev = current_device_id()
+    s = _defaults.get((t, dev))
+    if s is None:
+        s = _defaults[(t, dev)] = Stream(0, t, dev)
+    return s
+
+
+def stream(target: str | None = None) -> Stream:
+    """A new stream (hipStreamCreate on "hip"), destroyed when no longer referenced."""
+    t = resolve_target(target)
+    if t != "hip":
+        return Stream(0, t, 0)
+    from pykern.runtime.devices import current_device_id, ensure_current
+
+    dev = current_device_id()
+    ensure_current(dev)
+    h = ctypes.c_void_p()
+    _hip().hipStreamCreateWithFlags(ctypes.byref(h), hip_api.hipStreamDefault)
+    return Stream(h.value or 0, t, dev, owned=True)
+
+
+def as_stream(s, target: str) -> Stream:
+    """Normalise what users pass as ``stream=``: 0/None, a Stream, or a raw handle int."""
+    if s is None or s == 0:
+        return default_stream(target)
+    if isinstance(s, Stream):
+        return s
+    if isinstance(s, int):
+        return Stream(s, target)
+    h = getattr(s, "handle", None)  # e.g. a torch.cuda.Stream-like object with .cuda_stream
+    h = getattr(s, "cuda_stream", h)
+    if isinstance(h, int):
+        return Stream(h, target)
+    raise TypeError(f"expected a pykern Stream, 0 or a stream handle, got {type(s).__name__}")
+
+
+class Event:
+    """A marker in a stream: ``record``, ``synchronize``, ``query``, ``elapsed_time``."""
+
+    __slots__ = ("target", "timing", "handle", "_t", "_finalizer", "__weakref__")
+
+    def __init__(self, timing: bool = True, target: str | None = None):
+        self.target = resolve_target(target)
+        self.timing = bool(timing)
+        self.handle = 0
+        self._t: float | None = None  # cpu: perf_counter at record
+        self._finalizer = None
+        if self.target == "hip":
+            h = ctypes.c_void_p()
+            flags = hip_api.hipEventDefault if timing else hip_api.hipEventDisableTiming
+            _hip().hipEventCreateWithFlags(ctypes.byref(h), flags)
+            self.handle = h.value or 0
+            self._finalizer = weakref.finalize(self, _destroy_event, self.handle)
+            self._finalizer.atexit = False
+
+    def record(self, stream=0) -> None:
+        """Mark the point in ``stream`` (default: the null stream) reached so far."""
+        if self.target == "hip":
+            s = as_stream(stream, "hip")
+            _hip().hipEventRecord(self.handle, s.handle)
+        else:
+            self._t = time.perf_counter()
+
+    def synchronize(self) -> None:
+        """Wait until the recorded point has been reached."""
+        if self.target == "hip":
+            _hip().hipEventSynchronize(self.handle)
+        elif self._t is None:
+            raise RuntimeError("event was never recorded")
+
+    def query(self) -> bool:
+        """True when the recorded work has finished."""
+        if self.target != "hip":
+            return self._t is not None
+        rc = _hip().raw.hipEventQuery(self.handle)
+        if rc == hip_api.hipErrorNotReady:
+            return False
+        if rc:
+            raise _hip().error(rc, "hipEventQuery")
+        return True
+
+    def wait(self, stream=0) -> None:
+        """Make work queued later on ``stream`` wait for this event (the host does not block)."""
+        if self.target == "hip":
+            _hip().hipStreamWaitEvent(as_stream(stream, "hip").handle, self.handle, 0)
+        elif self._t is None:
+            raise RuntimeError("event was never recorded")
+
+    def elapsed_time(self, other: "Event") -> float:
+        """Milliseconds from this event to ``other`` (both recorded, with timing)."""
+        if not (self.timing and other.timing):
+            raise RuntimeError("elapsed_time needs two events created with timing=True")
+        if self.target != other.target:
+            raise ValueError("events of different targets")
+        if self.target == "hip":
+            ms = ctypes.c_float()
+            _hip().hipEventElapsedTime(ctypes.byref(ms), self.handle, other.handle)
+            return float(ms.value)
+        if self._t is None or other._t is None:
+            raise RuntimeError("elapsed_time on an event that was never recorded")
+        return (other._t - self._t) * 1e3
+
+    def __repr__(self) -> str:
+        return f"<pykern {self.target} event{' (timing)' if self.timing else ''}>"
+
+
+def event(timing: bool = True, target: str | None = None) -> Event:
+    """A new Event; ``timing=False`` makes a lighter event without timestamps."""
+    return Event(timing, target)
+
+
+def event_elapsed_time(start: Event, end: Event) -> float:
+    """numba's spelling of ``start.elapsed_time(end)`` (ms)."""
+    return start.elapsed_time(end)
+
+
+def synchronize(target: str | None = None) -> None:
+    """Wait for all work on the current device (hipDeviceSynchronize on "hip")."""
+    t = resolve_target(target)
+    if t == "hip":
+        _hip().hipDeviceSynchronize()
+        for s in list(_defaults.values()):
+            s._keepalive.clear()

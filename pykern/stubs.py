@@ -1,0 +1,148 @@
+"""The kernel-language namespace: objects that only mean something inside a kernel.
+
+``pykern`` re-exports these (``pykern.threadIdx``, ``pykern.shared.array``,
+``pykern.atomic.add``, ...). The frontend recognises them by identity when it
+resolves a name or attribute; called on the host they raise a clear error.
+
+Example::
+
+    @pykern.jit
+    def k(out):
+        i = pykern.grid(1)
+        buf = pykern.shared.array(128, pykern.float32)
+        ...
+"""
+
+from __future__ import annotations
+
+
+class Stub:
+    """A kernel-only name. ``_pk_name`` is what the frontend dispatches on."""
+
+    _pk_name = ""
+
+    def __init__(self, name: str, doc: str = ""):
+        self._pk_name = name
+        self.__doc__ = doc or f"``{name}`` (only meaningful inside a pykern kernel)."
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(
+            f"pykern.{self._pk_name}() can only be used inside a @pykern.jit kernel or device function"
+        )
+
+    def __repr__(self) -> str:
+        return f"<pykern kernel-only {self._pk_name}>"
+
+
+class Dim3Stub(Stub):
+    """``threadIdx``/``blockIdx``/``blockDim``/``gridDim``: ``.x .y .z`` are int32."""
+
+    def __init__(self, name: str, intrinsic: str, doc: str):
+        super().__init__(name, doc)
+        self.intrinsic = intrinsic
+
+    @property
+    def x(self):
+        return self._host()
+
+    @property
+    def y(self):
+        return self._host()
+
+    @property
+    def z(self):
+        return self._host()
+
+    def _host(self):
+        raise RuntimeError(f"pykern.{self._pk_name} can only be read inside a @pykern.jit kernel")
+
+
+class Namespace(Stub):
+    """A group of kernel-only functions (``shared``, ``local``, ``const``, ``atomic``)."""
+
+    def __init__(self, name: str, members: dict, doc: str = ""):
+        super().__init__(name, doc)
+        for attr, member in members.items():
+            setattr(self, attr, member)
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"pykern.{self._pk_name} is a namespace; use e.g. pykern.{self._pk_name}.array(...)")
+
+
+threadIdx = Dim3Stub("threadIdx", "thread_idx", "The thread index within its block (.x .y .z, int32).")
+blockIdx = Dim3Stub("blockIdx", "block_idx", "The block index within the grid (.x .y .z, int32).")
+blockDim = Dim3Stub("blockDim", "block_dim", "The block shape (.x .y .z, int32).")
+gridDim = Dim3Stub("gridDim", "grid_dim", "The grid shape in blocks (.x .y .z, int32).")
+warpsize = Stub("warpsize", "Lanes per wave (int32): 64 on gfx9 and on cpu, 32 on RDNA.")
+laneid = Stub("laneid", "This thread's lane within its wave (int32).")
+
+grid = Stub("grid", "grid(n): the absolute thread position (int64; a tuple for n > 1).")
+gridsize = Stub("gridsize", "gridsize(n): the number of threads in the grid per axis (int64).")
+
+shared = Namespace(
+    "shared",
+    {"array": Stub("shared.array", "shared.array(shape, dtype): per-block memory; shape 0 is the dynamic buffer.")},
+)
+local = Namespace("local", {"array": Stub("local.array", "local.array(shape, dtype): per-thread memory.")})
+const = Namespace(
+    "const", {"array_like": Stub("const.array_like", "const.array_like(host_array): data frozen into the code.")}
+)
+
+syncthreads = Stub("syncthreads", "Block barrier.")
+syncthreads_count = Stub("syncthreads_count", "Block barrier; returns how many threads passed a true predicate.")
+syncthreads_and = Stub("syncthreads_and", "Block barrier; nonzero if the predicate is true for every thread.")
+syncthreads_or = Stub("syncthreads_or", "Block barrier; nonzero if the predicate is true for any thread.")
+threadfence = Stub("threadfence", "Device-scope memory fence.")
+threadfence_block = Stub("threadfence_block", "Block-scope memory fence.")
+threadfence_system = Stub("threadfence_system", "System-scope memory fence.")
+syncwarp = Stub("syncwarp", "syncwarp(mask=all lanes): wave barrier.")
+
+_ATOMIC_NAMES = ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas", "compare_and_swap")
+atomic = Namespace(
+    "atomic",
+    {n: Stub(f"atomic.{n}", f"atomic.{n}(ary, idx, val): returns the old value.") for n in _ATOMIC_NAMES},
+)
+
+_WAVE_NAMES = (
+    "shfl_sync",
+    "shfl_up_sync",
+    "shfl_down_sync",
+    "shfl_xor_sync",
+    "ballot_sync",
+    "all_sync",
+    "any_sync",
+    "eq_sync",
+    "activemask",
+    "lanemask_lt",
+)
+_BIT_NAMES = ("popc", "clz", "ffs", "brev", "fma")
+_g = globals()
+for _n in _WAVE_NAMES + _BIT_NAMES:
+    _g[_n] = Stub(_n)
+del _g, _n
+
+#: Every name pykern/__init__.py should re-export for kernels.
+__all__ = [
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpsize",
+    "laneid",
+    "grid",
+    "gridsize",
+    "shared",
+    "local",
+    "const",
+    "syncthreads",
+    "syncthreads_count",
+    "syncthreads_and",
+    "syncthreads_or",
+    "threadfence",
+    "threadfence_block",
+    "threadfence_system",
+    "syncwarp",
+    "atomic",
+    *_WAVE_NAMES,
+    *_BIT_NAMES,
+]

@@ -1,0 +1,27 @@
+"""Shared pytest setup.
+
+``amdgpu`` marker (hip-runtime section): tests that need a real AMD GPU. They
+are skipped, with the reason ``hip.available()`` gives, when none is present.
+"""
+
+import pytest
+
+
+# --- hip-runtime section: the amdgpu marker ----------------------------------
+def pytest_configure(config):
+    if not any(str(m).startswith("amdgpu:") for m in config.getini("markers")):  # pyproject may have it already
+        config.addinivalue_line("markers", "amdgpu: needs a real AMD GPU (skipped with the reason when none is usable)")
+
+
+def pytest_collection_modifyitems(config, items):
+    marked = [it for it in items if it.get_closest_marker("amdgpu") is not None]
+    if not marked:
+        return
+    from pykern.runtime import hip
+
+    ok, reason = hip.available()
+    if ok:
+        return
+    skip = pytest.mark.skip(reason=f"no usable AMD GPU: {reason}")
+    for it in marked:
+        it.add_marker(skip)

@@ -1,0 +1,73 @@
+"""``python -m pykern``: info, compile, asm and cache, each with --help."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args, env=None, cwd=None):
+    e = dict(os.environ, PYKERN_TARGET="cpu", **(env or {}))
+    return subprocess.run([sys.executable, "-m", "pykern", *args], capture_output=True, text=True, env=e,
+                          cwd=cwd, timeout=300)
+
+
+@pytest.mark.parametrize("cmd", [[], ["info"], ["compile"], ["asm"], ["cache"]])
+def test_help(cmd):
+    r = run(*cmd, "--help")
+    assert r.returncode == 0, r.stderr
+    assert "usage" in r.stdout.lower()
+
+
+def test_info_names_toolchain_and_cache(tmp_path):
+    r = run("info", env={"PYKERN_CACHE_DIR": str(tmp_path / "c")})
+    assert r.returncode == 0, r.stderr
+    for word in ("pykern", "LLVM 22", "hip", "ld.lld", "device libs", "cache", str(tmp_path / "c")):
+        assert word in r.stdout, (word, r.stdout)
+    assert "hipErrorNoDevice" in r.stdout or "no devices" in r.stdout or "not found" in r.stdout.lower()
+
+
+KERNEL = textwrap.dedent('''
+    import pykern as cuda
+
+    @cuda.jit
+    def saxpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+''')
+SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
+
+
+def test_compile_single_and_bundle(tmp_path):
+    src = tmp_path / "k.py"
+    src.write_text(KERNEL)
+    env = {"PYKERN_CACHE_DIR": str(tmp_path / "c")}
+    r = run("compile", f"{src}:saxpy", "--signature", SIG, "--arch", "gfx942", "-o", str(tmp_path / "k.hsaco"), env=env)
+    assert r.returncode == 0, r.stderr
+    blob = (tmp_path / "k.hsaco").read_bytes()
+    assert blob[:4] == b"\x7fELF"
+    r = run("compile", f"{src}:saxpy", "--signature", SIG, "--arch", "gfx90a,gfx1100", "-o", str(tmp_path / "b.hsaco"), env=env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "b.hsaco").read_bytes().startswith(b"__CLANG_OFFLOAD_BUNDLE__")
+
+
+def test_asm_prints_amdgpu_assembly(tmp_path):
+    src = tmp_path / "k.py"
+    src.write_text(KERNEL)
+    r = run("asm", f"{src}:saxpy", "--signature", SIG, "--arch", "gfx1100", env={"PYKERN_CACHE_DIR": str(tmp_path / "c")})
+    assert r.returncode == 0, r.stderr
+    assert "gfx1100" in r.stdout and "s_endpgm" in r.stdout
+
+
+def test_bad_kernel_spec_and_bad_signature(tmp_path):
+    src = tmp_path / "k.py"
+    src.write_text(KERNEL)
+    r = run("compile", f"{src}:nope", "--signature", SIG)
+    assert r.returncode != 0 and "defines no 'nope'" in r.stderr
+    r = run("compile", f"{src}:saxpy", "--signature", "void(floot32[:])", env={"PYKERN_CACHE_DIR": str(tmp_path / "c")})
+    assert r.returncode != 0 and "floot32" in r.stderr

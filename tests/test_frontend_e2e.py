@@ -1,0 +1,347 @@
+"""Frontend end to end on the cpu target: kernels written in Python, run, and
+compared with numpy/Python semantics."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+
+
+@pytest.fixture(autouse=True, scope="module")
+def cpu_target():
+    from pykern import targets
+
+    saved = list(targets._chosen)
+    cuda.set_target("cpu")
+    yield
+    targets._chosen[:] = saved
+
+
+def jit(f=None, **kw):
+    kw.setdefault("cache", False)
+    if f is None:
+        return lambda g: cuda.jit(g, **kw)
+    return cuda.jit(f, **kw)
+
+
+def test_saxpy_2d_and_row_index():
+    @jit
+    def k(a, x, out):
+        i, j = cuda.grid(2)
+        if i < x.shape[0] and j < x.shape[1]:
+            out[i][j] = a * x[i, j] + 1
+
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = np.zeros_like(x)
+    k[(1, 1), (4, 4)](np.float32(2), x, out)
+    np.testing.assert_array_equal(out, 2 * x + 1)
+
+
+def test_python_int_semantics():
+    @jit
+    def k(a, b, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i, 0] = a[i] // b[i]
+            out[i, 1] = a[i] % b[i]
+            out[i, 2] = a[i] ** 2
+            out[i, 3] = -a[i] >> 1
+            out[i, 4] = a[i] & 6 | 1
+
+    a = np.array([7, -7, 7, -7, 0, 5], np.int64)
+    b = np.array([2, 2, -2, -2, 3, 5], np.int64)
+    out = np.zeros((6, 5), np.int64)
+    k[1, 8](a, b, out)
+    for n in range(6):
+        x, y = int(a[n]), int(b[n])
+        assert list(out[n]) == [x // y, x % y, x ** 2, -x >> 1, x & 6 | 1]
+
+
+def test_float_floor_div_mod_and_division():
+    @jit
+    def k(a, b, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i, 0] = a[i] // b[i]
+            out[i, 1] = a[i] % b[i]
+            out[i, 2] = a[i] / b[i]
+            out[i, 3] = a[i] ** b[i]
+
+    a = np.array([7.5, -7.5, 7.5, -7.5, 2.0], np.float64)
+    b = np.array([2.0, 2.0, -2.0, -2.0, 0.5], np.float64)
+    out = np.zeros((5, 4))
+    k[1, 8](a, b, out)
+    for n in range(5):
+        x, y = a[n], b[n]
+        np.testing.assert_allclose(out[n], [x // y, x % y, x / y, x ** y])
+
+
+def test_promotion_and_store_casts():
+    @jit
+    def k(f, i, out, iout):
+        s = 0
+        for n in range(f.shape[0]):
+            s += f[n] * i[n]
+        out[0] = s
+        out[1] = i[0] / 2
+        iout[0] = f[1]          # float -> int truncates toward zero
+        iout[1] = -f[1]
+        iout[2] = True + True
+
+    f = np.array([1.5, 2.75, 3.0], np.float32)
+    i = np.array([3, 2, 1], np.int32)
+    out = np.zeros(2)
+    iout = np.zeros(3, np.int32)
+    k[1, 1](f, i, out, iout)
+    assert out[0] == pytest.approx(float(np.sum(f.astype(np.float64) * i)))
+    assert out[1] == 1.5
+    assert list(iout) == [2, -2, 2]
+
+
+def test_control_flow():
+    @jit
+    def k(out, n):
+        total = 0
+        for i in range(10, 0, -3):
+            total += i
+        j = 0
+        while True:
+            j += 1
+            if j % 2 == 0:
+                continue
+            if j > 7:
+                break
+            total += 100
+        out[0] = total
+        out[1] = j
+        x = 5 if n > 3 else -5
+        out[2] = x
+        if 0 <= n < 10 and not n == 4:
+            out[3] = 1
+        elif n == 4:
+            out[3] = 2
+        else:
+            out[3] = 3
+        for q in range(n):
+            pass
+        out[4] = q
+
+    out = np.zeros(5, np.int64)
+    k[1, 1](out, 4)
+    assert list(out) == [10 + 7 + 4 + 1 + 400, 9, 5, 2, 3]
+    k[1, 1](out, 20)
+    assert list(out[2:4]) == [5, 3]
+
+
+def test_early_return_and_device_functions_with_tuples():
+    @jit(device=True)
+    def divmod_(a, b):
+        return a // b, a % b
+
+    @jit(device=True)
+    def clamp(x, lo, hi):
+        if x < lo:
+            return lo
+        if x > hi:
+            return hi
+        return x
+
+    @jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i >= a.size:
+            return
+        q, r = divmod_(a[i], 3)
+        out[i, 0] = q
+        out[i, 1] = r
+        out[i, 2] = clamp(a[i], 0, 5)
+
+    a = np.array([-4, 0, 4, 9, 11], np.int32)
+    out = np.zeros((5, 3), np.int32)
+    k[1, 64](a, out)
+    for n, x in enumerate(a.tolist()):
+        assert list(out[n]) == [x // 3, x % 3, min(max(x, 0), 5)]
+
+
+def test_shared_memory_reduction_and_atomics():
+    @jit
+    def k(x, out):
+        sm = cuda.shared.array(64, np.float32)
+        t = cuda.threadIdx.x
+        s = 0.0
+        for i in range(t, x.shape[0], cuda.blockDim.x):
+            s += x[i]
+        sm[t] = s
+        cuda.syncthreads()
+        step = cuda.blockDim.x // 2
+        while step > 0:
+            if t < step:
+                sm[t] += sm[t + step]
+            cuda.syncthreads()
+            step //= 2
+        if t == 0:
+            cuda.atomic.add(out, 0, sm[0])
+
+    x = np.arange(1000, dtype=np.float32)
+    out = np.zeros(1, np.float32)
+    k[3, 64](x, out)
+    assert out[0] == pytest.approx(3 * x.sum())
+
+
+def test_dynamic_shared_and_local_arrays():
+    @jit
+    def k(out):
+        dyn = cuda.shared.array(0, np.int32)
+        loc = cuda.local.array((2, 3), np.int64)
+        t = cuda.threadIdx.x
+        dyn[t] = t * 10
+        cuda.syncthreads()
+        for a in range(2):
+            for b in range(3):
+                loc[a, b] = a * 3 + b
+        loc[-1, -1] += 100
+        out[t] = dyn[(t + 1) % cuda.blockDim.x] + loc[1, 2]
+
+    out = np.zeros(32, np.int64)
+    k[1, 32, 0, 32 * 4](out)
+    assert list(out) == [((t + 1) % 32) * 10 + 105 for t in range(32)]
+
+
+TABLE = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+SCALE = 3
+OFFS = (10, 20, 30)
+
+
+def test_globals_frozen_and_const_arrays():
+    @jit
+    def k(out):
+        c = cuda.const.array_like(TABLE)
+        for j in range(3):
+            out[j] = c[1, j] * SCALE + TABLE[0, j] + OFFS[j] + OFFS[-1]
+
+    out = np.zeros(3, np.float32)
+    k[1, 1](out)
+    np.testing.assert_array_equal(out, TABLE[1] * 3 + TABLE[0] + np.array(OFFS) + 30)
+
+
+def test_math_functions():
+    @jit
+    def k(x, out32, out64, outi):
+        i = cuda.grid(1)
+        if i < x.size:
+            v = x[i]
+            out32[i, 0] = math.sin(v)
+            out32[i, 1] = math.sqrt(v)
+            out32[i, 2] = math.exp(v / 4)
+            out32[i, 3] = math.atan2(v, 2)
+            out32[i, 4] = abs(-v)
+            out32[i, 5] = min(v, 1.5, 2)
+            out32[i, 6] = cuda.fma(v, v, 1)
+            out64[i, 0] = math.log(v + 1, 2)
+            out64[i, 1] = math.pi * v
+            outi[i, 0] = math.floor(v)
+            outi[i, 1] = math.ceil(v)
+            outi[i, 2] = round(v)
+            outi[i, 3] = math.isnan(v) + 2 * math.isinf(v) + 4 * math.isfinite(v)
+
+    x = np.array([0.5, 1.5, 2.5, 3.25, 10.0], np.float32)
+    out32 = np.zeros((5, 7), np.float32)
+    out64 = np.zeros((5, 2))
+    outi = np.zeros((5, 4), np.int64)
+    k[1, 8](x, out32, out64, outi)
+    for n, v in enumerate(x.tolist()):
+        np.testing.assert_allclose(
+            out32[n],
+            [math.sin(v), math.sqrt(v), math.exp(v / 4), math.atan2(v, 2), v, min(v, 1.5), v * v + 1],
+            rtol=1e-5,
+        )
+        np.testing.assert_allclose(out64[n], [math.log(v + 1, 2), math.pi * np.float32(v)], rtol=1e-6)
+        assert list(outi[n]) == [math.floor(v), math.ceil(v), round(v), 4]
+
+
+def test_wave_ops_and_bits():
+    @jit
+    def k(out, bits):
+        t = cuda.threadIdx.x
+        v = cuda.shfl_down_sync(-1, t, 1)
+        m = cuda.ballot_sync(-1, t % 2 == 0)
+        out[t, 0] = v
+        out[t, 1] = cuda.popc(m)
+        out[t, 2] = cuda.laneid
+        out[t, 3] = cuda.warpsize
+        if t == 0:
+            bits[0] = cuda.popc(np.uint32(0xF0F0))
+            bits[1] = cuda.clz(np.int32(1))
+            bits[2] = cuda.ffs(np.int32(8))
+            bits[3] = cuda.brev(np.uint32(1)) == np.uint32(0x80000000)
+
+    out = np.zeros((64, 4), np.int64)
+    bits = np.zeros(4, np.int64)
+    k[1, 64](out, bits)
+    ws = int(out[0, 3])
+    assert ws in (32, 64)
+    for t in range(64):
+        lane = t % ws
+        assert out[t, 2] == lane
+        assert out[t, 0] == (t + 1 if lane + 1 < ws else t)
+        assert out[t, 1] == ws // 2
+    assert list(bits) == [8, 31, 4, 1]
+
+
+def test_atomics_variants():
+    @jit
+    def k(ai, af, old, c):
+        t = cuda.threadIdx.x
+        cuda.atomic.add(ai, 0, 1)
+        cuda.atomic.max(ai, 1, t)
+        cuda.atomic.min(af, 0, -t)
+        cuda.atomic.sub(ai, (2,), 2)
+        if t == 0:
+            old[0] = cuda.atomic.cas(ai, 3, 7, 9)
+            old[1] = cuda.atomic.compare_and_swap(c, 5, 6)
+            old[2] = cuda.atomic.exch(ai, 4, 42)
+
+    ai = np.array([0, 0, 100, 7, 1], np.int32)
+    af = np.zeros(1, np.float32)
+    old = np.zeros(3, np.int32)
+    c = np.array([5, 0], np.int32)
+    k[1, 16](ai, af, old, c)
+    assert list(old) == [7, 5, 1]
+    assert list(c) == [6, 0]
+    assert ai[0] == 16 and ai[1] == 15 and ai[2] == 100 - 32 and ai[3] == 9 and ai[4] == 42
+    assert af[0] == -15
+
+
+def test_tuple_args_and_dynamic_tuple_index():
+    @jit
+    def k(t, out):
+        for i in range(3):
+            out[i] = t[i] + t[-1]
+
+    out = np.zeros(3, np.float32)
+    k[1, 1]((1.0, 2.0, 3.0), out)
+    np.testing.assert_array_equal(out, [4.0, 5.0, 6.0])
+
+
+def test_strided_views_and_shape_attrs():
+    @jit
+    def k(a, out):
+        n, m = a.shape
+        out[0] = n
+        out[1] = m
+        out[2] = a.size
+        out[3] = a.ndim
+        out[4] = len(a)
+        s = 0.0
+        for i in range(n):
+            for j in range(m):
+                s += a[i, j]
+        out[5] = s
+
+    base = np.arange(48, dtype=np.float64).reshape(6, 8)
+    view = base[1::2, ::3]
+    out = np.zeros(6)
+    k[1, 1](view, out)
+    assert list(out) == [3, 3, 9, 2, 3, view.sum()]
