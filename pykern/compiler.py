@@ -17,7 +17,7 @@ import pickle
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .errors import CompileError
+from .errors import CompileError, LaunchError
 
 #: Which codegen backend each runtime target compiles with.
 CODEGEN_FOR_TARGET = {"cpu": "cpu", "hip": "amdgpu"}
@@ -83,19 +83,21 @@ def _cache_for(dispatcher):
     return cache if cache.enabled else None
 
 
-def _devlib_identity(codegen_name: str) -> dict:
-    """Content hash of the device libraries an amdgpu compile may link."""
+def _devlib_paths(codegen_name: str) -> list:
+    """The device libraries an amdgpu compile may link (the cache hashes their
+    content, remembered by size/mtime, so a new process does not re-read them)."""
     if codegen_name != "amdgpu":
-        return {}
+        return []
+    from .codegen import devicelibs
+
     try:
-        from .codegen import devicelibs
+        d = devicelibs.find_dir()
+    except CompileError:  # none installed: the compile reports it if a kernel needs them
+        return []
+    return [os.path.join(d, f"{lib}.bc") for lib in devicelibs.LIBS]
 
-        return {"devlibs": devicelibs.content_hash()}
-    except Exception:  # not found: the compile itself reports it if a kernel needs them
-        return {"devlibs": "not-found"}
 
-
-def compile_artifact(dispatcher, codegen_name: str, argtypes, **target_opts):
+def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False, **target_opts):
     """The KernelArtifact for ``argtypes``: from the disk cache when there,
     else compiled (and stored). Returns ``(artifact, from_cache)``."""
     from .codegen import get_target
@@ -104,7 +106,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, **target_opts):
     options = target.resolve_options(compile_options(dispatcher.options, **_arch_opt(target_opts)))
     cache = _cache_for(dispatcher)
     key = None
-    if cache is not None:
+    if cache is not None and not _skip_cache:
         from .frontend.fingerprint import fingerprint
 
         try:
@@ -114,14 +116,14 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, **target_opts):
         if fp is not None:
             key = cache.make_key(
                 fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
-                options=_options_dict(options), extra=_devlib_identity(codegen_name),
+                options=_options_dict(options), devlibs=_devlib_paths(codegen_name),
             )
             payload = cache.get(key)
             if payload is not None:
                 try:
                     return pickle.loads(payload), True
-                except Exception:  # an entry from an incompatible build: recompile over it
-                    pass
+                except Exception as e:  # an entry from an incompatible build: drop it, recompile
+                    cache.discard(key, f"unreadable payload: {e!r}")
     module = _frontend_ir(dispatcher, argtypes)
     artifact = target.compile(module, options)
     if key is not None:
@@ -150,7 +152,16 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
         dev = devices.get_device()
         target_opts = {"arch": dev.arch_target_id, "code_object_version": devices.preferred_code_object_version()}
     artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, **target_opts)
-    kernel = rt_launch.load(target, artifact)
+    try:
+        kernel = rt_launch.load(target, artifact)
+    except LaunchError:
+        if not cached:
+            raise
+        # a cached binary this host cannot run (the key names the host, so this is
+        # a shared cache seen from an odd machine): compile afresh
+        artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, _skip_cache=True,
+                                            **target_opts)
+        kernel = rt_launch.load(target, artifact)
     ov = Overload(dispatcher, target, tuple(argtypes), artifact, kernel, from_cache=cached)
     return ov
 

@@ -33,6 +33,7 @@ def main(n=256, steps=50, alpha=0.2):
     grid = ((n + 15) // 16, (n + 15) // 16)
 
     def run():
+        a.copy_to_device(u0)
         x, y = a, b
         for _ in range(steps):
             step[grid, block](x, y, alpha)

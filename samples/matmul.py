@@ -15,20 +15,21 @@ def matmul(A, B, C):
     x, y = cuda.grid(2)
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
+    bpg = cuda.gridDim.x
     acc = np.float32(0.0)
-    for t in range((A.shape[1] + TPB - 1) // TPB):
+    for i in range(bpg):
         sA[ty, tx] = 0
         sB[ty, tx] = 0
-        if x < A.shape[0] and ty + t * TPB < A.shape[1]:
-            sA[tx, ty] = A[x, ty + t * TPB]
-        if y < B.shape[1] and tx + t * TPB < B.shape[0]:
-            sB[tx, ty] = B[tx + t * TPB, y]
+        if y < A.shape[0] and tx + i * TPB < A.shape[1]:
+            sA[ty, tx] = A[y, tx + i * TPB]
+        if x < B.shape[1] and ty + i * TPB < B.shape[0]:
+            sB[ty, tx] = B[ty + i * TPB, x]
         cuda.syncthreads()
         for j in range(TPB):
-            acc += sA[tx, j] * sB[j, ty]
+            acc += sA[ty, j] * sB[j, tx]
         cuda.syncthreads()
-    if x < C.shape[0] and y < C.shape[1]:
-        C[x, y] = acc
+    if y < C.shape[0] and x < C.shape[1]:
+        C[y, x] = acc
 
 
 def main(n=256):

@@ -154,9 +154,9 @@ def run_py(pyfunc, grid, block, *values, shared=0, **opts):
     from pykern.frontend import compile_ir
     from pykern.frontend.typeof import typeof
 
-    argtypes = [typeof(v) for v in values]
-    mod = compile_ir(pyfunc, argtypes, debug=opts.get("debug", False))
-    return compile_and_launch(mod, grid, block, *values, shared=shared, **opts)
+    k = compile_py(pyfunc, *values, **opts)
+    launch(k, grid, block, *values, shared=shared)
+    return k
 
 
 def compile_py(pyfunc, *values, **opts):
@@ -165,8 +165,17 @@ def compile_py(pyfunc, *values, **opts):
     from pykern.frontend import compile_ir
     from pykern.frontend.typeof import typeof
 
+    import os
+
     argtypes = [typeof(v) for v in values]
-    mod = compile_ir(pyfunc, argtypes, debug=opts.get("debug", False))
-    k = compile_module(mod, **opts)
-    k.argtypes = argtypes
+    key = (pyfunc, tuple(argtypes), tuple(sorted(opts.items())), os.environ.get("PYKERN_CPU_WAVESIZE"))
+    k = _compiled.get(key)
+    if k is None:
+        mod = compile_ir(pyfunc, argtypes, debug=opts.get("debug", False))
+        k = compile_module(mod, **opts)
+        k.argtypes = argtypes
+        _compiled[key] = k
     return k
+
+
+_compiled: dict = {}

@@ -323,6 +323,17 @@ def test_options_override_and_launch_bounds():
         t.compile(saxpy(), CompileOptions(max_block_size=2048))
 
 
+def test_compile_with_resolved_options():
+    # what pykern.compiler does: resolve first, then compile with the result
+    for arch, cov in [("gfx942", 5), ("gfx90a:xnack-:sramecc+", 4), ("gfx1100", 6)]:
+        t = AmdgpuTarget(arch=arch, code_object_version=cov)
+        opts = t.resolve_options(CompileOptions())
+        assert opts.arch == t.arch and opts.code_object_version == cov
+        art = t.compile(saxpy(), opts)
+        assert art.arch == t.arch and art.code_object_version == cov
+        assert art.wave_size == opts.wave_size
+
+
 def test_saxpy_compile_time():
     t0 = time.perf_counter()
     AmdgpuTarget(arch="gfx942").compile(saxpy(), CompileOptions())
@@ -400,3 +411,23 @@ def test_generic_target_cov6():
     assert art.arch == "gfx11-generic" and art.wave_size == 32
     assert codeobject.read_metadata(art.binary)["amdhsa.target"] == "amdgcn-amd-amdhsa--gfx11-generic"
     assert codeobject.elf_header(art.binary)["abiversion"] == 4
+
+
+def test_debug_bounds_errors_go_to_exported_record(tmp_path):
+    import struct
+
+    from pykern.codegen import amdgpu as amd
+
+    i = var("i", I64)
+    body = [ir.Assign("i", global_id()),
+            ir.Store(var("y", A1), [i], ir.Load(var("x", A1), [ir.BinOp("+", i, c(1), I64)], F32))]
+    mod = kernel("oob", [("x", A1), ("y", A1)], body, {"i": I64})
+    art = AmdgpuTarget(arch="gfx942").compile(mod, CompileOptions(debug=True))
+    assert art.error_symbol == "__pykern_error" and len(art.error_messages) == 2
+    assert any("'x'" in m for m in art.error_messages) and any("'y'" in m for m in art.error_messages)
+    assert struct.calcsize(amd.ERROR_RECORD) == amd.ERROR_RECORD_BYTES == 80
+    syms = _tool(tmp_path, "llvm-readelf-22", "--dyn-syms", data=art.binary)
+    assert re.search(r"\s80 OBJECT\s+GLOBAL\s+PROTECTED\s+\d+ __pykern_error$", syms, re.M), syms
+    assert 'cmpxchg ptr addrspace(1) @__pykern_error, i32 0, i32 1 syncscope("agent")' in art.llvm_ir
+    plain = AmdgpuTarget(arch="gfx942").compile(mod, CompileOptions())
+    assert plain.error_symbol is None and "__pykern_error" not in plain.llvm_ir

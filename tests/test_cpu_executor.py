@@ -145,3 +145,15 @@ def test_ctrl_c_cancels_a_long_launch_promptly():
     with pytest.raises(KeyboardInterrupt):
         k.launch((200000,), (64,), 0, buf)  # ~minutes of work if not cancelled
     assert time.perf_counter() - t0 < 5.0
+
+
+def test_assembly_on_demand_and_vectorised_fast_path():
+    from pykern.codegen.cpu import assembly_of
+
+    x = np.zeros(3, np.float32)
+    k = compile_py(scale, x, x, np.float32(1.0))
+    assert k.artifact.asm is None and k.artifact.execution == "fast"
+    asm = assembly_of(k.artifact)
+    assert k.artifact.name in asm
+    # the per-thread loop of a plain elementwise kernel is vectorised
+    assert "<16 x float>" in k.artifact.llvm_ir or "<8 x float>" in k.artifact.llvm_ir

@@ -345,3 +345,172 @@ def test_strided_views_and_shape_attrs():
     out = np.zeros(6)
     k[1, 1](view, out)
     assert list(out) == [3, 3, 9, 2, 3, view.sum()]
+
+
+def test_array_variables_and_array_ifexp():
+    @jit
+    def k(a, b, out, c):
+        x = a
+        if c > 0:
+            x = b
+        out[0] = x[0]
+        y = a if c > 0 else b
+        out[1] = y[0]
+
+    a, b, out = np.array([1.0]), np.array([2.0]), np.zeros(2)
+    k[1, 1](a, b, out, 1)
+    assert list(out) == [2.0, 1.0]
+    k[1, 1](a, b, out, 0)
+    assert list(out) == [1.0, 2.0]
+
+
+def test_device_functions_with_arrays_defaults_keywords():
+    @jit(device=True)
+    def fill(arr, v=2.5):
+        for i in range(arr.shape[0]):
+            arr[i] = v
+
+    @jit(device=True)
+    def first_neg(arr):
+        for i in range(arr.shape[0]):
+            if arr[i] < 0:
+                return i
+        return -1
+
+    @jit
+    def k(out, inp):
+        sm = cuda.shared.array(4, np.float64)
+        fill(sm)
+        out[0] = sm[3]
+        out[1] = first_neg(inp)
+        fill(v=7.0, arr=sm)
+        out[2] = sm[0]
+
+    out = np.zeros(3)
+    k[1, 1](out, np.array([1, 2, -3, 4]))
+    assert list(out) == [2.5, 2.0, 7.0]
+
+
+def test_float16_bool_zero_d_unsigned():
+    @jit
+    def k(h, hout, a, bout, z, u, uout):
+        hout[0] = h[0] + h[1]
+        hout[1] = h[0] * 2
+        hout[2] = math.sqrt(h[1])
+        i = cuda.grid(1)
+        bout[i] = a[i] > 2
+        bout[i] = bout[i] and a[i] < 4
+        z[()] = 5
+        uout[0] = u[0] + 1
+        uout[1] = u[0] - 2     # wraps like numpy uint32
+        uout[2] = -1           # stored with numpy's cast: 2**32 - 1
+
+    h = np.array([1.5, 4.0], np.float16)
+    hout = np.zeros(3, np.float16)
+    a = np.arange(6)
+    bout = np.zeros(6, np.bool_)
+    z = np.array(1.0)
+    u = np.array([1], np.uint32)
+    uout = np.zeros(3, np.uint32)
+    k[1, 6](h, hout, a, bout, z, u, uout)
+    assert list(hout) == [5.5, 3.0, 2.0]
+    assert list(bout) == [False, False, False, True, False, False]
+    assert z[()] == 5.0
+    assert list(uout) == [2, 2**32 - 1, 2**32 - 1]
+
+
+def test_gridsize_2d_blocks_and_param_widening():
+    @jit
+    def k(out, n, grid_out):
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        out[ty, tx] = ty * 10 + tx + cuda.blockDim.y * 100
+        gx, gy = cuda.gridsize(2)
+        if tx == 0 and ty == 0:
+            n = n * 2.5
+            grid_out[0] = gx
+            grid_out[1] = gy
+            grid_out[2] = n
+
+    out = np.zeros((2, 3), np.int64)
+    grid_out = np.zeros(3)
+    k[(1, 1), (3, 2)](out, np.int32(3), grid_out)
+    assert out.tolist() == [[200, 201, 202], [210, 211, 212]]
+    assert list(grid_out) == [3, 2, 7.5]
+
+
+def test_annotated_assignment_and_tuple_unification():
+    @jit
+    def k(out):
+        x: np.float32 = 1.5
+        out[0] = x
+        t = (out[0], 1)
+        t = (1.0, 2)
+        out[1] = t[0] + t[1]
+        a, b = 1, 2
+        a, b = b, a
+        out[2] = a * 10 + b
+
+    out = np.zeros(3)
+    k[1, 1](out)
+    assert list(out) == [1.5, 3.0, 21.0]
+
+
+PAIRS = [
+    (np.int32, np.int32),
+    (np.int32, np.int64),
+    (np.uint8, np.int8),
+    (np.uint32, np.int32),
+    (np.uint64, np.int64),
+    (np.int16, np.float32),
+    (np.int64, np.float32),
+    (np.float32, np.float64),
+    (np.float32, np.float32),
+    (np.bool_, np.int8),
+    (np.uint16, np.uint64),
+    (np.float16, np.int8),
+]
+
+
+@pytest.mark.parametrize("ta, tb", PAIRS, ids=lambda t: np.dtype(t).name)
+def test_binary_ops_match_numpy(ta, tb):
+    @jit
+    def k(a, b, out, div):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[0, i] = a[i] + b[i]
+            out[1, i] = a[i] - b[i]
+            out[2, i] = a[i] * b[i]
+            if b[i] != 0:
+                out[3, i] = a[i] // b[i]
+                out[4, i] = a[i] % b[i]
+            div[i] = a[i] / b[i] if b[i] != 0 else 0
+            out[5, i] = (a[i] < b[i]) + 2 * (a[i] == b[i])
+
+    rng = np.random.default_rng(0)
+
+    def sample(t, n):
+        if np.dtype(t).kind == "b":
+            return rng.integers(0, 2, n).astype(t)
+        if np.dtype(t).kind == "f":
+            return rng.uniform(-50, 50, n).round(1).astype(t)
+        info = np.iinfo(t)
+        return rng.integers(max(info.min, -100), min(info.max, 100), n, endpoint=True).astype(t)
+
+    n = 64
+    a, b = sample(ta, n), sample(tb, n)
+    if np.dtype(ta).kind == "b" and np.dtype(tb).kind == "b":
+        pytest.skip("bool arithmetic is Python-like, not numpy-like")
+    rt = np.result_type(a, b)
+    out = np.zeros((6, n), rt)
+    div = np.zeros(n, np.result_type(a.dtype, b.dtype, np.float16) if rt.kind == "f" else np.float64)
+    k[1, n](a, b, out, div)
+    with np.errstate(all="ignore"):
+        nz = b != 0
+        np.testing.assert_array_equal(out[0], a + b)
+        np.testing.assert_array_equal(out[1], a - b)
+        np.testing.assert_array_equal(out[2], a * b)
+        np.testing.assert_array_equal(out[3][nz], (a // b)[nz])
+        np.testing.assert_allclose(out[4][nz].astype(np.float64), (a % b)[nz].astype(np.float64), atol=1e-3)
+        np.testing.assert_allclose(div[nz], (a / b)[nz].astype(div.dtype), rtol=2e-3 if rt == np.float16 else 1e-6)
+        np.testing.assert_array_equal(out[5], (a < b) + 2 * (a == b))

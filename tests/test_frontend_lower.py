@@ -325,12 +325,10 @@ def test_atomics():
             o2 = cuda.atomic.max(f, 0, 2)
             o3 = cuda.atomic.and_(a, (1, 1), 6)
             o4 = cuda.atomic.cas(a, (0, 0), 0, 1)
-            o5 = cuda.atomic.compare_and_swap(a.ravel_never_called if False else f2, 0, 1) if False else 0
             o6 = cuda.atomic.inc(a, (1, 0), 10)
             o7 = cuda.atomic.exch(f, -1, 3.5)
         """,
         "void(uint32[:, :], float32[:])",
-        f2=None,
     )
     text = str(m.kernel)
     assert "o1 = atomic.add(a[0:int64, 1:int64], 1:uint32)" in text
@@ -500,3 +498,53 @@ def test_print_module_lists_device_functions_first():
     m = compile_ir(sq.__globals__["k"], [T.Array(T.float32, 1)])
     text = str(m)
     assert text.index("device sq__f32") < text.index("kernel k")
+
+
+def test_device_call_defaults_keywords_and_foreign_type_objects():
+    src = """
+    def scale(x, factor=2, offset=0.5):
+        return x * factor + offset
+
+    def k(a):
+        a[0] = scale(a[0]) + scale(a[1], 3) + scale(a[2], offset=1.0) + scale(x=a[3], factor=a[4])
+        a[1] = numba_f32(a[0])
+    """
+    scale = define(src, "scale")
+    g = scale.__globals__
+    g["scale"] = DeviceFn(scale)
+    g["numba_f32"] = type("Float32Type", (), {"__str__": lambda s: "float32", "__call__": lambda s, x: x})()
+    m = compile_ir(g["k"], [T.Array(T.float64, 1)])
+    assert set(m.functions) == {"scale__f64_i64_f64", "scale__f64_f64_f64"}
+    text = str(m.kernel)
+    assert "scale__f64_i64_f64(a[0:int64], 2:int64, 0.5:float64)" in text
+    assert "scale__f64_i64_f64(a[2:int64], 2:int64, 1.0:float64)" in text
+    assert "a[1:int64] = float64(float32(a[0:int64]))" in text
+
+
+def test_annotation_dynamic_tuple_index_and_dead_branch():
+    m = lower(
+        """
+        def k(a, t):
+            x: np.float32 = 1
+            y = t[cuda.threadIdx.x]
+            if False:
+                a[0] = undefined_name
+            a[0] = x + y
+        """,
+        "void(float64[:], UniTuple(int32, 3))",
+    )
+    assert m.kernel.locals["x"] == T.float32 and m.kernel.locals["y"] == T.int32
+    text = str(m.kernel)
+    assert "x = 1.0:float32" in text
+    assert "(t[0] if (" in text and "undefined_name" not in text
+
+
+def test_compile_ir_accepts_dispatcher_like_objects_and_device_top_level():
+    f = define("def dev(x, y):\n    return x + y, x\n")
+
+    class Disp:
+        py_func = f
+
+    m = compile_ir(Disp(), [T.int32, T.float32], is_kernel=False)
+    assert not m.kernel.is_kernel
+    assert m.kernel.return_type == T.Tuple((T.float64, T.int32))

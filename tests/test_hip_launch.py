@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
+import pykern
+
 from pykern.errors import LaunchError
 from pykern.frontend import types as T
 from pykern.runtime import hip_launch, kernargs
@@ -301,3 +303,27 @@ def test_extra_array_points_at_the_arguments_and_their_size():
     assert ctypes.c_size_t.from_address(e[3]).value == len(args) == 56
     lb.view[: len(args)] = bytes(56)  # reuse: the same addresses, new contents
     assert ctypes.string_at(e[1], 56) == bytes(56)
+
+
+def _pk_kernel(out, x, a, t):
+    i = pykern.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + t[0]
+
+
+def test_pykern_compiled_code_object_packs_at_metadata_offsets():
+    # integration with the code generator: its metadata, its FlatParams and our packer agree
+    if LLD is None:
+        pytest.skip("ld.lld not installed")
+    ck = pykern.compile(_pk_kernel, "void(float32[:], float64[::1], float32, UniTuple(int8, 3))", arch="gfx90a")
+    art = ck.artifacts[0]
+    md = kernel_metadata(ck.code_object, ck.name)
+    explicit = [a for a in md[".args"] if not a[".value_kind"].startswith("hidden_")]
+    ours = kernargs.param_layout(
+        (T.Array(T.float32, 1, "A"), T.Array(T.float64, 1, "C"), T.float32, T.Tuple((T.int8, T.int8, T.int8)))
+    )
+    assert [(a[".offset"], a[".size"]) for a in explicit] == [(p.offset, p.size) for p in ours]
+    params = hip_launch.explicit_params(art)
+    assert [(p.offset, p.size, p.role) for p in params] == [(p.offset, p.size, p.role) for p in ours]
+    buf = kernargs.pack(params, [0x10, 5, 4, 0x20, 5, 8, 1.5, 1, -2, 3], art.kernarg_size)
+    assert struct.unpack_from("<QqqQqqfbbb", buf) == (0x10, 5, 4, 0x20, 5, 8, 1.5, 1, -2, 3)

@@ -43,6 +43,15 @@ GLOBAL, SHARED, CONST, PRIVATE = 1, 3, 4, 5
 _ADDRSPACE = {"global": GLOBAL, "shared": SHARED, "const": CONST, "local": PRIVATE}
 _AXES = "xyz"
 
+#: Debug error record (``debug=True`` kernels), an exported device global:
+#: ``i32 kind`` (0 = no error, 1 = bounds), ``i32 message`` (index into
+#: ``artifact.error_messages``), then nine ``i64``: index, extent, axis,
+#: threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
+ERROR_SYMBOL = "__pykern_error"
+ERROR_RECORD_BYTES = 80
+ERROR_KINDS = {"bounds": 1}
+ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
+
 #: math names computed with LLVM intrinsics (bit-exact and lowered correctly by the backend)
 _LLVM_MATH = {
     "fabs": "llvm.fabs", "floor": "llvm.floor", "ceil": "llvm.ceil", "trunc": "llvm.trunc",
@@ -96,17 +105,21 @@ class AmdgpuTarget(Target):
 
     # ------------------------------------------------------------- options
     def _for_options(self, options: Optional[CompileOptions]) -> "AmdgpuTarget":
-        """This target, or a copy for the arch/code object version ``options`` ask for."""
+        """This target, or a copy for the arch / code object version / wave
+        size ``options`` ask for."""
         if options is None:
             return self
         cov = options.code_object_version if options.code_object_version != 5 else self.code_object_version
         arch = options.arch or self.arch
-        wave64 = bool(self.opts.get("wave64")) or options.wave_size == 64
-        if arch == self.arch and cov == self.code_object_version and wave64 == self.arch_info.wave64:
+        ws = options.wave_size
+        if arch == self.arch and cov == self.code_object_version and ws in (None, self.arch_info.effective_wave_size):
             return self
-        if options.wave_size == 64:
-            return AmdgpuTarget(arch=arch, code_object_version=cov, **{**self.opts, "wave64": True})
-        return AmdgpuTarget(arch=arch, code_object_version=cov, **self.opts)
+        opts = dict(self.opts)
+        if ws == 64:
+            opts["wave64"] = True
+        elif ws == 32:
+            opts.pop("wave64", None)
+        return AmdgpuTarget(arch=arch, code_object_version=cov, **opts)
 
     def default_wave_size(self, options) -> int:
         return self.arch_info.effective_wave_size
@@ -116,18 +129,16 @@ class AmdgpuTarget(Target):
         ws = options.wave_size
         if ws is not None and ws not in (32, 64):
             raise CompileError(f"wave_size must be 32 or 64, not {ws}")
-        if ws == 32 and self.arch_info.major < 10:
-            raise CompileError(f"{self.arch_info.name} runs 64-lane waves only; wave_size=32 needs RDNA (gfx10+)")
         t = self._for_options(options)
+        if ws == 32 and t.arch_info.major < 10:
+            raise CompileError(f"{t.arch_info.name} runs 64-lane waves only; wave_size=32 needs RDNA (gfx10+)")
         return options.with_(wave_size=t.arch_info.effective_wave_size, arch=t.arch,
                              code_object_version=t.code_object_version)
 
     def compile(self, module, options: Optional[CompileOptions] = None):
         """Compile a typed-IR module to a :class:`KernelArtifact` (linked code object)."""
         t = self._for_options(options)
-        if t is not self:
-            return t.compile(module, options)
-        return super().compile(module, options)
+        return Target.compile(t, module, options)
 
     # -------------------------------------------------------------- module
     def target_machine(self, opt: int = 3):
@@ -174,7 +185,6 @@ class AmdgpuTarget(Target):
         """Load an unsigned ``bits`` value at ``offset`` of the implicit-argument
         area (COv5+) and zero-extend it to i32."""
         ir = _ir()
-        b = fx.builder
         base = self._call(fx, "llvm.amdgcn.implicitarg.ptr", ir.PointerType(addrspace=CONST))
         return self._const_load(fx, base, offset, bits)
 
@@ -408,6 +418,47 @@ class AmdgpuTarget(Target):
         fn = self._declare(fx, f"__ocml_{_OCML_MATH[name]}_f{bits}", llty, [a.type for a in args])
         return fx.builder.call(fn, args)
 
+    # --------------------------------------------------------------- debug
+    def record_error(self, fx, kind: str, message: str, values: list) -> None:
+        """Debug bounds failures go to the device global ``__pykern_error``
+        (see :data:`ERROR_RECORD`): the first failing thread wins a cmpxchg on
+        ``flag`` and writes the message index, its values and its thread and
+        block ids. The host reads it with ``hipModuleGetGlobal`` after the
+        kernel; the texts are in ``artifact.error_messages``."""
+        ir = _ir()
+        b = fx.builder
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        rec = self._error_global(fx.module)
+        messages = fx.module.__dict__.setdefault("_pykern_error_messages", [])
+        if message not in messages:
+            messages.append(message)
+        field = lambda *idx: b.gep(rec, [i32(0), *[i32(i) for i in idx]])  # noqa: E731
+        res = b.cmpxchg(field(0), i32(0), i32(ERROR_KINDS.get(kind, 99)), 'syncscope("agent") monotonic',
+                        "monotonic")
+        with b.if_then(b.extract_value(res, 1)):
+            b.store(i32(messages.index(message)), field(1))
+            vals = [v if v.type == i64 else b.sext(v, i64) for v in list(values)[:3]]
+            vals += [i64(0)] * (3 - len(vals))
+            for name in ("thread_idx", "block_idx"):
+                vals += [b.zext(self.special_register(fx, name, ax), i64) for ax in range(3)]
+            for k, v in enumerate(vals):
+                b.store(v, field(2, k))
+            b.fence("release", "agent")
+
+    def _error_global(self, mod):
+        ir = _ir()
+        if ERROR_SYMBOL in mod.globals:
+            return mod.globals[ERROR_SYMBOL]
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        ty = ir.LiteralStructType([i32, i32, ir.ArrayType(i64, 9)])
+        g = ir.GlobalVariable(mod, ty, ERROR_SYMBOL, addrspace=GLOBAL)
+        g.initializer = ir.Constant(ty, None)
+        g.align = 8
+        # llvmlite has no visibility field; storage_class prints at the same
+        # place. Protected: exported for hipModuleGetGlobal, accessed without a GOT
+        g.storage_class = "protected"
+        return g
+
     # -------------------------------------------------------------- output
     def finalize(self, lowered: LoweredKernel):
         from . import abi
@@ -447,6 +498,8 @@ class AmdgpuTarget(Target):
         _attach(art, "resources", res)
         _attach(art, "code_object_version", self.code_object_version)
         _attach(art, "device_libs", built.device_libs)
+        _attach(art, "error_messages", list(lowered.llmodule.__dict__.get("_pykern_error_messages", [])))
+        _attach(art, "error_symbol", ERROR_SYMBOL if art.error_messages else None)
         return art
 
 
@@ -559,7 +612,7 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         >>> b = build(open("k.ll").read(), "gfx942", kernel_names=["k"])   # doctest: +SKIP
         >>> b.kernel_metadata("k")[".vgpr_count"]                          # doctest: +SKIP
     """
-    from . import codeobject, devicelibs
+    from . import codeobject, devicelibs, toolchain
 
     a = _archs.parse_target_id(arch, code_object_version) if isinstance(arch, str) else arch
     tm = codeobject.target_machine(a.name, a.llvm_features, 3)
@@ -569,21 +622,24 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         ids = [int(x) for x in re.findall(r"^!(\d+) = ", ir_text, flags=re.M)]
         ir_text += codeobject.module_flags_ir(code_object_version, max(ids, default=-1) + 1)
     binding = codeobject.llvm()
-    try:
-        mod = binding.parse_assembly(ir_text)
-    except RuntimeError as e:
-        raise CompileError(f"internal error: LLVM rejected the generated IR: {e}",
-                           hint="this is a pykern bug; please report it with the kernel source") from None
-    mod.triple = TRIPLE
-    mod.data_layout = str(tm.target_data)
-    codeobject.verify(mod)
-    kernels = list(kernel_names) or _kernel_names(ir_text)
-    libs = devicelibs.link(mod, a, fastmath=fastmath, code_object_version=code_object_version,
-                           kernel_names=kernels)
-    if libs:
-        codeobject.verify(mod, "LLVM IR after linking the device libraries")
-    codeobject.optimize(mod, tm, max(0, min(3, int(opt))))
-    emitted = codeobject.emit(mod, a, want_asm=want_asm)
+    with codeobject.llvm_lock():  # LLVM's global context is not thread-safe
+        try:
+            mod = binding.parse_assembly(ir_text)
+        except RuntimeError as e:
+            raise CompileError(f"internal error: LLVM rejected the generated IR: {e}",
+                               hint="this is a pykern bug; please report it with the kernel source") from None
+        mod.triple = TRIPLE
+        mod.data_layout = str(tm.target_data)
+        codeobject.verify(mod)
+        kernels = list(kernel_names) or _kernel_names(ir_text)
+        libs = devicelibs.link(mod, a, fastmath=fastmath, code_object_version=code_object_version,
+                               kernel_names=kernels)
+        if libs:
+            codeobject.verify(mod, "LLVM IR after linking the device libraries")
+        codeobject.optimize(mod, tm, max(0, min(3, int(opt))))
+        emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False)
+    # ld.lld runs outside the lock: other threads may use LLVM meanwhile
+    emitted.binary = toolchain.link_shared(emitted.obj)
     return Built(emitted, a, libs)
 
 

@@ -22,7 +22,7 @@ VGPRs, allocation granules, max waves per EU, LDS per CU).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..errors import CompileError
@@ -251,7 +251,7 @@ def llvm_knows(processor: str, code_object_version: int = 6) -> bool:
         "!llvm.module.flags = !{!0}\n"
         f'!0 = !{{i32 1, !"amdhsa_code_object_version", i32 {code_object_version * 100}}}\n'
     )
-    with codeobject.quiet_stderr():
+    with codeobject.llvm_lock(), codeobject.quiet_stderr():
         tm = codeobject.target_machine(processor, "", opt=0)
         mod = llvm.parse_assembly(src)
         mod.data_layout = str(tm.target_data)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import io
 import os
 import struct
-import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,22 +32,19 @@ NT_AMDGPU_METADATA = 32
 BUNDLE_MAGIC = b"__CLANG_OFFLOAD_BUNDLE__"
 HOST_BUNDLE_ID = "host-x86_64-unknown-linux-gnu-"
 
-_init_lock = threading.Lock()
-_initialised = False
-
-
 def llvm():
-    """llvmlite.binding with all targets and asm printers initialised (once)."""
-    global _initialised
-    import llvmlite.binding as binding
+    """llvmlite.binding with all targets and asm printers initialised (once;
+    shared with the cpu target through ``llvm_util``)."""
+    from .llvm_util import llvm as _llvm
 
-    if not _initialised:
-        with _init_lock:
-            if not _initialised:
-                binding.initialize_all_targets()
-                binding.initialize_all_asmprinters()
-                _initialised = True
-    return binding
+    return _llvm()
+
+
+def llvm_lock():
+    """The process-wide lock around LLVM work (LLVM's global context is not thread-safe)."""
+    from .llvm_util import LLVM_LOCK
+
+    return LLVM_LOCK
 
 
 @lru_cache(maxsize=32)
@@ -121,15 +117,14 @@ def emit(module, arch, *, want_asm: bool = True, link: bool = True) -> Emitted:
     Each output comes from its own clone of the module. Returns the linked
     code object, the object file, assembly and the final IR."""
     tm = target_machine(arch.name, arch.llvm_features)
-    verify(module, "optimised LLVM IR")
-    ir_text = str(module)
-    binding = llvm()
-    try:
-        obj = tm.emit_object(module.clone())
-        asm = tm.emit_assembly(module.clone()) if want_asm else ""
-    except RuntimeError as e:
-        raise CompileError(f"AMDGPU code generation failed for {arch.target_id}: {e}") from None
-    del binding
+    with llvm_lock():
+        verify(module, "optimised LLVM IR")
+        ir_text = str(module)
+        try:
+            obj = tm.emit_object(module.clone())
+            asm = tm.emit_assembly(module.clone()) if want_asm else ""
+        except RuntimeError as e:
+            raise CompileError(f"AMDGPU code generation failed for {arch.target_id}: {e}") from None
     binary = b""
     if link:
         from . import toolchain

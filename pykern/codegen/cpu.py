@@ -390,7 +390,7 @@ class CpuTarget(Target):
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
         sites = [s.describe() for s in info.sync_sites]
-        tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites)
+        tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops)
         with llvm_util.LLVM_LOCK:
             llmod = llvm_util.parse_and_verify(text, info.kernel_name)
             extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler")
@@ -427,7 +427,7 @@ class CpuTarget(Target):
             dynamic_shared=info.uses_dynamic_shared,
             static_shared_bytes=info.static_shared_bytes,
             wave_size=opts.wave_size,
-            max_block_size=1024,
+            max_block_size=min(1024, opts.max_block_size or 1024),
             execution="coroutine" if coroutine else "fast",
             host=host_id(),
         )
@@ -500,6 +500,18 @@ class CpuTarget(Target):
         b.branch(exit_bb)
         b.position_at_end(exit_bb)
         b.ret_void()
+
+
+def assembly_of(artifact: KernelArtifact) -> str:
+    """Host assembly of a cpu artifact, made on demand from its optimised IR
+    (not stored at compile time: most users never look at it).
+
+    Example: ``print(assembly_of(get_target("cpu").compile(mod)))``"""
+    if artifact.asm is None:
+        with llvm_util.LLVM_LOCK:
+            mod = llvm_util.parse_and_verify(artifact.llvm_ir, artifact.name)
+            artifact.asm = host_target_machine().emit_assembly(mod)
+    return artifact.asm
 
 
 def _check_symbols(obj: bytes, kname: str) -> None:
@@ -754,7 +766,7 @@ sweep:
   br i1 %haserr, label %destroy, label %waves
 
 waves:
-  br label %w.loop
+  br i1 $HASWAVE, label %w.loop, label %barrier
 w.loop:
   %w0 = phi i32 [ 0, %waves ], [ %w0n, %w.next ]
   %anyw = phi i1 [ false, %waves ], [ %anyw2, %w.next ]
@@ -909,10 +921,14 @@ release:
 rel.loop:
   %li = phi i32 [ 0, %release ], [ %li1, %rel.body ]
   %lc = icmp slt i32 %li, %n
-  br i1 %lc, label %rel.body, label %resume
+  br i1 %lc, label %rel.body, label %sweep
 rel.body:
+  ; release and resume in one pass: a resumed thread only touches its own state
   %lt = call ptr @$BASE.tptr(ptr %thr, i32 %li)
   call void @$BASE.st32(ptr %lt, i64 24, i32 0)
+  %lhp = getelementptr i8, ptr %lt, i64 72
+  %lh = load ptr, ptr %lhp
+  call void @llvm.coro.resume(ptr %lh)
   %li1 = add i32 %li, 1
   br label %rel.loop
 
@@ -1008,7 +1024,7 @@ x.done:
 """)
 
 
-def _runner_ir(symbol, base, static, coroutine, ws, sites):
+def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True):
     blockfn = f"{base}.sched" if coroutine else f"{base}.block"
     text = _RUNNER.substitute(
         SYMBOL=symbol, BLOCKFN=blockfn, BSIZE=B_SIZE, STATIC=static, TSIZE=T_SIZE if coroutine else 0,
@@ -1021,5 +1037,8 @@ def _runner_ir(symbol, base, static, coroutine, ws, sites):
         n = max(1, len(sites))
         elems = ", ".join(f"ptr @{base}.site{i}" for i in range(len(sites))) or "ptr null"
         table = f"@{base}.sites = internal constant [{n} x ptr] [{elems}]\n"
-        text += strs + table + _SCHED.substitute(BASE=base, TSIZE=T_SIZE, WS=ws, NSITES=n, FCAP=FRAME_CAP, TFRAME=T_FRAME)
+        text += strs + table + _SCHED.substitute(
+            BASE=base, TSIZE=T_SIZE, WS=ws, NSITES=n, FCAP=FRAME_CAP, TFRAME=T_FRAME,
+            HASWAVE="true" if has_wave else "false",
+        )
     return text

@@ -231,6 +231,7 @@ def internalize(module, kernel_names=()) -> None:
             continue
         f.linkage = llvm.Linkage.internal
     for g in module.global_variables:
-        if g.is_declaration or g.name.startswith("llvm."):
+        # __pykern_error is read by the host (hipModuleGetGlobal): stays exported
+        if g.is_declaration or g.name.startswith("llvm.") or g.name == "__pykern_error":
             continue
         g.linkage = llvm.Linkage.internal

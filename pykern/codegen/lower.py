@@ -78,6 +78,8 @@ def _walk(node):
 def scan(module: ir.Module) -> dict:
     """Per function name: (uses_barrier, uses_wave_ops, uses_dynamic_shared), transitive."""
     funcs = dict(module.functions)
+    for fn in list(funcs.values()):
+        funcs.setdefault(fn.name, fn)  # callers look functions up by key, targets by fn.name
     funcs[module.kernel.name] = module.kernel
     direct = {}
     calls = {}
@@ -90,7 +92,7 @@ def scan(module: ir.Module) -> dict:
                     b = True
                 elif n.name in WAVE_OPS:
                     w = True
-            elif isinstance(n, ir.AllocArray) and n.space == "shared" and tuple(n.shape) in ((0,), (), 0):
+            elif isinstance(n, ir.AllocArray) and n.space == "shared" and _is_dynamic_shape(n.shape):
                 d = True
             elif isinstance(n, ir.Call):
                 cs.add(n.func)
@@ -111,7 +113,10 @@ def scan(module: ir.Module) -> dict:
 
 
 def _is_dynamic_shape(shape) -> bool:
-    return tuple(shape) in ((0,), ()) or shape == 0
+    """``shared.array(0, dtype)``: the dynamic shared buffer."""
+    if isinstance(shape, int):
+        return shape == 0
+    return tuple(shape) == (0,)
 
 
 # --------------------------------------------------------------------------

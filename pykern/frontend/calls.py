@@ -117,12 +117,26 @@ def lower_call(lw, fobj, node):
         return _convert(lw, node, name, lw.dtype_of(fobj, node.func))
     if isinstance(f, type) and f is not bool and f is not int and f is not float:
         raise lw.error(f"cannot create {name} objects in kernels", node)
+    foreign = _foreign_scalar_type(f)
+    if foreign is not None:
+        return _convert(lw, node, name, foreign)
     raise lw.error(
         f"cannot call Python function '{name}' from a kernel",
         node,
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
         "builtins abs/min/max/round/int/float/bool/len and the pykern kernel functions",
     )
+
+
+def _foreign_scalar_type(f):
+    """A type object of another library (numba.float32) whose name is a scalar type."""
+    if getattr(f, "__code__", None) is not None or isinstance(f, type):
+        return None
+    try:
+        s = str(f)
+    except Exception:
+        return None
+    return T.SCALARS.get(s) or T.ALIASES.get(s)
 
 
 def _hashable(f) -> bool:
@@ -409,17 +423,19 @@ def _unary_math(lw, node, fname, name, to_int):
     from .lower_ast import _is_weak
 
     if _is_weak(v) or (isinstance(v, ir.Const) and not isinstance(v.type, T.Float)):
-        pyf = getattr(math, name, None) if name not in ("rint",) else round
-        if name == "fabs":
-            pyf = math.fabs
-        if pyf is not None and not (name in ("floor", "ceil", "trunc") and not to_int):
+        # a constant argument: fold with Python's math (same rounding as float64)
+        if name == "rint":
+            pyf = lambda x: float(round(x))  # noqa: E731  (round half to even, float result)
+        elif name in infer.TO_INT and not to_int:
+            pyf = lambda x, f=getattr(math, name): float(f(x))  # noqa: E731  (numpy keeps floats)
+        else:
+            pyf = getattr(math, name, None)
+        if pyf is not None:
             try:
                 r = pyf(v.value)
             except (ValueError, OverflowError) as e:
                 raise lw.error(f"{fname}({v.value!r}): {e}", node) from None
-            if isinstance(r, int):
-                return lw.const(r, T.int64, node, weak=True)
-            return lw.const(float(r), T.float64, node, weak=True)
+            return lw.pyconst(r, node)
     ft = infer.math_arg_type(v.type)
     r = _in_float(lw, node, name, [v], ft)
     if to_int:
@@ -485,7 +501,7 @@ def _abs(lw, node, name):
     from .lower_ast import _is_weak
 
     if _is_weak(v):
-        return lw.const(abs(v.value), v.type, node, weak=True)
+        return lw.pyconst(abs(v.value), node)
     if isinstance(v.type, T.Boolean):
         return lw.cast(v, T.int64, node)
     if isinstance(v.type, T.Integer) and not v.type.signed:
@@ -514,15 +530,16 @@ def _minmax(lw, node, name, which=None):
 
     if all(_is_weak(v) for v in vals):
         r = (min if which == "min" else max)(v.value for v in vals)
-        return lw.const(r, infer.literal_type(r), node, weak=True)
+        return lw.pyconst(r, node)
     t, w = vals[0].type, infer_weak(vals[0])
     for v in vals[1:]:
         t = infer.common_type(t, w, v.type, infer_weak(v))
         w = None
-    acc = lw.cast(vals[0], t, node)
+    ct = T.int64 if isinstance(t, T.Boolean) else t  # booleans compare as 0/1
+    acc = lw.cast(vals[0], ct, node)
     for v in vals[1:]:
-        acc = _intr(lw, which, [acc, lw.cast(v, t, node)], t, node)
-    return acc
+        acc = _intr(lw, which, [acc, lw.cast(v, ct, node)], ct, node)
+    return lw.cast(acc, t, node)
 
 
 def lw_is_pure(e):
@@ -540,7 +557,7 @@ def _round(lw, node, name):
     if nd_node is None:
         if _is_weak(v):
             r = round(v.value)
-            return lw.const(r, infer.literal_type(r), node, weak=True)
+            return lw.pyconst(r, node)
         if isinstance(v.type, T.Boolean):
             return lw.cast(v, T.int64, node)
         if isinstance(v.type, T.Integer):
@@ -550,7 +567,7 @@ def _round(lw, node, name):
     if not isinstance(nd, int) or isinstance(nd, bool):
         raise lw.error("round()'s ndigits must be a constant integer", nd_node)
     if _is_weak(v):
-        return lw.const(round(v.value, nd), v.type, node, weak=True)
+        return lw.pyconst(round(v.value, nd), node)
     if not isinstance(v.type, T.Float):
         if nd >= 0:
             return lw.cast(v, T.int64, node) if isinstance(v.type, T.Boolean) else v
@@ -605,26 +622,50 @@ _BUILTINS = {
     builtins.float: _float,
     builtins.bool: _bool,
     builtins.pow: _pow,
-    math.pow: None,  # placeholder: math.pow is a binary math function (handled by the table)
 }
-del _BUILTINS[math.pow]
 
 
 # ---------------------------------------------------------------- device functions
 
 
 def _device_call(lw, dev, name, node):
-    if node.keywords:
-        raise lw.error(f"device function '{name}' must be called with positional arguments", node)
+    pyfunc = getattr(dev, "py_func", None)
+    if pyfunc is None or not hasattr(pyfunc, "__code__"):
+        raise lw.error(f"device function '{name}' has no Python function (py_func)", node)
+    code = pyfunc.__code__
+    pnames = list(code.co_varnames[: code.co_argcount])
+    defaults = pyfunc.__defaults__ or ()
+    first_default = len(pnames) - len(defaults)
+    if len(node.args) > len(pnames):
+        raise lw.error(
+            f"device function '{name}' takes {len(pnames)} argument(s) but {len(node.args)} were given", node
+        )
+    given = {}
+    for pn, a in zip(pnames, node.args):
+        given[pn] = a
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise lw.error("**kwargs in a call is not supported in kernels", node)
+        if kw.arg not in pnames:
+            raise lw.error(f"device function '{name}' has no parameter '{kw.arg}'", node)
+        if kw.arg in given:
+            raise lw.error(f"device function '{name}' got two values for '{kw.arg}'", node)
+        given[kw.arg] = kw.value
     args = []
-    for a in node.args:
-        v = lw.value(a)
+    from .lower_ast import PyObj
+
+    for k, pn in enumerate(pnames):
+        if pn in given:
+            a = given[pn]
+            v = lw.value(a)
+        elif k >= first_default:
+            a = node
+            v = lw.to_ir(PyObj(defaults[k - first_default], f"default of {pn}"), node)
+        else:
+            raise lw.error(f"device function '{name}' is missing argument '{pn}'", node)
         if isinstance(v.type, T.Void):
             raise lw.error("a call that returns nothing cannot be an argument", a)
         args.append(_strong(lw, v, a))
-    pyfunc = getattr(dev, "py_func", None)
-    if pyfunc is None:
-        raise lw.error(f"device function '{name}' has no py_func", node)
     fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node))
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
 

@@ -443,6 +443,9 @@ class FunctionLowerer:
         self.set_var(node.target.id, self.cast(self.value(node.value), t, node.value), node.target)
 
     def assign(self, target, vnode, stmt_node):
+        for t in ast.walk(target):
+            if isinstance(t, ast.Starred):
+                raise self.error("starred assignment (*x) is not supported in kernels", t, "unpack every element by name")
         if isinstance(target, (ast.Tuple, ast.List)) and isinstance(vnode, (ast.Tuple, ast.List)):
             if len(target.elts) != len(vnode.elts):
                 raise self.error(
@@ -473,8 +476,9 @@ class FunctionLowerer:
                 raise self.error(
                     f"cannot unpack a tuple of {len(t.elems)} values into {len(target.elts)} targets", stmt_node
                 )
-            if not isinstance(value, (ir.Var, ir.TupleExpr)):
-                value = self.temp(value, stmt_node)
+            targets = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+            if not isinstance(value, (ir.Var, ir.TupleExpr)) or (isinstance(value, ir.Var) and value.name in targets):
+                value = self.temp(value, stmt_node)  # read the whole tuple before assigning any target
             if isinstance(value, ir.TupleExpr):
                 parts = [e if isinstance(e, (ir.Const, ir.ArrayAttr)) else self.temp(e, stmt_node) for e in value.elems]
             else:
@@ -625,6 +629,12 @@ class FunctionLowerer:
             lw = None if _weakval(a) is None or lw is None else lw
         if isinstance(lt, T.Boolean):
             lt = T.int64
+        if not isinstance(lt, T.Integer):
+            raise self.error(
+                f"range() bounds of types {', '.join(str(a.type) for a in args)} have no common integer type",
+                it,
+                hint="convert the bounds, e.g. range(int64(start), stop)",
+            )
         var = node.target.id
         self.assigned_so_far.add(var)
         if var in self.vartypes:
@@ -777,6 +787,16 @@ class FunctionLowerer:
         data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("="), copy=False).tobytes()
         t = T.Array(dt, arr.ndim, "C", "const", readonly=True)
         return ir.ConstArray(self.mb.const_array_name(arr, name), data, tuple(int(s) for s in arr.shape), t, self.loc(node))
+
+    def pyconst(self, value, node) -> ir.Const:
+        """A weak constant for a Python number computed at compile time."""
+        if isinstance(value, bool):
+            return ir.Const(value, T.boolean, self.loc(node))
+        try:
+            t = infer.literal_type(value)
+        except infer.InferError as e:
+            raise self.error(f"constant {value!r} does not fit in 64 bits" if isinstance(value, int) else e.msg, node) from None
+        return self.const(value, t, node, weak=True)
 
     def const(self, value, t: T.Type, node, weak: bool = False) -> ir.Const:
         c = ir.Const(_const_value(value, t), t, self.loc(node) if node is not None else None)

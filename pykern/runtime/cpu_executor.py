@@ -51,6 +51,8 @@ _RUNFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64
 _lock = threading.Lock()
 _loaded: dict = {}
 _NCPU = os.cpu_count() or 1
+#: launches whose workers outlived a double Ctrl-C: their buffers must stay valid
+_abandoned: list = []
 _pool = None
 
 
@@ -85,11 +87,11 @@ def load(artifact) -> "CpuKernel":
         raise LaunchError(
             f"cpu artifact was compiled for another host ({artifact.host}); recompile it here ({host_id()})"
         )
-    with _lock:
+    from ..codegen import llvm_util
+
+    with _lock, llvm_util.LLVM_LOCK:
         k = _loaded.get(artifact.name)
         if k is None:
-            from ..codegen import llvm_util
-
             ll = llvm_util.llvm()
             eng = _new_engine()
             eng.add_object_file(ll.ObjectFileRef.from_data(bytes(artifact.binary)))
@@ -155,7 +157,7 @@ class CpuKernel:
         if workers == 1 or nblocks == 1 or nblocks * nthreads <= INLINE_WORK:
             self._run_inline(args_p, ctx_p, ctx, nblocks)
         else:
-            self._run_pool(args_p, ctx_p, ctx, nblocks, workers)
+            self._run_pool(args_p, ctx_p, ctx, nblocks, workers, buf)
         if ctx.error:
             raise KernelRuntimeError(self._format_error(ctx, block))
 
@@ -167,7 +169,7 @@ class CpuKernel:
             if ctx.error:
                 break
 
-    def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers):
+    def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers, args_keep=None):
         pool = _get_pool()
         nchunks = min(nblocks, workers * 4)
         bounds = [nblocks * i // nchunks for i in range(nchunks + 1)]
@@ -178,7 +180,13 @@ class CpuKernel:
             ctx.cancel = 1  # the compiled loop stops at its next block
             for f in futs:
                 f.cancel()
-            cf.wait(futs)
+            try:
+                cf.wait(futs)
+            except BaseException:
+                # a second Ctrl-C while a block is still running (e.g. a kernel
+                # that never ends): keep the memory it uses alive forever
+                _abandoned.append((args_keep, ctx, futs))
+                raise
             raise
         for f in futs:
             f.result()

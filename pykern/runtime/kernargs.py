@@ -22,6 +22,7 @@ Example::
 
 from __future__ import annotations
 
+import ctypes
 import struct
 from typing import NamedTuple
 
@@ -129,6 +130,29 @@ def _array_parts(a, ndim: int, where: str):
     return ptr, shape, strides
 
 
+def _ndarray_class():
+    import numpy as np
+
+    return np.ndarray
+
+
+def _find_ndarray_data_offset():
+    """Offset of ``data`` in numpy's PyArrayObject (right after PyObject_HEAD), or
+    None if that does not hold here. Reading it directly costs ~0.1 us where
+    ``a.ctypes.data`` costs ~1 us, per array per launch."""
+    try:
+        import numpy as np
+
+        off = object.__basicsize__
+        probes = [np.zeros(3), np.arange(7, dtype=np.int8)[2::2], np.empty((2, 3), np.float32).T]
+        for a in probes:
+            if ctypes.c_void_p.from_address(id(a) + off).value != a.ctypes.data:
+                return None
+        return off
+    except Exception:
+        return None
+
+
 def _device_array_class():
     try:
         from pykern.runtime.memory import DeviceArray
@@ -154,6 +178,9 @@ def _compile_flattener(argtypes):
             lines.append(f"    a = {expr}")
             lines.append(f"    if type(a) is _DeviceArray and len(a.shape) == {t.ndim}:")
             lines.append(f"        p{j} = a.ptr; s{j} = a.shape; t{j} = a.strides")
+            if _NDARRAY_DATA_OFFSET is not None:
+                lines.append(f"    elif type(a) is _ndarray and a.ndim == {t.ndim}:")
+                lines.append(f"        p{j} = _ptr_at(_id(a) + {_NDARRAY_DATA_OFFSET}).value; s{j} = a.shape; t{j} = a.strides")
             lines.append("    else:")
             lines.append(f"        p{j}, s{j}, t{j} = _array_parts(a, {t.ndim}, {where!r})")
             items.append(f"p{j}")
@@ -177,11 +204,13 @@ def _compile_flattener(argtypes):
         src.append(f"    {unpack} = values")
     src += lines
     src.append(f"    return [{', '.join(items)}]")
-    ns = {"_array_parts": _array_parts, "LaunchError": LaunchError, "_DeviceArray": _device_array_class()}
+    ns = {"_array_parts": _array_parts, "LaunchError": LaunchError, "_DeviceArray": _device_array_class(),
+          "_ndarray": _ndarray_class(), "_ptr_at": ctypes.c_void_p.from_address, "_id": id}
     exec("\n".join(src), ns)  # noqa: S102 - generated from types only, no user text
     return ns["flatten"]
 
 
+_NDARRAY_DATA_OFFSET = _find_ndarray_data_offset()
 _MAX_CACHED = 4096
 _flatteners: dict[int, tuple] = {}  # id(argtypes) -> (argtypes, fn); argtypes kept alive so ids stay unique
 _flatteners_by_value: dict[tuple, object] = {}

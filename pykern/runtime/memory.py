@@ -178,9 +178,6 @@ class DeviceArray:
 
     __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "__weakref__")
 
-    # numba's ``__cuda_array_interface__`` consumers check for this name
-    __array_priority__ = 100
-
     def __init__(self, shape, strides, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
         self.shape = tuple(shape)
         self.strides = tuple(strides)
@@ -393,7 +390,8 @@ class DeviceArray:
         lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
         staging = np.empty(hi - lo, np.uint8)
         _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s)
-        s.synchronize() if not s.is_default else None
+        if not s.is_default:
+            s.synchronize()
         return np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)
 
     def copy_to_device(self, ary, stream=0) -> None:
