@@ -44,6 +44,9 @@ class Dispatcher:
         self._overloads = {}  # (target, argtypes) -> Overload
         self._lock = threading.RLock()
         self._signatures = []  # eager (return, argtypes)
+        code = py_func.__code__
+        nmax = code.co_argcount
+        self._arity = (nmax - len(py_func.__defaults__ or ()), nmax)
         functools.update_wrapper(self, py_func)
         if signatures is not None:
             from .frontend import parse_signature
@@ -89,6 +92,10 @@ class Dispatcher:
         from . import targets
         from .runtime import launch as rt_launch
 
+        lo, hi = self._arity
+        if not lo <= len(args) <= hi:
+            want = str(hi) if lo == hi else f"{lo} to {hi}"
+            raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
         target = targets.current_target()
         argtypes = rt_launch.argument_types(args, self.__name__)
         ov = self._overloads.get((target, argtypes))

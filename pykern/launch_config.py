@@ -39,10 +39,36 @@ def _dims(value, what):
     return tuple(out)
 
 
+_checked: dict = {}
+
+
 def normalize_config(config):
     """``(griddim, blockdim[, stream[, sharedmem]])`` -> 3-tuples, stream, bytes.
 
-    Raises ``LaunchError`` for anything a GPU would refuse."""
+    Raises ``LaunchError`` for anything a GPU would refuse. Configurations of
+    plain ints are remembered: the same launch shape is checked once."""
+    # only exact ints are remembered: 4.0 == 4 as a dict key, but 4.0 must be refused
+    plain = type(config) is tuple and _plain(config)
+    if plain:
+        hit = _checked.get(config)
+        if hit is not None:
+            return hit
+    result = _normalize(config)
+    if plain and len(_checked) < 4096:
+        _checked[config] = result
+    return result
+
+
+def _plain(config) -> bool:
+    def ok(v):
+        return type(v) is int or (type(v) is tuple and all(type(x) is int for x in v))
+
+    # the stream slot holds an int (0) or a Stream: only plain ints are cached
+
+    return all(ok(v) for v in config)
+
+
+def _normalize(config):
     if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
         raise LaunchError(
             f"launch configuration must be [griddim, blockdim] or [griddim, blockdim, stream, sharedmem], got {config!r}"

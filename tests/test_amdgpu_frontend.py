@@ -80,6 +80,30 @@ def dyn_shared(x):
     x[t] = buf[cuda.blockDim.x - 1 - t] + cuda.gridDim.x
 
 
+@cuda.jit(device=True)
+def _shared_helper(x, t):
+    sm = cuda.shared.array(64, np.float32)
+    sm[t] = x[t]
+    cuda.syncthreads()
+    return sm[63 - t] + cuda.shfl_xor_sync(0xFFFFFFFF, sm[t], 1)
+
+
+@cuda.jit(device=True)
+def _local_helper(x, t):
+    loc = cuda.local.array(8, np.float64)
+    for k in range(8):
+        loc[k] = x[(t + k) % x.size]
+    s = 0.0
+    for k in range(8):
+        s += loc[(t * k) % 8]
+    return s
+
+
+def with_device_functions(x, y):
+    t = cuda.threadIdx.x
+    y[t] = _shared_helper(x, t) + _local_helper(y, t)
+
+
 def A(dt, ndim=1, layout="C"):
     return T.Array(dt, ndim, layout)
 
@@ -176,3 +200,16 @@ def test_resources_and_read_metadata_agree(arts):
     r = codeobject.resources(md, "gfx942", 256)
     assert r["vgprs"] == md[".vgpr_count"] == art.resources["vgprs"]
     assert r["waves_per_simd"] == 8  # 30-ish VGPRs of 512: hardware cap
+
+
+@pytest.mark.parametrize("opt", [0, 3])
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_device_functions_with_shared_and_local_memory(arch, opt, tmp_path):
+    # at O0 the helpers stay real calls: LDS used outside the kernel, a call stack
+    mod = compile_ir(with_device_functions, [A(T.float32), A(T.float32)])
+    art = AmdgpuTarget(arch=arch).compile(mod, CompileOptions(opt=opt))
+    _, syms = _dis(art, tmp_path)
+    assert not re.search(r"\sUND[ \t]+\S", syms)
+    assert art.static_shared_bytes == 256 and art.uses_barrier
+    if opt == 3:
+        assert art.resources["scratch_bytes"] == 0 and not art.resources["dynamic_stack"]

@@ -321,6 +321,10 @@ def test_options_override_and_launch_bounds():
         AmdgpuTarget(arch="gfx942", code_object_version=3)
     with pytest.raises(CompileError, match="max_block_size"):
         t.compile(saxpy(), CompileOptions(max_block_size=2048))
+    # a register cap that forces spills: resources must show them (RDNA: no AGPRs to hide in)
+    capped = t.compile(math_kernel(), CompileOptions(arch="gfx1100", max_registers=24))
+    assert '"amdgpu-num-vgpr"="24"' in capped.llvm_ir and capped.metadata[".vgpr_count"] <= 24
+    assert capped.resources["vgpr_spills"] > 0 and capped.resources["scratch_bytes"] > 0
 
 
 def test_compile_with_resolved_options():
@@ -431,3 +435,14 @@ def test_debug_bounds_errors_go_to_exported_record(tmp_path):
     assert 'cmpxchg ptr addrspace(1) @__pykern_error, i32 0, i32 1 syncscope("agent")' in art.llvm_ir
     plain = AmdgpuTarget(arch="gfx942").compile(mod, CompileOptions())
     assert plain.error_symbol is None and "__pykern_error" not in plain.llvm_ir
+
+
+def test_concurrent_compiles_from_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(arch):
+        return AmdgpuTarget(arch=arch).compile(atomic_kernel(), CompileOptions()).binary
+
+    with ThreadPoolExecutor(4) as ex:
+        outs = list(ex.map(one, ["gfx942", "gfx1100", "gfx942", "gfx1100"]))
+    assert outs[0] == outs[2] and outs[1] == outs[3] and outs[0] != outs[1]

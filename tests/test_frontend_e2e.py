@@ -514,3 +514,27 @@ def test_binary_ops_match_numpy(ta, tb):
         np.testing.assert_allclose(out[4][nz].astype(np.float64), (a % b)[nz].astype(np.float64), atol=1e-3)
         np.testing.assert_allclose(div[nz], (a / b)[nz].astype(div.dtype), rtol=2e-3 if rt == np.float16 else 1e-6)
         np.testing.assert_array_equal(out[5], (a < b) + 2 * (a == b))
+
+
+WEIGHTS = (0.25, 0.5, 0.25)
+
+
+def test_for_over_arrays_and_tuples():
+    @jit
+    def k(a, out, t):
+        s = 0.0
+        for x in a:
+            if x < 0:
+                continue
+            s += x
+        out[0] = s
+        acc = 0.0
+        for w in WEIGHTS:
+            acc += w
+        out[1] = acc
+        for v in t:
+            out[2] += v
+
+    out = np.zeros(3)
+    k[1, 1](np.array([1.0, -2.0, 3.0]), out, (1, 2, 3))
+    assert list(out) == [4.0, 1.0, 6.0]

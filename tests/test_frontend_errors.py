@@ -55,7 +55,10 @@ CASES = [
     ("def k(a):\n    a[0] = sum(i for i in range(3))\n", F1, 2, 12, ["cannot call Python function 'sum'"], None),
     ("def k(a):\n    a[0] = a.foo\n", F1, 2, 12, ["no attribute 'foo'"], ".shape"),
     ("def k(a):\n    a[0] = math.nosuch(1.0)\n", F1, 2, 12, ["module 'math' has no attribute 'nosuch'"], None),
-    ("def k(a):\n    for x in a:\n        pass\n", F1, 2, 14, ["only loop over range"], "range(len(a))"),
+    ("def k(a):\n    for x in a:\n        pass\n", "void(float32[:, :])", 2, 14, ["2-d array would give row views"], "range(a.shape[0])"),
+    ("def k(a):\n    for x in (1, 2.5):\n        pass\n", F1, 2, 14, ["tuples of one scalar type, not Tuple(int64, float64)"], None),
+    ("def k(a):\n    for x in 5:\n        pass\n", F1, 2, 14, ["not a int64"], "range(n)"),
+    ("def k(a):\n    for i in range(n=3):\n        pass\n", F1, 2, 14, ["range() takes 1 to 3"], None),
     ("def k(a):\n    a[0] = a[0] ** -1\n", "void(int32[:])", 2, 12, ["negative constant power"], "-1.0"),
     ("def k(a):\n    a[0] = a[1] & 1.5\n", F1, 2, 12, ["&", "float32", "float64"], "integers"),
     ("def k(a, n):\n    s = cuda.shared.array(n, np.float32)\n", "void(float32[:], int64)", 2, 27, ["compile-time constant"], None),
@@ -212,3 +215,18 @@ def test_wrong_argument_count_and_varargs():
 def test_kernel_returning_value_via_device_ok_but_kernel_not():
     err = compile_error("def k(a):\n    return a[0]\n", F1)
     assert "kernels cannot return a value" in str(err)
+
+
+def test_columns_count_characters_and_keep_tabs():
+    e = compile_error("def k(a):\n    é = 1; a[0] = é + nope\n", F1)
+    assert e.col == 23 and str(e).splitlines()[2] == "    " + " " * 22 + "^"
+    e = compile_error("def k(a):\n\tx = 1\n\ta[0] = nope\n", F1)
+    assert e.line == 3 and e.col == 9
+    assert str(e).splitlines()[2] == "    \t       ^"
+
+
+def test_error_inside_device_function_points_into_it():
+    helper = define("def helper(x):\n    y = x\n    return y + nope\n")
+    err = compile_error("def k(a):\n    a[0] = helper(a[0])\n", F1, helper=DeviceFn(helper))
+    assert err.line == 3 and "name 'nope' is not defined" in str(err)
+    assert err.file != compile_error.__code__.co_filename

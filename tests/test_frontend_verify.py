@@ -136,3 +136,16 @@ def test_every_intrinsic_the_frontend_emits_is_catalogued():
         "void(float32[:], int32[:], uint64[:])",
     )
     verify_module(m)
+
+
+def test_frontend_bug_becomes_internal_compile_error(monkeypatch):
+    from pykern.frontend import calls
+
+    def broken(lw, node, name):
+        raise KeyError("oops")
+
+    monkeypatch.setitem(calls._BUILTINS, abs, broken)
+    with pytest.raises(CompileError) as ei:
+        lower("def k(a):\n    a[0] = abs(a[0])\n", "void(float32[:])")
+    assert "internal error while compiling 'k': KeyError" in str(ei.value)
+    assert "pykern bug" in ei.value.hint

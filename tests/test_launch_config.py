@@ -57,3 +57,24 @@ def test_kernel_needs_configuration_and_device_functions_are_not_launchable():
 def test_unknown_jit_option_is_a_type_error():
     with pytest.raises(TypeError, match="unknown option"):
         pykern.jit(bogus=True)(lambda a: None)
+
+
+def test_wrong_argument_count_is_a_launch_error_before_compiling():
+    @pykern.jit
+    def k(a, b):
+        a[0] = b
+
+    with pytest.raises(pykern.LaunchError, match="takes 2 argument.*but 3 were given"):
+        k[1, 1](np.zeros(1), 1.0, 2.0)
+    with pytest.raises(pykern.LaunchError, match="but 1 were given"):
+        k[1, 1](np.zeros(1))
+    assert not k.overloads  # nothing was compiled
+
+
+def test_list_argument_is_a_launch_error_naming_the_position():
+    @pykern.jit
+    def k(a, b):
+        a[0] = b[0]
+
+    with pytest.raises(pykern.LaunchError, match="argument 2.*list"):
+        k[1, 1](np.zeros(1), [1.0])

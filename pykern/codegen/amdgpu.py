@@ -141,7 +141,7 @@ class AmdgpuTarget(Target):
         return Target.compile(t, module, options)
 
     # -------------------------------------------------------------- module
-    def target_machine(self, opt: int = 3):
+    def target_machine(self):
         from . import codeobject
 
         return codeobject.target_machine(self.arch_info.name, self.arch_info.llvm_features, 3)

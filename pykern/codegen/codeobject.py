@@ -51,9 +51,10 @@ def llvm_lock():
 def target_machine(cpu: str, features: str = "", opt: int = 3):
     """A cached amdgcn TargetMachine for ``cpu`` (a processor name LLVM knows)."""
     binding = llvm()
-    target = binding.Target.from_triple(TRIPLE)
-    return target.create_target_machine(cpu=cpu, features=features, opt=opt, reloc="pic",
-                                        codemodel="default")
+    with llvm_lock():
+        target = binding.Target.from_triple(TRIPLE)
+        return target.create_target_machine(cpu=cpu, features=features, opt=opt, reloc="pic",
+                                            codemodel="default")
 
 
 @contextmanager

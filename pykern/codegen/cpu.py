@@ -578,6 +578,7 @@ def _cstr_global(name, text):
 
 _RUNNER = string.Template(r"""
 declare ptr @malloc(i64)
+declare ptr @calloc(i64, i64)
 declare void @free(ptr)
 declare void @$BLOCKFN(ptr, ptr)
 
@@ -627,7 +628,7 @@ entry:
   %nt64 = zext i32 %nt to i64
   %tbytes0 = mul i64 %nt64, $TSIZE
   %tbytes = add i64 %tbytes0, 16
-  %thr = call ptr @malloc(i64 %tbytes)
+  %thr = call ptr @calloc(i64 %tbytes, i64 1)  ; zeroed: a shuffle from a lane that never wrote reads 0
   %fthr = getelementptr i8, ptr %B, i64 64
   store ptr %thr, ptr %fthr
   %fbytes0 = mul i64 %nt64, $FCAP

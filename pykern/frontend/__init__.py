@@ -7,6 +7,22 @@ Public functions (used by the dispatcher):
 * ``compile_ir(pyfunc, argtypes, *, is_kernel=True, debug=False) -> ir.Module``.
 * ``source_of(pyfunc) -> (source_text, filename, first_line)``.
 
+Supported inside kernels: see ``infer`` for the typing rules. Statements:
+assignment (incl. tuple unpacking, ``a = b = v``, ``x: float32 = v``),
+augmented assignment (also ``a[i] += v``), ``if/elif/else`` (constant
+conditions prune the dead branch), ``for`` over ``range``/1-d arrays/tuples,
+``while``, ``break``, ``continue``, ``return``, ``pass``, docstrings.
+Expressions: arithmetic, comparisons (chained), ``and/or/not``, conditional
+expressions, tuples, indexing (``a[i, j]``, ``a[i][j]``, tuple-valued indices,
+negative constants), ``.shape/.size/.ndim/.strides/.dtype``, calls of the
+kernel namespace (``pykern.stubs``), ``math``/numpy math, builtins
+(abs min max round int float bool len pow range), scalar type constructors and
+device functions (positional, keyword and default arguments). Globals and
+closure variables are frozen when compiling; numpy arrays become const arrays.
+Everything else (with, try, raise, assert, lambda, classes, comprehensions,
+strings, lists/dicts, slices, global/nonlocal, imports, *args, row views) is a
+``CompileError`` with the location and a hint.
+
 Example::
 
     >>> from pykern.frontend import compile_ir, parse_signature

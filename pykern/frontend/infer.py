@@ -35,6 +35,16 @@ Numbers
   * ``range`` loops: the loop variable's type is the promotion of the bounds
     (weak literals adopt the others' type; all-literal bounds give int64).
 
+Tuples and loops
+  * A tuple indexed by a constant (``t[0]``, ``t[-1]``, ``t[1:]``) keeps each
+    element's type; a tuple of one scalar type may also be indexed by a run-time
+    integer (a select chain; negative indices count from the end).
+  * ``for x in seq`` works for 1-d arrays and tuples of one scalar type (a hidden
+    int64 index loop); any other iterable except ``range`` is an error.
+  * A device function's return type is the unification of its ``return``
+    values; falling off the end of a function that returns values elsewhere
+    returns zero(s).
+
 Math
   * ``math.f(float32) -> float32``, ``math.f(float64) -> float64``,
     ``math.f(int or bool) -> float64``; float16 arguments are computed in float32
@@ -43,7 +53,8 @@ Math
     versions ``np.floor`` etc. return the float type. ``math.isnan/isinf/isfinite``
     of an integer are constant.
   * ``abs`` keeps the type (bool -> int64); ``min``/``max`` promote all
-    arguments; ``round(x)`` gives int64 for floats (round half to even), the
+    arguments (booleans compare as 0/1 and stay boolean), ``min(t)`` of a tuple
+    reduces its elements; ``round(x)`` gives int64 for floats (round half to even), the
     same integer for ints; ``round(x, n)`` (constant n) keeps the float type.
   * ``int(x)`` -> int64, ``float(x)`` -> float64, ``bool(x)`` -> boolean,
     ``np.float32(x)`` / ``pykern.float32(x)`` -> that type (numpy cast rules).

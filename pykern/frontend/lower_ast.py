@@ -603,11 +603,8 @@ class FunctionLowerer:
         it = node.iter
         fobj = self.expr(it.func) if isinstance(it, ast.Call) else None
         if not (isinstance(fobj, PyObj) and fobj.value is builtins.range):
-            raise self.error(
-                "kernels can only loop over range(...)",
-                it,
-                hint="write for i in range(len(a)): ... a[i]",
-            )
+            self.for_each(node)
+            return
         if it.keywords or not 1 <= len(it.args) <= 3:
             raise self.error("range() takes 1 to 3 positional arguments", it)
         if not isinstance(node.target, ast.Name):
@@ -660,6 +657,59 @@ class FunctionLowerer:
         finally:
             self.loop_depth -= 1
         self.emit(ir.ForRange(var, start, stop, step, body, self.loc(node)))
+
+    def for_each(self, node):
+        """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over
+        a hidden index ``for $i in range(len(seq)): x = seq[$i]``."""
+        it = node.iter
+        seq = self.value(it)
+        t = seq.type
+        if isinstance(t, T.Array):
+            if t.ndim != 1:
+                raise self.error(
+                    f"iterating over a {t.ndim}-d array would give row views, which kernels do not support",
+                    it,
+                    hint="loop over indices: for i in range(a.shape[0]): for j in range(a.shape[1]): a[i, j]",
+                )
+        elif isinstance(t, T.Tuple):
+            if t.elems and not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
+                raise self.error(
+                    f"kernels can loop over tuples of one scalar type, not {t}", it, "index the tuple by constants"
+                )
+        else:
+            raise self.error(
+                f"kernels can loop over range(...), 1-d arrays and tuples, not a {t}",
+                it,
+                hint="write for i in range(n): ...",
+            )
+        if not is_pure(seq):
+            seq = self.temp(seq, it)
+        ivar = f"$i{node.lineno}_{node.col_offset}"
+        self.vartypes.setdefault(ivar, (T.int64, self.loc(node)))
+        loc = self.loc(node)
+        index = ir.Var(ivar, T.int64, loc)
+        if isinstance(t, T.Array):
+            stop = ir.ArrayAttr(seq, "shape", 0, T.int64, loc)
+        else:
+            stop = ir.Const(len(t.elems), T.int64, loc)
+        self.loop_depth += 1
+        saved = self.out
+        try:
+            self.out = []
+            if isinstance(t, T.Array):
+                elem = ir.Load(seq, [index], t.dtype, loc)
+            else:
+                elem = self.select_tuple_elem(seq, index, node) if t.elems else None
+            if elem is not None:
+                self.assign_expr(node.target, elem, node)
+            head = self.out
+        finally:
+            self.out = saved
+        try:
+            body = head + self.block(node.body)
+        finally:
+            self.loop_depth -= 1
+        self.emit(ir.ForRange(ivar, ir.Const(0, T.int64, loc), stop, ir.Const(1, T.int64, loc), body, loc))
 
     def stmt_Break(self, node):
         if not self.loop_depth:
@@ -991,21 +1041,31 @@ class FunctionLowerer:
             raise self.error(f"tuple index must be an integer, not {idx.type}", node.slice)
         if not is_pure(tup) or not is_pure(idx):
             raise self.error("indexing a tuple by a run-time value with side effects", node, "assign it to a variable first")
-        i = self.cast(idx, T.int64, node)
+        return self.select_tuple_elem(tup, self.cast(idx, T.int64, node), node, wrap=True)
+
+    def select_tuple_elem(self, tup: ir.Expr, i: ir.Expr, node, wrap: bool = False) -> ir.Expr:
+        """``tup[i]`` for an int64 run-time ``i`` as a chain of selects."""
+        t = tup.type
+        n = len(t.elems)
         loc = self.loc(node)
+        if wrap:
+            i = self.wrap_negative(i, n, loc)
+        result = self.tuple_get(tup, n - 1, node)
+        for k in range(n - 2, -1, -1):
+            test = ir.Compare("==", i, ir.Const(k, T.int64, loc), T.boolean, loc)
+            result = ir.IfExp(test, self.tuple_get(tup, k, node), result, t.elems[0], loc)
+        return result
+
+    @staticmethod
+    def wrap_negative(i, n, loc):
         # negative indices count from the end, as in Python
-        i = ir.IfExp(
+        return ir.IfExp(
             ir.Compare("<", i, ir.Const(0, T.int64, loc), T.boolean, loc),
             ir.BinOp("+", i, ir.Const(n, T.int64, loc), T.int64, loc),
             i,
             T.int64,
             loc,
         )
-        result = self.tuple_get(tup, n - 1, node)
-        for k in range(n - 2, -1, -1):
-            test = ir.Compare("==", i, ir.Const(k, T.int64, loc), T.boolean, loc)
-            result = ir.IfExp(test, self.tuple_get(tup, k, node), result, t.elems[0], loc)
-        return result
 
     def tuple_get(self, tup: ir.Expr, k: int, node) -> ir.Expr:
         if isinstance(tup, ir.TupleExpr) and all(is_pure(e) for e in tup.elems):

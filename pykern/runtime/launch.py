@@ -22,24 +22,18 @@ _type_memo: dict = {}
 
 
 def _memo_key(a):
+    """A cheap key that determines the kernel type of ``a``, or None."""
     cls = type(a)
     if cls is int or cls is float or cls is bool:
         if cls is int and not (-(1 << 63) <= a < (1 << 63)):
             return None  # uint64-range or too large: let typeof decide
         return cls
-    dtype = getattr(a, "dtype", None)
-    if dtype is None or isinstance(a, type):
-        return None
-    try:
-        flags = a.flags
-    except AttributeError:
-        return None
     if cls.__name__ == "ndarray":
-        return (cls, dtype, a.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
-    if cls.__name__ == "DeviceArray":
-        return (cls, dtype, a.ndim, flags["C_CONTIGUOUS"], flags["F_CONTIGUOUS"])
-    if getattr(a, "shape", None) == () and hasattr(a, "item"):  # numpy scalar
-        return (cls, dtype)
+        flags = a.flags
+        return (cls, a.dtype, a.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+    dtype = getattr(a, "dtype", None)
+    if dtype is not None and getattr(a, "shape", None) == () and hasattr(a, "item") and not hasattr(a, "flags"):
+        return (cls, dtype)  # numpy scalar
     return None
 
 
@@ -49,6 +43,12 @@ def argument_types(args, kernel_name: str = "kernel") -> tuple:
 
     out = []
     for i, a in enumerate(args):
+        if type(a).__name__ == "DeviceArray":
+            t = a._pk_type
+            if t is None:
+                t = a._pk_type = typeof(a)
+            out.append(t)
+            continue
         key = _memo_key(a)
         t = _type_memo.get(key) if key is not None else None
         if t is None:
@@ -100,8 +100,7 @@ class CpuBackend:
         if plan is None:
             plan = ov.launch_plan = (get_flattener(ov.argtypes), Packer(ov.artifact.params, ov.artifact.kernarg_size))
         for a in args:  # device memory of another target would be garbage here
-            storage = getattr(a, "storage", None)
-            if storage is not None and getattr(storage, "target", "cpu") != "cpu":
+            if type(a).__name__ == "DeviceArray" and a.target != "cpu":
                 raise LaunchError(f"{ov.dispatcher.__name__}: a HIP device array cannot be used by a cpu-target launch")
         flatten, pack = plan
         buf = pack(flatten(args))

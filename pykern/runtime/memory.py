@@ -176,7 +176,7 @@ class DeviceArray:
     address of element 0), ``shape``, ``strides`` (bytes), ``dtype``, ``target``.
     """
 
-    __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "__weakref__")
+    __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "_pk_type", "__weakref__")
 
     def __init__(self, shape, strides, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
         self.shape = tuple(shape)
@@ -186,6 +186,7 @@ class DeviceArray:
         self.ptr = storage.ptr if ptr is None else ptr
         self.target = storage.target
         self.stream = stream
+        self._pk_type = None  # the kernel type, memoised by the launcher (shape/strides never change)
 
     # -- numpy-like attributes
     @property
