@@ -77,6 +77,10 @@ _LAZY = {
 
 
 def __getattr__(name):
+    if name == "random":  # numba.cuda.random's API: pykern.random (imported on first use)
+        import importlib
+
+        return importlib.import_module("pykern.random")
     spec = _LAZY.get(name)
     if spec is None:
         raise AttributeError(f"module 'pykern' has no attribute {name!r}")

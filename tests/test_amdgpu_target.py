@@ -446,3 +446,13 @@ def test_concurrent_compiles_from_threads():
     with ThreadPoolExecutor(4) as ex:
         outs = list(ex.map(one, ["gfx942", "gfx1100", "gfx942", "gfx1100"]))
     assert outs[0] == outs[2] and outs[1] == outs[3] and outs[0] != outs[1]
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1201"])
+def test_rdna_in_wave64_mode(arch, tmp_path):
+    art = AmdgpuTarget(arch=arch, wave64=True).compile(wave_kernel(), CompileOptions())
+    assert art.wave_size == 64 and art.metadata[".wavefront_size"] == 64
+    ops = _ops(tmp_path, art)
+    assert "v_mbcnt_hi_u32_b32" in ops and "ds_bpermute_b32" in ops
+    sh = AmdgpuTarget(arch=arch).compile(shared_kernel(), CompileOptions(wave_size=64))
+    assert sh.wave_size == 64 and sh.device_libs == ["ockl"]

@@ -279,3 +279,61 @@ def test_recursive_barrier_device_function_is_compile_error():
     mod = kernel("callsrec", [("x", A)], [ir.ExprStmt(ir.Call("rec", [C(3)], T.void))], functions=[rec])
     with pytest.raises(CompileError, match="recursive"):
         compile_module(mod)
+
+
+# ------------------------------------------------ random integer expressions
+_OPS = ["+", "-", "*", "//", "%", "&", "|", "^", "<<", ">>"]
+
+
+def _random_expr(r, depth):
+    if depth == 0 or r.random() < 0.25:
+        return r.choice(["a", "b", r.randint(-9, 9), r.choice([-2**31, 2**31 - 1, 0, -1])])
+    return (r.choice(_OPS), _random_expr(r, depth - 1), _random_expr(r, depth - 1))
+
+
+def _to_ir(e, t, a, b):
+    if e == "a":
+        return a
+    if e == "b":
+        return b
+    if isinstance(e, int):
+        return C(_wrap(e, t), t)
+    return op(e[0], _to_ir(e[1], t, a, b), _to_ir(e[2], t, a, b))
+
+
+def _eval(e, t, a, b):
+    if e == "a":
+        return a
+    if e == "b":
+        return b
+    if isinstance(e, int):
+        return _wrap(e, t)
+    o, x, y = e[0], _eval(e[1], t, a, b), _eval(e[2], t, a, b)
+    if o in ("//", "%"):
+        return 0 if y == 0 else _wrap(x // y if o == "//" else x % y, t)
+    if o in ("<<", ">>"):
+        c = y & (t.bits - 1)
+        return _wrap(x << c, t) if o == "<<" else x >> c
+    return _wrap({"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y}[o], t)
+
+
+@pytest.mark.parametrize("t", [T.int32, T.int64], ids=str)
+def test_random_integer_expressions_match_python(t):
+    import random
+
+    r = random.Random(20261202 + t.bits)
+    exprs = [_random_expr(r, 4) for _ in range(40)]
+    a_t = _arr(t)
+    k = elementwise(f"rexpr_{t}", (t, t), tuple((t, (lambda e: lambda a, b: _to_ir(e, t, a, b))(e)) for e in exprs))
+
+    @SET
+    @given(st.lists(st.tuples(_int_lists(t).map(lambda v: v[0]), _int_lists(t).map(lambda v: v[0])), min_size=1, max_size=16))
+    def check(pairs):
+        a = np.array([p[0] for p in pairs], t.np_dtype)
+        b = np.array([p[1] for p in pairs], t.np_dtype)
+        outs = run_elementwise(k, a, b)
+        for e, got in zip(exprs, outs):
+            assert got.tolist() == [_eval(e, t, x, y) for x, y in pairs], e
+
+    del a_t
+    check()

@@ -538,3 +538,16 @@ def test_for_over_arrays_and_tuples():
     out = np.zeros(3)
     k[1, 1](np.array([1.0, -2.0, 3.0]), out, (1, 2, 3))
     assert list(out) == [4.0, 1.0, 6.0]
+
+
+def test_compile_error_reaches_the_launch_site():
+    @jit
+    def k(a):
+        a[0] = undefined_in_kernel  # noqa: F821
+
+    with pytest.raises(cuda.CompileError) as ei:
+        k[1, 1](np.zeros(1))
+    e = ei.value
+    assert "name 'undefined_in_kernel' is not defined" in str(e)
+    assert e.file == __file__
+    assert e.line == k.py_func.__code__.co_firstlineno + 2

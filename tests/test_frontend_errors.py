@@ -169,6 +169,10 @@ def test_device_function_errors():
     err = compile_error("def k(a):\n    a[0] = mixed(a[0])[0]\n", F1, mixed=DeviceFn(mixed))
     assert "'mixed' returns a UniTuple(float32, 2) here but a float32 at line 3" in str(err)
 
+    arr = define("def arr(x):\n    return x, 1\n")
+    err = compile_error("def k(a):\n    t = arr(a)\n", F1, arr=DeviceFn(arr))
+    assert "device functions cannot return arrays (Tuple(float32[:], int64))" in str(err)
+
     nothing = define("def nothing(x):\n    x = 1\n")
     err = compile_error("def k(a):\n    a[0] = nothing(a[0])\n", F1, nothing=DeviceFn(nothing))
     assert "returns nothing" in str(err)

@@ -97,3 +97,34 @@ def test_unify():
     assert infer.unify(T.Tuple((T.int32,)), T.Tuple((T.int32, T.int32))) is None
     assert infer.unify(T.Array(T.float32, 1, "C"), T.Array(T.float32, 1, "A")) is None
     assert infer.unify(T.Array(T.float32, 1), T.float32) is None
+
+
+INTS = [t for t in NUMERIC if isinstance(t, T.Integer)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=-(1 << 63), max_value=(1 << 64) - 1), st.sampled_from(INTS), st.sampled_from(INTS + [T.float32, T.float64, T.boolean]))
+def test_constant_casts_match_numpy_astype(v, src, dst):
+    """Folding Cast(Const) gives what numpy's astype gives (ints wrap)."""
+    from pykern.frontend.lower_ast import _fold_cast
+
+    if not src.min <= v <= src.max:
+        v = v % (1 << src.bits) + src.min if src.signed else v % (1 << src.bits)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        expect = np.array([v], src.np_dtype).astype(dst.np_dtype)[0].item()
+    got = _fold_cast(v, src, dst)
+    if isinstance(dst, T.Float):
+        got = float(dst.np_dtype.type(got))
+    assert got == expect
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(-1000, 1000), st.integers(-1000, 1000), st.sampled_from(["+", "-", "*", "//", "%", "&", "|", "^"]))
+def test_weak_constant_folding_is_python(a, b, op):
+    if op in ("//", "%") and b == 0:
+        return
+    m = lower(f"def k(out):\n    x = {a} {op} ({b})\n", [T.Array(T.int64, 1)])
+    text = str(m.kernel)
+    expect = eval(f"{a} {op} ({b})")
+    assert f"x = {expect}:int64" in text

@@ -555,7 +555,7 @@ def prepare_ir(text: str, kernel_name: str, *, max_block_size: int = 1024, max_r
         m = _ALLOCA_RE.match(line)
         if m and not re.search(r",\s*addrspace\(\d+\)\s*(,\s*!.*)?$", m.group(3)):
             ind, ref, rest = m.groups()
-            p5 = _suffix_name(ref, ".private")
+            p5 = _suffix_name(ref, ".pykern.as5")
             out.append(f"{ind}{p5} = alloca {rest}, addrspace({PRIVATE})")
             out.append(f"{ind}{ref} = addrspacecast ptr addrspace({PRIVATE}) {p5} to ptr")
             continue

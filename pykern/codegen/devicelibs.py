@@ -127,10 +127,18 @@ def content_hash(env: dict | None = None) -> str:
         d = find_dir(env)
     except CompileError:
         return "none"
+    stamps = tuple((st.st_mtime_ns, st.st_size) for st in (os.stat(os.path.join(d, f"{lib}.bc")) for lib in LIBS))
+    return _hash_dir(d, stamps)
+
+
+@lru_cache(maxsize=8)
+def _hash_dir(d: str, stamps: tuple) -> str:
     h = hashlib.sha256()
     for lib in LIBS:
         h.update(lib.encode())
-        h.update(library_bytes(lib, env))
+        path = os.path.join(d, f"{lib}.bc")
+        st = os.stat(path)
+        h.update(_read(path, st.st_mtime_ns, st.st_size))
     h.update(d.encode())
     return h.hexdigest()
 

@@ -20,6 +20,7 @@ import numpy as np
 from .. import stubs
 from . import infer, ir
 from . import types as T
+from .lower_ast import PartialIndex, PyObj, _is_weak, _weakval, is_pure
 
 # ---------------------------------------------------------------- tables
 
@@ -104,8 +105,6 @@ def lower_call(lw, fobj, node):
             return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
     if f is np.dtype:
         _nargs(lw, node, name, 1)
-        from .lower_ast import PyObj
-
         arg = node.args[0]
         val = arg.value if isinstance(arg, ast.Constant) else lw.expr(arg)
         val = val.value if isinstance(val, PyObj) else val
@@ -260,8 +259,6 @@ def _alloc(lw, node, which):
 def _const_array_like(lw, node, which):
     _nargs(lw, node, which, 1)
     v = lw.expr(node.args[0])
-    from .lower_ast import PyObj
-
     if isinstance(v, ir.ConstArray):
         return v
     if not (isinstance(v, PyObj) and isinstance(v.value, np.ndarray)):
@@ -348,8 +345,6 @@ def _fma(lw, node, which):
 
 
 def infer_weak(e):
-    from .lower_ast import _weakval
-
     return _weakval(e)
 
 
@@ -420,8 +415,6 @@ def _in_float(lw, node, name, vals, ft):
 def _unary_math(lw, node, fname, name, to_int):
     _nargs(lw, node, fname, 1)
     v = _math_arg(lw, node.args[0])
-    from .lower_ast import _is_weak
-
     if _is_weak(v) or (isinstance(v, ir.Const) and not isinstance(v.type, T.Float)):
         # a constant argument: fold with Python's math (same rounding as float64)
         if name == "rint":
@@ -478,8 +471,6 @@ def _range(lw, node, name):
 def _len(lw, node, name):
     _nargs(lw, node, "len", 1)
     v = lw.expr(node.args[0])
-    from .lower_ast import PartialIndex, PyObj
-
     if isinstance(v, PyObj) and isinstance(v.value, (tuple, np.ndarray)):
         return PyObj(len(v.value), f"len({v.name})")
     if isinstance(v, PartialIndex):
@@ -498,8 +489,6 @@ def _len(lw, node, name):
 def _abs(lw, node, name):
     _nargs(lw, node, name, 1)
     v = _scalar(lw, node.args[0], name)
-    from .lower_ast import _is_weak
-
     if _is_weak(v):
         return lw.pyconst(abs(v.value), node)
     if isinstance(v.type, T.Boolean):
@@ -526,8 +515,6 @@ def _minmax(lw, node, name, which=None):
     for v, a in zip(vals, node.args):
         if not v.type.is_scalar:
             raise lw.error(f"{name}() takes numbers, not {v.type}", a)
-    from .lower_ast import _is_weak
-
     if all(_is_weak(v) for v in vals):
         r = (min if which == "min" else max)(v.value for v in vals)
         return lw.pyconst(r, node)
@@ -543,8 +530,6 @@ def _minmax(lw, node, name, which=None):
 
 
 def lw_is_pure(e):
-    from .lower_ast import is_pure
-
     return is_pure(e)
 
 
@@ -552,8 +537,6 @@ def _round(lw, node, name):
     _nargs(lw, node, "round", 1, 2, keywords=("ndigits",))
     v = _scalar(lw, node.args[0], "round")
     nd_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
-    from .lower_ast import _is_weak
-
     if nd_node is None:
         if _is_weak(v):
             r = round(v.value)
@@ -652,8 +635,6 @@ def _device_call(lw, dev, name, node):
             raise lw.error(f"device function '{name}' got two values for '{kw.arg}'", node)
         given[kw.arg] = kw.value
     args = []
-    from .lower_ast import PyObj
-
     for k, pn in enumerate(pnames):
         if pn in given:
             a = given[pn]

@@ -737,7 +737,7 @@ class FunctionLowerer:
             )
         value = self.value(v)
         t = value.type
-        if isinstance(t, T.Array):
+        if _contains_array(t):
             raise self.error(f"device functions cannot return arrays ({t})", node, "write into an array argument instead")
         if isinstance(t, T.Void):
             raise self.error("cannot return the result of a call that returns nothing", node)
@@ -1350,6 +1350,8 @@ class FunctionLowerer:
             x = v.value
             if isinstance(x, (int, float, np.integer, np.floating, np.bool_)):
                 return x.item() if isinstance(x, np.generic) else x
+            if isinstance(x, (tuple, list)) and all(isinstance(e, (int, np.integer)) for e in x):
+                return tuple(int(e) for e in x)
             if isinstance(x, tuple):
                 return x
         elif isinstance(v, ir.Const):
@@ -1357,6 +1359,12 @@ class FunctionLowerer:
         elif isinstance(v, ir.TupleExpr) and all(isinstance(e, ir.Const) for e in v.elems):
             return tuple(e.value for e in v.elems)
         raise self.error(f"{what} must be a compile-time constant", node, "use a literal or a module-level constant")
+
+
+def _contains_array(t: T.Type) -> bool:
+    if isinstance(t, T.Array):
+        return True
+    return isinstance(t, T.Tuple) and any(_contains_array(e) for e in t.elems)
 
 
 def _terminates(stmts: list) -> bool:
