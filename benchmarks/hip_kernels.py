@@ -162,19 +162,22 @@ def code_object_metadata(path: str) -> dict:
 def instruction_count(path: str) -> int:
     """Instruction lines in the .text of ``llvm-objdump-22 -d``: lines that carry
     an encoding comment (``// 000000001700: ...``), i.e. real instructions, not
-    labels or blank lines."""
+    labels or blank lines; the alignment padding the assembler appends after
+    the last ``s_endpgm`` (``s_nop``/``s_code_end`` runs) is not counted."""
     from _common import objdump
 
     out = subprocess.run([objdump(), "-d", "--section=.text", path], capture_output=True, text=True,
                          timeout=60).stdout
-    n = 0
+    insns = []
     for line in out.splitlines():
         s = line.strip()
         if not s or s.endswith(":") or s.startswith("Disassembly") or "file format" in s:
             continue
         if "//" in s and not s.startswith("//"):
-            n += 1
-    return n
+            insns.append(s.split()[0])
+    while insns and insns[-1] in ("s_nop", "s_code_end"):
+        insns.pop()
+    return len(insns)
 
 
 def write_bytes(path: str, data: bytes) -> str:

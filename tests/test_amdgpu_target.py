@@ -121,11 +121,13 @@ def wave_kernel():
     full = c(0xFFFFFFFFFFFFFFFF, T.uint64)
     pred = ir.Compare(">", ir.Load(var("x", A1), [tid], F32), c(0.0, F32))
     lane = sreg("laneid")
+    xv = ir.Load(var("x", A1), [tid], F32)
+    dv = ir.Load(var("d", A64), [tid], F64)
     body = [
-        ir.Store(var("x", A1), [tid], ir.Intrinsic("shfl_xor_sync", [full, ir.Load(var("x", A1), [tid], F32), c(1, I32)], F32)),
-        ir.Store(var("d", A64), [tid], ir.Intrinsic("shfl_down_sync", [full, ir.Load(var("d", A64), [tid], F64), c(2, I32)], F64)),
-        ir.Store(var("d", A64), [tid], ir.Intrinsic("shfl_up_sync", [full, ir.Load(var("d", A64), [tid], F64), c(1, I32)], F64)),
-        ir.Store(var("d", A64), [tid], ir.Intrinsic("shfl_sync", [full, ir.Load(var("d", A64), [tid], F64), lane], F64)),
+        ir.Store(var("x", A1), [tid], ir.Intrinsic("shfl_xor_sync", [full, xv, c(1, I32)], F32)),
+        ir.Store(var("d", A64), [tid], ir.Intrinsic("shfl_down_sync", [full, dv, c(2, I32)], F64)),
+        ir.Store(var("d", A64), [tid], ir.Intrinsic("shfl_up_sync", [full, dv, c(1, I32)], F64)),
+        ir.Store(var("d", A64), [tid], ir.Intrinsic("shfl_sync", [full, dv, lane], F64)),
         ir.Store(var("u", AU), [tid], ir.Intrinsic("ballot_sync", [full, pred], T.uint64)),
         ir.Store(var("u", AU), [c(1)], ir.Cast(ir.Intrinsic("all_sync", [full, pred], T.boolean), T.uint64)),
         ir.Store(var("u", AU), [c(2)], ir.Cast(ir.Intrinsic("any_sync", [full, pred], T.boolean), T.uint64)),
@@ -433,6 +435,11 @@ def test_debug_bounds_errors_go_to_exported_record(tmp_path):
     syms = _tool(tmp_path, "llvm-readelf-22", "--dyn-syms", data=art.binary)
     assert re.search(r"\s80 OBJECT\s+GLOBAL\s+PROTECTED\s+\d+ __pykern_error$", syms, re.M), syms
     assert 'cmpxchg ptr addrspace(1) @__pykern_error, i32 0, i32 1 syncscope("agent")' in art.llvm_ir
+    raw = struct.pack(amd.ERROR_RECORD, 1, 1, 11, 10, 0, 3, 0, 0, 2, 0, 0)
+    text = amd.format_error_record(raw, art.error_messages)
+    assert text.startswith(art.error_messages[1]) and "index 11" in text and "extent 10" in text
+    assert "thread (3, 0, 0) of block (2, 0, 0)" in text
+    assert amd.format_error_record(bytes(80), art.error_messages) is None
     plain = AmdgpuTarget(arch="gfx942").compile(mod, CompileOptions())
     assert plain.error_symbol is None and "__pykern_error" not in plain.llvm_ir
 

@@ -323,7 +323,6 @@ def test_random_integer_expressions_match_python(t):
 
     r = random.Random(20261202 + t.bits)
     exprs = [_random_expr(r, 4) for _ in range(40)]
-    a_t = _arr(t)
     k = elementwise(f"rexpr_{t}", (t, t), tuple((t, (lambda e: lambda a, b: _to_ir(e, t, a, b))(e)) for e in exprs))
 
     @SET
@@ -335,5 +334,4 @@ def test_random_integer_expressions_match_python(t):
         for e, got in zip(exprs, outs):
             assert got.tolist() == [_eval(e, t, x, y) for x, y in pairs], e
 
-    del a_t
     check()

@@ -157,3 +157,27 @@ def test_assembly_on_demand_and_vectorised_fast_path():
     assert k.artifact.name in asm
     # the per-thread loop of a plain elementwise kernel is vectorised
     assert "<16 x float>" in k.artifact.llvm_ir or "<8 x float>" in k.artifact.llvm_ir
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_launch_in_forked_child_after_parent_used_the_pool():
+    x = np.zeros(1 << 16)
+    k = compile_py(slow, x, 1)
+    buf = pack_args(k, [x, 1])
+    k.launch((1024,), (64,), 0, buf)  # parent: goes through the thread pool
+    pid = os.fork()
+    if pid == 0:  # child: must not hang on the parent's dead worker threads
+        try:
+            k.launch((1024,), (64,), 0, buf)
+            os._exit(0 if x[0] == 0.0 else 3)
+        except BaseException:
+            os._exit(2)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.WEXITSTATUS(status) == 0
+            return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    pytest.fail("launch in a forked child hung")

@@ -741,3 +741,23 @@ def test_uint32_semantics():
         assert out[1].tolist() == [int(x) % int(y) if y else 0 for x, y in zip(a, b)]
         assert out[2].tolist() == (a - b).tolist()
     assert out[3].tolist() == (a >> 31).tolist() and out[4].tolist() == np.maximum(a, b).tolist()
+
+
+def lanes3d(lane, wid, bal):
+    t = cuda.threadIdx.x + cuda.blockDim.x * (cuda.threadIdx.y + cuda.blockDim.y * cuda.threadIdx.z)
+    lane[t] = cuda.laneid
+    wid[t] = cuda.shfl_sync(-1, t, 0)  # lane 0's linear id names the wave
+    bal[t] = cuda.ballot_sync(-1, cuda.threadIdx.y % 2 == 1)
+
+
+def test_waves_are_consecutive_linear_ids_in_3d_block_of_1024():
+    n = 1024
+    lane, wid = np.zeros(n, np.int32), np.zeros(n, np.int32)
+    bal = np.zeros(n, np.uint64)
+    run_py(lanes3d, (1,), (8, 8, 16), lane, wid, bal)
+    lin = np.arange(n)
+    assert lane.tolist() == (lin % 64).tolist()
+    assert wid.tolist() == (lin // 64 * 64).tolist()
+    ty = (lin // 8) % 8
+    exp = [sum(1 << k for k in range(64) if ty[w * 64 + k] % 2 == 1) for w in range(16)]
+    assert bal.tolist() == np.repeat(np.array(exp, dtype=np.uint64), 64).tolist()

@@ -110,3 +110,20 @@ def test_unsupported(value, words):
     with pytest.raises(TypeError) as ei:
         typeof(value)
     assert words in str(ei.value)
+
+
+def test_numpy_flags_layout_agrees_with_stride_rule():
+    """typeof(ndarray) uses numpy's flags; __cuda_array_interface__ uses the strides:
+    both must give the same layout for every view."""
+    from pykern.frontend.typeof import _layout
+
+    base = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    views = [
+        base, base.T, base[:, :1], base[:1], base[..., ::2], base[:, ::-1], base[:0],
+        base.transpose(1, 0, 2, 3), np.asfortranarray(base), base[0], base[0, 0], base[0, :, 0],
+        base[:, :, :, :1], base[:1, :1, :1, :1], np.zeros((1, 5))[:, ::2], np.zeros((5, 1)).T,
+    ]
+    for v in views:
+        t = typeof(v)
+        assert t.layout == _layout(v.shape, v.strides, v.itemsize), (v.shape, v.strides)
+        assert typeof(v) is t  # cached

@@ -503,6 +503,27 @@ class AmdgpuTarget(Target):
         return art
 
 
+def format_error_record(raw: bytes, messages: list) -> Optional[str]:
+    """Decode the ``__pykern_error`` record read back from the device
+    (``ERROR_RECORD_BYTES`` bytes): ``None`` when no thread failed, else the
+    text for ``KernelRuntimeError``.
+
+    Example::
+
+        >>> format_error_record(bytes(80), ["k.py:3: index out of bounds for array 'x'"]) is None
+        True
+    """
+    import struct
+
+    rec = struct.unpack(ERROR_RECORD, bytes(raw[:ERROR_RECORD_BYTES]))
+    kind, msg, index, extent, axis, tx, ty, tz, bx, by, bz = rec
+    if kind == 0:
+        return None
+    text = messages[msg] if 0 <= msg < len(messages) else f"kernel error kind {kind}"
+    return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
+            f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
+
+
 def _attach(art, field: str, value) -> None:
     """Set ``field`` on the artifact whether or not artifact.py declares it
     (a dataclass instance keeps extra attributes through pickling)."""

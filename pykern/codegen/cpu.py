@@ -397,7 +397,7 @@ class CpuTarget(Target):
             extra.triple = llmod.triple
             extra.data_layout = llmod.data_layout
             llmod.link_in(extra)
-            # only the runner symbol is exported: several kernels share one JIT engine
+            # only the runner symbol is exported (its name is unique per kernel build)
             for f in llmod.functions:
                 if not f.is_declaration and f.name != symbol:
                     f.linkage = "internal"

@@ -147,15 +147,15 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
         if op == "/" and not isinstance(ct, T.Float):
             ct = T.float64
         return ct, ct
-    if op in BITWISE_OPS:
+    if op in BITWISE_OPS or op in SHIFT_OPS:
         ct = common_type(lt, lweak, rt, rweak)
-        if isinstance(ct, T.Float):
-            raise InferError(f"unsupported operand types for {op}: {lt} and {rt}", hint="bitwise operators need integers")
-        return ct, ct
-    if op in SHIFT_OPS:
-        ct = common_type(lt, lweak, rt, rweak)
-        if not isinstance(ct, T.Integer):
-            raise InferError(f"unsupported operand types for {op}: {lt} and {rt}", hint="shifts need integers")
+        if isinstance(ct, T.Float) or (op in SHIFT_OPS and not isinstance(ct, T.Integer)):
+            if isinstance(lt, (T.Integer, T.Boolean)) and isinstance(rt, (T.Integer, T.Boolean)):
+                # uint64 with a signed integer has no common integer type (numpy refuses too)
+                hint = "convert one side so both are unsigned or both signed, e.g. np.uint64(k) or np.int64(x)"
+            else:
+                hint = "bitwise operators need integers" if op in BITWISE_OPS else "shifts need integers"
+            raise InferError(f"unsupported operand types for {op}: {lt} and {rt}", hint=hint)
         return ct, ct
     raise InferError(f"unknown operator {op}")
 

@@ -39,7 +39,7 @@ def typeof(value) -> T.Type:
     if isinstance(value, np.generic):
         return _scalar_of_dtype(value.dtype, "numpy scalar")
     if isinstance(value, np.ndarray):
-        return _array_type(value.dtype, value.shape, value.strides, not value.flags.writeable, "array")
+        return _ndarray_type(value)
     cai = getattr(type(value), "__cuda_array_interface__", None)
     if cai is not None:
         return _cai_type(value.__cuda_array_interface__)
@@ -55,6 +55,25 @@ def typeof(value) -> T.Type:
         f"cannot pass a {type(value).__module__}.{type(value).__qualname__} to a kernel: pykern takes numbers, "
         "numpy arrays, device arrays (__cuda_array_interface__) and tuples of these"
     )
+
+
+_ARRAY_TYPES: dict = {}  # (dtype, ndim, layout, readonly) -> Array; typeof runs on every launch
+
+
+def _ndarray_type(a: np.ndarray) -> T.Array:
+    flags = a.flags
+    ndim = a.ndim
+    # numpy's flags use the same relaxed rule as _contiguous (extents of 1 and empty arrays)
+    layout = "C" if flags.c_contiguous else ("F" if ndim > 1 and flags.f_contiguous else "A")
+    key = (a.dtype, ndim, layout, not flags.writeable)
+    t = _ARRAY_TYPES.get(key)
+    if t is None:
+        if ndim > 4:
+            raise TypeError(f"array has {ndim} dimensions; kernels take arrays of 0 to 4 dimensions")
+        t = T.Array(_scalar_of_dtype(a.dtype, "array"), ndim, layout, readonly=not flags.writeable)
+        if len(_ARRAY_TYPES) < 4096:
+            _ARRAY_TYPES[key] = t
+    return t
 
 
 def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:

@@ -23,6 +23,8 @@ import threading
 
 from ..errors import KernelRuntimeError, LaunchError
 
+#: per-block dynamic shared memory limit of the cpu target (GPUs allow 64-160 KiB)
+MAX_DYNAMIC_SHARED = 1 << 30
 #: blocks*threads below which a launch runs on the calling thread (no pool hand-off)
 INLINE_WORK = 1 << 15
 
@@ -54,6 +56,7 @@ _NCPU = os.cpu_count() or 1
 #: launches whose workers outlived a double Ctrl-C: their buffers must stay valid
 _abandoned: list = []
 _pool = None
+_pool_pid = 0
 
 
 def _new_engine():
@@ -68,9 +71,11 @@ def _new_engine():
 
 
 def _get_pool():
-    global _pool
-    if _pool is None:
+    global _pool, _pool_pid
+    # a forked child inherits the pool object but not its threads: make a new one
+    if _pool is None or _pool_pid != os.getpid():
         _pool = cf.ThreadPoolExecutor(max_workers=_NCPU, thread_name_prefix="pykern-cpu")
+        _pool_pid = os.getpid()
     return _pool
 
 
@@ -142,8 +147,10 @@ class CpuKernel:
         if nthreads > art.max_block_size:
             raise LaunchError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
         dynamic_shared = int(dynamic_shared or 0)
-        if dynamic_shared < 0:
-            raise LaunchError(f"dynamic shared memory size must be >= 0, got {dynamic_shared}")
+        if not 0 <= dynamic_shared <= MAX_DYNAMIC_SHARED:
+            raise LaunchError(
+                f"dynamic shared memory size must be between 0 and {MAX_DYNAMIC_SHARED} bytes, got {dynamic_shared}"
+            )
         if len(argbuf) < art.kernarg_size:
             raise LaunchError(f"argument buffer has {len(argbuf)} bytes, kernel needs {art.kernarg_size}")
         if len(argbuf) < 8:
@@ -151,6 +158,8 @@ class CpuKernel:
         buf = (ctypes.c_char * len(argbuf)).from_buffer_copy(argbuf)
         ctx = LaunchCtx(grid, block, dynamic_shared)
         nblocks = grid[0] * grid[1] * grid[2]
+        if nblocks >= 1 << 62:
+            raise LaunchError(f"grid {grid} has too many blocks ({nblocks})")
         args_p = ctypes.addressof(buf)
         ctx_p = ctypes.addressof(ctx)
         workers = _NCPU

@@ -1,0 +1,108 @@
+"""Row 6: the compile cache.
+
+* **new process**: two fresh interpreters share a new, empty
+  ``PYKERN_CACHE_DIR``; each times its first launch of saxpy (from before
+  ``k[g, b](...)`` to after it returns, synchronised). The first compiles and
+  stores, the second should only load. Ratio warm/cold.
+* **notebook-style redefinition**: in one process, the same kernel source is
+  executed twice the way Jupyter runs a cell twice (a new ``<ipython-input-N>``
+  file name registered in ``linecache`` each time, so ``inspect`` finds the
+  source); the first launch of the second definition is compared with the
+  first launch of the first (cold) definition and with a steady-state
+  re-launch. The cache directory is a fresh one here too.
+
+Run alone: ``python benchmarks/bench_cache.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+
+from _common import Row, main_for, parse_child_values, run_child
+
+FIRST_LAUNCH_CHILD = r"""
+import time
+import numpy as np
+import pykern as cuda
+from kernels import saxpy
+n = 100_000
+x = cuda.to_device(np.ones(n, np.float32)); y = cuda.to_device(np.ones(n, np.float32))
+out = cuda.device_array(n, np.float32)
+t0 = time.perf_counter()
+saxpy[(n + 255) // 256, 256](np.float32(2), x, y, out)
+cuda.synchronize()
+t1 = time.perf_counter()
+assert out.copy_to_host()[0] == 3.0
+print(f"BENCH_first_launch={t1 - t0}")
+"""
+
+NOTEBOOK_CHILD = r'''
+import linecache, time
+import numpy as np
+import pykern as cuda
+
+CELL = """
+import pykern as cuda
+
+@cuda.jit
+def saxpy_nb(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+"""
+
+def run_cell(counter):
+    name = f"<ipython-input-{counter}-bench>"
+    linecache.cache[name] = (len(CELL), None, CELL.splitlines(True), name)
+    ns = {}
+    exec(compile(CELL, name, "exec"), ns)
+    return ns["saxpy_nb"]
+
+n = 100_000
+x = cuda.to_device(np.ones(n, np.float32)); y = cuda.to_device(np.ones(n, np.float32))
+out = cuda.device_array(n, np.float32)
+def first_launch(k):
+    t0 = time.perf_counter()
+    k[(n + 255) // 256, 256](np.float32(2), x, y, out)
+    cuda.synchronize()
+    return time.perf_counter() - t0
+k1 = run_cell(1)
+print(f"BENCH_cold={first_launch(k1)}")
+print(f"BENCH_relaunch={min(first_launch(k1) for _ in range(20))}")
+k2 = run_cell(2)
+print(f"BENCH_redefined={first_launch(k2)}")
+print(f"BENCH_redefined_from_cache={int(any(getattr(ov, 'from_cache', False) for ov in getattr(k2, '_overloads', {}).values()))}")
+assert out.copy_to_host()[0] == 3.0
+'''
+
+
+def run(quick: bool = False) -> list:
+    reps = 3 if not quick else 1
+    cold, warm, wall_cold, wall_warm = [], [], [], []
+    for _ in range(reps):
+        env = {"PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": tempfile.mkdtemp(prefix="pykern-bench-cache-")}
+        w1, out1 = run_child(FIRST_LAUNCH_CHILD, env)
+        w2, out2 = run_child(FIRST_LAUNCH_CHILD, env)
+        cold.append(parse_child_values(out1)["first_launch"])
+        warm.append(parse_child_values(out2)["first_launch"])
+        wall_cold.append(w1)
+        wall_warm.append(w2)
+    env = {"PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": tempfile.mkdtemp(prefix="pykern-bench-cache-")}
+    _, out = run_child(NOTEBOOK_CHILD, env)
+    nb = parse_child_values(out)
+    med = statistics.median
+    c, w = med(cold) * 1e3, med(warm) * 1e3
+    return [
+        Row("6 cache", "first launch in a new process: warm vs cold disk cache", w, c, "ms",
+            "cold (compile + store)", "—", None,
+            f"saxpy n=1e5, median of {reps}; whole process {med(wall_warm) * 1e3:.0f} vs {med(wall_cold) * 1e3:.0f} ms"),
+        Row("6 cache", "notebook redefinition (same source exec'd again): first launch", nb["redefined"] * 1e3,
+            nb["cold"] * 1e3, "ms", "first launch of the first definition", "—", None,
+            f"steady-state re-launch {nb['relaunch'] * 1e6:.0f} µs; redefinition "
+            + ("loaded from the disk cache" if nb.get("redefined_from_cache") else "was compiled again")),
+    ]
+
+
+if __name__ == "__main__":
+    main_for(run)

@@ -1,0 +1,65 @@
+"""Row 5: code quality of pykern's AMDGPU output vs the same kernels in HIP C++
+compiled by clang-22 -O3 (benchmarks/hip_kernels.py), for gfx942 and gfx1100.
+
+Per kernel (saxpy, 16x16 tiled matmul, block reduction) and arch: the number
+of instructions in the code object's .text as disassembled by llvm-objdump-22
+(padding after the last s_endpgm excluded) and the VGPR count (``.vgpr_count``
+of the amdhsa metadata: pykern's from ``CompiledKernel.metadata``, clang's
+from ``llvm-readelf-22 --notes``). Target: within 10% of clang (ratio <= 1.1).
+
+Run alone: ``python benchmarks/bench_codegen.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from _common import Row, clang, main_for, objdump
+
+TARGET = 1.1
+ARCHS = ("gfx942", "gfx1100")
+
+
+def run(quick: bool = False) -> list:
+    import pykern
+    from hip_kernels import SOURCES, code_object_metadata, compile_hip, instruction_count, write_bytes
+    from kernels import AOT_KERNELS
+
+    tmp = tempfile.mkdtemp(prefix="pykern-bench-cq-")
+    rows = []
+    if objdump() is None:
+        return [Row("5 code quality", "all", None, None, "", "llvm-objdump-22 not installed")]
+    for name, (fn, sig) in AOT_KERNELS.items():
+        for arch in ARCHS:
+            ck = pykern.compile(fn, sig, arch=arch)
+            p_path = write_bytes(os.path.join(tmp, f"pykern_{name}_{arch}.hsaco"), ck.code_object)
+            p_insns = instruction_count(p_path)
+            p_vgpr = ck.metadata.get(".vgpr_count")
+            p_vgpr_readelf = code_object_metadata(p_path).get(".vgpr_count")
+            p_spill = ck.metadata.get(".vgpr_spill_count", 0)
+            c_insns = c_vgpr = None
+            err = "" if clang() else "clang unavailable: clang-22 not installed"
+            if not err:
+                try:
+                    c_path = os.path.join(tmp, f"clang_{name}_{arch}.hsaco")
+                    compile_hip(SOURCES[name], arch, c_path)
+                    c_insns = instruction_count(c_path)
+                    c_vgpr = code_object_metadata(c_path).get(".vgpr_count")
+                except RuntimeError as e:
+                    err = "clang unavailable: " + str(e).splitlines()[-1][:150]
+            note = err
+            if p_vgpr_readelf is not None and p_vgpr_readelf != p_vgpr:
+                note += f" metadata says {p_vgpr} VGPRs, llvm-readelf {p_vgpr_readelf}"
+            if p_spill:
+                note += f" {p_spill} VGPR spills"
+            base = "clang-22 -O3 HIP" if not err else err
+            rows.append(Row("5 code quality", f"{name} {arch}: instructions", p_insns, c_insns, "insns", base,
+                            f"<= {TARGET}x", TARGET if not err else None, note.strip()))
+            rows.append(Row("5 code quality", f"{name} {arch}: VGPRs", p_vgpr, c_vgpr, "VGPRs", base,
+                            f"<= {TARGET}x", TARGET if not err else None, ""))
+    return rows
+
+
+if __name__ == "__main__":
+    main_for(run)
