@@ -80,8 +80,8 @@ def xoroshiro128p_next(states, index):
     s1 = states[index, 1]
     result = s0 + s1
     s1 ^= s0
-    states[index, 0] = _rotl(s0, np.uint64(55)) ^ s1 ^ (s1 << 14)
-    states[index, 1] = _rotl(s1, np.uint64(36))
+    states[index, 0] = _rotl(s0, 55) ^ s1 ^ (s1 << 14)
+    states[index, 1] = _rotl(s1, 36)
     return result
 
 

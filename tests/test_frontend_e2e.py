@@ -551,3 +551,18 @@ def test_compile_error_reaches_the_launch_site():
     assert "name 'undefined_in_kernel' is not defined" in str(e)
     assert e.file == __file__
     assert e.line == k.py_func.__code__.co_firstlineno + 2
+
+
+def test_shift_of_uint64_by_signed_count_uses_the_left_type():
+    import pykern
+
+    @pykern.jit
+    def k(a, n, out):
+        out[0] = a[0] << n
+        out[1] = a[0] >> n
+
+    a = np.array([0xF000000000000001], np.uint64)
+    out = np.zeros(2, np.uint64)
+    pykern.set_target("cpu")
+    k[1, 1](a, np.int64(4), out)
+    assert out[0] == np.uint64(0x0000000000000010) and out[1] == np.uint64(0x0F00000000000000)

@@ -17,7 +17,9 @@ Numbers
     booleans stay boolean. ``-x`` and ``+x`` of a boolean give int64;
     ``~`` of a boolean is ``not`` (numpy).
   * Shifts and bitwise ops need integers (or booleans for & | ^); the result is
-    the promoted type; floats are a type error.
+    the promoted type; floats are a type error. A shift of uint64 by a signed
+    count (or int64 by a uint64 count), which numpy refuses, shifts in the left
+    operand's type, as CUDA C does.
   * ``int ** int`` stays an integer (IR semantics: negative exponent -> 0 except
     base +-1); a *constant* negative exponent with an integer base is a
     CompileError (numpy raises too) -- write ``x ** -1.0``.
@@ -147,6 +149,11 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
         if op == "/" and not isinstance(ct, T.Float):
             ct = T.float64
         return ct, ct
+    if op in SHIFT_OPS and isinstance(lt, T.Integer) and isinstance(rt, T.Integer) and lweak is None \
+            and rweak is None and isinstance(T.promote(lt, rt), T.Float):
+        # uint64 << int64: numpy has no common integer type, but a shift count is just
+        # a count -- shift in the left operand's type, as CUDA C and Triton do
+        return lt, lt
     if op in BITWISE_OPS or op in SHIFT_OPS:
         ct = common_type(lt, lweak, rt, rweak)
         if isinstance(ct, T.Float) or (op in SHIFT_OPS and not isinstance(ct, T.Integer)):

@@ -32,6 +32,7 @@ Example::
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 #: the kinds of program ``generate`` can make
@@ -62,6 +63,10 @@ class Program:
     @property
     def filename(self) -> str:
         return f"<pykern-fuzz-{self.ident}>"
+
+
+def _is_const(expr: str) -> bool:
+    return re.search(r"[A-Za-z_]", expr) is None
 
 
 class _Gen:
@@ -113,6 +118,10 @@ class _Gen:
         if d <= 0 or self.chance(0.25):
             return self.int_atom()
         a, b = self.int_expr(d - 1), self.int_expr(d - 1)
+        # pykern folds constant subexpressions and rejects int64 overflow in
+        # them (a documented CompileError), so never combine two constants
+        if _is_const(a):
+            a = r.choice(self.int_vars)
         c = r.randrange(17)
         if c < 5:
             return f"({a} {r.choice(['+', '-', '*', '+', '-'])} {b})"
@@ -433,6 +442,8 @@ def _insert(p: Program, g: _Gen, text: str, kind: str, name: str, where=None) ->
     r = g.r
     prologue = g.body_start + 3 + len(INT_VARS) + len(FLT_VARS)
     cands = [(ix, ind) for ix, ind in g.stmt_lines if ix >= prologue and not g.lines[ix].strip().startswith(("elif", "else"))]
+    if kind == "invalid":  # statically dead code (empty constant range, if False) is skipped by pykern
+        cands = [(ix, ind) for ix, ind in cands if ind == 1]
     ix, ind = where if where is not None else r.choice(cands)
     text = text.format(v=r.choice(g.int_vars), f=r.choice(FLT_VARS), ident=g.ident)
     new = _indent_block(text, ind)
