@@ -78,7 +78,7 @@ assert out.copy_to_host()[0] == 3.0
 
 
 def run(quick: bool = False) -> list:
-    reps = 3 if not quick else 1
+    reps = 5 if not quick else 1
     cold, warm, wall_cold, wall_warm = [], [], [], []
     for _ in range(reps):
         env = {"PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": tempfile.mkdtemp(prefix="pykern-bench-cache-")}

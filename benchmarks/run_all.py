@@ -32,6 +32,7 @@ BENCHMARKS = [
     ("bench_compile", "cold compile to a gfx942 code object vs clang-22"),
     ("bench_codegen", "code quality vs clang-22 (gfx942, gfx1100)"),
     ("bench_cache", "compile cache"),
+    ("bench_numba", "optional numba reference (separate venv)"),
 ]
 
 METHOD = """\
@@ -50,6 +51,8 @@ METHOD = """\
   (`benchmarks/hip_kernels.py`) with `-x hip --cuda-device-only --offload-arch=gfx942 -O3 -nogpulib
   --no-gpu-bundle-output` (its HIP wrapper headers pre-included, as in any HIP compile); `-nogpuinc`
   (no headers at all) is the stricter baseline.
+- Row 7 (optional) runs numba from a separate venv (`/tmp/bench-venv`), never the main environment;
+  no NVIDIA GPU here, so it is `numba.njit` on the CPU, not numba.cuda.
 - Row 5 counts instruction lines in the `.text` of `llvm-objdump-22 -d` (alignment padding after the last
   `s_endpgm` excluded) and reads `.vgpr_count` from the amdhsa metadata.
 """

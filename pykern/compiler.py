@@ -99,14 +99,15 @@ def _devlib_paths(codegen_name: str) -> list:
 
 def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False, **target_opts):
     """The KernelArtifact for ``argtypes``: from the disk cache when there,
-    else compiled (and stored). Returns ``(artifact, from_cache)``."""
-    from .codegen import get_target
+    else compiled (and stored). Returns ``(artifact, from_cache)``.
 
-    target = get_target(codegen_name, **target_opts)
-    options = target.resolve_options(compile_options(dispatcher.options, **_arch_opt(target_opts)))
-    cache = _cache_for(dispatcher)
+    A cache hit builds no target and runs neither the frontend nor LLVM."""
+    from .codegen import get_target, key_options
+
+    options = compile_options(dispatcher.options, **_arch_opt(target_opts))
+    cache = None if _skip_cache else _cache_for(dispatcher)
     key = None
-    if cache is not None and not _skip_cache:
+    if cache is not None:
         from .frontend.fingerprint import fingerprint
 
         try:
@@ -116,7 +117,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
         if fp is not None:
             key = cache.make_key(
                 fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
-                options=_options_dict(options), devlibs=_devlib_paths(codegen_name),
+                options=key_options(codegen_name, options), devlibs=_devlib_paths(codegen_name),
             )
             payload = cache.get(key)
             if payload is not None:
@@ -124,8 +125,9 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                     return pickle.loads(payload), True
                 except Exception as e:  # an entry from an incompatible build: drop it, recompile
                     cache.discard(key, f"unreadable payload: {e!r}")
+    target = get_target(codegen_name, **target_opts)
     module = _frontend_ir(dispatcher, argtypes)
-    artifact = target.compile(module, options)
+    artifact = target.compile(module, target.resolve_options(options))
     if key is not None:
         cache.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
@@ -133,12 +135,6 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
 
 def _arch_opt(target_opts):
     return {"arch": target_opts["arch"]} if target_opts.get("arch") else {}
-
-
-def _options_dict(options) -> dict:
-    from dataclasses import asdict
-
-    return asdict(options)
 
 
 def build_overload(dispatcher, target: str, argtypes) -> Overload:

@@ -9,7 +9,14 @@ Example::
 
 from __future__ import annotations
 
-from .target import CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
+import os
+from dataclasses import asdict
+
+from .target import CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
+
+#: Environment variables a target reads while compiling (they decide the code,
+#: so they belong in cache keys).
+_ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV,), "amdgpu": ()}
 
 
 def get_target(name: str, **opts) -> Target:
@@ -24,3 +31,14 @@ def get_target(name: str, **opts) -> Target:
 
         return AmdgpuTarget(**opts)
     raise ValueError(f"unknown target {name!r}: expected 'cpu' or 'amdgpu'")
+
+
+def key_options(name: str, options: CompileOptions) -> dict:
+    """Everything that decides target ``name``'s code for ``options``, computed
+    without building the target (the warm cache path must not load LLVM).
+
+    Example: ``key_options("cpu", CompileOptions())["opt"] == 3``"""
+    settings = asdict(options)
+    for var in _ENV_SETTINGS.get(name, ()):
+        settings[f"env:{var}"] = os.environ.get(var, "")
+    return settings

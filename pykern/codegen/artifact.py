@@ -34,3 +34,12 @@ class KernelArtifact:
     execution: str = ""
     #: host cpu name/features the binary was built for (cpu only; cache key part)
     host: str = ""
+    #: cpu: the object linked into a shared library (``ld.lld -shared``), so a
+    #: cached kernel loads with ``dlopen`` -- no LLVM in the process; b"" when no
+    #: linker was found (then ``binary`` goes through MCJIT)
+    shared_object: bytes = b""
+    #: cpu: ``pykern.hostinfo.cpu_identity()`` of the compiling host (checked
+    #: without LLVM before ``shared_object`` is loaded)
+    host_cpu: str = ""
+    #: amdgpu: registers, LDS, scratch, spills, occupancy (``codeobject.resources``)
+    resources: dict = field(default_factory=dict)

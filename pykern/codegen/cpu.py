@@ -42,7 +42,7 @@ from ..errors import CompileError
 from ..frontend import types as T
 from . import llvm_util
 from .artifact import KernelArtifact
-from .target import CompileOptions, KernelInfo, LoweredKernel, Target
+from .target import CPU_WAVESIZE_ENV, CompileOptions, KernelInfo, LoweredKernel, Target
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -108,7 +108,7 @@ class CpuTarget(Target):
 
     # ---- options / module
     def default_wave_size(self, options: CompileOptions) -> int:
-        env = os.environ.get("PYKERN_CPU_WAVESIZE", "").strip()
+        env = os.environ.get(CPU_WAVESIZE_ENV, "").strip()
         if env in ("", "64"):
             return 64
         if env == "32":
@@ -410,7 +410,8 @@ class CpuTarget(Target):
             optimized = str(llmod)
             obj = tm.emit_object(llmod)
         _check_symbols(obj, info.kernel_name)
-        from . import abi
+        from ..hostinfo import cpu_identity
+        from . import abi, toolchain
 
         return KernelArtifact(
             target="cpu",
@@ -430,6 +431,8 @@ class CpuTarget(Target):
             max_block_size=min(1024, opts.max_block_size or 1024),
             execution="coroutine" if coroutine else "fast",
             host=host_id(),
+            shared_object=toolchain.link_host_shared(bytes(obj)),
+            host_cpu=cpu_identity(),
         )
 
     def _load_params(self, b, args, params, ptypes):

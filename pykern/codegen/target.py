@@ -52,6 +52,10 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
     from .artifact import KernelArtifact
 
 
+#: Selects the cpu target's wave size (32 or 64) at compile time.
+CPU_WAVESIZE_ENV = "PYKERN_CPU_WAVESIZE"
+
+
 @dataclass(frozen=True)
 class CompileOptions:
     """Knobs of one compilation; hashable and picklable (part of cache keys).

@@ -116,13 +116,29 @@ def link_shared(obj: bytes, extra_args: tuple = (), env: dict | None = None) -> 
 
     Temp files are always removed; lld's diagnostics come back in a
     ``CompileError``."""
-    cmd = find_lld(env)
+    return _run_lld(find_lld(env), obj, ("-shared", "--no-undefined", *extra_args))
+
+
+def link_host_shared(obj: bytes, env: dict | None = None) -> bytes:
+    """Link a host (cpu target) object into a shared library, or b"" when no
+    ld.lld is installed (the caller then keeps the MCJIT path). Its libc/libm
+    references stay undefined: ``dlopen`` binds them to the running process.
+
+    Example: ``link_host_shared(obj)[:4] == b"\\x7fELF"``"""
+    try:
+        cmd = find_lld(env)
+    except CompileError:
+        return b""
+    return _run_lld(cmd, obj, ("-shared",))
+
+
+def _run_lld(cmd, obj: bytes, args: tuple) -> bytes:
     with tempfile.TemporaryDirectory(prefix="pykern-lld-") as tmp:
         src = os.path.join(tmp, "kernel.o")
-        dst = os.path.join(tmp, "kernel.hsaco")
+        dst = os.path.join(tmp, "kernel.so")
         with open(src, "wb") as f:
             f.write(obj)
-        argv = [*cmd, "-shared", "--no-undefined", *extra_args, src, "-o", dst]
+        argv = [*cmd, *args, src, "-o", dst]
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as e:

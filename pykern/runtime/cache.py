@@ -305,23 +305,9 @@ def llvm_identity() -> str:
 def host_cpu_identity() -> str:
     """The host CPU (machine, model, feature flags digest): cpu-target code is
     compiled for it, so a cache shared between machines must not mix them."""
-    if "host" not in _memo:
-        import platform
+    from pykern.hostinfo import cpu_identity
 
-        ident = platform.machine()
-        try:
-            with open("/proc/cpuinfo", "rb") as f:
-                head = f.read(16384).split(b"\n\n", 1)[0].decode(errors="replace")
-            fields = dict(
-                (k.strip(), v.strip()) for k, _, v in (ln.partition(":") for ln in head.splitlines())
-            )
-            flags = fields.get("flags") or fields.get("Features") or ""
-            model = fields.get("model name") or fields.get("CPU part") or ""
-            ident += f" {model} flags:{hashlib.sha256(flags.encode()).hexdigest()[:16]}"
-        except OSError:
-            ident += " " + platform.processor()
-        _memo["host"] = ident
-    return _memo["host"]
+    return cpu_identity()
 
 
 # ------------------------------------------------------------------ entry format

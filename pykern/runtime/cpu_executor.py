@@ -16,7 +16,6 @@ Example::
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import ctypes
 import os
 import threading
@@ -74,6 +73,8 @@ def _get_pool():
     global _pool, _pool_pid
     # a forked child inherits the pool object but not its threads: make a new one
     if _pool is None or _pool_pid != os.getpid():
+        import concurrent.futures as cf  # only launches big enough for the pool pay for the import
+
         _pool = cf.ThreadPoolExecutor(max_workers=_NCPU, thread_name_prefix="pykern-cpu")
         _pool_pid = os.getpid()
     return _pool
@@ -86,6 +87,11 @@ def load(artifact) -> "CpuKernel":
     Example: ``load(get_target("cpu").compile(mod)).launch(grid, block, 0, buf)``"""
     if artifact.target != "cpu":
         raise LaunchError(f"artifact for target {artifact.target!r} cannot run on the cpu")
+    k = _loaded.get(artifact.name)
+    if k is not None:
+        return k
+    if getattr(artifact, "shared_object", b""):
+        return _load_shared_object(artifact)
     from ..codegen.cpu import host_id
 
     if artifact.host and artifact.host != host_id():
@@ -107,6 +113,36 @@ def load(artifact) -> "CpuKernel":
             k = CpuKernel(artifact, _RUNFN(addr))
             k._engine = eng  # keeps the code alive
             _loaded[artifact.name] = k
+        return k
+
+
+def _load_shared_object(artifact) -> "CpuKernel":
+    """dlopen the artifact's linked shared library: no LLVM in the process, so a
+    kernel from the disk cache is ready in well under a millisecond."""
+    from ..hostinfo import cpu_identity
+
+    if artifact.host_cpu and artifact.host_cpu != cpu_identity():
+        raise LaunchError(
+            f"cpu artifact was compiled for another host ({artifact.host_cpu}); recompile it here ({cpu_identity()})"
+        )
+    with _lock:
+        k = _loaded.get(artifact.name)
+        if k is not None:
+            return k
+        # An anonymous in-memory file: nothing on disk to clean up or to race on.
+        # The descriptor stays open for the life of the process so that its
+        # /proc path (dlopen's identity for the library) is never reused.
+        fd = os.memfd_create(artifact.name, 0)
+        os.write(fd, artifact.shared_object)
+        try:
+            lib = ctypes.CDLL(f"/proc/self/fd/{fd}")
+            addr = ctypes.cast(getattr(lib, artifact.name), ctypes.c_void_p).value
+        except (OSError, AttributeError) as e:
+            os.close(fd)
+            raise LaunchError(f"internal error: cannot load the cpu kernel {artifact.name}: {e}") from None
+        k = CpuKernel(artifact, _RUNFN(addr))
+        k._engine = (lib, fd)  # keeps the code mapped
+        _loaded[artifact.name] = k
         return k
 
 
@@ -179,6 +215,8 @@ class CpuKernel:
                 break
 
     def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers, args_keep=None):
+        import concurrent.futures as cf
+
         pool = _get_pool()
         nchunks = min(nblocks, workers * 4)
         bounds = [nblocks * i // nchunks for i in range(nchunks + 1)]

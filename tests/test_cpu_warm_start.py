@@ -1,0 +1,50 @@
+"""A cached cpu kernel starts in a new process without LLVM: its linked shared
+library is dlopen'ed (MCJIT is only the fallback when no ld.lld exists)."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+SCRIPT = textwrap.dedent('''
+    import sys, time
+    import numpy as np
+    import pykern as cuda
+
+    @cuda.jit
+    def saxpy(a, x, y, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = a * x[i] + y[i]
+
+    x = np.arange(1000, dtype=np.float32)
+    out = np.zeros_like(x)
+    t0 = time.perf_counter()
+    saxpy[4, 256](np.float32(2), x, x, out)
+    ms = (time.perf_counter() - t0) * 1e3
+    ov = next(iter(saxpy.overloads.values()))
+    assert np.array_equal(out, 3 * x), out[:4]
+    print(ov.from_cache, "llvmlite" in sys.modules, bool(ov.artifact.shared_object), f"{ms:.2f}")
+''')
+
+
+def run(tmp_path, **env):
+    script = tmp_path / "k.py"
+    script.write_text(SCRIPT)
+    e = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE_DIR=str(tmp_path / "cache"), **env)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=e, timeout=300)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split()
+
+
+def test_warm_start_loads_the_shared_library_without_llvm(tmp_path):
+    cold = run(tmp_path)
+    assert cold[:3] == ["False", "True", "True"]  # compiled: LLVM loaded, library linked
+    warm = run(tmp_path)
+    assert warm[:3] == ["True", "False", "True"]  # from the cache: no LLVM in the process
+
+
+def test_without_a_linker_the_object_runs_through_mcjit(tmp_path):
+    env = {"PYKERN_LLD": str(tmp_path / "no-such-ld.lld")}
+    assert run(tmp_path, **env)[:3] == ["False", "True", "False"]
+    assert run(tmp_path, **env)[:3] == ["True", "True", "False"]
