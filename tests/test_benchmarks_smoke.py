@@ -20,7 +20,8 @@ EXPECTED_CASES = [
     *[("5 code quality", f"{k} {a}: {what}") for k in ("saxpy", "matmul", "block_sum")
       for a in ("gfx942", "gfx1100") for what in ("instructions", "VGPRs")],
     ("6 cache", "first launch in a new process"),
-    ("6 cache", "notebook redefinition"),
+    ("6 cache", "notebook redefinition (same source"),
+    ("6 cache", "notebook redefinition, PYKERN_CACHE=off"),
 ]
 
 

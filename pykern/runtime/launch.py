@@ -83,6 +83,18 @@ def convertible(actual, declared) -> bool:
 # ------------------------------------------------------------------------ backends
 
 
+def _block_check(ov):
+    limit = ov.artifact.max_block_size
+    name = ov.dispatcher.__name__
+
+    def check(block):
+        n = block[0] * block[1] * block[2]
+        if n > limit:
+            raise LaunchError(f"{name}: block {block} has {n} threads; this kernel allows at most {limit}")
+
+    return check
+
+
 class CpuBackend:
     """Kernels run by ``cpu_executor`` on host memory (numpy arrays and cpu DeviceArrays)."""
 
@@ -93,18 +105,26 @@ class CpuBackend:
 
         return cpu_executor.load(artifact)
 
-    def launch(self, ov, args, grid, block, stream, shared):
+    def plan(self, ov):
+        """The launch function of ``ov``: everything decidable once is decided here."""
+        from ..frontend import types as T
         from .kernargs import Packer, get_flattener
 
-        plan = ov.launch_plan
-        if plan is None:
-            plan = ov.launch_plan = (get_flattener(ov.argtypes), Packer(ov.artifact.params, ov.artifact.kernarg_size))
-        for a in args:  # device memory of another target would be garbage here
-            if type(a).__name__ == "DeviceArray" and a.target != "cpu":
-                raise LaunchError(f"{ov.dispatcher.__name__}: a HIP device array cannot be used by a cpu-target launch")
-        flatten, pack = plan
-        buf = pack(flatten(args))
-        ov.kernel.launch(grid, block, shared, buf)
+        flatten = get_flattener(ov.argtypes)
+        pack = Packer(ov.artifact.params, ov.artifact.kernarg_size)
+        run = ov.kernel.launch
+        check_block = _block_check(ov)
+        arrays = [i for i, t in enumerate(ov.argtypes) if isinstance(t, T.Array)]
+        name = ov.dispatcher.__name__
+
+        def launch(args, grid, block, stream, shared):
+            check_block(block)
+            for i in arrays:  # device memory of another target would be garbage here
+                if getattr(args[i], "target", "cpu") != "cpu":
+                    raise LaunchError(f"{name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
+            run(grid, block, shared, pack(flatten(args)))
+
+        return launch
 
 
 class HipBackend:
@@ -117,11 +137,17 @@ class HipBackend:
 
         return hip_launch.load(artifact)
 
-    def launch(self, ov, args, grid, block, stream, shared):
+    def plan(self, ov):
         from . import hip_launch
 
-        hip_launch.launch(ov.kernel, ov.artifact, ov.argtypes, args, grid, block, shared, stream,
-                          kernel_name=ov.dispatcher.__name__)
+        kernel, art, argtypes, name = ov.kernel, ov.artifact, ov.argtypes, ov.dispatcher.__name__
+        check_block = _block_check(ov)
+
+        def launch(args, grid, block, stream, shared):
+            check_block(block)
+            hip_launch.launch(kernel, art, argtypes, args, grid, block, shared, stream, kernel_name=name)
+
+        return launch
 
 
 _BACKENDS = {"cpu": CpuBackend(), "hip": HipBackend()}
@@ -140,13 +166,9 @@ def load(target: str, artifact):
 
 
 def launch(ov, args, grid, block, stream, shared):
-    """Run overload ``ov`` with ``args``; configuration already normalised."""
-    art = ov.artifact
-    nthreads = block[0] * block[1] * block[2]
-    if nthreads > art.max_block_size:
-        raise LaunchError(
-            f"{ov.dispatcher.__name__}: block {block} has {nthreads} threads; this kernel allows at most {art.max_block_size}"
-        )
-    if shared and not art.dynamic_shared:
-        pass  # numba allows dynamic shared memory the kernel does not use
-    backend(ov.target).launch(ov, args, grid, block, stream, shared)
+    """Run overload ``ov`` with ``args``; configuration already normalised.
+    (numba allows dynamic shared memory a kernel does not use, and so do we.)"""
+    run = ov.launch_plan
+    if run is None:
+        run = ov.launch_plan = backend(ov.target).plan(ov)
+    run(args, grid, block, stream, shared)
