@@ -53,7 +53,7 @@ def run(quick: bool = False) -> list:
                     c_vgpr = code_object_metadata(c_path).get(".vgpr_count")
                 except RuntimeError as e:
                     err = "clang unavailable: " + str(e).splitlines()[-1][:150]
-            note = f"fastmath=True: {fm_insns} insns" + (f" {err}" if err else "")
+            note = f"fastmath=True: {fm_insns} insns"
             if p_vgpr_readelf is not None and p_vgpr_readelf != p_vgpr:
                 note += f" metadata says {p_vgpr} VGPRs, llvm-readelf {p_vgpr_readelf}"
             if p_spill:

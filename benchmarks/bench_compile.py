@@ -45,7 +45,7 @@ print(f"BENCH_bytes={len(ck.code_object)}")
 
 
 def run(quick: bool = False) -> list:
-    reps = 5 if not quick else 2
+    reps = 7 if not quick else 2
     env = {"PYKERN_CACHE": "off"}
     py_in, py_imp, py_wall, cl, cl_bare = [], [], [], [], []
     clang_err = None if clang() else "clang-22 not installed"

@@ -19,7 +19,7 @@ from kernels import TPB, matmul
 
 def run(quick: bool = False) -> list:
     n = 512 if not quick else 256
-    repeat = 2 if not quick else 1
+    repeat = 3 if not quick else 1
     rng = np.random.default_rng(1)
     A = rng.random((n, n), dtype=np.float32)
     B = rng.random((n, n), dtype=np.float32)

@@ -22,7 +22,7 @@ TARGET = 1.5
 
 def run(quick: bool = False) -> list:
     n = 10_000_000 if not quick else 2_000_000
-    repeat = 5 if not quick else 3
+    repeat = 10 if not quick else 3
     rng = np.random.default_rng(0)
     x = rng.random(n, dtype=np.float32)
     y = rng.random(n, dtype=np.float32)

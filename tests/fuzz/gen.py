@@ -278,7 +278,7 @@ class _Gen:
             w = f"w{self.n_loops}"
             self.n_loops += 1
             self.emit(indent, f"{w} = 0")
-            cond = f" and {self.cond(1)}" if self.chance(0.5) else ""
+            cond = f" and ({self.cond(1)})" if self.chance(0.5) else ""
             self.emit(indent, f"while {w} < {r.randint(0, 6)}{cond}:")
             self.emit(indent + 1, f"{w} += 1")  # first, so `continue` cannot skip it
             self.loop_depth += 1
