@@ -27,6 +27,17 @@ import threading
 
 from .errors import CompileError, LaunchError
 from .launch_config import normalize_config
+from .targets import _chosen, current_target
+
+_rt_launch = None  # pykern.runtime.launch, imported at the first launch (keeps import pykern light)
+
+
+def _load_rt_launch():
+    global _rt_launch
+    from .runtime import launch
+
+    _rt_launch = launch
+    return launch
 
 _DEFAULT_ARCH = "gfx942"
 
@@ -89,14 +100,12 @@ class Dispatcher:
 
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls)."""
-        from . import targets
-        from .runtime import launch as rt_launch
-
+        rt_launch = _rt_launch or _load_rt_launch()
         lo, hi = self._arity
         if not lo <= len(args) <= hi:
             want = str(hi) if lo == hi else f"{lo} to {hi}"
             raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
-        target = targets.current_target()
+        target = _chosen[0] if _chosen else current_target()
         argtypes = rt_launch.argument_types(args, self.__name__)
         ov = self._overloads.get((target, argtypes))
         if ov is None:

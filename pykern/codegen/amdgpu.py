@@ -18,7 +18,11 @@ AMD specifics, in one place:
   atomics get ``!amdgpu.no.fine.grained.memory`` where the arch has native
   instructions (else LLVM expands a cmpxchg loop);
 * wave ops through ``ds_bpermute``, ``ballot``, ``mbcnt``;
-* math: bit-exact operations as LLVM intrinsics, the rest from ocml.
+* math: bit-exact operations as LLVM intrinsics, the rest from ocml;
+* code quality: ``!range`` on ids, dims and lane ids, ``range()`` on array
+  extents (:func:`shape_ranges`), ``noundef`` arguments -- what lets LLVM prove
+  indices non-negative, as clang knows for HIP -- and multiply-add
+  contraction by default (:meth:`AmdgpuTarget.fp_contract`, hipcc's default).
 
 Example::
 
@@ -35,6 +39,7 @@ from dataclasses import replace
 from typing import Optional
 
 from ..errors import CompileError
+from ..frontend import types as T
 from . import archs as _archs
 from .target import CompileOptions, LoweredKernel, Target
 
@@ -167,7 +172,10 @@ class AmdgpuTarget(Target):
         fn = ir.Function(llmodule, ir.FunctionType(ir.VoidType(), list(param_types)), name=info.kernel_name)
         fn.calling_convention = "amdgpu_kernel"
         for arg, p in zip(fn.args, params):
-            arg.name = re.sub(r"[^A-Za-z0-9_.]", "_", p.name)
+            arg.name = _arg_name(p)
+            # the launcher writes every explicit argument (kernargs.pack), as
+            # clang assumes for HIP kernels
+            arg.attributes.add("noundef")
         return fn
 
     def max_block_size(self, options: CompileOptions) -> int:
@@ -181,45 +189,79 @@ class AmdgpuTarget(Target):
         argtys = [a.type for a in args] if argtys is None else argtys
         return fx.builder.call(fx.intrinsic(name, ret, argtys), list(args))
 
-    def _hidden_load(self, fx, offset: int, bits: int):
+    # Value ranges of the special registers. LLVM cannot know them, and
+    # without them it cannot prove ``cuda.grid(1)`` (a sign-extended int32
+    # product) non-negative, so every array access would keep the
+    # negative-index wraparound select and 64-bit sign arithmetic. Each bound
+    # is one pykern guarantees: launches check griddim.* <= 2**31 - 1
+    # (``hip_launch.LaunchLimits``) and the block size against the kernel's
+    # ``amdgpu-flat-work-group-size`` (= ``max_block_size``).
+    #: largest griddim.* a pykern launch allows (so workgroup ids are < it)
+    MAX_GRID_DIM = 2**31 - 1
+
+    def _block_dim_bound(self, fx) -> int:
+        """Largest blockDim.* a launch of this kernel can have."""
+        return min(1024, self.max_block_size(fx.options))
+
+    def _set_range(self, fx, inst, lo: int, hi: int, bits: int = 32) -> None:
+        """``!range [lo, hi)`` (plus ``!noundef``) on a load or call of an
+        ``i<bits>`` value. ``hi`` is written modulo 2**bits, as LLVM expects
+        (``[1, 2**31)`` on i32 is ``!{i32 1, i32 -2147483648}``)."""
+        ir = _ir()
+        ty = ir.IntType(bits)
+        wrap = lambda v: ((v + 2 ** (bits - 1)) % 2**bits) - 2 ** (bits - 1)  # noqa: E731
+        inst.set_metadata("range", fx.module.add_metadata([ty(wrap(lo)), ty(wrap(hi))]))
+        if getattr(inst, "opname", "") == "load":
+            inst.set_metadata("noundef", fx.module.add_metadata([]))
+
+    def _hidden_load(self, fx, offset: int, bits: int, value_range=None):
         """Load an unsigned ``bits`` value at ``offset`` of the implicit-argument
         area (COv5+) and zero-extend it to i32."""
         ir = _ir()
         base = self._call(fx, "llvm.amdgcn.implicitarg.ptr", ir.PointerType(addrspace=CONST))
-        return self._const_load(fx, base, offset, bits)
+        return self._const_load(fx, base, offset, bits, value_range)
 
-    def _const_load(self, fx, base, offset, bits):
+    def _const_load(self, fx, base, offset, bits, value_range=None):
         ir = _ir()
         b = fx.builder
         p = b.gep(base, [ir.IntType(64)(offset)], source_etype=ir.IntType(8), inbounds=True)
         v = b.load(p, typ=ir.IntType(bits), align=bits // 8)
         v.set_metadata("invariant.load", fx.module.add_metadata([]))
+        if value_range is not None:
+            self._set_range(fx, v, *value_range, bits=bits)
         return b.zext(v, ir.IntType(32)) if bits < 32 else v
 
-    def _dispatch_load(self, fx, offset, bits):
+    def _dispatch_load(self, fx, offset, bits, value_range=None):
         ir = _ir()
         base = self._call(fx, "llvm.amdgcn.dispatch.ptr", ir.PointerType(addrspace=CONST))
-        return self._const_load(fx, base, offset, bits)
+        return self._const_load(fx, base, offset, bits, value_range)
 
     def special_register(self, fx, name: str, axis: int):
         ir = _ir()
         i32 = ir.IntType(32)
+        bdim = (1, self._block_dim_bound(fx) + 1)
         if name == "thread_idx":
-            return self._call(fx, f"llvm.amdgcn.workitem.id.{_AXES[axis]}", i32)
+            v = self._call(fx, f"llvm.amdgcn.workitem.id.{_AXES[axis]}", i32)
+            self._set_range(fx, v, 0, bdim[1] - 1)
+            return v
         if name == "block_idx":
-            return self._call(fx, f"llvm.amdgcn.workgroup.id.{_AXES[axis]}", i32)
+            v = self._call(fx, f"llvm.amdgcn.workgroup.id.{_AXES[axis]}", i32)
+            self._set_range(fx, v, 0, self.MAX_GRID_DIM)  # ids 0 .. griddim - 1
+            return v
         if name == "block_dim":
             if self.code_object_version >= 5:
-                return self._hidden_load(fx, 12 + 2 * axis, 16)  # hidden_group_size_{x,y,z}
-            return self._dispatch_load(fx, 4 + 2 * axis, 16)  # hsa packet workgroup_size_*
+                return self._hidden_load(fx, 12 + 2 * axis, 16, bdim)  # hidden_group_size_{x,y,z}
+            return self._dispatch_load(fx, 4 + 2 * axis, 16, bdim)  # hsa packet workgroup_size_*
         if name == "grid_dim":
+            blocks = (1, self.MAX_GRID_DIM + 1)
             if self.code_object_version >= 5:
-                return self._hidden_load(fx, 4 * axis, 32)  # hidden_block_count_{x,y,z}
-            # COv4: the packet holds the grid in work-items; blocks = ceil(grid / block)
-            grid = self._dispatch_load(fx, 12 + 4 * axis, 32)
-            block = self._dispatch_load(fx, 4 + 2 * axis, 16)
+                return self._hidden_load(fx, 4 * axis, 32, blocks)  # hidden_block_count_{x,y,z}
+            # COv4: the packet holds the grid in work-items (1..2**32-1); blocks =
+            # ceil(grid / block), as (grid - 1) / block + 1 so that nothing wraps
+            grid = self._dispatch_load(fx, 12 + 4 * axis, 32, (1, 2**32))
+            block = self._dispatch_load(fx, 4 + 2 * axis, 16, bdim)
             b = fx.builder
-            return b.udiv(b.add(grid, b.sub(block, i32(1))), block)
+            return b.add(b.udiv(b.sub(grid, i32(1)), block), i32(1))
         if name == "warpsize":
             return i32(fx.options.wave_size or self.arch_info.effective_wave_size)
         if name == "laneid":
@@ -233,9 +275,12 @@ class AmdgpuTarget(Target):
         ir = _ir()
         i32 = ir.IntType(32)
         lo = self._call(fx, "llvm.amdgcn.mbcnt.lo", i32, [i32(-1), i32(0)])
+        self._set_range(fx, lo, 0, 32)
         if self._wave(fx) == 32:
             return lo
-        return self._call(fx, "llvm.amdgcn.mbcnt.hi", i32, [i32(-1), lo])
+        hi = self._call(fx, "llvm.amdgcn.mbcnt.hi", i32, [i32(-1), lo])
+        self._set_range(fx, hi, 0, 64)
+        return hi
 
     # -------------------------------------------------------------- memory
     def shared_array(self, fx, name: str, elem_type, nbytes: int, align: int, offset: int):
@@ -395,6 +440,10 @@ class AmdgpuTarget(Target):
         raise CompileError(f"internal error: unknown wave op {name!r}")
 
     # ---------------------------------------------------------------- math
+    def fp_contract(self) -> bool:
+        """a*b+c fuses into FMAs by default, as hipcc's ``-ffp-contract=fast``."""
+        return True
+
     def math(self, fx, name: str, args: list, fty):
         ir = _ir()
         b = fx.builder
@@ -472,7 +521,8 @@ class AmdgpuTarget(Target):
         text = str(lowered.llmodule)
         text = prepare_ir(text, name, max_block_size=self.max_block_size(opts),
                           max_registers=opts.max_registers,
-                          fp_atomics_native=not self.safe_fp_atomics, arch=self.arch_info)
+                          fp_atomics_native=not self.safe_fp_atomics, arch=self.arch_info,
+                          param_ranges=shape_ranges(lowered.params))
         built = build(text, self.arch_info, kernel_names=[name], fastmath=opts.fastmath, opt=opts.opt,
                       code_object_version=self.code_object_version)
         md = built.kernel_metadata(name)
@@ -524,6 +574,41 @@ def format_error_record(raw: bytes, messages: list) -> Optional[str]:
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
 
 
+def _arg_name(p) -> str:
+    """LLVM name of the kernel argument of flat parameter ``p``."""
+    return re.sub(r"[^A-Za-z0-9_.]", "_", p.name)
+
+
+#: numpy's limit on any array, views and broadcasts included: ``size *
+#: itemsize`` must fit in an int64 ("array is too big" otherwise)
+MAX_ARRAY_BYTES = 2**63 - 1
+
+
+def shape_ranges(params: list) -> dict:
+    """``{argument name: (lo, hi)}``: the value range ``[lo, hi)`` of every
+    ``shape`` parameter: an extent is >= 0 and at most
+    ``MAX_ARRAY_BYTES // itemsize``. With it LLVM knows that a non-negative
+    index below an extent plus a grid stride cannot overflow, so the
+    wraparound of negative indices folds away in grid-stride loops.
+
+    Example::
+
+        >>> from pykern.codegen.abi import flatten_params
+        >>> from pykern.frontend import types as T
+        >>> shape_ranges(flatten_params([T.Array(T.float64, 1)], ["x"]))
+        {'x.shape0': (0, 1152921504606846976)}
+    """
+    out = {}
+    itemsize = 1
+    for p in params:
+        if p.role == "data":
+            dt = p.type.dtype
+            itemsize = 1 if isinstance(dt, T.Boolean) else max(1, dt.bits // 8)
+        elif p.role == "shape":
+            out[_arg_name(p)] = (0, MAX_ARRAY_BYTES // itemsize + 1)
+    return out
+
+
 def _attach(art, field: str, value) -> None:
     """Set ``field`` on the artifact whether or not artifact.py declares it
     (a dataclass instance keeps extra attributes through pickling)."""
@@ -545,12 +630,24 @@ def _suffix_name(ref: str, suffix: str) -> str:
     return ref + suffix
 
 
+def _add_param_ranges(define_line: str, param_ranges: dict) -> str:
+    """``range(i64 lo, hi)`` on the i64 kernel arguments named in ``param_ranges``."""
+    for argname, (lo, hi) in param_ranges.items():
+        pat = re.compile(r'i64 ((?:noundef )?)(%(?:"' + re.escape(argname) + r'"|' + re.escape(argname) + r'))(?=[,)])')
+        wrap = lambda v: ((v + 2**63) % 2**64) - 2**63  # noqa: E731
+        define_line = pat.sub(lambda m: f"i64 {m.group(1)}range(i64 {wrap(lo)}, {wrap(hi)}) {m.group(2)}",
+                              define_line, count=1)
+    return define_line
+
+
 def prepare_ir(text: str, kernel_name: str, *, max_block_size: int = 1024, max_registers=None,
-               fp_atomics_native: bool = True, arch=None) -> str:
+               fp_atomics_native: bool = True, arch=None, param_ranges=None) -> str:
     """AMDGPU fix-ups on LLVM IR text before parsing:
 
     * kernel attributes: ``amdgpu-flat-work-group-size``, ``uniform-work-group-size``
       (HIP grids are whole blocks), ``amdgpu-num-vgpr`` for ``max_registers``;
+    * ``range(i64 lo, hi)`` on the kernel arguments of ``param_ranges``
+      (``{name: (lo, hi)}``, see :func:`shape_ranges`; llvmlite cannot print it);
     * generic (addrspace 0) allocas become addrspace(5) allocas plus an
       ``addrspacecast`` to a generic pointer (what clang emits for HIP);
     * ``atomicrmw`` on global/generic memory get ``!amdgpu.no.remote.memory``
@@ -569,6 +666,8 @@ def prepare_ir(text: str, kernel_name: str, *, max_block_size: int = 1024, max_r
     kname_re = re.compile(r'^define\s.*amdgpu_kernel\s.*@"?' + re.escape(kernel_name) + r'"?\(')
     for line in lines:
         if kname_re.match(line):
+            if param_ranges:
+                line = _add_param_ranges(line, param_ranges)
             if line.rstrip().endswith("{"):
                 line = line.rstrip()[:-1].rstrip() + " " + attrs + " {"
             else:  # llvmlite puts the brace on the next line

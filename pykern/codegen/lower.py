@@ -181,6 +181,7 @@ class ModuleLowering:
         self.target = target
         self.options = options
         self.types = TypeMap(target)
+        self.fp_contract = bool(target.fp_contract())  # asked once per module
         kname = module.kernel.name
         self.llmodule = L.Module(name=kname)
         self.llmodule.triple = target.triple()
@@ -574,7 +575,12 @@ class FunctionLowering:
         return self.builder.load(self.var(e.name))
 
     def _fast(self):
-        return ("fast",) if self.options.fastmath else ()
+        """Fast-math flags of float ``+ - *``: all of them under ``fastmath``,
+        else ``contract`` where the target fuses multiply-adds by default
+        (``Target.fp_contract``: amdgpu, as hipcc; not cpu)."""
+        if self.options.fastmath:
+            return ("fast",)
+        return ("contract",) if self.ml.fp_contract else ()
 
     def _x_BinOp(self, e):
         a = self.expr(e.lhs)
@@ -689,7 +695,8 @@ class FunctionLowering:
         if op == "*":
             return b.fmul(a, c, flags=fl)
         if op == "/":
-            return b.fdiv(a, c, flags=fl)
+            # ``contract`` is about fusing multiply-adds; a division keeps exact rounding
+            return b.fdiv(a, c, flags=("fast",) if self.options.fastmath else ())
         if op == "**":
             return self.target.math(self, "pow", [a, c], t)
         if op in ("//", "%"):
@@ -876,7 +883,8 @@ class FunctionLowering:
                 i = self.cast(i, ie.type, T.int64)
             if not (isinstance(ie, ir.Const) and int(ie.value) >= 0):
                 neg = b.icmp_signed("<", i, L.Constant(I64, 0))
-                wrapped = b.select(neg, b.add(i, shape[k]), i)
+                # i < 0 <= shape: the sum cannot overflow
+                wrapped = b.select(neg, b.add(i, shape[k], flags=("nsw",)), i)
             else:
                 wrapped = i
             if self.options.debug:

@@ -327,6 +327,17 @@ class Target(abc.ABC):
         return self.atomic_syncscope()
 
     # ----------------------------------------------------------------- math
+    def fp_contract(self) -> bool:
+        """True when float ``a * b + c`` (and ``a * b - c``) may be fused into
+        one rounding (an FMA) without ``fastmath``: ``lower.py`` then marks
+        float ``+ - *`` with LLVM's ``contract`` flag. amdgpu: True, what
+        hipcc does by default (``-ffp-contract=fast``); cpu: False, so that
+        results equal numpy's bit for bit. ``fastmath=True`` implies
+        contraction on every target. Default: False.
+
+        Example: ``get_target("cpu").fp_contract() is False``."""
+        return False
+
     @abc.abstractmethod
     def math(self, fx, name: str, args: list, fty):
         """Float math function ``name`` (an INTRINSICS math name such as

@@ -296,3 +296,27 @@ for _cls in (Integer, Float, Boolean):
 for _cls in (Integer, Float, Boolean, Void, Array, Tuple):
     _cls.__call__ = _type_call  # type: ignore[attr-defined]
 del _cls
+
+
+# Composite types are dict keys on every launch (overloads are looked up by the
+# tuple of argument types): remember their hash instead of rehashing the fields.
+def _cached_hash(self):
+    try:
+        return self.__dict__["_hash"]
+    except KeyError:
+        h = hash((type(self).__name__, *(getattr(self, f) for f in self.__dataclass_fields__)))
+        object.__setattr__(self, "_hash", h)
+        return h
+
+
+def _state_without_hash(self):
+    # str hashes differ between processes: never pickle a remembered hash
+    state = dict(self.__dict__)
+    state.pop("_hash", None)
+    return state
+
+
+for _cls in (Array, Tuple):
+    _cls.__hash__ = _cached_hash  # type: ignore[method-assign]
+    _cls.__getstate__ = _state_without_hash  # type: ignore[attr-defined]
+del _cls

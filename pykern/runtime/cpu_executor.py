@@ -169,6 +169,9 @@ class CpuKernel:
         self.artifact = artifact
         self.name = artifact.name
         self._fn = fn
+        # idle launch contexts: building one from tuples costs more than the
+        # whole rest of a small launch (list.pop/append are atomic under the GIL)
+        self._spare_ctx: list = []
 
     def launch(self, grid, block, dynamic_shared: int, argbuf) -> None:
         """Run the kernel over ``grid`` blocks of ``block`` threads (3-tuples or
@@ -189,22 +192,37 @@ class CpuKernel:
             )
         if len(argbuf) < art.kernarg_size:
             raise LaunchError(f"argument buffer has {len(argbuf)} bytes, kernel needs {art.kernarg_size}")
-        if len(argbuf) < 8:
-            argbuf = bytes(argbuf).ljust(8, b"\0")
-        buf = (ctypes.c_char * len(argbuf)).from_buffer_copy(argbuf)
-        ctx = LaunchCtx(grid, block, dynamic_shared)
+        if len(argbuf) < 8 or not isinstance(argbuf, bytearray):
+            argbuf = bytearray(bytes(argbuf).ljust(8, b"\0"))
+        if grid[0] * grid[1] * grid[2] >= 1 << 62:
+            raise LaunchError(f"grid {grid} has too many blocks")
+        self.run(grid, block, dynamic_shared, argbuf)
+
+    def run(self, grid, block, dynamic_shared: int, argbuf: bytearray) -> None:
+        """``launch`` without the checks, for callers that made them once
+        (the dispatcher): ``grid``/``block`` valid 3-tuples, ``argbuf`` a
+        bytearray of at least max(8, kernarg_size) bytes."""
+        buf = ctypes.c_char.from_buffer(argbuf)  # the packed bytes themselves, no copy
         nblocks = grid[0] * grid[1] * grid[2]
-        if nblocks >= 1 << 62:
-            raise LaunchError(f"grid {grid} has too many blocks ({nblocks})")
+        try:
+            ctx = self._spare_ctx.pop()
+            ctx.grid[0], ctx.grid[1], ctx.grid[2] = grid
+            ctx.block[0], ctx.block[1], ctx.block[2] = block
+            ctx.dyn_shared = dynamic_shared
+        except IndexError:
+            ctx = LaunchCtx(grid, block, dynamic_shared)
         args_p = ctypes.addressof(buf)
         ctx_p = ctypes.addressof(ctx)
-        workers = _NCPU
-        if workers == 1 or nblocks == 1 or nblocks * nthreads <= INLINE_WORK:
+        if nblocks == 1:
+            self._fn(args_p, ctx_p, 0, 1)
+        elif _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK:
             self._run_inline(args_p, ctx_p, ctx, nblocks)
         else:
-            self._run_pool(args_p, ctx_p, ctx, nblocks, workers, buf)
+            self._run_pool(args_p, ctx_p, ctx, nblocks, _NCPU, (argbuf, buf))
         if ctx.error:
             raise KernelRuntimeError(self._format_error(ctx, block))
+        if not ctx.cancel:  # a cancelled launch may still have workers touching it
+            self._spare_ctx.append(ctx)
 
     def _run_inline(self, args_p, ctx_p, ctx, nblocks):
         # chunks keep Ctrl-C responsive even without the pool

@@ -15,6 +15,7 @@ Example::
 from __future__ import annotations
 
 from ..errors import LaunchError
+from ..frontend.typeof import typeof
 
 # ----------------------------------------------------------------- argument types
 
@@ -39,8 +40,6 @@ def _memo_key(a):
 
 def argument_types(args, kernel_name: str = "kernel") -> tuple:
     """The pykern types of ``args``; ``LaunchError`` naming the bad argument."""
-    from ..frontend import typeof
-
     out = []
     for i, a in enumerate(args):
         if type(a).__name__ == "DeviceArray":
@@ -110,15 +109,21 @@ class CpuBackend:
         from ..frontend import types as T
         from .kernargs import Packer, get_flattener
 
+        from .cpu_executor import MAX_DYNAMIC_SHARED
+
         flatten = get_flattener(ov.argtypes)
-        pack = Packer(ov.artifact.params, ov.artifact.kernarg_size)
-        run = ov.kernel.launch
+        # the executor wants at least 8 bytes even for a kernel without arguments
+        pack = Packer(ov.artifact.params, max(8, ov.artifact.kernarg_size))
+        run = ov.kernel.run
         check_block = _block_check(ov)
         arrays = [i for i, t in enumerate(ov.argtypes) if isinstance(t, T.Array)]
         name = ov.dispatcher.__name__
 
         def launch(args, grid, block, stream, shared):
             check_block(block)
+            if shared > MAX_DYNAMIC_SHARED:
+                raise LaunchError(f"{name}: {shared} bytes of dynamic shared memory; the cpu target allows "
+                                  f"{MAX_DYNAMIC_SHARED}")
             for i in arrays:  # device memory of another target would be garbage here
                 if getattr(args[i], "target", "cpu") != "cpu":
                     raise LaunchError(f"{name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")

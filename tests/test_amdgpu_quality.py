@@ -1,0 +1,300 @@
+"""Code quality of the amdgpu target: regression guards for what makes
+pykern's code as small as clang's for the same HIP kernels.
+
+* value ranges of the special registers / hidden arguments and of array
+  extents, so that LLVM proves ``cuda.grid(1)`` non-negative and drops the
+  negative-index wraparound (``v_cndmask``/sign arithmetic per access);
+* multiply-add contraction on amdgpu (hipcc's default), none on cpu, where
+  results must equal numpy's bit for bit.
+
+The kernels are those of ``benchmarks/bench_codegen.py`` (which compares with
+clang-22 -O3); the instruction bounds are the issue's target, 1.1x clang-22's
+count (clang: saxpy 24/31, matmul 131/155, block_sum 153/183 instructions on
+gfx942/gfx1100; pykern measured 24/31, 132/165, 154/192 -- before these
+changes 36/54, 166/207, 170/212). Counting is the benchmark's: instruction
+lines of ``llvm-objdump-22 -d`` of .text, trailing padding excluded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+from cpu_helpers import compile_py, launch
+from pykern.codegen import get_target
+from pykern.codegen.amdgpu import AmdgpuTarget, prepare_ir, shape_ranges
+from pykern.codegen.abi import flatten_params
+from pykern.codegen.target import CompileOptions
+from pykern.frontend import compile_ir
+from pykern.frontend import types as T
+from pykern.frontend.signature import parse_signature
+
+OBJDUMP = shutil.which("llvm-objdump-22")
+need_objdump = pytest.mark.skipif(OBJDUMP is None, reason="llvm-objdump-22 not installed")
+
+TPB = 16
+RED_TPB = 256
+
+
+# ------------------------------------------------------ the benchmark kernels
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+def matmul(A, B, C):
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bpg = cuda.gridDim.x
+    acc = np.float32(0.0)
+    for i in range(bpg):
+        sA[ty, tx] = 0
+        sB[ty, tx] = 0
+        if y < A.shape[0] and tx + i * TPB < A.shape[1]:
+            sA[ty, tx] = A[y, tx + i * TPB]
+        if x < B.shape[1] and ty + i * TPB < B.shape[0]:
+            sB[ty, tx] = B[ty + i * TPB, x]
+        cuda.syncthreads()
+        for j in range(TPB):
+            acc += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if y < C.shape[0] and x < C.shape[1]:
+        C[y, x] = acc
+
+
+def block_sum(x, total):
+    partial = cuda.shared.array(RED_TPB // 32 + 1, cuda.float64)
+    tid = cuda.threadIdx.x
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    acc = 0.0
+    while i < x.size:
+        acc += x[i]
+        i += stride
+    offset = cuda.warpsize // 2
+    while offset > 0:
+        acc += cuda.shfl_down_sync(0xFFFFFFFF, acc, offset)
+        offset //= 2
+    lane = tid % cuda.warpsize
+    wave = tid // cuda.warpsize
+    if lane == 0:
+        partial[wave] = acc
+    cuda.syncthreads()
+    if tid == 0:
+        s = 0.0
+        for w in range((cuda.blockDim.x + cuda.warpsize - 1) // cuda.warpsize):
+            s += partial[w]
+        cuda.atomic.add(total, 0, s)
+
+
+KERNELS = {
+    "saxpy": (saxpy, "void(float32, float32[::1], float32[::1], float32[::1])"),
+    "matmul": (matmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"),
+    "block_sum": (block_sum, "void(float64[::1], float64[::1])"),
+}
+#: clang-22 -O3 instruction counts of the HIP twins (benchmarks/hip_kernels.py)
+CLANG_INSNS = {("saxpy", "gfx942"): 24, ("saxpy", "gfx1100"): 31, ("matmul", "gfx942"): 131,
+               ("matmul", "gfx1100"): 155, ("block_sum", "gfx942"): 153, ("block_sum", "gfx1100"): 183}
+CLANG_VGPRS = {("saxpy", "gfx942"): 8, ("saxpy", "gfx1100"): 6, ("matmul", "gfx942"): 50,
+               ("matmul", "gfx1100"): 51, ("block_sum", "gfx942"): 18, ("block_sum", "gfx1100"): 11}
+TARGET = 1.1
+
+_arts: dict = {}
+
+
+def build(name, arch, **opts):
+    """The amdgpu artifact of benchmark kernel ``name`` (memoised per module run)."""
+    key = (name, arch, tuple(sorted(opts.items())))
+    if key not in _arts:
+        fn, sig = KERNELS[name]
+        mod = compile_ir(fn, parse_signature(sig)[1], is_kernel=True)
+        _arts[key] = AmdgpuTarget(arch=arch).compile(mod, CompileOptions(**opts))
+    return _arts[key]
+
+
+def disassemble(art, tmp_path) -> list:
+    """Mnemonics of the .text instructions, trailing padding dropped (as the benchmark counts)."""
+    path = os.path.join(tmp_path, f"{art.name}.hsaco")
+    with open(path, "wb") as f:
+        f.write(art.binary)
+    out = subprocess.run([OBJDUMP, "-d", "--section=.text", path], capture_output=True, text=True,
+                         check=True).stdout
+    ops = [ln.strip().split()[0] for ln in out.splitlines()
+           if "//" in ln and not ln.strip().startswith("//") and not ln.strip().endswith(":")]
+    while ops and ops[-1] in ("s_nop", "s_code_end"):
+        ops.pop()
+    return ops
+
+
+def kernel_ir(art) -> str:
+    """The optimised IR of the kernel function alone (declarations dropped)."""
+    m = re.search(r"^define .*?^}", art.llvm_ir, flags=re.M | re.S)
+    return m.group(0)
+
+
+# ------------------------------------------------------- instruction budgets
+@need_objdump
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_within_ten_percent_of_clang(name, arch, tmp_path):
+    art = build(name, arch)
+    n = len(disassemble(art, tmp_path))
+    bound = int(CLANG_INSNS[name, arch] * TARGET)
+    assert n <= bound, f"{name} {arch}: {n} instructions, the budget is {bound} (clang-22: {CLANG_INSNS[name, arch]})"
+    vgprs = art.metadata[".vgpr_count"]
+    assert vgprs <= int(CLANG_VGPRS[name, arch] * TARGET), (name, arch, vgprs)
+
+
+# ------------------------------------------------------------- value ranges
+@need_objdump
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_saxpy_has_no_negative_index_wraparound(arch, tmp_path):
+    """With the ranges LLVM knows ``cuda.grid(1) >= 0``: no selects of the
+    wraparound, no sign-extension of the 64-bit index."""
+    art = build("saxpy", arch)
+    body = kernel_ir(art)
+    assert "select" not in body, body
+    assert "sext" not in body, body
+    ops = disassemble(art, tmp_path)
+    assert not [o for o in ops if o.startswith("v_cndmask")], ops
+    assert not [o for o in ops if o.startswith(("v_ashrrev", "v_mad_i64"))], ops  # sign arithmetic
+    if arch == "gfx1100":
+        assert art.metadata[".vgpr_count"] <= 6
+
+
+def test_special_registers_carry_ranges():
+    """Pre-optimisation IR: every id/dim has a !range; extents a range() argument attribute."""
+    fn, sig = KERNELS["block_sum"]
+    mod = compile_ir(fn, parse_signature(sig)[1], is_kernel=True)
+    from pykern.codegen import lower
+
+    t = AmdgpuTarget(arch="gfx942")
+    opts = t.resolve_options(CompileOptions(max_block_size=256))
+    lw = lower.lower_module(mod, t, opts)
+    text = str(lw.llmodule)
+    md = dict(re.findall(r"^(!\d+) = !\{\s*(.*?)\s*\}$", text, flags=re.M))
+
+    def range_of(pattern):
+        m = re.search(pattern + r".*!range (!\d+)", text)
+        assert m, pattern
+        lo, hi = [int(v.split()[1]) for v in md[m.group(1)].split(",")]
+        return lo, hi
+
+    assert range_of(r"call i32 @\"?llvm\.amdgcn\.workgroup\.id\.x") == (0, 2**31 - 1)
+    assert range_of(r"call i32 @\"?llvm\.amdgcn\.workitem\.id\.x") == (0, 256)  # max_block_size
+    assert range_of(r"load i16, .*") == (1, 257)  # hidden_group_size_x
+    assert range_of(r"load i32, .*") == (1, -(2**31))  # hidden_block_count_x: [1, 2**31)
+    assert range_of(r"call i32 @\"?llvm\.amdgcn\.mbcnt\.hi") == (0, 64)
+    assert "!noundef" in text
+    # the argument attributes LLVM sees after prepare_ir
+    ll = prepare_ir(text, lw.info.kernel_name, arch=t.arch_info, param_ranges=shape_ranges(lw.params))
+    define = next(ln for ln in ll.splitlines() if ln.startswith("define"))
+    assert re.search(r'i64 noundef range\(i64 0, 1152921504606846976\) %"?x\.shape0"?[,)]', define), define
+
+
+def test_shape_ranges_follow_numpys_size_limit():
+    params = flatten_params([T.Array(T.float64, 2), T.boolean, T.Array(T.int8, 1), T.Array(T.float32, 1)],
+                            ["a", "f", "b", "c"])
+    assert shape_ranges(params) == {"a.shape0": (0, 2**60), "a.shape1": (0, 2**60), "b.shape0": (0, 2**63),
+                                    "c.shape0": (0, 2**61)}
+    # what the bound rests on: numpy refuses arrays whose nbytes overflows an int64
+    with pytest.raises(ValueError):
+        np.broadcast_to(np.zeros(1, np.float64), (2**60,))
+    assert np.broadcast_to(np.zeros(1, np.float64), (2**60 - 1,)).shape == (2**60 - 1,)
+
+
+def test_grid_stride_loop_keeps_no_wraparound():
+    """block_sum's ``while i < x.size: ... i += stride`` on float64: the
+    extent's range bounds i + stride below 2**63, so the loop has no select."""
+    body = kernel_ir(build("block_sum", "gfx942"))
+    loop = re.search(r"^while\.body.*?^\n", body + "\n\n", flags=re.M | re.S).group(0)
+    assert "load double" in loop and "select" not in loop, loop
+    assert re.search(r"add nuw nsw i64 %\S+, %\S+", loop), loop
+
+
+def test_cov4_grid_dim_from_dispatch_packet_compiles():
+    """COv4 computes gridDim as ceil(packet work-items / workgroup size); with
+    ranges on both packet loads the kernel verifies, reads no hidden argument,
+    and the loads keep their ranges through O3."""
+    art = build("matmul", "gfx942", code_object_version=4)
+    body = kernel_ir(art)
+    assert "llvm.amdgcn.dispatch.ptr" in body and "implicitarg" not in body
+    assert re.search(r"udiv i32 ", body), body
+    assert re.search(r"load i32, .*!range", body) and re.search(r"load i16, .*!range", body)
+    assert not [a for a in art.metadata[".args"] if a[".value_kind"].startswith("hidden_")]
+
+
+# ------------------------------------------------------------- contraction
+def test_fp_contract_is_a_target_decision():
+    assert get_target("cpu").fp_contract() is False
+    assert AmdgpuTarget(arch="gfx942").fp_contract() is True
+    assert AmdgpuTarget(arch="gfx1100").fp_contract() is True
+
+
+@need_objdump
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_amdgpu_contracts_multiply_adds(arch, tmp_path):
+    ops = disassemble(build("matmul", arch), tmp_path)
+    fmas = [o for o in ops if o.startswith(("v_fma_f32", "v_fmac_f32", "v_dual_fmac_f32"))]
+    assert len(fmas) >= TPB, ops  # the unrolled j loop: one FMA per step
+    assert not [o for o in ops if o.startswith(("v_mul_f32", "v_add_f32"))], ops
+    sax = disassemble(build("saxpy", arch), tmp_path)
+    assert [o for o in sax if o.startswith(("v_fma_f32", "v_fmac_f32"))], sax
+    assert "fmul contract float" in kernel_ir(build("saxpy", arch))
+
+
+def test_amdgpu_division_is_not_contracted():
+    def div(a, x, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = x[i] / a + x[i] * a
+
+    mod = compile_ir(div, parse_signature("void(float32, float32[::1], float32[::1])")[1], is_kernel=True)
+    ir_text = kernel_ir(AmdgpuTarget(arch="gfx942").compile(mod, CompileOptions()))
+    assert "fmul contract" in ir_text
+    assert not re.search(r"fdiv (contract|fast)", ir_text), ir_text
+
+
+def test_fastmath_keeps_its_meaning_on_amdgpu():
+    body = kernel_ir(build("saxpy", "gfx942", fastmath=True))
+    assert re.search(r"fmul fast float", body) or "llvm.fma" in body or "fmuladd" in body, body
+
+
+def _fma_differs(a, x, y):
+    """float32 elements where a fused a*x+y would round differently from numpy's."""
+    exact = np.float64(a) * x.astype(np.float64) + y.astype(np.float64)  # a*x is exact in float64
+    return exact.astype(np.float32) != (a * x + y)
+
+
+def test_cpu_saxpy_is_numpy_exact_not_fused():
+    rng = np.random.default_rng(7)
+    n = 4096
+    a = np.float32(1.1)
+    x = rng.standard_normal(n).astype(np.float32)
+    y = (-a * x * np.float32(0.999)).astype(np.float32)  # cancellation: fused and unfused differ
+    assert _fma_differs(a, x, y).sum() > 100  # the data can tell the two apart
+    out = np.zeros_like(x)
+    k = compile_py(saxpy, a, x, y, out)
+    launch(k, (n // 128,), (128,), a, x, y, out)
+    np.testing.assert_array_equal(out, a * x + y)
+    assert " contract " not in k.artifact.llvm_ir and "fmuladd" not in k.artifact.llvm_ir
+
+
+def test_cpu_fastmath_still_sets_fast_flags():
+    a = np.float32(2)
+    x = np.ones(64, np.float32)
+    out = np.zeros_like(x)
+    k = compile_py(saxpy, a, x, x, out, fastmath=True)
+    launch(k, (1,), (64,), a, x, x, out)
+    np.testing.assert_array_equal(out, np.full(64, 3, np.float32))
+    assert re.search(r"\bfast\b", k.artifact.llvm_ir)
