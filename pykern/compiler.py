@@ -97,39 +97,59 @@ def _devlib_paths(codegen_name: str) -> list:
     return [os.path.join(d, f"{lib}.bc") for lib in devicelibs.LIBS]
 
 
-def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False, **target_opts):
-    """The KernelArtifact for ``argtypes``: from the disk cache when there,
-    else compiled (and stored). Returns ``(artifact, from_cache)``.
+#: Artifacts compiled or loaded in this process, by cache-key digest: re-running
+#: an unchanged notebook cell (a new function object, the same source and
+#: globals) reuses them even with the disk cache off.
+_in_memory: dict = {}
 
-    A cache hit builds no target and runs neither the frontend nor LLVM."""
-    from .codegen import get_target, key_options
+
+def _cache_key(dispatcher, codegen_name: str, argtypes, options):
+    """The full cache key of this compilation, or None without source."""
+    from .codegen import key_options
+    from .frontend.fingerprint import fingerprint
+    from .runtime.cache import default_cache
+
+    try:
+        fp = fingerprint(dispatcher.py_func)
+    except Exception:  # no source (e.g. built by exec without linecache): compile uncached
+        return None
+    return default_cache().make_key(
+        fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
+        options=key_options(codegen_name, options), devlibs=_devlib_paths(codegen_name),
+    )
+
+
+def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False, **target_opts):
+    """The KernelArtifact for ``argtypes``: from this process's memory or the
+    disk cache when there, else compiled (and remembered). Returns
+    ``(artifact, from_cache)``.
+
+    A hit builds no target and runs neither the frontend nor LLVM."""
+    from .codegen import get_target
 
     options = compile_options(dispatcher.options, **_arch_opt(target_opts))
-    cache = None if _skip_cache else _cache_for(dispatcher)
-    key = None
-    if cache is not None:
-        from .frontend.fingerprint import fingerprint
-
-        try:
-            fp = fingerprint(dispatcher.py_func)
-        except Exception:  # no source (e.g. built by exec without linecache): compile uncached
-            fp = None
-        if fp is not None:
-            key = cache.make_key(
-                fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
-                options=key_options(codegen_name, options), devlibs=_devlib_paths(codegen_name),
-            )
-            payload = cache.get(key)
-            if payload is not None:
-                try:
-                    return pickle.loads(payload), True
-                except Exception as e:  # an entry from an incompatible build: drop it, recompile
-                    cache.discard(key, f"unreadable payload: {e!r}")
+    key = None if _skip_cache else _cache_key(dispatcher, codegen_name, argtypes, options)
+    disk = _cache_for(dispatcher) if key is not None else None
+    if key is not None:
+        artifact = _in_memory.get(key.digest)
+        if artifact is not None:
+            return artifact, True
+        payload = disk.get(key) if disk is not None else None
+        if payload is not None:
+            try:
+                artifact = pickle.loads(payload)
+            except Exception as e:  # an entry from an incompatible build: drop it, recompile
+                disk.discard(key, f"unreadable payload: {e!r}")
+            else:
+                _in_memory[key.digest] = artifact
+                return artifact, True
     target = get_target(codegen_name, **target_opts)
     module = _frontend_ir(dispatcher, argtypes)
     artifact = target.compile(module, target.resolve_options(options))
     if key is not None:
-        cache.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
+        _in_memory[key.digest] = artifact
+        if disk is not None:
+            disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
 
 
