@@ -57,6 +57,7 @@ EXPECTED_CTYPES = {
     "hipEvent_t*": ctypes.POINTER(VOIDP),
     "hipModule_t*": ctypes.POINTER(VOIDP),
     "hipFunction_t*": ctypes.POINTER(VOIDP),
+    "hipDeviceptr_t*": ctypes.POINTER(VOIDP),  # typedef void* hipDeviceptr_t (driver_types.h)
     "hipDeviceProp_t*": VOIDP,  # read through a raw buffer, see devices.py
     "hipDeviceProp_tR0600*": VOIDP,
 }

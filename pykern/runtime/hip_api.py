@@ -50,6 +50,7 @@ CTYPES = {
     "hipEvent_t*": ctypes.POINTER(ctypes.c_void_p),
     "hipModule_t*": ctypes.POINTER(ctypes.c_void_p),
     "hipFunction_t*": ctypes.POINTER(ctypes.c_void_p),
+    "hipDeviceptr_t*": ctypes.POINTER(ctypes.c_void_p),
     # The properties struct changes layout between ROCm releases; we pass a
     # large zeroed buffer and read only fields at offsets checked per layout.
     "hipDeviceProp_t*": ctypes.c_void_p,
@@ -104,6 +105,7 @@ PROTOTYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hipModuleLoadData": ("hipError_t", ("hipModule_t*", "const void*")),
     "hipModuleUnload": ("hipError_t", ("hipModule_t",)),
     "hipModuleGetFunction": ("hipError_t", ("hipFunction_t*", "hipModule_t", "const char*")),
+    "hipModuleGetGlobal": ("hipError_t", ("hipDeviceptr_t*", "size_t*", "hipModule_t", "const char*")),
     "hipFuncGetAttribute": ("hipError_t", ("int*", "hipFunction_attribute", "hipFunction_t")),
     "hipModuleLaunchKernel": (
         "hipError_t",

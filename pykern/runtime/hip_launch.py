@@ -212,6 +212,13 @@ class HipKernel:
         self.function = module_cache.function(artifact.binary, artifact.name, self.device_id)
         self._checked: dict = {}
         self._tls = threading.local()
+        # debug builds: the kernel's failure record (a device global), read after each launch
+        self._error_record = None
+        if getattr(artifact, "error_symbol", None):
+            ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
+            mod = module_cache.module(artifact.binary, self.device_id)
+            _hip().hipModuleGetGlobal(ctypes.byref(ptr), ctypes.byref(size), mod, artifact.error_symbol.encode())
+            self._error_record = (ptr.value, size.value)
 
     def launch(self, grid, block, dynamic_shared: int, argbuf, stream=0) -> None:
         """Queue the kernel on ``stream`` with ``argbuf`` (the packed explicit arguments)."""
@@ -243,6 +250,24 @@ class HipKernel:
         extra = st.extra
         s = stream if isinstance(stream, int) else int(getattr(stream, "handle", 0) or 0)
         _hip().hipModuleLaunchKernel(self.function, g[0], g[1], g[2], b[0], b[1], b[2], dynamic_shared, s, None, extra)
+        if self._error_record is not None:
+            self._check_error_record(s)
+
+    def _check_error_record(self, stream: int) -> None:
+        """debug=True: wait for the kernel, read its failure record, raise the
+        first failing thread's bounds error (and clear the record)."""
+        from pykern.codegen.amdgpu import format_error_record
+        from pykern.errors import KernelRuntimeError
+
+        ptr, size = self._error_record
+        hip = _hip()
+        hip.hipStreamSynchronize(stream)
+        raw = ctypes.create_string_buffer(size)
+        hip.hipMemcpy(raw, ptr, size, 2)  # hipMemcpyDeviceToHost
+        text = format_error_record(raw.raw, getattr(self.artifact, "error_messages", []))
+        if text:
+            hip.hipMemset(ptr, 0, size)
+            raise KernelRuntimeError(text)
 
 
 class _LaunchBuffers:
