@@ -15,6 +15,7 @@ EXPECTED_CASES = [
     ("2 tiled matmul (cpu)", "16x16 shared tiles"),
     *[("3 launch overhead (cpu)", f"k[1, 1](...), {n} array arg") for n in (1, 4, 16, 64)],
     *[("3 launch overhead (cpu)", f"execution stubbed), {n} arg") for n in (1, 4, 16, 64)],
+    *[("3b launch overhead (hip)", f"to the driver call, {n} device array") for n in (1, 4, 16, 64)],
     ("4 cold compile saxpy gfx942", "pykern.compile call in fresh process"),
     ("4 cold compile saxpy gfx942", "whole pykern subprocess"),
     *[("5 code quality", f"{k} {a}: {what}") for k in ("saxpy", "matmul", "block_sum")

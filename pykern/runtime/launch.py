@@ -143,14 +143,24 @@ class HipBackend:
         return hip_launch.load(artifact)
 
     def plan(self, ov):
+        from ..frontend import types as T
         from . import hip_launch
+        from .kernargs import get_flattener
+        from .memory import DeviceArray
 
         kernel, art, argtypes, name = ov.kernel, ov.artifact, ov.argtypes, ov.dispatcher.__name__
         check_block = _block_check(ov)
+        flatten, pack, run = get_flattener(argtypes), kernel.packer.fast, kernel.launch
+        arrays = [i for i, t in enumerate(argtypes) if isinstance(t, T.Array)]
+        nested = any(isinstance(t, T.Tuple) for t in argtypes)
 
         def launch(args, grid, block, stream, shared):
             check_block(block)
-            hip_launch.launch(kernel, art, argtypes, args, grid, block, shared, stream, kernel_name=name)
+            # the common case, every array already in GPU memory: nothing to convert or copy back
+            if not nested and all(type(args[i]) is DeviceArray and args[i].target == "hip" for i in arrays):
+                run(grid, block, shared, pack(flatten(args)), stream)
+            else:
+                hip_launch.launch(kernel, art, argtypes, args, grid, block, shared, stream, kernel_name=name)
 
         return launch
 

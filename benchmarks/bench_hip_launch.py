@@ -1,0 +1,113 @@
+"""Row 3b: host cost of a launch on the "hip" target, from ``k[g, b](...)`` up to the driver call.
+
+There is no GPU here, so the driver call ``hipModuleLaunchKernel`` is replaced
+by a counter -- in this benchmark only: a real gfx942 code object is compiled,
+a ``HipKernel`` is assembled around it without device queries, the HIP library
+handle the launcher uses is swapped for one whose ``hipModuleLaunchKernel``
+counts calls, and device arrays point at fake device addresses (never
+dereferenced: nothing runs). Everything else is the real per-launch path:
+argument typing, overload lookup, configuration checks, flattening, packing
+at the code object's metadata offsets, and building the ``extra`` buffer.
+
+Anchors from the issue: numba-cuda 5.9 µs (1 array arg) to 30 µs (16 array
+args) per launch; the target is <= 2 µs for 4 arguments.
+
+Run alone: ``python benchmarks/bench_hip_launch.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from _common import Row, main_for
+
+import pykern as cuda
+from kernels import trivial_kernel
+
+NUMBA_ANCHOR_US = {1: 5.9, 16: 30.0}
+TARGET_US = 2.0
+
+
+class _CountingHip:
+    """Stands in for the HIP library in the launcher: counts launches."""
+
+    def __init__(self):
+        self.launches = 0
+
+    def hipModuleLaunchKernel(self, *args):
+        self.launches += 1
+
+
+def _fake_kernel(artifact):
+    """A HipKernel for ``artifact`` as ``HipKernel.__init__`` would build it on a
+    gfx942 device, minus the device queries and module load."""
+    from pykern.runtime import hip_launch
+    from pykern.runtime.kernargs import get_packer, kernarg_size
+
+    k = object.__new__(hip_launch.HipKernel)
+    k.artifact, k.name, k.device_id = artifact, artifact.name, 0
+    k.params = hip_launch.explicit_params(artifact)
+    k.kernarg_size = max(artifact.kernarg_size, kernarg_size(k.params))
+    k.packer = get_packer(k.params, k.kernarg_size)
+    k.limits = hip_launch.LaunchLimits(max_block_size=1024)
+    k.function, k._checked, k._tls, k._error_record = 0xF00D, {}, threading.local(), None
+    return k
+
+
+def _fake_device_array(n, ptr):
+    from pykern.runtime.memory import DeviceArray, Storage
+
+    return DeviceArray((n,), (4,), np.float32, Storage(ptr, 4 * n, "hip"))
+
+
+def _per_call_us(fn, number):
+    t0 = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - t0) / number * 1e6
+
+
+def run(quick: bool = False) -> list:
+    from pykern import compiler, targets
+    from pykern.runtime import hip_launch, launch as rt_launch
+
+    number = 3000 if not quick else 500
+    repeat = 7 if not quick else 3
+    rows = []
+    saved_target, saved_hip = list(targets._chosen), hip_launch._hip
+    counter = _CountingHip()
+    try:
+        for nargs in (1, 4, 16, 64):
+            k = trivial_kernel(nargs)
+            args = [_fake_device_array(16, 0x10000 * (i + 1)) for i in range(nargs)]
+            argtypes = rt_launch.argument_types(args, k.__name__)
+            artifact, _ = compiler.compile_artifact(k, "amdgpu", argtypes, arch="gfx942")
+            k._overloads[("hip", argtypes)] = compiler.Overload(k, "hip", argtypes, artifact, _fake_kernel(artifact))
+            targets._chosen[:] = ["hip"]
+            hip_launch._hip = lambda: counter
+            before = counter.launches
+            k[1, 1](*args)
+            if counter.launches != before + 1:
+                raise RuntimeError("the launch did not reach the (counted) driver call")
+            t = min(_per_call_us(lambda: k[1, 1](*args), number) for _ in range(repeat))
+            anchor = NUMBA_ANCHOR_US.get(nargs)
+            is_target = nargs == 4
+            row = Row("3b launch overhead (hip)", f"k[1, 1](...) to the driver call, {nargs} device array(s)", t,
+                      TARGET_US if is_target else anchor, "µs",
+                      "target" if is_target else ("numba-cuda anchor" if anchor else ""),
+                      f"<= {TARGET_US} µs" if is_target else "—", 1.0 if is_target else None,
+                      "hipModuleLaunchKernel replaced by a counter; args packed at gfx942 metadata offsets")
+            if is_target:
+                row.ratio = t / TARGET_US
+            rows.append(row)
+    finally:
+        targets._chosen[:] = saved_target
+        hip_launch._hip = saved_hip
+    return rows
+
+
+if __name__ == "__main__":
+    main_for(run)
