@@ -146,7 +146,9 @@ class _Gen:
         if c == 14:
             return f"({a}, {b})[{r.randint(0, 1)}]"
         if c == 15 and self.has_dev:
-            return f"dev_{self.ident}({a}, {b})"
+            if self.chance(0.5):
+                return f"dev_{self.ident}({a}, {b})"
+            return f"dev2_{self.ident}({a}, {b})[{r.randint(0, 1)}]"
         return f"({a} {r.choice(['<<', '>>'])} {r.randint(0, 40)})"
 
     def flt_atom(self):
@@ -167,7 +169,15 @@ class _Gen:
         if d <= 0 or self.chance(0.25):
             return self.flt_atom()
         a, b = self.flt_expr(d - 1), self.flt_expr(d - 1)
-        c = r.randrange(14)
+        c = r.randrange(18)
+        if c == 14:
+            return f"math.sqrt(abs({self.int_atom()}))"  # int argument -> float
+        if c == 15:
+            return f"({self.int_atom()} {r.choice(['//', '%'])} (abs({a}) + 0.5))"  # mixed int/float
+        if c == 16:
+            return f"(abs({a}) ** {r.choice(['0.5', '1.5', '-1.0', '2'])})"
+        if c == 17:
+            return f"{r.choice(['min', 'max'])}({a}, {b}, {self.flt_atom()})"
         if c < 4:
             return f"({a} {r.choice(['+', '-', '*'])} {b})"
         if c == 4:
@@ -285,7 +295,12 @@ class _Gen:
             self.block(indent + 1, r.randint(1, 3))
             self.loop_depth -= 1
         elif c < 19:
-            self.emit(indent, "pass")
+            if self.chance(0.5):
+                self.emit(indent, "pass")
+            else:  # a bool variable used later as a condition and as a number
+                self.emit(indent, f"bb = {self.cond(1)}")
+                self.emit(indent, "if bb:")
+                self.emit(indent + 1, f"{r.choice(self.int_vars)} += 1 + bb")
         else:
             self.emit(indent, f"{r.choice(self.int_vars)} = {self.int_expr(2)} if {self.cond(1)} else {self.int_expr(2)}")
 
@@ -303,6 +318,11 @@ class _Gen:
             self.emit(1, "if a > b:", False)
             self.emit(2, "return a - b * 2", False)
             self.emit(1, "return (a ^ b) + 1", False)
+            self.emit(0, "", False)
+            self.emit(0, "@cuda.jit(device=True)", False)
+            self.emit(0, f"def dev2_{self.ident}(a, b):", False)
+            self.emit(1, "s = a + b", False)
+            self.emit(1, "return s, a - dev_" + self.ident + "(b, s)", False)
             self.emit(0, "", False)
         if self.chance(0.15):
             self.int_vars[3] = r.choice(SHADOW_OK)
@@ -498,7 +518,9 @@ def generate(r: random.Random, kind: str | None = None, ident: str = "0") -> Pro
     """A program of ``kind`` ("valid", "invalid", "edge"; default: drawn).
 
     Example: ``generate(random.Random(1), "invalid").source``"""
-    kind = kind or r.choice(["valid", "valid", "invalid", "edge"])
+    # invalid programs cost ~1 ms (they stop in the frontend), valid ones ~50 ms
+    # (LLVM), so a CI run gets many cheap rejections and enough valid programs
+    kind = kind or r.choices(["valid", "invalid", "edge"], weights=[30, 55, 15])[0]
     g = _Gen(r, ident)
     if kind == "invalid" and r.random() < 0.04:
         return _recursion(g, r, ident)

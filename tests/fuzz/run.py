@@ -190,8 +190,10 @@ def floats_match(a, b):
     return both_nan | close
 
 
-def check_program(prog: gen.Program, options=None) -> dict:
-    """Compile (and, if it compiles, run and compare) one program."""
+def check_program(prog: gen.Program, options=None, reference=None, amdgpu=False) -> dict:
+    """Compile (and, if it compiles, run and compare) one program.
+    ``reference`` replaces ``reference_outputs`` (to test the judge itself);
+    ``amdgpu``: a program that ran is also compiled for gfx942 (code object only)."""
     import pykern
     from pykern.errors import CompileError, PykernError
 
@@ -230,7 +232,7 @@ def check_program(prog: gen.Program, options=None) -> dict:
         if prog.kind == "invalid":
             res["status"] = "FAIL_accepted_invalid"
             return res
-        ri, rf, ok = reference_outputs(prog, grid * block, x, y)
+        ri, rf, ok = (reference or reference_outputs)(prog, grid * block, x, y)
         bad_i = (ri != out_i) & ok
         bad_f = ~floats_match(rf, out_f) & ok
         if bad_i.any() or bad_f.any():
@@ -241,9 +243,28 @@ def check_program(prog: gen.Program, options=None) -> dict:
             return res
         res["status"] = "ok_match"
         res["ref_skipped_threads"] = int((~ok).sum())
+        if amdgpu:
+            _check_amdgpu(fn, opts, res)
         return res
     finally:
         unload(prog)
+
+
+_SIG = "void(int64[::1], float64[::1], int64[::1], float64[::1])"
+
+
+def _check_amdgpu(fn, opts, res):
+    import pykern
+
+    opts = {k: v for k, v in opts.items() if k in ("opt", "debug", "fastmath")}
+    try:
+        co = pykern.compile(fn, _SIG, arch="gfx942", **opts)
+        if bytes(co.code_object[:4]) != b"\x7fELF":
+            res["status"] = "FAIL_amdgpu_not_elf"
+        res["amdgpu"] = True
+    except Exception as e:  # noqa: BLE001 -- it ran on the cpu, so any error here is a finding
+        res["status"] = "FAIL_amdgpu_" + type(e).__name__
+        res["message"] = str(e)[:1500]
 
 
 def _judge_rejection(prog, e, res):
@@ -271,6 +292,10 @@ def _options_for(index: int):
     return [{}, {"opt": 0}, {"debug": True}, {"opt": 1}][index % 4]
 
 
+#: every n-th program that runs on the cpu is also compiled for gfx942 (0.25 s each)
+AMDGPU_EVERY = int(os.environ.get("PYKERN_FUZZ_AMDGPU_EVERY", "40"))
+
+
 def worker(seed: int, start: int, count: int, hang_s: float = 30.0) -> None:
     """Check programs start..start+count-1 of ``seed``; one JSON line each on stdout.
     A program running longer than ``hang_s`` ends the worker with a "hang" line."""
@@ -295,7 +320,7 @@ def worker(seed: int, start: int, count: int, hang_s: float = 30.0) -> None:
         sys.stdout.write(json.dumps({"start": k}) + "\n")
         sys.stdout.flush()
         state["t"], state["k"] = time.monotonic(), k
-        res = check_program(prog, _options_for(k))
+        res = check_program(prog, _options_for(k), amdgpu=(k % AMDGPU_EVERY == 0))
         state["k"] = None
         res["index"] = k
         sys.stdout.write(json.dumps(res) + "\n")
@@ -322,7 +347,8 @@ def run_range(seed: int, start: int, count: int, timeout: float = 600.0) -> list
             if "start" in d:
                 started = d["start"]
             elif "hang" in d:
-                results.append({"index": d["hang"], "id": f"s{seed}_{d['hang']}", "status": "FAIL_HANG"})
+                results.append({"index": d["hang"], "id": f"s{seed}_{d['hang']}", "status": "FAIL_HANG",
+                                "mutation": gen.batch(seed, d["hang"], 1)[0].mutation})
                 started = None
                 k = d["hang"] + 1
             else:
@@ -331,6 +357,7 @@ def run_range(seed: int, start: int, count: int, timeout: float = 600.0) -> list
                 k = d["index"] + 1
         if p.returncode != 0 and started is not None:
             results.append({"index": started, "id": f"s{seed}_{started}", "status": "FAIL_CRASH",
+                            "mutation": gen.batch(seed, started, 1)[0].mutation,
                             "message": f"worker exit {p.returncode}; stderr tail: {p.stderr[-800:]}"})
             k = started + 1
         elif p.returncode != 0 and not any(r.get("status") == "FAIL_HANG" and r["index"] == k - 1 for r in results):
