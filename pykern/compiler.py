@@ -12,12 +12,14 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .errors import CompileError, LaunchError
+from .errors import CompileError, LaunchError, SourceLoc
 
 #: Which codegen backend each runtime target compiles with.
 CODEGEN_FOR_TARGET = {"cpu": "cpu", "hip": "amdgpu"}
@@ -103,6 +105,30 @@ def _devlib_paths(codegen_name: str) -> list:
 _in_memory: dict = {}
 
 
+@contextlib.contextmanager
+def _deep_recursion(dispatcher, limit: int = 12000):
+    """Room for long expressions (a 400-term sum is 400 nested BinOps, and the
+    frontend and lowering walk them recursively). Python 3.11+ calls between
+    Python functions use no C stack, so a higher limit is safe; past it, the
+    user gets a located error instead of an internal one."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, limit))
+    try:
+        yield
+    except RecursionError:
+        from .frontend import source_of
+
+        try:
+            _, filename, first_line = source_of(dispatcher.py_func)
+            loc = SourceLoc(filename, first_line, 0)
+        except Exception:
+            loc = None
+        raise CompileError(f"'{dispatcher.__name__}' nests expressions or statements too deeply to compile", loc,
+                           hint="split long expressions into several assignments") from None
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def _cache_key(dispatcher, codegen_name: str, argtypes, options):
     """The full cache key of this compilation, or None without source."""
     from .codegen import key_options
@@ -144,8 +170,9 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 _in_memory[key.digest] = artifact
                 return artifact, True
     target = get_target(codegen_name, **target_opts)
-    module = _frontend_ir(dispatcher, argtypes)
-    artifact = target.compile(module, target.resolve_options(options))
+    with _deep_recursion(dispatcher):
+        module = _frontend_ir(dispatcher, argtypes)
+        artifact = target.compile(module, target.resolve_options(options))
     if key is not None:
         _in_memory[key.digest] = artifact
         if disk is not None:

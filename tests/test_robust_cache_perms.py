@@ -102,9 +102,6 @@ def test_private_dir_with_private_entry_still_loads(tmp_path):
     assert got == b"trusted payload" and not msgs
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (defence in depth): an entry whose own directory "
-                                       "(<cache>/v1/entries/xx) is world-writable is still loaded; only the "
-                                       "cache root's mode is checked")
 def test_entry_in_a_world_writable_subdirectory_is_not_loaded(tmp_path):
     d = tmp_path / "c"
     c, k = _stored(d)

@@ -216,8 +216,6 @@ def test_mutual_recursion_is_a_located_compile_error():
 
 
 # ----------------------------------------------------------------- nesting
-@pytest.mark.xfail(strict=True, reason="BUG: a 400-term expression gives CompileError 'internal error: "
-                                       "expressions nested too deeply' with no file/line")
 def test_deep_expression_error_has_location():
     body = " + ".join(["v"] + [str(k % 7) for k in range(400)])  # 300 compiles, 400 does not
     src = f"def k(a):\n    v = a[0]\n    v = {body}\n    a[0] = v\n"

@@ -33,7 +33,7 @@ Example::
 
 from __future__ import annotations
 
-from ..errors import CompileError
+from ..errors import CompileError, SourceLoc
 from .signature import Signature, parse_signature, parse_type
 from .typeof import typeof
 
@@ -71,7 +71,13 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     except CompileError:
         raise
     except RecursionError:
-        raise CompileError(f"internal error: expressions nested too deeply in '{name}'") from None
+        try:
+            _, filename, first_line = source_of(pyfunc)
+            loc = SourceLoc(filename, first_line, 0)
+        except CompileError:
+            loc = None
+        raise CompileError(f"'{name}' nests expressions or statements too deeply to compile", loc,
+                           hint="split long expressions into several assignments") from None
     except Exception as e:  # a frontend bug must not escape as a random exception
         raise CompileError(
             f"internal error while compiling '{name}': {type(e).__name__}: {e}",

@@ -874,6 +874,11 @@ def _read_trusted(path: str) -> bytes:
             raise _BadEntry(f"owned by uid {st.st_uid}, not by this user")
         if hasattr(os, "geteuid") and st.st_mode & 0o022:
             raise _BadEntry(f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})")
+        # the entry's own directory too: another user able to write there could
+        # swap the file between our checks of the root and this read
+        problem = _trust_problem(os.stat(os.path.dirname(path) or "."))
+        if problem:
+            raise _BadEntry(f"its directory is {problem}")
         chunks = []
         while True:
             chunk = os.read(fd, max(st.st_size, 1 << 16))
