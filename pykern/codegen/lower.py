@@ -325,7 +325,11 @@ class FunctionLowering:
         for name, ty in fn.locals.items():
             if isinstance(ty, T.Void):
                 continue
-            scope[name] = self.alloca(self.types.value(ty), name=prefix + name)
+            llty = self.types.value(ty)
+            scope[name] = slot = self.alloca(llty, name=prefix + name)
+            # a variable assigned on one path only reads as 0 on the others (as
+            # documented), never as LLVM's undef, which may be any value
+            self.builder.store(_zero(llty), slot)
         return scope
 
     def _finish(self):
