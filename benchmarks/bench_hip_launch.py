@@ -83,7 +83,7 @@ def run(quick: bool = False) -> list:
         for nargs in (1, 4, 16, 64):
             k = trivial_kernel(nargs)
             args = [_fake_device_array(16, 0x10000 * (i + 1)) for i in range(nargs)]
-            argtypes = rt_launch.argument_types(args, k.__name__)
+            argtypes = rt_launch.argument_types(args, k.__name__)[0]
             artifact, _ = compiler.compile_artifact(k, "amdgpu", argtypes, arch="gfx942")
             k._overloads[("hip", argtypes)] = compiler.Overload(k, "hip", argtypes, artifact, _fake_kernel(artifact))
             targets._chosen[:] = ["hip"]

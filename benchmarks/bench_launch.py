@@ -74,7 +74,7 @@ def _breakdown(k, args) -> str:
         ov = next(iter(k._overloads.values()))
         flatten = get_flattener(ov.argtypes)
         pack = Packer(ov.artifact.params, ov.artifact.kernarg_size)
-        at = L.argument_types(tuple(args), "k")
+        at = L.argument_types(tuple(args), "k")[0]
         buf = pack(flatten(tuple(args)))
         n = 5000
         parts = {

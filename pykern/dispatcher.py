@@ -106,7 +106,7 @@ class Dispatcher:
             want = str(hi) if lo == hi else f"{lo} to {hi}"
             raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
         target = _chosen[0] if _chosen else current_target()
-        argtypes = rt_launch.argument_types(args, self.__name__)
+        argtypes, args = rt_launch.argument_types(args, self.__name__, target)
         ov = self._overloads.get((target, argtypes))
         if ov is None:
             ov = self._get_overload(argtypes, target)

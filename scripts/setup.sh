@@ -13,3 +13,8 @@ if [ -n "$missing" ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
 fi
 python3 -m pip install -q --disable-pip-version-check -e ".[test]"
+# Optional: torch (CPU build) for the DLPack/torch interop tests. Only on request,
+# since without a local wheel pip would fetch a multi-GB CUDA build.
+if [ "${PYKERN_WITH_TORCH:-0}" = "1" ] && ! python3 -c "import torch" >/dev/null 2>&1; then
+  python3 -m pip install -q --disable-pip-version-check "torch==2.13.0"
+fi

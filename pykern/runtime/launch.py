@@ -8,7 +8,7 @@ three methods, chosen by name once per overload.
 
 Example::
 
-    ov = dispatcher._get_overload(argument_types(args, "k"))
+    ov = dispatcher._get_overload(argument_types(args, "k")[0])
     launch(ov, args, (4, 1, 1), (256, 1, 1), 0, 0)
 """
 
@@ -38,9 +38,13 @@ def _memo_key(a):
     return None
 
 
-def argument_types(args, kernel_name: str = "kernel") -> tuple:
-    """The pykern types of ``args``; ``LaunchError`` naming the bad argument."""
+def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
+    """``(types, args)``: the pykern types of ``args``, and the arguments to pass
+    -- ``args`` itself, or a copy in which foreign arrays (objects with
+    ``__dlpack__`` or ``__cuda_array_interface__``, e.g. torch tensors) are
+    wrapped as DeviceArrays, zero-copy. ``LaunchError`` names a bad argument."""
     out = []
+    converted = None
     for i, a in enumerate(args):
         if type(a).__name__ == "DeviceArray":
             t = a._pk_type
@@ -51,14 +55,40 @@ def argument_types(args, kernel_name: str = "kernel") -> tuple:
         key = _memo_key(a)
         t = _type_memo.get(key) if key is not None else None
         if t is None:
+            if key is None and _is_foreign_array(a):
+                a = _wrap_foreign(a, i, kernel_name, target)
+                converted = converted or list(args)
+                converted[i] = a
+                try:
+                    t = a._pk_type = typeof(a)
+                except TypeError as e:
+                    raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
+                out.append(t)
+                continue
             try:
                 t = typeof(a)
-            except TypeError as e:
+            except (TypeError, AttributeError) as e:
                 raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
             if key is not None:
                 _type_memo[key] = t
         out.append(t)
-    return tuple(out)
+    return tuple(out), (args if converted is None else tuple(converted))
+
+
+def _is_foreign_array(a) -> bool:
+    cls = type(a)
+    if cls.__name__ == "ndarray" or isinstance(a, (tuple, int, float, bool)):
+        return False
+    return hasattr(cls, "__dlpack__") or hasattr(a, "__cuda_array_interface__")
+
+
+def _wrap_foreign(a, i, kernel_name, target):
+    from .memory import as_device_array
+
+    try:
+        return as_device_array(a, target=target)
+    except Exception as e:  # unsupported dtype, device, layout...
+        raise LaunchError(f"{kernel_name}: argument {i + 1} ({type(a).__name__}): {e}") from None
 
 
 def convertible(actual, declared) -> bool:
