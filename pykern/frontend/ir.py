@@ -454,6 +454,18 @@ class Module:
         return "\n\n".join(str(f) for f in [*self.functions.values(), self.kernel])
 
 
+def always_returns(stmts: list) -> bool:
+    """Does this statement list end in a ``Return`` on every path?"""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, Return):
+        return True
+    if isinstance(last, If):
+        return always_returns(last.then) and always_returns(last.orelse)
+    return False
+
+
 # --------------------------------------------------------------------------
 # Intrinsic catalogue (name -> (signature description, category))
 # --------------------------------------------------------------------------

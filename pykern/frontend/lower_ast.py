@@ -354,7 +354,7 @@ class FunctionLowerer:
                 hint="assign it before this line (e.g. before the loop)",
             )
         ret_t = self.ret[0] if self.ret else T.void
-        if not isinstance(ret_t, T.Void) and not _terminates(body):
+        if not isinstance(ret_t, T.Void) and not ir.always_returns(body):
             body.append(ir.Return(self._zero(ret_t, self.node), def_loc))
         params = []
         prologue = []
@@ -1365,14 +1365,3 @@ def _contains_array(t: T.Type) -> bool:
     if isinstance(t, T.Array):
         return True
     return isinstance(t, T.Tuple) and any(_contains_array(e) for e in t.elems)
-
-
-def _terminates(stmts: list) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ir.Return):
-        return True
-    if isinstance(last, ir.If):
-        return _terminates(last.then) and _terminates(last.orelse)
-    return False

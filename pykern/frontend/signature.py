@@ -177,16 +177,10 @@ class _Parser:
             elif self.peek() != "]":
                 self.fail("expected ',' or ']'")
         self.take("]")
-        ndim = len(marks)
-        if not any(marks):
-            layout = "A"
-        elif marks[-1] and not any(marks[:-1]):
-            layout = "C"
-        elif ndim > 1 and marks[0] and not any(marks[1:]):
-            layout = "F"
-        else:
+        layout = T.layout_from_marks(marks)
+        if layout is None:
             self.fail("'::1' may mark only the first (F) or the last (C) dimension")
-        return _make_array(self, dtype, ndim, layout, False)
+        return _make_array(self, dtype, len(marks), layout, False)
 
     def type_list(self, closer: str) -> list:
         out = []

@@ -264,16 +264,23 @@ def _array_from_index(dtype: Type, key) -> "Array":
                 "contiguous one, e.g. float32[:], float32[:, ::1] (C) or float32[::1, :] (F)"
             )
         marks.append(k.step == 1)
+    layout = layout_from_marks(marks)
+    if layout is None:
+        raise TypeError(f"bad array type {dtype}[...]: '::1' may mark only the first or the last dimension")
+    return Array(dtype, len(marks), layout)
+
+
+def layout_from_marks(marks: list):
+    """Array layout from which dimensions a signature marks ``::1`` (one bool per
+    dimension): "A" for none, "C" for the last, "F" for the first; None otherwise."""
     ndim = len(marks)
     if not any(marks):
-        layout = "A"
-    elif marks[-1] and not any(marks[:-1]):
-        layout = "C"
-    elif ndim > 1 and marks[0] and not any(marks[1:]):
-        layout = "F"
-    else:
-        raise TypeError(f"bad array type {dtype}[...]: '::1' may mark only the first or the last dimension")
-    return Array(dtype, ndim, layout)
+        return "A"
+    if marks[-1] and not any(marks[:-1]):
+        return "C"
+    if ndim > 1 and marks[0] and not any(marks[1:]):
+        return "F"
+    return None
 
 
 def _type_getitem(self, key):

@@ -60,7 +60,7 @@ class _Checker:
             if not isinstance(t, T.Type) or isinstance(t, T.Void):
                 self.bad(f"local '{n}' has bad type {t!r}")
         self.block(fn.body)
-        if not isinstance(fn.return_type, T.Void) and not _ends_in_return(fn.body):
+        if not isinstance(fn.return_type, T.Void) and not ir.always_returns(fn.body):
             self.bad(f"non-void function '{fn.name}' may reach its end without a return")
 
     # ------------------------------------------------------------ statements
@@ -349,17 +349,6 @@ class _Checker:
         n = int(np.prod(e.shape, dtype=np.int64)) if e.shape else 1
         if len(e.data) != n * t.dtype.nbytes:
             self.bad(f"const array data has {len(e.data)} bytes, shape {e.shape} of {t.dtype} needs {n * t.dtype.nbytes}", e)
-
-
-def _ends_in_return(stmts) -> bool:
-    if not stmts:
-        return False
-    last = stmts[-1]
-    if isinstance(last, ir.Return):
-        return True
-    if isinstance(last, ir.If):
-        return _ends_in_return(last.then) and _ends_in_return(last.orelse)
-    return False
 
 
 def problems(fn: ir.Function, module: ir.Module | None = None) -> list:
