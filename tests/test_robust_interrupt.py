@@ -107,8 +107,6 @@ def test_ctrl_c_twice_in_one_session(tmp_path):
     _interrupt_run(tmp_path, grid=100_000, block=64, n=20_000, rounds=2)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: cancel flag is only checked between blocks, so Ctrl-C during one "
-                                       "long block waits for the whole block to finish")
 def test_ctrl_c_stops_a_single_long_block_promptly(tmp_path):
     # one block whose threads each loop 1e10 times
     _interrupt_run(tmp_path, grid=1, block=64, n=10_000_000_000, deadline=2.0)

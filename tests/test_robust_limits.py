@@ -71,7 +71,6 @@ def test_negative_dynamic_shared_is_a_launch_error():
         add_one[1, 32, 0, -1](np.zeros(4))
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: cpu target accepts dynamic shared memory beyond the 64 KiB LDS")
 def test_dynamic_shared_beyond_lds_is_a_launch_error():
     a = np.zeros(4)
     with pytest.raises(LaunchError, match="shared|LDS"):
@@ -79,8 +78,6 @@ def test_dynamic_shared_beyond_lds_is_a_launch_error():
     assert not a.any()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: cpu: a kernel writing shared.array(0) (dynamic) past the bytes given "
-                                       "at launch corrupts the host heap ('corrupted size vs. prev_size', SIGABRT)")
 def test_dynamic_shared_overrun_does_not_kill_the_process():
     src = """
 def k(a):
@@ -117,7 +114,6 @@ def k(a):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: cpu target accepts cuda.shared.array beyond the 64 KiB LDS (8193 float64 and 8 GiB alike)")
 @pytest.mark.parametrize("n", [8193, 1 << 30])
 def test_static_shared_beyond_lds_cpu(n):
     r = outcome("cuda.jit(k, cache=False)[1, 32](np.zeros(4)); out_never = 1", setup=_SHARED_KERNEL.format(n=n))
@@ -125,8 +121,6 @@ def test_static_shared_beyond_lds_cpu(n):
     assert r["line"] is not None
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: pykern.compile(arch='gfx942') of a kernel with >64 KiB shared: "
-                                       "LLVM 'local memory exceeds limit' fatal error exits the process")
 def test_static_shared_beyond_lds_amdgpu_is_a_compile_error():
     r = outcome("cuda.compile(k, 'void(float64[:])', arch='gfx942')", setup=_SHARED_KERNEL.format(n=8193))
     assert r.get("type") == "CompileError", r
@@ -158,8 +152,6 @@ def k(a):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: cpu: cuda.local.array(1 << 40 / 1 << 20, int64) is accepted; "
-                                       "when the frame is really used the process segfaults (stack overflow)")
 @pytest.mark.parametrize("n", [1 << 40, 1 << 20])
 def test_local_array_too_large_cpu(n):
     r = outcome("cuda.jit(k, cache=False)[1, 64](np.zeros(4, np.int64))", setup=_LOCAL_KERNEL.format(n=n))
@@ -167,8 +159,6 @@ def test_local_array_too_large_cpu(n):
     assert r.get("type") in ("CompileError", "LaunchError"), r
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: amdgpu compile of cuda.local.array(1 << 30, int64): LLVM fatal "
-                                       "'value ... is out of range' exits the process")
 def test_local_array_too_large_amdgpu_is_a_compile_error():
     r = outcome("cuda.compile(k, 'void(int64[:])', arch='gfx942')", setup=_LOCAL_KERNEL.format(n=1 << 30))
     assert r.get("type") == "CompileError", r

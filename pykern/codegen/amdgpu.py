@@ -439,6 +439,19 @@ class AmdgpuTarget(Target):
             return b.or_(b.icmp_unsigned("==", ballot, members), b.icmp_unsigned("==", ballot, i64(0)))
         raise CompileError(f"internal error: unknown wave op {name!r}")
 
+    # -------------------------------------------------------------- limits
+    def max_shared_bytes(self, options) -> int:
+        """The arch's LDS per workgroup (64 KiB; gfx950 160 KiB): beyond it
+        LLVM stops the process with 'local memory exceeds limit'."""
+        return self.arch_info.lds_per_workgroup
+
+    def max_local_bytes(self, options) -> int:
+        """64 KiB per work-item (the portable default), never more than the
+        arch's scratch can address per lane (:func:`max_scratch_per_lane`,
+        131056 bytes in wave64 on gfx9/gfx10): the rest is left for spills."""
+        ws = (options.wave_size if options else None) or self.arch_info.effective_wave_size
+        return min(Target.max_local_bytes(self, options), max_scratch_per_lane(self.arch_info.major, ws))
+
     # ---------------------------------------------------------------- math
     def fp_contract(self) -> bool:
         """a*b+c fuses into FMAs by default, as hipcc's ``-ffp-contract=fast``."""
@@ -551,6 +564,22 @@ class AmdgpuTarget(Target):
         _attach(art, "error_messages", list(lowered.llmodule.__dict__.get("_pykern_error_messages", [])))
         _attach(art, "error_symbol", ERROR_SYMBOL if art.error_messages else None)
         return art
+
+
+def max_scratch_per_lane(major: int, wave_size: int) -> int:
+    """Most private (scratch) bytes one work-item can have: the per-wave
+    scratch size field COMPUTE_TMPRING_SIZE.WAVESIZE (gfx9/gfx10: 13 bits in
+    units of 1 KiB; gfx11: 15 bits of 256 bytes; gfx12: 18 bits of 256 bytes,
+    as LLVM's ``GCNSubtarget::getMaxWaveScratchSize``) over the wave's lanes.
+
+    Example: ``max_scratch_per_lane(9, 64) == 131056``."""
+    if major >= 12:
+        per_wave = 256 * ((1 << 18) - 1)
+    elif major == 11:
+        per_wave = 256 * ((1 << 15) - 1)
+    else:
+        per_wave = 1024 * ((1 << 13) - 1)
+    return per_wave // wave_size
 
 
 def format_error_record(raw: bytes, messages: list) -> Optional[str]:

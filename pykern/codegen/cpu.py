@@ -24,6 +24,13 @@ Execution design (see also ``runtime/cpu_executor.py``):
   Device functions that reach a barrier/wave op are inlined during lowering
   (a coroutine can only suspend in its own body); with ``debug=True`` every
   call is inlined so that a failed bounds check can stop the thread.
+* **Cancellation**: every ``while`` back-edge and every 1024th ``for``
+  iteration (strip-mined, see ``lower.py``) load the launch's cancel flag
+  (``loop_poll``); when set the thread leaves like after a debug bounds
+  failure, and the scheduler, seeing the flag, ends the block. So Ctrl-C
+  stops even one long block within milliseconds.
+* **Limits**: 64 KiB of shared memory per block (static + dynamic, as the
+  GPUs' LDS) and 64 KiB of local arrays per thread (``Target.max_*_bytes``).
 
 Per-thread state ``T`` and per-block state ``B`` are byte-addressed structs
 (offsets below); the launch context ``ctx`` is ``cpu_executor.LaunchCtx``.
@@ -42,7 +49,8 @@ from ..errors import CompileError
 from ..frontend import types as T
 from . import llvm_util
 from .artifact import KernelArtifact
-from .target import CPU_WAVESIZE_ENV, CompileOptions, KernelInfo, LoweredKernel, Target
+from .target import (CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions,
+                     KernelInfo, LoweredKernel, Target)
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -63,6 +71,14 @@ B_SIZE = 88
 C_GRID, C_BLOCK, C_DYN, C_ERROR, C_CANCEL, C_KIND, C_MSG1, C_MSG2, C_VALS = 0, 12, 24, 32, 36, 40, 48, 56, 64
 # ---- thread status
 RUNNABLE, AT_BARRIER, AT_WAVE, DONE = 0, 1, 2, 3
+#: shared memory per block (static + dynamic), as on the GPUs pykern targets;
+#: must equal ``cpu_executor.MAX_SHARED_BYTES``. The per-block shared area is
+#: always allocated this big, so that (as in a GPU's LDS) writes past a short
+#: dynamic array land in memory of the block instead of corrupting the heap.
+LDS_BYTES = DEFAULT_MAX_SHARED_BYTES
+#: ``for`` loops poll the launch's cancel flag every this many iterations
+#: (and once at their end); ``while`` loops at every iteration
+POLL_INTERVAL = 1024
 # ---- error kinds (ctx.kind)
 ERR_BOUNDS, ERR_BARRIER = 1, 2
 
@@ -360,6 +376,28 @@ class CpuTarget(Target):
             return b.call(fx.intrinsic(name + c, llty, [llty, llty]), args)
         raise CompileError(f"internal error: math function {name} not implemented on cpu", fx.loc)
 
+    # ---- limits and cancellation
+    def max_shared_bytes(self, options) -> int:
+        # not the host's limit (there is none): a kernel that runs here should
+        # also fit the LDS of the GPUs pykern targets
+        return LDS_BYTES
+
+    def max_local_bytes(self, options) -> int:
+        # local arrays live on a worker thread's stack (fast path) or in a
+        # coroutine frame (x1024 threads per block): 64 KiB is safe for both
+        return DEFAULT_MAX_LOCAL_BYTES
+
+    def loop_poll_interval(self) -> int:
+        return POLL_INTERVAL
+
+    def loop_poll(self, fx):
+        # Ctrl-C sets ctx.cancel (cpu_executor); monotonic: no ordering needed,
+        # only eventual visibility, and it compiles to a plain load on x86
+        b = fx.builder
+        ctx = b.load(_gep(b, self._blk(fx), B_CTX), typ=PTR)
+        can = b.load_atomic(_gep(b, ctx, C_CANCEL), "monotonic", 4, typ=I32)
+        return b.icmp_unsigned("!=", can, L.Constant(I32, 0))
+
     # ---- debug
     def record_error(self, fx, kind, message, values):
         b = fx.builder
@@ -619,7 +657,9 @@ entry:
   %fnt = getelementptr i8, ptr %B, i64 36
   store i32 %nt, ptr %fnt
   %shsize0 = add i64 %dyn, $STATIC
-  %shsize = add i64 %shsize0, 16
+  %shsmall = icmp ult i64 %shsize0, $LDS
+  %shsize1 = select i1 %shsmall, i64 $LDS, i64 %shsize0
+  %shsize = add i64 %shsize1, 16
   %shm = call ptr @malloc(i64 %shsize)
   %fsh = getelementptr i8, ptr %B, i64 40
   store ptr %shm, ptr %fsh
@@ -724,6 +764,7 @@ entry:
   %pctx = getelementptr i8, ptr %B, i64 56
   %ctx = load ptr, ptr %pctx
   %perr = getelementptr i8, ptr %ctx, i64 32
+  %pcan = getelementptr i8, ptr %ctx, i64 36
   %pfr = getelementptr i8, ptr %B, i64 80
   %frames = load ptr, ptr %pfr
   br label %init
@@ -766,7 +807,9 @@ init.body:
 ; ---- after every sweep: all threads are suspended or done
 sweep:
   %err = load atomic i32, ptr %perr monotonic, align 4
-  %haserr = icmp ne i32 %err, 0
+  %can = load atomic i32, ptr %pcan monotonic, align 4
+  %stop = or i32 %err, %can
+  %haserr = icmp ne i32 %stop, 0
   br i1 %haserr, label %destroy, label %waves
 
 waves:
@@ -1031,7 +1074,7 @@ x.done:
 def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True):
     blockfn = f"{base}.sched" if coroutine else f"{base}.block"
     text = _RUNNER.substitute(
-        SYMBOL=symbol, BLOCKFN=blockfn, BSIZE=B_SIZE, STATIC=static, TSIZE=T_SIZE if coroutine else 0,
+        SYMBOL=symbol, BLOCKFN=blockfn, BSIZE=B_SIZE, STATIC=static, LDS=LDS_BYTES, TSIZE=T_SIZE if coroutine else 0,
         FCAP=FRAME_CAP if coroutine else 0,
     )
     if coroutine:

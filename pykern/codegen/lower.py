@@ -202,6 +202,8 @@ class ModuleLowering:
         self._pending = []  # (ir.Function, llvm Function)
         self._strings = {}
         self._shared_offsets = {}
+        self.local_bytes = 0  # local.array bytes of every function lowered so far
+        self.poll_interval = int(target.loop_poll_interval() or 0)
 
     # ---- helpers used by FunctionLowering
     def new_site(self, kind: str, loc) -> SyncSite:
@@ -464,17 +466,36 @@ class FunctionLowering:
         b = self.builder
         head = self._new_block("while.head")
         body = self._new_block("while.body")
+        latch = self._new_block("while.latch") if self.ml.poll_interval else head
         end = self._new_block("while.end")
         b.branch(head)
         b.position_at_end(head)
         b.cbranch(self.expr(s.cond), body, end)
         b.position_at_end(body)
-        self.loops.append((head, end))
+        self.loops.append((latch, end))
         self.lower_block(s.body)
         self.loops.pop()
         if not b.block.is_terminated:
+            b.branch(latch)
+        if latch is not head:
+            b.position_at_end(latch)
+            self._poll()
             b.branch(head)
         b.position_at_end(end)
+
+    def _poll(self):
+        """Ask the target whether the thread must stop (e.g. Ctrl-C on cpu);
+        if so leave it like a failed debug bounds check does."""
+        stop = self.target.loop_poll(self)
+        if stop is None:
+            return
+        b = self.builder
+        stop_bb = self._new_block("poll.stop")
+        go_bb = self._new_block("poll.go")
+        b.cbranch(stop, stop_bb, go_bb)
+        b.position_at_end(stop_bb)
+        self.stop_thread()
+        b.position_at_end(go_bb)
 
     def _s_ForRange(self, s):
         b = self.builder
@@ -505,6 +526,26 @@ class FunctionLowering:
         trip = b.select(nonempty, cnt, zero)
         kslot = self.alloca(llty, name="range.k")
         b.store(zero, kslot)
+        poll = self.ml.poll_interval
+        if poll:
+            # strip-mined: the inner loop runs at most `poll` iterations with no
+            # extra exit (LLVM may still vectorise it); the poll sits between chunks
+            chunk = self._new_block("for.chunk")
+            polled = self._new_block("for.poll")
+            b.branch(chunk)
+            b.position_at_end(chunk)
+            k0 = b.load(kslot)
+            if llty.width == 64:
+                # k0 < 2**62 unless a loop runs 2**62 iterations (146 years at
+                # 1 GHz); in the known bits it lets LLVM bound k as it does
+                # without strip-mining (no negative-index fix-ups: vector loads)
+                k0 = b.and_(k0, L.Constant(llty, (1 << 62) - 1))
+                b.store(k0, kslot)
+            left = b.sub(trip, k0)
+            climit = L.Constant(llty, min(poll, (1 << (llty.width - 1)) - 1))
+            cend = b.select(b.icmp_unsigned(">", left, climit), b.add(k0, climit), trip)
+        else:
+            cend = trip
         head = self._new_block("for.head")
         body = self._new_block("for.body")
         latch = self._new_block("for.latch")
@@ -512,7 +553,13 @@ class FunctionLowering:
         b.branch(head)
         b.position_at_end(head)
         k = b.load(kslot)
-        b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
+        if poll:
+            b.cbranch(b.icmp_unsigned("<", k, cend), body, polled)
+            b.position_at_end(polled)
+            self._poll()
+            b.cbranch(b.icmp_unsigned("<", b.load(kslot), trip), chunk, end)
+        else:
+            b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
         b.position_at_end(body)
         b.store(b.add(start, b.mul(k, step)), self.var(s.var))
         self.loops.append((latch, end))
@@ -993,12 +1040,28 @@ class FunctionLowering:
             nbytes = count * itemsize
             align = max(16, itemsize)
             off = self.ml.shared_offset(e.name, nbytes, align)
+            self._check_limit("shared", nbytes, self.info.static_shared_bytes,
+                              self.target.max_shared_bytes(self.options), "per block (LDS)")
             ptr = self.target.shared_array(self, e.name, et, nbytes, align, off)
             return self._make_array(t, ptr, shape)
         if e.space == "local":
+            self.ml.local_bytes += count * itemsize
+            self._check_limit("local", count * itemsize, self.ml.local_bytes,
+                              self.target.max_local_bytes(self.options), "per thread")
             ptr = self.target.local_array(self, e.name, et, max(count, 1))
             return self._make_array(t, ptr, shape)
         self.fail(f"internal error: allocation in {e.space} memory")
+
+    def _check_limit(self, space, nbytes, total, limit, per):
+        # before any LLVM type exists: LLVM aborts the process on oversized
+        # LDS/scratch (amdgpu), and a huge cpu frame overflows the stack
+        if total <= limit:
+            return
+        what = f"{space} array of {nbytes} bytes"
+        if total != nbytes:
+            what += f" brings the kernel's {space} memory to {total} bytes, which"
+        self.fail(f"{what} exceeds the {self.target.name} target's limit of {limit} bytes {per}",
+                  hint="use fewer or smaller arrays (global memory has no such limit)")
 
     def _x_ConstArray(self, e):
         t = e.type

@@ -52,6 +52,11 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
     from .artifact import KernelArtifact
 
 
+#: Shared memory (LDS) per block allowed by default (see Target.max_shared_bytes).
+DEFAULT_MAX_SHARED_BYTES = 64 * 1024
+#: Local (private) array bytes per thread allowed by default (see Target.max_local_bytes).
+DEFAULT_MAX_LOCAL_BYTES = 64 * 1024
+
 #: Selects the cpu target's wave size (32 or 64) at compile time.
 CPU_WAVESIZE_ENV = "PYKERN_CPU_WAVESIZE"
 
@@ -345,6 +350,47 @@ class Target(abc.ABC):
         ``args`` of LLVM float type for pykern type ``fty`` (float16/32/64).
         Returns the same float type. Bit-exact ops (floor/ceil/trunc/rint/
         fabs/copysign/fma/sqrt) may use LLVM intrinsics on every target."""
+
+    # --------------------------------------------------------------- limits
+    def max_shared_bytes(self, options: CompileOptions) -> int:
+        """Bytes of shared memory (LDS) one block may use, static plus dynamic.
+        ``lower.py`` rejects static ``shared.array``s beyond it with a located
+        ``CompileError`` (LLVM itself would abort the process on amdgpu); the
+        cpu launcher rejects static + dynamic beyond it. Default: 64 KiB, the
+        LDS of every AMD GPU pykern targets except gfx950 (160 KiB), so that a
+        kernel that runs on one target fits the common GPUs too.
+
+        Example: ``get_target("cpu").max_shared_bytes(CompileOptions()) == 65536``."""
+        return DEFAULT_MAX_SHARED_BYTES
+
+    def max_local_bytes(self, options: CompileOptions) -> int:
+        """Bytes of ``local.array`` memory one thread may use (the sum over the
+        kernel and its device functions); beyond it ``lower.py`` raises a
+        located ``CompileError``. Default: 64 KiB -- half of what AMDGPU
+        scratch addresses per work-item in wave64 (COMPUTE_TMPRING_SIZE.WAVESIZE:
+        8191 KiB per wave on gfx9/gfx10, i.e. 131056 bytes per lane; LLVM's
+        ``GCNSubtarget::getMaxWaveScratchSize``), leaving the rest for register
+        spills and call frames; on the cpu target it is a safe per-thread stack
+        or coroutine-frame size.
+
+        Example: ``get_target("cpu").max_local_bytes(CompileOptions()) == 65536``."""
+        return DEFAULT_MAX_LOCAL_BYTES
+
+    # ------------------------------------------------------ cancellation
+    def loop_poll_interval(self) -> int:
+        """0 (default): loops are not polled. N > 0: ``lower.py`` calls
+        :meth:`loop_poll` at every ``while`` back-edge and, for ``for ... in
+        range`` loops, once every N iterations and when the loop ends (the
+        loop is strip-mined so that its inner part stays a plain counted loop
+        LLVM can vectorise). The cpu target polls its launch's cancel flag so
+        that Ctrl-C stops even a single long block."""
+        return 0
+
+    def loop_poll(self, fx):
+        """An ``i1`` that is true when the thread must stop now (lower.py then
+        leaves the thread like after a debug bounds failure), or None. Only
+        called when :meth:`loop_poll_interval` is positive."""
+        return None
 
     # ---------------------------------------------------------------- debug
     def record_error(self, fx, kind: str, message: str, values: list) -> None:

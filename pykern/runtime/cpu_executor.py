@@ -5,8 +5,12 @@ The compiled entry is ``void run(ptr args, ptr ctx, i64 first, i64 last)``
 (see ``codegen/cpu.py``). ``launch`` splits the blocks into chunks and calls
 it from a thread pool (ctypes releases the GIL during the call), checks the
 context's error record afterwards and raises ``KernelRuntimeError``. On
-Ctrl-C the launcher sets the context's cancel flag, which the compiled loop
-checks between blocks, waits for the workers and re-raises.
+Ctrl-C the context's cancel flag is set, which the compiled code checks
+between blocks and in every loop (``Target.loop_poll``): a launch on the pool
+sets it when ``KeyboardInterrupt`` reaches the waiting main thread; a launch
+running on the main thread itself (one block, or few threads) cannot see the
+interrupt until it returns, so a watcher thread woken through
+``signal.set_wakeup_fd`` sets it (see ``_SigintWatch``).
 
 Example::
 
@@ -22,8 +26,12 @@ import threading
 
 from ..errors import KernelRuntimeError, LaunchError
 
-#: per-block dynamic shared memory limit of the cpu target (GPUs allow 64-160 KiB)
-MAX_DYNAMIC_SHARED = 1 << 30
+#: shared memory (static + dynamic) per block: the 64 KiB LDS of the GPUs
+#: pykern targets, so that what runs here fits them too. Must equal
+#: ``codegen.cpu.LDS_BYTES`` (the compiled runner always allocates that much).
+MAX_SHARED_BYTES = 64 * 1024
+#: kept for callers of the old name: dynamic shared memory alone never exceeds it
+MAX_DYNAMIC_SHARED = MAX_SHARED_BYTES
 #: blocks*threads below which a launch runs on the calling thread (no pool hand-off)
 INLINE_WORK = 1 << 15
 
@@ -162,6 +170,78 @@ def _dim3(v, what):
     return v
 
 
+_MAIN_IDENT = threading.main_thread().ident
+_get_ident = threading.get_ident
+
+
+class _SigintWatch:
+    """Cancels the launch running on the main thread when SIGINT arrives.
+
+    While the main thread is inside the compiled code, Python only notes the
+    signal; its C handler also writes the signal number to the wakeup fd,
+    which a daemon thread here reads: it sets the cancel flag of the launch
+    in ``ctx``, the kernel stops at its next loop poll, the call returns, and
+    Python raises ``KeyboardInterrupt`` as usual. Only when SIGINT still has
+    Python's default handler (a user handler may not want the launch cut
+    short), and only when no one else (e.g. asyncio) owns the wakeup fd: then
+    the watcher stays off and such launches end before the interrupt shows."""
+
+    def __init__(self):
+        self.started = False
+        self.ctx = None
+        self._wfd = -1  # our write end, inherited by a forked child
+
+    def start(self):
+        self.started = True  # once per process (a forked child starts its own)
+        self.ctx = None
+        import signal
+        import socket
+
+        if not hasattr(signal, "set_wakeup_fd") or threading.get_ident() != _MAIN_IDENT:
+            return
+        rsock, wsock = socket.socketpair()
+        wsock.setblocking(False)
+        try:
+            old = signal.set_wakeup_fd(wsock.fileno(), warn_on_full_buffer=False)
+        except (ValueError, OSError):
+            rsock.close()
+            wsock.close()
+            return
+        if old not in (-1, self._wfd):  # someone else listens: give it back
+            signal.set_wakeup_fd(old)
+            rsock.close()
+            wsock.close()
+            return
+        self._socks = (rsock, wsock)  # the write end must stay open
+        self._wfd = wsock.fileno()
+        threading.Thread(target=self._loop, args=(rsock, signal), name="pykern-sigint", daemon=True).start()
+
+    def _loop(self, rsock, signal):
+        while True:
+            try:
+                data = rsock.recv(64)
+            except InterruptedError:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            ctx = self.ctx
+            if ctx is not None and signal.SIGINT in data \
+                    and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+                ctx.cancel = 1
+
+    def after_fork(self):
+        global _MAIN_IDENT
+        _MAIN_IDENT = threading.main_thread().ident
+        self.started = False  # the watcher thread did not survive the fork
+
+
+_watch = _SigintWatch()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_watch.after_fork)
+
+
 class CpuKernel:
     """A loaded cpu kernel; ``launch`` runs it."""
 
@@ -186,9 +266,11 @@ class CpuKernel:
         if nthreads > art.max_block_size:
             raise LaunchError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
         dynamic_shared = int(dynamic_shared or 0)
-        if not 0 <= dynamic_shared <= MAX_DYNAMIC_SHARED:
+        max_dynamic = MAX_SHARED_BYTES - art.static_shared_bytes
+        if not 0 <= dynamic_shared <= max_dynamic:
             raise LaunchError(
-                f"dynamic shared memory size must be between 0 and {MAX_DYNAMIC_SHARED} bytes, got {dynamic_shared}"
+                f"dynamic shared memory size must be between 0 and {max_dynamic} bytes (the {MAX_SHARED_BYTES} "
+                f"bytes of shared memory (LDS) of a block less {art.static_shared_bytes} static), got {dynamic_shared}"
             )
         if len(argbuf) < art.kernarg_size:
             raise LaunchError(f"argument buffer has {len(argbuf)} bytes, kernel needs {art.kernarg_size}")
@@ -206,6 +288,7 @@ class CpuKernel:
         nblocks = grid[0] * grid[1] * grid[2]
         try:
             ctx = self._spare_ctx.pop()
+            ctx.cancel = 0  # a late Ctrl-C may have hit it after its launch ended
             ctx.grid[0], ctx.grid[1], ctx.grid[2] = grid
             ctx.block[0], ctx.block[1], ctx.block[2] = block
             ctx.dyn_shared = dynamic_shared
@@ -213,10 +296,22 @@ class CpuKernel:
             ctx = LaunchCtx(grid, block, dynamic_shared)
         args_p = ctypes.addressof(buf)
         ctx_p = ctypes.addressof(ctx)
-        if nblocks == 1:
-            self._fn(args_p, ctx_p, 0, 1)
-        elif _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK:
-            self._run_inline(args_p, ctx_p, ctx, nblocks)
+        if nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK:
+            # on this thread: if it is the main thread, Ctrl-C reaches the
+            # kernel only through the watcher
+            main = _get_ident() == _MAIN_IDENT
+            if main:
+                if not _watch.started:
+                    _watch.start()
+                _watch.ctx = ctx
+            try:
+                if nblocks == 1:
+                    self._fn(args_p, ctx_p, 0, 1)
+                else:
+                    self._run_inline(args_p, ctx_p, ctx, nblocks)
+            finally:
+                if main:
+                    _watch.ctx = None
         else:
             self._run_pool(args_p, ctx_p, ctx, nblocks, _NCPU, (argbuf, buf))
         if ctx.error:

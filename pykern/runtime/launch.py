@@ -139,7 +139,7 @@ class CpuBackend:
         from ..frontend import types as T
         from .kernargs import Packer, get_flattener
 
-        from .cpu_executor import MAX_DYNAMIC_SHARED
+        from .cpu_executor import MAX_SHARED_BYTES
 
         flatten = get_flattener(ov.argtypes)
         # the executor wants at least 8 bytes even for a kernel without arguments
@@ -148,12 +148,15 @@ class CpuBackend:
         check_block = _block_check(ov)
         arrays = [i for i, t in enumerate(ov.argtypes) if isinstance(t, T.Array)]
         name = ov.dispatcher.__name__
+        static = ov.artifact.static_shared_bytes
+        max_dynamic = MAX_SHARED_BYTES - static
 
         def launch(args, grid, block, stream, shared):
             check_block(block)
-            if shared > MAX_DYNAMIC_SHARED:
-                raise LaunchError(f"{name}: {shared} bytes of dynamic shared memory; the cpu target allows "
-                                  f"{MAX_DYNAMIC_SHARED}")
+            if shared > max_dynamic:
+                raise LaunchError(f"{name}: {shared} bytes of dynamic shared memory plus {static} bytes of static "
+                                  f"shared memory exceed the {MAX_SHARED_BYTES} bytes of shared memory (LDS) "
+                                  "a block may use")
             for i in arrays:  # device memory of another target would be garbage here
                 if getattr(args[i], "target", "cpu") != "cpu":
                     raise LaunchError(f"{name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
