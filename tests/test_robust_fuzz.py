@@ -28,14 +28,7 @@ COUNT = int(os.environ.get("PYKERN_FUZZ_COUNT", "2000"))
 #: mutations that currently find a pykern bug; each has a strict xfail in
 #: test_robust_limits.py. Their results are reported, not asserted, here;
 #: remove an entry once its bug is fixed.
-KNOWN_BUGS = {
-    "local_array_huge": "cpu: cuda.local.array(1 << 40, int64) segfaults the process / is accepted "
-                        "(test_robust_limits.py::test_local_array_too_large_cpu)",
-    "shared_array_huge": "cpu: cuda.shared.array(1 << 30, float64) (8 GiB) is accepted; the LDS is 64 KiB "
-                         "(test_robust_limits.py::test_static_shared_beyond_lds_cpu)",
-    "deep_expr": "a 400-term expression gives 'internal error: expressions nested too deeply' without a "
-                 "location (test_robust_limits.py::test_deep_expression_error_has_location)",
-}
+KNOWN_BUGS: dict = {}  # mutation -> the open bug that exempts it (all fixed so far)
 
 
 @pytest.fixture(scope="module")
