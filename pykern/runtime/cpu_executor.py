@@ -195,31 +195,30 @@ class _SigintWatch:
         self.started = True  # once per process (a forked child starts its own)
         self.ctx = None
         import signal
-        import socket
 
         if not hasattr(signal, "set_wakeup_fd") or threading.get_ident() != _MAIN_IDENT:
             return
-        rsock, wsock = socket.socketpair()
-        wsock.setblocking(False)
+        # a pipe, not a socketpair: importing socket would cost the warm-start path ~7 ms
+        rfd, wfd = os.pipe()
+        os.set_blocking(wfd, False)
         try:
-            old = signal.set_wakeup_fd(wsock.fileno(), warn_on_full_buffer=False)
+            old = signal.set_wakeup_fd(wfd, warn_on_full_buffer=False)
         except (ValueError, OSError):
-            rsock.close()
-            wsock.close()
+            os.close(rfd)
+            os.close(wfd)
             return
         if old not in (-1, self._wfd):  # someone else listens: give it back
             signal.set_wakeup_fd(old)
-            rsock.close()
-            wsock.close()
+            os.close(rfd)
+            os.close(wfd)
             return
-        self._socks = (rsock, wsock)  # the write end must stay open
-        self._wfd = wsock.fileno()
-        threading.Thread(target=self._loop, args=(rsock, signal), name="pykern-sigint", daemon=True).start()
+        self._wfd = wfd  # stays open: the wakeup fd of this process
+        threading.Thread(target=self._loop, args=(rfd, signal), name="pykern-sigint", daemon=True).start()
 
-    def _loop(self, rsock, signal):
+    def _loop(self, rfd, signal):
         while True:
             try:
-                data = rsock.recv(64)
+                data = os.read(rfd, 64)
             except InterruptedError:
                 continue
             except OSError:
