@@ -119,6 +119,9 @@ class Array(Type):
 
     def __post_init__(self):
         assert self.layout in ("C", "F", "A"), self.layout
+        if self.ndim == 0 and self.layout != "A":
+            # a 0-d array has no strides to speak of: one spelling ("float64[]"), one type
+            object.__setattr__(self, "layout", "A")
         assert self.space in ADDRESS_SPACES, self.space
         assert 0 <= self.ndim <= 4, self.ndim
 
