@@ -55,7 +55,9 @@ __version__ = "0.1.0"
 from .runtime import launch as _launch_path  # noqa: E402,F401
 from .runtime import cache as _cache, cpu_executor as _cpu_executor, kernargs as _kernargs  # noqa: E402,F401
 from .frontend import fingerprint as _fingerprint  # noqa: E402,F401
-from .codegen import artifact as _artifact  # noqa: E402,F401
+from .codegen import abi as _abi, artifact as _artifact  # noqa: E402,F401
+from .runtime import memory as _memory  # noqa: E402,F401  (DeviceArray: argument flattening)
+from . import hostinfo as _hostinfo  # noqa: E402,F401
 
 bool_ = boolean
 float_ = float64
