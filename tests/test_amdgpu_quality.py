@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -38,63 +39,11 @@ from pykern.frontend.signature import parse_signature
 OBJDUMP = shutil.which("llvm-objdump-22")
 need_objdump = pytest.mark.skipif(OBJDUMP is None, reason="llvm-objdump-22 not installed")
 
-TPB = 16
-RED_TPB = 256
-
-
-# ------------------------------------------------------ the benchmark kernels
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a * x[i] + y[i]
-
-
-def matmul(A, B, C):
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    bpg = cuda.gridDim.x
-    acc = np.float32(0.0)
-    for i in range(bpg):
-        sA[ty, tx] = 0
-        sB[ty, tx] = 0
-        if y < A.shape[0] and tx + i * TPB < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TPB]
-        if x < B.shape[1] and ty + i * TPB < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TPB, x]
-        cuda.syncthreads()
-        for j in range(TPB):
-            acc += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = acc
-
-
-def block_sum(x, total):
-    partial = cuda.shared.array(RED_TPB // 32 + 1, cuda.float64)
-    tid = cuda.threadIdx.x
-    i = cuda.grid(1)
-    stride = cuda.gridsize(1)
-    acc = 0.0
-    while i < x.size:
-        acc += x[i]
-        i += stride
-    offset = cuda.warpsize // 2
-    while offset > 0:
-        acc += cuda.shfl_down_sync(0xFFFFFFFF, acc, offset)
-        offset //= 2
-    lane = tid % cuda.warpsize
-    wave = tid // cuda.warpsize
-    if lane == 0:
-        partial[wave] = acc
-    cuda.syncthreads()
-    if tid == 0:
-        s = 0.0
-        for w in range((cuda.blockDim.x + cuda.warpsize - 1) // cuda.warpsize):
-            s += partial[w]
-        cuda.atomic.add(total, 0, s)
+# the samples' own kernels (what benchmarks/bench_codegen.py measures too)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+from matmul import TPB, matmul  # noqa: E402
+from reduction import block_sum  # noqa: E402
+from saxpy import saxpy  # noqa: E402
 
 
 KERNELS = {
