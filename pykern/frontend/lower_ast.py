@@ -788,16 +788,10 @@ class FunctionLowerer:
         v = obj.value
         loc = self.loc(node)
         name = obj.name or "value"
-        if isinstance(v, (bool, np.bool_)):
-            return ir.Const(bool(v), T.boolean, loc)
-        if isinstance(v, int):
-            try:
-                t = infer.literal_type(v)
-            except infer.InferError as e:
-                raise self.error(e.msg, node) from None
-            return self.const(v, t, node, weak=True)
-        if isinstance(v, float):
-            return self.const(v, T.float64, node, weak=True)
+        if isinstance(v, np.bool_):
+            v = bool(v)
+        if isinstance(v, (bool, int, float)):
+            return self.python_number(v, node)
         if isinstance(v, np.generic):
             try:
                 t = T.from_dtype(v.dtype)
@@ -877,8 +871,8 @@ class FunctionLowerer:
             return ir.TupleExpr(elems, t, e.loc)
         raise self.error(f"cannot convert {e.type} to {t}", node)
 
-    def expr_Constant(self, node):
-        v = node.value
+    def python_number(self, v, node) -> ir.Expr:
+        """A Python bool/int/float as IR: booleans are strong, numbers weak (NEP 50)."""
         if isinstance(v, bool):
             return ir.Const(v, T.boolean, self.loc(node))
         if isinstance(v, int):
@@ -887,8 +881,12 @@ class FunctionLowerer:
             except infer.InferError as e:
                 raise self.error(e.msg, node) from None
             return self.const(v, t, node, weak=True)
-        if isinstance(v, float):
-            return self.const(v, T.float64, node, weak=True)
+        return self.const(v, T.float64, node, weak=True)
+
+    def expr_Constant(self, node):
+        v = node.value
+        if isinstance(v, (bool, int, float)):
+            return self.python_number(v, node)
         if isinstance(v, (str, bytes)):
             raise self.error("strings are not supported in kernels", node)
         if v is None:
