@@ -81,13 +81,22 @@ _LAZY = {
     "Stream": ("pykern.runtime.streams", "Stream"),
     "Event": ("pykern.runtime.streams", "Event"),
     "select_device": ("pykern.runtime.devices", "select_device"),
-    "get_current_device": ("pykern.runtime.devices", "get_device"),
+    "get_current_device": ("pykern.compat", "get_current_device"),
+    "current_context": ("pykern.compat", "current_context"),
+    "close": ("pykern.compat", "close"),
+    "pinned": ("pykern.compat", "pinned"),
+    "mapped_array": ("pykern.compat", "mapped_array"),
+    "event_elapsed_time": ("pykern.runtime.streams", "event_elapsed_time"),
     "list_devices": ("pykern.runtime.devices", "list_devices"),
     "PerformanceWarning": ("pykern.runtime", "PerformanceWarning"),
 }
 
 
 def __getattr__(name):
+    if name == "gpus":  # evaluated on access: the devices present now
+        from .compat import _gpus
+
+        return _gpus()
     if name == "random":  # numba.cuda.random's API: pykern.random (imported on first use)
         import importlib
 
@@ -126,5 +135,5 @@ __all__ = [
     "CompileError", "LaunchError", "HipError", "KernelRuntimeError",
     "boolean", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
-    *_kernel_names, *_LAZY,
+    *_kernel_names, *_LAZY, "gpus", "random",
 ]
