@@ -53,6 +53,7 @@ class Dispatcher:
         self.__pykern_device__ = bool(device)
         self.options = _check_options(options)
         self._overloads = {}  # (target, argtypes) -> Overload
+        self._aliases = {}  # (target, launch argument types) -> the eager overload they converted to
         self._lock = threading.RLock()
         self._signatures = []  # eager (return, argtypes)
         code = py_func.__code__
@@ -107,9 +108,11 @@ class Dispatcher:
             raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
         target = _chosen[0] if _chosen else current_target()
         argtypes, args = rt_launch.argument_types(args, self.__name__, target)
-        ov = self._overloads.get((target, argtypes))
+        ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
         if ov is None:
             ov = self._get_overload(argtypes, target)
+            if self._signatures:  # argument types that converted to an eager signature: remember the match
+                self._aliases[(target, argtypes)] = ov
         rt_launch.launch(ov, args, griddim, blockdim, stream, sharedmem)
 
     # ------------------------------------------------------------------ compiling
