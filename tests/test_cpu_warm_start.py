@@ -48,3 +48,31 @@ def test_without_a_linker_the_object_runs_through_mcjit(tmp_path):
     env = {"PYKERN_LLD": str(tmp_path / "no-such-ld.lld")}
     assert run(tmp_path, **env)[:3] == ["False", "True", "False"]
     assert run(tmp_path, **env)[:3] == ["True", "True", "False"]
+
+
+def test_a_shared_library_with_a_missing_symbol_is_refused_cleanly():
+    """dlopen binds every symbol at load (RTLD_NOW): a missing helper is an error, never a jump to 0."""
+    import dataclasses
+
+    import llvmlite.binding as llvm
+    import pytest
+
+    from pykern import LaunchError
+    from pykern.codegen import get_target, toolchain
+    from pykern.codegen.cpu import host_target_machine
+    from pykern.frontend import compile_ir, parse_signature
+    from pykern.runtime import cpu_executor
+
+    def k(a):
+        a[0] = 1.0
+
+    art = get_target("cpu").compile(compile_ir(k, parse_signature("void(float64[::1])")[1]))
+    name = art.name + "_broken"
+    mod = llvm.parse_assembly(
+        f"declare void @pykern_no_such_helper()\n"
+        f"define void @{name}(ptr %a, ptr %c, i64 %f, i64 %l) {{\n  call void @pykern_no_such_helper()\n  ret void\n}}\n")
+    mod.triple = llvm.get_process_triple()
+    so = toolchain.link_host_shared(host_target_machine().emit_object(mod))
+    broken = dataclasses.replace(art, name=name, shared_object=so)
+    with pytest.raises(LaunchError, match="pykern_no_such_helper"):
+        cpu_executor.load(broken)
