@@ -45,7 +45,7 @@ def test_warm_start_loads_the_shared_library_without_llvm(tmp_path):
 
 
 def test_without_a_linker_the_object_runs_through_mcjit(tmp_path):
-    env = {"PYKERN_LLD": str(tmp_path / "no-such-ld.lld")}
+    env = {"PYKERN_HOST_LD": "none"}
     assert run(tmp_path, **env)[:3] == ["False", "True", "False"]
     assert run(tmp_path, **env)[:3] == ["True", "True", "False"]
 

@@ -34,7 +34,7 @@ class KernelArtifact:
     execution: str = ""
     #: host cpu name/features the binary was built for (cpu only; cache key part)
     host: str = ""
-    #: cpu: the object linked into a shared library (``ld.lld -shared``), so a
+    #: cpu: the object linked into a shared library (binutils ``ld -shared``, else ld.lld), so a
     #: cached kernel loads with ``dlopen`` -- no LLVM in the process; b"" when no
     #: linker was found (then ``binary`` goes through MCJIT)
     shared_object: bytes = b""

@@ -119,15 +119,38 @@ def link_shared(obj: bytes, extra_args: tuple = (), env: dict | None = None) -> 
     return _run_lld(find_lld(env), obj, ("-shared", "--no-undefined", *extra_args))
 
 
+#: The host linker for cpu-target shared libraries: a path, or "none" to keep
+#: cpu kernels in MCJIT (no shared library, so no LLVM-free warm start).
+ENV_HOST_LD = "PYKERN_HOST_LD"
+
+
+def host_linker(env: dict | None = None):
+    """The command that links cpu-target shared libraries, or None.
+
+    binutils' ``ld`` first: it starts in ~3 ms, while Debian's ld.lld loads all
+    of libLLVM (~20 ms) -- a cost every cpu compile would pay. Then ld.lld."""
+    env = os.environ if env is None else env
+    explicit = env.get(ENV_HOST_LD, "").strip()
+    if explicit:
+        return None if explicit.lower() in ("none", "off", "0") else [explicit]
+    for name in ("ld.bfd", "ld"):
+        found = shutil.which(name, path=env.get("PATH"))
+        if found:
+            return [found]
+    try:
+        return find_lld(env)
+    except CompileError:
+        return None
+
+
 def link_host_shared(obj: bytes, env: dict | None = None) -> bytes:
     """Link a host (cpu target) object into a shared library, or b"" when no
-    ld.lld is installed (the caller then keeps the MCJIT path). Its libc/libm
+    linker is available (the caller then keeps the MCJIT path). Its libc/libm
     references stay undefined: ``dlopen`` binds them to the running process.
 
     Example: ``link_host_shared(obj)[:4] == b"\\x7fELF"``"""
-    try:
-        cmd = find_lld(env)
-    except CompileError:
+    cmd = host_linker(env)
+    if cmd is None:
         return b""
     return _run_lld(cmd, obj, ("-shared",))
 
@@ -145,6 +168,7 @@ def _run_lld(cmd, obj: bytes, args: tuple) -> bytes:
             raise CompileError(f"running {' '.join(cmd)} failed: {e}", hint=INSTALL_HINT) from None
         if proc.returncode != 0 or not os.path.exists(dst):
             msg = (proc.stderr or proc.stdout or "").strip()
-            raise CompileError(f"ld.lld failed (exit {proc.returncode}):\n{msg}")
+            tool = "ld.lld" if any("lld" in part for part in cmd) else os.path.basename(cmd[0])
+            raise CompileError(f"{tool} failed (exit {proc.returncode}):\n{msg}")
         with open(dst, "rb") as f:
             return f.read()
