@@ -4,7 +4,14 @@
 are skipped, with the reason ``hip.available()`` gives, when none is present.
 """
 
+import os
+import tempfile
+
 import pytest
+
+# Hermetic runs: kernels compiled by the suite go to a fresh cache directory, never the
+# user's (tests that study the cache set their own PYKERN_CACHE_DIR per test).
+os.environ.setdefault("PYKERN_CACHE_DIR", tempfile.mkdtemp(prefix="pykern-test-cache-"))
 
 
 # --- hip-runtime section: the amdgpu marker ----------------------------------
