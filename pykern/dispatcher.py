@@ -103,9 +103,12 @@ class Dispatcher:
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls)."""
         rt_launch = _rt_launch or _load_rt_launch()
         lo, hi = self._arity
-        if not lo <= len(args) <= hi:
-            want = str(hi) if lo == hi else f"{lo} to {hi}"
-            raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
+        if len(args) != hi:
+            if not lo <= len(args) <= hi:
+                want = str(hi) if lo == hi else f"{lo} to {hi}"
+                raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
+            # defaults are passed as arguments, as numba does (they are values, not code)
+            args = tuple(args) + self.py_func.__defaults__[len(args) - lo:]
         target = _chosen[0] if _chosen else current_target()
         argtypes, args = rt_launch.argument_types(args, self.__name__, target)
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))

@@ -585,6 +585,19 @@ def _int(lw, node, name):
 
 
 def _float(lw, node, name):
+    # float("inf") / float("-inf") / float("nan"): the one use of strings Python kernels
+    # commonly make (initial values of min/max reductions); a weak constant like 1.0
+    if len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant) \
+            and isinstance(node.args[0].value, str):
+        text = node.args[0].value
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        if value is None or (value == value and abs(value) != math.inf):
+            raise lw.error(f"float({text!r}) in a kernel: only 'inf', '-inf' and 'nan' are accepted", node,
+                           "write numbers as literals, e.g. 1.5")
+        return lw.const(value, T.float64, node, weak=True)
     return _convert(lw, node, "float", T.float64)
 
 
