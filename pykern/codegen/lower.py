@@ -1020,6 +1020,83 @@ class FunctionLowering:
             v = b.insert_value(v, s, [2, k])
         return v
 
+    def _byte_strides(self, t, arr):
+        """The byte strides an element access of ``t`` really uses: "C"/"F"
+        imply them from the shape (a contiguous argument's stride values of
+        extent-1 dimensions are arbitrary), "A" reads them."""
+        b = self.builder
+        if t.layout == "A":
+            return [b.extract_value(arr, [2, k]) for k in range(t.ndim)]
+        shape = [b.extract_value(arr, [1, k]) for k in range(t.ndim)]
+        order = range(t.ndim - 1, -1, -1) if t.layout == "C" else range(t.ndim)
+        strides, acc = [None] * t.ndim, L.Constant(I64, _sizeof(t.dtype))
+        for k in order:
+            strides[k] = acc
+            acc = b.mul(acc, shape[k])
+        return strides
+
+    def _slice_dim(self, sl, n):
+        """(first index, length, step) of ``start:stop:step`` over extent ``n``,
+        Python's ``slice.indices`` clamping; a zero step gives length 0. Only
+        selects and an unsigned division by a non-zero value: nothing traps."""
+        b = self.builder
+        c = lambda v: L.Constant(I64, v)  # noqa: E731
+        step = c(1) if sl.step is None else self.expr(sl.step)
+        zero = b.icmp_signed("==", step, c(0))
+        pos = b.icmp_signed(">", step, c(0))
+        lo = b.select(pos, c(0), c(-1))
+        hi = b.select(pos, n, b.sub(n, c(1)))
+
+        def bound(part, default):
+            if part is None:
+                return default
+            v = self.expr(part)
+            v = b.select(b.icmp_signed("<", v, c(0)), b.add(v, n), v)
+            v = b.select(b.icmp_signed("<", v, lo), lo, v)
+            return b.select(b.icmp_signed(">", v, hi), hi, v)
+
+        start = bound(sl.start, b.select(pos, c(0), b.sub(n, c(1))))
+        stop = bound(sl.stop, b.select(pos, n, c(-1)))
+        diff = b.select(pos, b.sub(stop, start), b.sub(start, stop))
+        div = b.select(zero, c(1), b.select(pos, step, b.sub(c(0), step)))
+        count = b.add(b.udiv(b.sub(diff, c(1)), div), c(1))
+        empty = b.or_(zero, b.icmp_signed("<=", diff, c(0)))
+        length = b.select(empty, c(0), count)
+        start = b.select(empty, c(0), start)
+        return start, length, step
+
+    def _x_ArrayView(self, e):
+        b = self.builder
+        at = e.array.type
+        arr = self.expr(e.array)
+        shape = [b.extract_value(arr, [1, k]) for k in range(at.ndim)]
+        strides = self._byte_strides(at, arr)
+        items = list(e.items) + [None] * (at.ndim - len(e.items))
+        offset = L.Constant(I64, 0)
+        new_shape, new_strides = [], []
+        for k, it in enumerate(items):
+            if it is None:
+                new_shape.append(shape[k])
+                new_strides.append(strides[k])
+            elif isinstance(it, ir.Slice):
+                start, length, step = self._slice_dim(it, shape[k])
+                offset = b.add(offset, b.mul(start, strides[k]))
+                new_shape.append(length)
+                new_strides.append(b.mul(strides[k], step))
+            else:
+                i = self.expr(it)
+                wrapped = b.select(b.icmp_signed("<", i, L.Constant(I64, 0)), b.add(i, shape[k]), i)
+                if self.options.debug:
+                    self._bounds_check(e.array, wrapped, i, shape[k], k)
+                offset = b.add(offset, b.mul(wrapped, strides[k]))
+        v = _zero(self.types.value(e.type))
+        v = b.insert_value(v, b.gep(b.extract_value(arr, 0), [offset], source_etype=I8), 0)
+        for k, s in enumerate(new_shape):
+            v = b.insert_value(v, s, [1, k])
+        for k, s in enumerate(new_strides):
+            v = b.insert_value(v, s, [2, k])
+        return v
+
     def _x_AllocArray(self, e):
         t = e.type
         et = self.types.memory(t.dtype)

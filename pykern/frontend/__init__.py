@@ -19,8 +19,9 @@ kernel namespace (``pykern.stubs``), ``math``/numpy math, builtins
 (abs min max round int float bool len pow range), scalar type constructors and
 device functions (positional, keyword and default arguments). Globals and
 closure variables are frozen when compiling; numpy arrays become const arrays.
+Array views (``a[i]``, ``a[i, 1:5]``, ``a[::-1]``) are ``ArrayView`` nodes.
 Everything else (with, try, raise, assert, lambda, classes, comprehensions,
-strings, lists/dicts, slices, global/nonlocal, imports, *args, row views) is a
+strings, lists/dicts, assignment to slices, global/nonlocal, imports, *args) is a
 ``CompileError`` with the location and a hint.
 
 Example::

@@ -317,6 +317,77 @@ class ConstArray(Expr):
         return f"const.array{self.shape!r}:{self.type.dtype}"
 
 
+@dataclass(eq=False)
+class Slice(Expr):
+    """One ``start:stop:step`` item of an ``ArrayView``; each part is an int64
+    expression or None (Python's default). Only valid inside ``ArrayView.items``."""
+
+    start: Optional[Expr] = None
+    stop: Optional[Expr] = None
+    step: Optional[Expr] = None
+    type: T.Type = T.void
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        parts = ["" if p is None else str(p.value) if isinstance(p, Const) else str(p) for p in (self.start, self.stop, self.step)]
+        return ":".join(parts[:2]) + (f":{parts[2]}" if self.step is not None else "")
+
+
+@dataclass(eq=False)
+class ArrayView(Expr):
+    """A view of an array: ``a[i]``, ``a[i, 1:5]``, ``a[::-1]``... ``items`` has
+    at most ``array.type.ndim`` entries, each an int64 index (wrapped like a
+    ``Load`` index; removes the dimension) or a ``Slice`` (keeps it); missing
+    trailing items are full slices. Slices follow Python semantics, clamped to
+    the extent; a step of 0 at run time gives an empty dimension (Python
+    raises, a GPU cannot). The result shares the array's memory, space and
+    readonly flag; ``type.layout`` is "C"/"F" only when provably contiguous."""
+
+    array: Expr
+    items: list
+    type: T.Type  # T.Array
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.array}[{', '.join(map(str, self.items))}]"
+
+
+def _unit_step(sl: "Slice") -> bool:
+    return sl.step is None or (isinstance(sl.step, Const) and sl.step.value == 1)
+
+
+def _full(sl: "Slice") -> bool:
+    return sl.start is None and sl.stop is None and _unit_step(sl)
+
+
+def view_type(at: T.Array, items: list) -> T.Array:
+    """The type of ``ArrayView(array of type at, items)``: one dimension per
+    ``Slice`` (and per missing trailing item). Layout is "C" when the view is
+    provably contiguous in row-major order (leading indices, then one unit-step
+    slice, then full slices, of a "C" array), "F" likewise mirrored, else "A".
+
+    >>> view_type(T.Array(T.float32, 2, "C"), [Const(0, T.int64)])
+    float32[::1]
+    """
+    items = list(items) + [Slice()] * (at.ndim - len(items))
+    ndim = sum(isinstance(it, Slice) for it in items)
+
+    def contiguous(seq):
+        # seq: items from the outermost (slowest) dimension to the innermost
+        k = 0
+        while k < len(seq) and not isinstance(seq[k], Slice):
+            k += 1
+        rest = seq[k:]
+        return not rest or (_unit_step(rest[0]) and all(isinstance(r, Slice) and _full(r) for r in rest[1:]))
+
+    layout = "A"
+    if at.layout == "C" and contiguous(items):
+        layout = "C"
+    elif at.layout == "F" and contiguous(items[::-1]):
+        layout = "C" if ndim == 1 else "F"
+    return T.Array(at.dtype, ndim, layout, at.space, at.readonly)
+
+
 # --------------------------------------------------------------------------
 # Statements
 # --------------------------------------------------------------------------

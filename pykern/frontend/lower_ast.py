@@ -559,7 +559,7 @@ class FunctionLowerer:
             raise self.error(
                 f"{base.type.ndim}-d array needs {base.type.ndim} indices to assign an element, got {len(idx)}",
                 target,
-                hint="slices and row views are not supported; assign single elements a[i, j] = v",
+                hint="assigning to a row or slice is not supported; assign single elements a[i, j] = v",
             )
         return base, self.normalize_indices(base, idx, target)
 
@@ -665,12 +665,8 @@ class FunctionLowerer:
         seq = self.value(it)
         t = seq.type
         if isinstance(t, T.Array):
-            if t.ndim != 1:
-                raise self.error(
-                    f"iterating over a {t.ndim}-d array would give row views, which kernels do not support",
-                    it,
-                    hint="loop over indices: for i in range(a.shape[0]): for j in range(a.shape[1]): a[i, j]",
-                )
+            if t.ndim == 0:
+                raise self.error("iteration over a 0-d array", it, "index it with a[()]")
         elif isinstance(t, T.Tuple):
             if t.elems and not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
                 raise self.error(
@@ -696,7 +692,9 @@ class FunctionLowerer:
         saved = self.out
         try:
             self.out = []
-            if isinstance(t, T.Array):
+            if isinstance(t, T.Array) and t.ndim > 1:
+                elem = ir.ArrayView(seq, [index], ir.view_type(t, [index]), loc)  # rows are views
+            elif isinstance(t, T.Array):
                 elem = ir.Load(seq, [index], t.dtype, loc)
             else:
                 elem = self.select_tuple_elem(seq, index, node) if t.elems else None
@@ -775,13 +773,32 @@ class FunctionLowerer:
         if isinstance(v, ir.Expr):
             return v
         if isinstance(v, PartialIndex):
-            nd = v.array.type.ndim
-            raise self.error(
-                f"indexing a {nd}-d array with {len(v.indices)} index(es) would make a view, which kernels do not support",
-                node,
-                hint="index every dimension at once, e.g. a[i, j]",
-            )
+            return self.array_view(v.array, v.indices, v.node)
         return self.materialize(v, node)
+
+    def array_view(self, arr: ir.Expr, items: list, node) -> ir.ArrayView:
+        """``arr[items]`` as a view: items are index expressions (not yet cast)
+        or ``ir.Slice``s with int64 parts."""
+        out = []
+        for it in items:
+            if not isinstance(it, ir.Slice):
+                if not isinstance(it.type, (T.Integer, T.Boolean)):
+                    raise self.error(f"array index must be an integer, not {it.type}", node, "convert with int(x)")
+                it = self.cast(it, T.int64, node)
+            out.append(it)
+        return ir.ArrayView(arr, out, ir.view_type(arr.type, out), self.loc(node))
+
+    def slice_item(self, node: ast.Slice) -> ir.Slice:
+        parts = []
+        for p in (node.lower, node.upper, node.step):
+            if p is None or (isinstance(p, ast.Constant) and p.value is None):
+                parts.append(None)
+                continue
+            v = self.value(p)
+            if not isinstance(v.type, (T.Integer, T.Boolean)):
+                raise self.error(f"slice bounds must be integers, not {v.type}", p, "convert with int(x)")
+            parts.append(self.cast(v, T.int64, p))
+        return ir.Slice(*parts, loc=self.loc(node))
 
     def materialize(self, obj: PyObj, node) -> ir.Expr:
         """A frozen Python value as an IR value (ints/floats stay weak)."""
@@ -1000,11 +1017,13 @@ class FunctionLowerer:
                 base = self.to_ir(base, node.value)
         t = base.type
         if isinstance(t, T.Array):
-            idx = pre + self.index_exprs(node.slice)
-            if len(idx) < t.ndim:
-                return PartialIndex(base, idx, node)
+            idx = pre + self.index_exprs(node.slice, allow_slices=True)
             if len(idx) > t.ndim:
                 raise self.error(f"too many indices for a {t.ndim}-d array: {len(idx)}", node)
+            if any(isinstance(i, ir.Slice) for i in idx):
+                return self.array_view(base, idx, node)
+            if len(idx) < t.ndim:
+                return PartialIndex(base, idx, node)
             return ir.Load(base, self.normalize_indices(base, idx, node), t.dtype, self.loc(node))
         if isinstance(t, T.Tuple):
             dyn = self.dynamic_tuple_index(base, node)
@@ -1081,14 +1100,19 @@ class FunctionLowerer:
             return int(v.value)
         raise self.error(f"{what} must be a constant integer", node, "tuples can only be indexed by constants, e.g. t[0] or t[-1]")
 
-    def index_exprs(self, node) -> list:
-        """The index expressions of ``a[...]`` (not yet cast)."""
+    def index_exprs(self, node, allow_slices: bool = False) -> list:
+        """The index expressions of ``a[...]`` (not yet cast); with ``allow_slices``
+        a slice item becomes an ``ir.Slice``."""
         if isinstance(node, ast.Slice):
-            raise self.error("slices are not supported in kernels", node, "index single elements, e.g. a[i, j]")
+            if allow_slices:
+                return [self.slice_item(node)]
+            raise self.error(
+                "assigning to a slice is not supported in kernels", node, "assign single elements, e.g. a[i, j] = v"
+            )
         if isinstance(node, ast.Tuple):
             out = []
             for e in node.elts:
-                out.extend(self.index_exprs(e))
+                out.extend(self.index_exprs(e, allow_slices))
             return out
         v = self.value(node)
         if isinstance(v.type, T.Tuple):

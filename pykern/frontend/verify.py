@@ -327,6 +327,31 @@ class _Checker:
         if e.op in ("and", "or", "xor", "inc", "dec", "cas") and not isinstance(at.dtype, T.Integer):
             self.bad(f"atomic {e.op} on {at.dtype}", e)
 
+    def e_ArrayView(self, e):
+        self.expr(e.array)
+        at = e.array.type
+        if not isinstance(at, T.Array):
+            self.bad(f"view of a {at}, not an array", e)
+        if not isinstance(e.items, list) or len(e.items) > at.ndim:
+            self.bad(f"view of a {at.ndim}-d array with {e.items!r} items", e)
+        for it in e.items:
+            if isinstance(it, ir.Slice):
+                for part in (it.start, it.stop, it.step):
+                    if part is not None:
+                        self.expr(part)
+                        if part.type != T.int64:
+                            self.bad(f"slice bound of type {part.type}, must be int64 (Cast missing)", e)
+            else:
+                self.expr(it)
+                if it.type != T.int64:
+                    self.bad(f"view index of type {it.type}, must be int64 (Cast missing)", e)
+        want = ir.view_type(at, e.items)
+        if e.type != want:
+            self.bad(f"view of {at} typed {e.type}, expected {want}", e)
+
+    def e_Slice(self, e):
+        self.bad("a slice outside an array view", e)
+
     def e_AllocArray(self, e):
         t = e.type
         if e.space not in ("shared", "local"):
