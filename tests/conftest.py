@@ -14,6 +14,27 @@ import pytest
 os.environ.setdefault("PYKERN_CACHE_DIR", tempfile.mkdtemp(prefix="pykern-test-cache-"))
 
 
+@pytest.fixture(scope="module")
+def cpu_target():
+    """Run a module's kernels on the cpu target; the previous choice comes back after."""
+    import pykern
+    from pykern import targets
+
+    saved = list(targets._chosen)
+    pykern.set_target("cpu")
+    yield
+    targets._chosen[:] = saved
+
+
+@pytest.fixture
+def cpu_uncached(monkeypatch):
+    """The cpu target with the disk cache off (tests that compile throwaway kernels)."""
+    import pykern
+
+    monkeypatch.setenv("PYKERN_CACHE", "off")
+    pykern.set_target("cpu")
+
+
 # --- hip-runtime section: the amdgpu marker ----------------------------------
 def pytest_configure(config):
     if not any(str(m).startswith("amdgpu:") for m in config.getini("markers")):  # pyproject may have it already

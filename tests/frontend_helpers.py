@@ -17,6 +17,16 @@ from pykern.frontend import types as T
 _counter = itertools.count()
 
 
+def jit(f=None, **kw):
+    """``pykern.jit`` without the disk cache (test kernels are throwaway)."""
+    import pykern
+
+    kw.setdefault("cache", False)
+    if f is None:
+        return lambda g: pykern.jit(g, **kw)
+    return pykern.jit(f, **kw)
+
+
 class DeviceFn:
     """What the lead's dispatcher hands the frontend for @jit(device=True)."""
 

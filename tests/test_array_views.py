@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pykern as cuda
-from frontend_helpers import compile_error
+from frontend_helpers import compile_error, jit
 from pykern.frontend import ir
 from pykern.frontend import types as T
 
@@ -22,21 +22,7 @@ SET = settings(max_examples=40, deadline=None)
 I64MIN, I64MAX = -(2**63), 2**63 - 1
 
 
-@pytest.fixture(autouse=True, scope="module")
-def cpu_target():
-    from pykern import targets
-
-    saved = list(targets._chosen)
-    cuda.set_target("cpu")
-    yield
-    targets._chosen[:] = saved
-
-
-def jit(f=None, **kw):
-    kw.setdefault("cache", False)
-    if f is None:
-        return lambda g: cuda.jit(g, **kw)
-    return cuda.jit(f, **kw)
+pytestmark = pytest.mark.usefixtures("cpu_target")
 
 
 def bound(n):

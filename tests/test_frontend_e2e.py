@@ -7,23 +7,10 @@ import numpy as np
 import pytest
 
 import pykern as cuda
+from frontend_helpers import jit
 
 
-@pytest.fixture(autouse=True, scope="module")
-def cpu_target():
-    from pykern import targets
-
-    saved = list(targets._chosen)
-    cuda.set_target("cpu")
-    yield
-    targets._chosen[:] = saved
-
-
-def jit(f=None, **kw):
-    kw.setdefault("cache", False)
-    if f is None:
-        return lambda g: cuda.jit(g, **kw)
-    return cuda.jit(f, **kw)
+pytestmark = pytest.mark.usefixtures("cpu_target")
 
 
 def test_saxpy_2d_and_row_index():

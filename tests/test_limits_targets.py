@@ -24,10 +24,7 @@ from pykern.errors import CompileError, LaunchError
 from pykern.runtime import cpu_executor
 
 
-@pytest.fixture(autouse=True)
-def _cpu(monkeypatch):
-    monkeypatch.setenv("PYKERN_CACHE", "off")
-    cuda.set_target("cpu")
+pytestmark = pytest.mark.usefixtures("cpu_uncached")
 
 
 # ----------------------------------------------------------------- the limits

@@ -13,10 +13,7 @@ import pykern as cuda
 from pykern.errors import CompileError, LaunchError
 
 
-@pytest.fixture(autouse=True)
-def _cpu(monkeypatch):
-    monkeypatch.setenv("PYKERN_CACHE", "off")
-    cuda.set_target("cpu")
+pytestmark = pytest.mark.usefixtures("cpu_uncached")
 
 
 @cuda.jit(cache=False)

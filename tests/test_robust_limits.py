@@ -16,10 +16,7 @@ from pykern.errors import CompileError, LaunchError
 LDS_BYTES = 64 * 1024  # every AMD GPU pykern targets has 64 KiB of LDS per workgroup
 
 
-@pytest.fixture(autouse=True)
-def _cpu(monkeypatch):
-    monkeypatch.setenv("PYKERN_CACHE", "off")
-    cuda.set_target("cpu")
+pytestmark = pytest.mark.usefixtures("cpu_uncached")
 
 
 @cuda.jit(cache=False)
