@@ -22,12 +22,15 @@ Example::
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import threading
 
-from .errors import CompileError, LaunchError
+from .errors import CompileError, LaunchError, PykernError
 from .launch_config import normalize_config
 from .targets import _chosen, current_target
+from .display import Listing, Resources, show
+from .tracebacks import full_traceback, trimmed
 
 _rt_launch = None  # pykern.runtime.launch, imported at the first launch (keeps import pykern light)
 
@@ -46,6 +49,7 @@ class Dispatcher:
     """A ``@jit`` function. Kernels launch with ``k[griddim, blockdim](...)``;
     device functions (``device=True``) are only callable from kernels."""
 
+    @trimmed
     def __init__(self, py_func, signatures=None, device=False, **options):
         if not callable(py_func) or not hasattr(py_func, "__code__"):
             raise TypeError(f"@pykern.jit needs a Python function, got {py_func!r}")
@@ -147,6 +151,7 @@ class Dispatcher:
                 self._overloads[key] = ov
         return ov
 
+    @trimmed
     def compile(self, sig):
         """Compile for signature ``sig`` on the current target; returns the overload."""
         from .frontend import parse_signature
@@ -175,20 +180,19 @@ class Dispatcher:
         _, argtypes = parse_signature(sig) if not isinstance(sig, tuple) else (None, sig)
         return {tuple(argtypes): self._get_overload(tuple(argtypes))}
 
+    @trimmed
     def inspect_llvm(self, sig=None):
         """Optimised LLVM IR: a str for ``sig``, else a dict of every compiled overload."""
         found = self._overloads_for(sig)
-        texts = {k: v.artifact.llvm_ir for k, v in found.items()}
+        texts = {k: Listing(v.artifact.llvm_ir, "llvm", f"{self.__name__} {_sig_text(k)}") for k, v in found.items()}
         return next(iter(texts.values())) if sig is not None else texts
 
+    @trimmed
     def inspect_types(self, file=None):
         """Print the typed IR of every compiled overload (like numba's annotated listing)."""
-        file = file or sys.stdout
-        for argtypes, ov in self.overloads.items():
-            print(f"{self.__name__} ({', '.join(map(str, argtypes))})", file=file)
-            print("-" * 70, file=file)
-            print(ov.typed_ir(), file=file)
-            print("=" * 70, file=file)
+        parts = [f"{self.__name__} {_sig_text(argtypes)}\n{'-' * 70}\n{ov.typed_ir()}\n{'=' * 70}\n"
+                 for argtypes, ov in self.overloads.items()]
+        show(Listing("".join(parts).rstrip("\n"), "python"), file)  # rich in a notebook, printed elsewhere
 
     def _amdgpu(self, sig, arch):
         from .compiler import compile_amdgpu
@@ -207,25 +211,36 @@ class Dispatcher:
 
         return tuple(parse_signature(sig)[1])
 
+    @trimmed
     def inspect_asm(self, sig=None, arch=None):
         """AMDGPU assembly for ``sig`` on ``arch`` (default: the active GPU's, else
         ``$PYKERN_ARCH`` or gfx942). With ``sig=None``: a dict over compiled overloads."""
         if sig is None and not self._signatures and self._overloads:
-            return {k[1]: self._amdgpu(k[1], arch).asm for k in self._overloads}
-        return self._amdgpu(sig, arch).asm
+            return {k[1]: Listing(self._amdgpu(k[1], arch).asm, "asm") for k in self._overloads}
+        return Listing(self._amdgpu(sig, arch).asm, "asm")
 
+    @trimmed
     def resources(self, sig=None, arch=None, block_size=None):
         """VGPRs, SGPRs, AGPRs, LDS bytes, scratch bytes, spills, waves per SIMD."""
         ck = self._amdgpu(sig, arch)
         if block_size is None:
-            return ck.resources
+            return Resources(ck.resources)
         from .codegen import codeobject
 
-        return codeobject.resources(ck.metadata, ck.arch, block_size)
+        return Resources(codeobject.resources(ck.metadata, ck.arch, block_size))
 
     def __repr__(self):
         kind = "device function" if self.__pykern_device__ else "kernel"
-        return f"<pykern {kind} {self.__name__}>"
+        code = self.py_func.__code__
+        where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno}"
+        compiled = [f"{t}{_sig_text(a)}" for t, a in list(self._overloads)]
+        more = f", {len(compiled) - 2} more" if len(compiled) > 2 else ""
+        done = f" compiled {', '.join(compiled[:2])}{more}" if compiled else " (not compiled yet)"
+        return f"<pykern {kind} {self.__name__} at {where};{done}>"
+
+
+def _sig_text(argtypes):
+    return "(" + ", ".join(map(str, argtypes)) + ")"
 
 
 def _active_arch():
@@ -253,7 +268,12 @@ class _Launch:
         self.sharedmem = sharedmem
 
     def __call__(self, *args):
-        self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+        try:
+            self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+        except PykernError as e:
+            if full_traceback():
+                raise
+            raise e.with_traceback(None)  # pykern's internal frames hidden (PYKERN_FULL_TRACEBACK=1 shows them)
 
 
 class _NoLaunch:

@@ -26,6 +26,16 @@ class SourceLoc:
 class PykernError(Exception):
     """Base class of every error pykern raises on purpose."""
 
+    @property
+    def _render_traceback_(self):
+        # IPython calls this instead of its own formatter: user frames and the message only
+        # (PYKERN_FULL_TRACEBACK=1 hides it, so IPython shows every frame)
+        from .tracebacks import full_traceback, render
+
+        if full_traceback():
+            raise AttributeError("_render_traceback_")
+        return lambda: render(self)
+
 
 class CompileError(PykernError):
     """A kernel could not be compiled: unsupported syntax, a type clash, ...
