@@ -229,6 +229,13 @@ class Dispatcher:
 
         return Resources(codeobject.resources(ck.metadata, ck.arch, block_size))
 
+    def __reduce__(self):
+        """Pickled by value (source, frozen globals, options, eager signatures), never
+        its compiled code: see ``pykern/serialize.py``."""
+        from .serialize import reduce_dispatcher
+
+        return reduce_dispatcher(self)
+
     def __repr__(self):
         kind = "device function" if self.__pykern_device__ else "kernel"
         code = self.py_func.__code__

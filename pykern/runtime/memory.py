@@ -236,6 +236,11 @@ class DeviceArray:
             raise TypeError("len() of a 0-d device array")
         return self.shape[0]
 
+    def __reduce__(self):
+        # pickled as its data: copied to the host here, to the receiving process's
+        # current target there (device pointers mean nothing in another process)
+        return (_unpickle_device_array, (self.copy_to_host(),))
+
     def __repr__(self) -> str:
         return f"<pykern.DeviceArray {self.target} shape={self.shape} dtype={self.dtype} strides={self.strides}>"
 
@@ -634,3 +639,7 @@ def from_dlpack(obj) -> DeviceArray:
     from pykern.runtime.dlpack import from_dlpack as _from_dlpack
 
     return _from_dlpack(obj)
+
+
+def _unpickle_device_array(host: np.ndarray) -> DeviceArray:
+    return to_device(host)
