@@ -59,13 +59,16 @@ class block_kernel:
         y = x.map_overlap(pkd.block_kernel(smooth), depth=1, boundary="none", dtype=x.dtype)
     """
 
-    def __init__(self, kernel, args=(), dtype=None, threads=None):
+    def __init__(self, kernel, args=(), dtype=None, threads=None, steps=1):
         if getattr(kernel, "__pykern_device__", True):
             raise TypeError(f"pykern.dask needs a kernel (@pykern.jit, not device=True), got {kernel!r}")
         self.kernel = kernel
         self.args = tuple(args)
         self.dtype = None if dtype is None else np.dtype(dtype)
         self.threads = None if threads is None else tuple(np.atleast_1d(threads).tolist())
+        self.steps = int(steps)
+        if self.steps < 1:
+            raise ValueError(f"steps={steps}: at least one launch per block")
 
     def _config(self, shape):
         nd = len(shape)
@@ -85,16 +88,24 @@ class block_kernel:
         if first.size == 0:
             return np.empty(first.shape, dtype)
         grid, threads = self._config(first.shape)
+        launch = self.kernel[grid, threads]
         if targets.current_target() == "hip":
             from .runtime import memory
 
-            dev = [memory.to_device(b) for b in blocks]
+            ins = [memory.to_device(b) for b in blocks]
             out = memory.device_array(first.shape, dtype)
-            self.kernel[grid, threads](*dev, out, *self.args)
-            return out.copy_to_host()
-        out = np.empty(first.shape, dtype)
-        self.kernel[grid, threads](*blocks, out, *self.args)
-        return out
+        else:
+            ins, out = blocks, np.empty(first.shape, dtype)
+            if self.steps > 1:  # the ping-pong writes into it: never into dask's own block
+                ins[0] = ins[0].copy()
+        if self.steps > 1 and ins[0].dtype != out.dtype:
+            raise TypeError(f"steps={self.steps}: the output ({out.dtype}) must have the input's dtype ({ins[0].dtype})")
+        for _ in range(self.steps):
+            launch(*ins, out, *self.args)
+            if self.steps > 1:  # time steps: the output is the next input (ping-pong)
+                ins[0], out = out, ins[0]
+        res = ins[0] if self.steps > 1 else out
+        return res.copy_to_host() if hasattr(res, "copy_to_host") else res
 
     def __repr__(self):
         return f"pykern.dask.block_kernel({self.kernel.__name__})"
@@ -105,7 +116,7 @@ def _meta(arrays, dtype):
     return np.empty((0,) * ref.ndim, dtype or ref.dtype)
 
 
-def map_blocks(kernel, *arrays, args=(), dtype=None, threads=None, **kwargs):
+def map_blocks(kernel, *arrays, args=(), dtype=None, threads=None, steps=1, **kwargs):
     """Apply ``kernel(*blocks, out, *args)`` to every block of the dask ``arrays``.
 
     Returns a lazy dask array with the chunks of the first array. Extra ``kwargs`` go
@@ -115,22 +126,26 @@ def map_blocks(kernel, *arrays, args=(), dtype=None, threads=None, **kwargs):
 
         y = pkd.map_blocks(scale, x, args=(np.float32(2),))
     """
-    f = block_kernel(kernel, args, dtype, threads)
+    f = block_kernel(kernel, args, dtype, threads, steps)
     dtype = f.dtype or arrays[0].dtype
     return _da.map_blocks(f, *arrays, dtype=dtype, meta=_meta(arrays, dtype),
                           name=kwargs.pop("name", f"pykern-{kernel.__name__}"), **kwargs)
 
 
-def map_overlap(kernel, *arrays, depth, boundary="none", args=(), dtype=None, threads=None, **kwargs):
+def map_overlap(kernel, *arrays, depth, boundary="none", args=(), dtype=None, threads=None, steps=1, **kwargs):
     """Like :func:`map_blocks`, each block first extended by ``depth`` cells of its
     neighbours (halo; ``boundary`` fills the array's outer edge: ``"none"``,
     ``"reflect"``, ``"periodic"``, ``"nearest"`` or a value), the halo trimmed off after.
 
-    Example (a 5-point stencil needs one cell of halo)::
+    ``steps=k`` launches the kernel ``k`` times per block, each output the next input
+    (time steps of a stencil between two halo exchanges; give ``depth >= k * radius``).
+
+    Example (a 5-point stencil needs one cell of halo per step)::
 
         y = pkd.map_overlap(smooth, x, depth=1, boundary="none")
+        y10 = pkd.map_overlap(smooth, x, depth=10, boundary="none", steps=10)
     """
-    f = block_kernel(kernel, args, dtype, threads)
+    f = block_kernel(kernel, args, dtype, threads, steps)
     dtype = f.dtype or arrays[0].dtype
     return _da.map_overlap(f, *arrays, depth=depth, boundary=boundary, trim=True, dtype=dtype,
                            meta=_meta(arrays, dtype), **kwargs)

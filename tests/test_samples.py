@@ -10,7 +10,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "samples")) if f.endswith(".py") and not f.startswith("_"))
 
 
-@pytest.mark.parametrize("name", SAMPLES)
+def _param(name):
+    if name.startswith("dask_"):  # a cluster of processes: needs the dask extra, takes a while
+        try:
+            import distributed  # noqa: F401
+        except ImportError:
+            return pytest.param(name, marks=pytest.mark.skip(reason="dask[distributed] is not installed"))
+        return pytest.param(name, marks=pytest.mark.slow)
+    return name
+
+
+@pytest.mark.parametrize("name", [_param(n) for n in SAMPLES])
 def test_sample_runs_and_checks(name, tmp_path):
     env = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE_DIR=str(tmp_path / "cache"))
     args = [sys.executable, os.path.join(ROOT, "samples", f"{name}.py")]
