@@ -44,6 +44,10 @@ def _load_rt_launch():
 
 _DEFAULT_ARCH = "gfx942"
 
+# Bumped whenever a device function is (re)defined, e.g. its notebook cell re-run: kernels
+# compiled before check at their next launch whether what they call changed.
+_device_generation = [0]
+
 
 class Dispatcher:
     """A ``@jit`` function. Kernels launch with ``k[griddim, blockdim](...)``;
@@ -60,6 +64,10 @@ class Dispatcher:
         self._aliases = {}  # (target, launch argument types) -> the eager overload they converted to
         self._lock = threading.RLock()
         self._signatures = []  # eager (return, argtypes)
+        if device:
+            _device_generation[0] += 1
+        self._generation = _device_generation[0]
+        self._fingerprint = None  # of py_func and its callees when last compiled
         code = py_func.__code__
         nmax = code.co_argcount
         self._arity = (nmax - len(py_func.__defaults__ or ()), nmax)
@@ -114,6 +122,8 @@ class Dispatcher:
             # defaults are passed as arguments, as numba does (they are values, not code)
             args = tuple(args) + self.py_func.__defaults__[len(args) - lo:]
         target = _chosen[0] if _chosen else current_target()
+        if self._generation != _device_generation[0]:
+            self._revalidate()
         argtypes, args = rt_launch.argument_types(args, self.__name__, target)
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
         if ov is None:
@@ -135,6 +145,16 @@ class Dispatcher:
             f"{self.__name__}: arguments ({', '.join(map(str, argtypes))}) match none of its signatures {sigs}"
         )
 
+    def _revalidate(self):
+        """A device function was redefined: drop overloads whose callees changed."""
+        self._generation = _device_generation[0]
+        fp = _fingerprint_or_none(self)
+        with self._lock:
+            if fp is not None and self._fingerprint is not None and fp != self._fingerprint:
+                self._overloads.clear()
+                self._aliases.clear()
+            self._fingerprint = fp
+
     def _get_overload(self, argtypes, target=None):
         from . import targets
 
@@ -149,6 +169,8 @@ class Dispatcher:
 
                 ov = build_overload(self, target, argtypes)
                 self._overloads[key] = ov
+                if self._fingerprint is None:
+                    self._fingerprint = _fingerprint_or_none(self)
         return ov
 
     @trimmed
@@ -244,6 +266,15 @@ class Dispatcher:
         more = f", {len(compiled) - 2} more" if len(compiled) > 2 else ""
         done = f" compiled {', '.join(compiled[:2])}{more}" if compiled else " (not compiled yet)"
         return f"<pykern {kind} {self.__name__} at {where};{done}>"
+
+
+def _fingerprint_or_none(dispatcher):
+    from .frontend.fingerprint import fingerprint
+
+    try:
+        return fingerprint(dispatcher.py_func)
+    except Exception:  # no source: nothing to compare, keep what was compiled
+        return None
 
 
 def _sig_text(argtypes):
