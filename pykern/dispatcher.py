@@ -365,4 +365,4 @@ def jit(func_or_sig=None, device=False, **options):
             fn = fn.py_func
         return Dispatcher(fn, sigs, device, **options)
 
-    return decorate
+    return trimmed(decorate)  # eager signatures compile here: a CompileError points at the user's line
