@@ -88,4 +88,25 @@ def render(exc: BaseException) -> list[str]:
                 lines.append("    " + src)
         tb = tb.tb_next
     head = ["Traceback (most recent call last):"] if lines else []
-    return head + lines + [f"{type(exc).__name__}: {exc}"]
+    return head + lines + [f"{type(exc).__name__}: {_name_cells(str(exc))}"]
+
+
+def _name_cells(message: str) -> str:
+    """``/tmp/ipykernel_1/123.py:5`` in a message -> ``Cell In[3]:5`` (the names IPython shows)."""
+    import re
+
+    try:
+        from IPython import get_ipython
+
+        fmt = get_ipython().compile.format_code_name
+    except Exception:
+        return message
+
+    def repl(m):
+        try:
+            named = fmt(m.group(1))
+        except Exception:
+            named = None
+        return f"{named[0]} {named[1]}{m.group(2)}" if named else m.group(0)
+
+    return re.sub(r"(\S+?\.py)(:\d+)", repl, message)
