@@ -17,6 +17,7 @@ from notebook_kernel import Kernel, kernel_env, need_jupyter
 need_jupyter()
 
 SETUP = '''
+import os
 import numpy as np, pykern as cuda
 from pykern.runtime.cache import default_cache
 def compiles():
