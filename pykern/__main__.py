@@ -88,6 +88,8 @@ def _compile(args, want_asm: bool) -> int:
         opts["fastmath"] = True
     if args.code_object_version:
         opts["code_object_version"] = args.code_object_version
+    if _progress_wanted(args):
+        _compile_with_progress(pykern, fn, args.signature, archs, opts)  # then assembled below from memory
     ck = pykern.compile(fn, args.signature, arch=archs if len(archs) > 1 else archs[0], **opts)
     if want_asm:
         text = ck.asm
@@ -102,6 +104,33 @@ def _compile(args, want_asm: bool) -> int:
         f.write(ck.code_object)
     print(f"wrote {out}: kernel {ck.name} for {', '.join(archs)} ({len(ck.code_object)} bytes)")
     return 0
+
+
+def _progress_wanted(args) -> bool:
+    if args.progress is not None:
+        return args.progress
+    return sys.stderr.isatty()
+
+
+def _compile_with_progress(pykern, fn, signature, archs, opts) -> None:
+    """One arch at a time with a line on stderr each (a first compile of many archs takes
+    seconds); on a terminal the line is rewritten in place."""
+    import time
+
+    name = getattr(fn, "__name__", "kernel")
+    tty = sys.stderr.isatty()
+    start = time.perf_counter()
+    for i, arch in enumerate(archs, 1):
+        t = time.perf_counter()
+        if tty:
+            sys.stderr.write(f"\r\x1b[K[{i}/{len(archs)}] {name} for {arch} ...")
+            sys.stderr.flush()
+        pykern.compile(fn, signature, arch=arch, **opts)
+        line = f"[{i}/{len(archs)}] {name} for {arch}: {(time.perf_counter() - t) * 1e3:.0f} ms"
+        sys.stderr.write(("\r\x1b[K" + line) if tty else line + "\n")
+        sys.stderr.flush()
+    total = f"compiled {name} for {len(archs)} arch(es) in {time.perf_counter() - start:.2f} s"
+    sys.stderr.write(("\r\x1b[K" if tty else "") + total + "\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -119,6 +148,8 @@ def _parser() -> argparse.ArgumentParser:
         c.add_argument("-o", "--output", help="output file")
         c.add_argument("--fastmath", action="store_true")
         c.add_argument("--code-object-version", type=int, choices=(4, 5, 6))
+        c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                       help="a line per arch on stderr (default: when stderr is a terminal)")
     sub.add_parser("cache", help="inspect or clear the compile cache (cache --help)", add_help=False)
     return p
 
