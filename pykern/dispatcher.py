@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import threading
 
 from .errors import CompileError, LaunchError, PykernError
