@@ -37,7 +37,7 @@ class Kernel:
         self.km.start_kernel(env=env)
         self.kc = self.km.client()
         self.kc.start_channels()
-        self.kc.wait_for_ready(timeout=120)
+        self.kc.wait_for_ready(timeout=300)
 
     def run(self, code: str, timeout: float = 300, allow_error: bool = False) -> dict:
         """Execute a cell; ``{"status", "stdout", "error": {ename, evalue, traceback}, "data": [...]}``."""

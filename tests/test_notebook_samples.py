@@ -22,7 +22,7 @@ def execute(name, tmp_path, monkeypatch):
     monkeypatch.delenv("PYKERN_FULL_TRACEBACK", raising=False)
     nb = nbformat.read(os.path.join(NB_DIR, name), as_version=4)
     # raises CellExecutionError for any failing cell not tagged raises-exception
-    NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(nb, timeout=600, startup_timeout=300, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()
     return nb
 
 
