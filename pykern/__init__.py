@@ -43,8 +43,11 @@ from .frontend.types import (
 from .stubs import *  # noqa: F401,F403  (the kernel-language namespace)
 from .stubs import __all__ as _kernel_names
 from .dispatcher import jit
-from .compiler import compile
+from .compiler import compile as _compile
+from .tracebacks import trimmed as _trimmed
 from .targets import current_target, set_target
+
+compile = _trimmed(_compile)  # a CompileError points at the caller, not at pykern's frames
 
 __version__ = "0.1.0"
 

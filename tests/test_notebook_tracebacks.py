@@ -85,7 +85,8 @@ off_by_one[1, 4](np.zeros(4))
 
 @pytest.mark.parametrize("call", ['bad.inspect_asm("void(float32[::1])", arch="gfx942")',
                                   'bad.compile("void(float32[::1])")',
-                                  'cuda.jit("void(float32[::1])")(bad.py_func)'])
+                                  'cuda.jit("void(float32[::1])")(bad.py_func)',
+                                  'cuda.compile(bad, "void(float32[::1])", arch="gfx1100")'])
 def test_other_entry_points_are_short_too(tmp_path, call):
     lines = run_script(tmp_path, HEAD + f'''
 @cuda.jit(cache=False)
