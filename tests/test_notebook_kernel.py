@@ -129,6 +129,34 @@ def test_memory_and_file_descriptors_stay_bounded_over_hundreds_of_reruns(nb):
     assert rss1 - rss0 <= 64, (rss0, rss1)
 
 
+EDITED = '''
+@cuda.jit
+def edited(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += {n}
+e = np.zeros(16)
+edited[1, 16](e)
+assert e[0] == {n}
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="needs /proc")
+def test_memory_and_file_descriptors_stay_bounded_over_a_hundred_edits(nb):
+    # every edit compiles a new kernel and the old one becomes garbage: what it loaded
+    # (machine code, a memory file) must go with it
+    for n in range(1, 21):
+        nb.run(EDITED.format(n=n))
+    rss0, fds0 = nb.value(USAGE)
+    for n in range(21, 121):
+        nb.run(EDITED.format(n=n))
+    rss1, fds1 = nb.value(USAGE)
+    print(f"100 edits: rss {rss0} -> {rss1} MiB, fds {fds0} -> {fds1}")
+    assert fds1 - fds0 <= 32, (fds0, fds1)
+    assert rss1 - rss0 <= 48, (rss0, rss1)
+
+
 COMPILE_ERROR = '''
 @cuda.jit
 def tries(a):
