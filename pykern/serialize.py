@@ -87,6 +87,11 @@ def reduce_dispatcher(dispatcher):
         raise pickle.PicklingError(
             f"cannot pickle kernel {dispatcher.__name__}: its source is not available "
             "(define it in a file or a notebook cell, not from an exec'd string)")
+    if not source.lstrip().startswith(("@", "def ", "async def ")) or fn.__name__ == "<lambda>":
+        import pickle
+
+        raise pickle.PicklingError(f"cannot pickle kernel {dispatcher.__name__}: only functions defined with "
+                                   "'def' travel by value (a lambda's source line holds more than the function)")
     g = fn.__globals__
     globals_ = {n: _freeze(g[n], dispatcher) for n in _global_names(fn.__code__) if n in g}
     closure = {}

@@ -148,3 +148,11 @@ def test_device_array_pickles_its_data(cpu_uncached):
     d2 = pickle.loads(pickle.dumps(d))
     assert d2 is not d and d2.shape == (3, 4) and d2.dtype == np.int32
     np.testing.assert_array_equal(d2.copy_to_host(), np.arange(12).reshape(3, 4))
+
+
+def test_a_lambda_refuses_at_pickling_time(cpu_uncached):
+    import pykern as cuda
+
+    k = cuda.jit(lambda a: None)
+    with pytest.raises(pickle.PicklingError, match="defined with 'def'"):
+        pickle.dumps(k)
