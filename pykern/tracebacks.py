@@ -88,7 +88,9 @@ def render(exc: BaseException) -> list[str]:
                 lines.append("    " + src)
         tb = tb.tb_next
     head = ["Traceback (most recent call last):"] if lines else []
-    return head + lines + [f"{type(exc).__name__}: {_name_cells(str(exc))}"]
+    cause = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
+    why = [f"(caused by {type(cause).__name__}: {cause})"] if cause is not None else []
+    return head + lines + [f"{type(exc).__name__}: {_name_cells(str(exc))}"] + why
 
 
 def _name_cells(message: str) -> str:
