@@ -68,17 +68,15 @@ def lower_call(lw, fobj, node):
         if handler is None:
             raise lw.error(f"'{name}' cannot be called", node)
         return handler(lw, node, f._pk_name)
-    if getattr(f, "__pykern_device__", False):
-        return _device_call(lw, f, name, node)
     if hasattr(f, "py_func") and hasattr(f, "__pykern_device__"):
-        raise lw.error(
-            f"'{name}' is a kernel; kernels cannot call kernels",
-            node,
-            hint="make the callee a device function: @pykern.jit(device=True)",
-        )
+        # a device function, or a plain @jit function called from a kernel: numba-cuda
+        # compiles the callee as a device function either way
+        return _device_call(lw, f, name, node)
     handler = _BUILTINS.get(f) if _hashable(f) else None
     if handler is not None:
         return handler(lw, node, name)
+    if _hashable(f) and f in _operator_table():
+        return _operator_call(lw, node, name, _operator_table()[f])
     unary, binary, preds, np_unary, np_binary, np_preds = _tables()
     if _hashable(f):
         if f is math.log:
@@ -621,6 +619,47 @@ _BUILTINS = {
 }
 
 
+# ---------------------------------------------------------------- the operator module
+
+_OPERATORS = None
+
+
+def _operator_table():
+    """``operator.add`` -> ("bin", "+") etc.: what each supported function means."""
+    global _OPERATORS
+    if _OPERATORS is None:
+        import operator as op
+
+        bins = {op.add: "+", op.sub: "-", op.mul: "*", op.truediv: "/", op.floordiv: "//", op.mod: "%",
+                op.pow: "**", op.lshift: "<<", op.rshift: ">>", op.and_: "&", op.or_: "|", op.xor: "^"}
+        cmps = {op.lt: "<", op.le: "<=", op.eq: "==", op.ne: "!=", op.gt: ">", op.ge: ">="}
+        unary = {op.neg: ast.USub(), op.pos: ast.UAdd(), op.invert: ast.Invert(), op.inv: ast.Invert(),
+                 op.not_: ast.Not()}
+        _OPERATORS = {**{f: ("bin", o) for f, o in bins.items()}, **{f: ("cmp", o) for f, o in cmps.items()},
+                      **{f: ("unary", o) for f, o in unary.items()}, op.abs: ("abs", None),
+                      op.truth: ("truth", None), op.index: ("index", None)}
+    return _OPERATORS
+
+
+def _operator_call(lw, node, name, what):
+    kind, o = what
+    if kind in ("bin", "cmp"):
+        _nargs(lw, node, name, 2)
+        lhs, rhs = lw.value(node.args[0]), lw.value(node.args[1])
+        return lw.binop(o, lhs, rhs, node) if kind == "bin" else lw.compare(o, lhs, rhs, node)
+    _nargs(lw, node, name, 1)
+    if kind == "unary":
+        return lw.expr_UnaryOp(ast.copy_location(ast.UnaryOp(o, node.args[0]), node))
+    if kind == "abs":
+        return _abs(lw, node, name)
+    if kind == "truth":
+        return lw.cond(node.args[0])
+    v = lw.value(node.args[0])
+    if not isinstance(v.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"operator.index() needs an integer, not {v.type}", node.args[0])
+    return v
+
+
 # ---------------------------------------------------------------- device functions
 
 
@@ -647,21 +686,65 @@ def _device_call(lw, dev, name, node):
         if kw.arg in given:
             raise lw.error(f"device function '{name}' got two values for '{kw.arg}'", node)
         given[kw.arg] = kw.value
-    args = []
+    sigs = getattr(dev, "_signatures", None) or []
+    assigned = lw.mb.assigned_params(pyfunc) if not sigs else set()
+    args, arg_nodes, static = [], [], {}
     for k, pn in enumerate(pnames):
         if pn in given:
             a = given[pn]
-            v = lw.value(a)
+            v = lw.expr(a)
         elif k >= first_default:
             a = node
-            v = lw.to_ir(PyObj(defaults[k - first_default], f"default of {pn}"), node)
+            v = PyObj(defaults[k - first_default], f"default of {pn}")
         else:
             raise lw.error(f"device function '{name}' is missing argument '{pn}'", node)
+        sv = _static_value(v)
+        if sv is not _NOT_STATIC and not sigs and (not isinstance(sv, int) or pn not in assigned):
+            static[pn] = sv  # a compile-time value: the callee is specialised to it, as numba does
+            continue
+        v = lw.to_ir(v, a)
         if isinstance(v.type, T.Void):
             raise lw.error("a call that returns nothing cannot be an argument", a)
         args.append(_strong(lw, v, a))
-    fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node))
+        arg_nodes.append(a)
+    ret = None
+    if sigs:
+        from . import overloads
+
+        try:
+            ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'")
+        except TypeError as e:
+            raise lw.error(str(e), node) from None
+        # the declared signature converts the arguments (numba: int64 params given 1.5 get 1)
+        args = [lw.cast(a, t, an) for a, t, an in zip(args, sig_types, arg_nodes)]
+    fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node), static=static, ret=ret)
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
+
+
+_NOT_STATIC = object()
+
+
+def _static_value(v):
+    """The compile-time value of a device-function argument, or ``_NOT_STATIC``:
+    types (``uint32``, ``np.float64``, numba types), functions (``cuda.atomic.add``,
+    device functions, ``operator.add``, ``math.sin``) and int literals are passed
+    at compile time; the callee is specialised per value (numba does the same)."""
+    if isinstance(v, ir.Const):
+        if _is_weak(v) and isinstance(v.value, int) and not isinstance(v.value, bool):
+            return v.value
+        return _NOT_STATIC
+    if not isinstance(v, PyObj):
+        return _NOT_STATIC
+    x = v.value
+    if isinstance(x, bool) or isinstance(x, (float, np.generic, np.ndarray, tuple)):
+        return _NOT_STATIC
+    if isinstance(x, int):
+        return x
+    if isinstance(x, stubs.Stub):
+        return _NOT_STATIC if x._pk_name in ("warpsize", "laneid") else x
+    if isinstance(x, (T.Type, np.dtype, type)) or callable(x) or _foreign_scalar_type(x) is not None:
+        return x
+    return _NOT_STATIC
 
 
 _STUB_HANDLERS = {

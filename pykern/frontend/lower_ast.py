@@ -233,6 +233,8 @@ class ModuleBuilder:
         self.stack: list = []  # py_funcs being lowered (recursion check)
         self.names: set = set()
         self.const_arrays: dict = {}  # id(array) -> (name, array)
+        self.active: dict = {}  # specialisation key -> FunctionLowerer lowering it now
+        self._assigned: dict = {}  # py_func -> names its body assigns
 
     def unique_name(self, base: str) -> str:
         name, k = base, 1
@@ -249,29 +251,70 @@ class ModuleBuilder:
             self.const_arrays[id(arr)] = entry
         return entry[0]
 
-    def device_function(self, pyfunc, argtypes: list, loc) -> ir.Function:
-        key = (pyfunc, tuple(argtypes))
+    def device_function(self, pyfunc, argtypes: list, loc, *, static=None, ret=None) -> ir.Function:
+        """The ``ir.Function`` of ``pyfunc`` specialised to ``argtypes`` and the
+        compile-time arguments ``static`` (parameter name -> value); ``ret`` is a
+        declared return type. A recursive call (the same specialisation, being
+        lowered) needs ``ret``: it gets a prototype with the known name."""
+        static = dict(static or {})
+        key = (pyfunc, tuple(argtypes), tuple(sorted(static.items(), key=lambda kv: kv[0])))
         name = self.specs.get(key)
         if name is not None:
             return self.functions[name]
+        active = self.active.get(key)
+        if active is not None and active.declared_ret is not None:
+            return _Prototype(active.name, active.declared_ret)
         if any(f is pyfunc for f in self.stack):
             chain = " -> ".join(getattr(f, "__name__", "?") for f in self.stack + [pyfunc])
             raise CompileError(
-                f"recursive call of device function '{getattr(pyfunc, '__name__', pyfunc)}' ({chain}) is not supported",
+                f"recursive call of device function '{getattr(pyfunc, '__name__', pyfunc)}' ({chain}) needs a signature",
                 loc,
-                hint="GPUs have no call stack for recursion; rewrite it as a loop",
+                hint="declare its types, e.g. @pykern.jit(\"int64(int64)\", device=True), "
+                "so the recursive call's return type is known (as numba requires); or rewrite it as a loop",
             )
-        fn = FunctionLowerer(self, pyfunc, argtypes, is_kernel=False).lower()
+        lowerer = FunctionLowerer(self, pyfunc, argtypes, is_kernel=False, static=static, ret=ret)
+        self.active[key] = lowerer
+        try:
+            fn = lowerer.lower()
+        finally:
+            del self.active[key]
         self.specs[key] = fn.name
         self.functions[fn.name] = fn
         return fn
+
+    def assigned_params(self, pyfunc) -> set:
+        """Parameters of ``pyfunc`` its body assigns to (these cannot be compile-time values)."""
+        out = self._assigned.get(pyfunc)
+        if out is None:
+            node = ParsedFunction(pyfunc).node
+            out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            self._assigned[pyfunc] = out
+        return out
+
+
+class _Prototype:
+    """A device function known by name and return type while its body is still
+    being lowered (a recursive call)."""
+
+    def __init__(self, name: str, return_type: T.Type):
+        self.name = name
+        self.return_type = return_type
+
+
+def _static_token(v) -> str:
+    if isinstance(v, int):
+        return str(v).replace("-", "m")
+    return _sanitize(getattr(v, "_pk_name", None) or getattr(v, "__name__", None) or str(v))
 
 
 class FunctionLowerer:
     """Lowers one Python function, specialised to ``argtypes``, to an ``ir.Function``."""
 
-    def __init__(self, mb: ModuleBuilder, pyfunc, argtypes, *, is_kernel: bool):
+    def __init__(self, mb: ModuleBuilder, pyfunc, argtypes, *, is_kernel: bool, static=None, ret=None):
         self.mb = mb
+        # compile-time arguments (a type, a function, an int literal): parameter name -> value
+        self.static = dict(static or {})
+        self.declared_ret = ret  # a declared signature's return type: every return converts to it
         self.pyfunc = pyfunc
         self.is_kernel = is_kernel
         self.pf = ParsedFunction(pyfunc)
@@ -283,7 +326,10 @@ class FunctionLowerer:
         if is_kernel:
             self.name = mb.unique_name(_sanitize(self.pyname))
         else:
-            self.name = mb.unique_name(mangle(self.pyname, self.argtypes))
+            base = mangle(self.pyname, self.argtypes)
+            if self.static:
+                base += "__s" + "_".join(_static_token(v) for _, v in sorted(self.static.items()))
+            self.name = mb.unique_name(base)
         self.local_names = set(self.params) | self._assigned_names()
 
     # ------------------------------------------------------------------ setup
@@ -301,7 +347,7 @@ class FunctionLowerer:
                 raise self.error(f"{what} parameters are not supported in kernels", bad, "list the parameters explicitly")
         if a.kwonlyargs:
             raise self.error("keyword-only parameters are not supported in kernels", a.kwonlyargs[0])
-        names = [p.arg for p in a.posonlyargs + a.args]
+        names = [p.arg for p in a.posonlyargs + a.args if p.arg not in self.static]
         if len(names) != len(self.argtypes):
             kind = "kernel" if self.is_kernel else "device function"
             raise self.error(
@@ -334,6 +380,8 @@ class FunctionLowerer:
         def_loc = self.loc(self.node)
         self.vartypes = {n: (t, def_loc) for n, t in zip(self.params, self.argtypes)}
         self.ret = (T.void, def_loc) if self.is_kernel else None
+        if self.declared_ret is not None:
+            self.ret = (self.declared_ret, def_loc)
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.skipped = []
@@ -742,6 +790,8 @@ class FunctionLowerer:
         if self.ret is None:
             self.ret = (t, self.loc(node))
             self.changed = True
+        elif self.declared_ret is not None:
+            pass  # the declared return type converts every returned value (numba)
         elif self.ret[0] != t:
             rt, rloc = self.ret
             u = None if isinstance(rt, T.Void) else infer.unify(rt, t)
@@ -914,6 +964,12 @@ class FunctionLowerer:
 
     def expr_Name(self, node):
         name = node.id
+        if name in self.static:
+            v = self.static[name]
+            if isinstance(v, int) and not isinstance(v, bool):
+                # an int literal argument: a typed (int64) constant, usable as a shape
+                return ir.Const(v, infer.literal_type(v), self.loc(node))
+            return PyObj(v, name)
         if name in self.local_names:
             entry = self.vartypes.get(name)
             if entry is None:
