@@ -279,3 +279,50 @@ def test_amdgpu_compile_time_arguments_and_recursion(arch, tmp_path):
     # a real recursive call: a call instruction and a dynamic call stack
     assert "s_swappc_b64" in ops or "s_swap_pc_i64" in ops
     assert ck.metadata[".uses_dynamic_stack"] is True
+
+
+@cuda.jit(device=True)
+def _fill_local(out, n):
+    buf = cuda.local.array(n, cuda.int32)  # n must be known at compile time
+    for i in range(n):
+        buf[i] = i * i
+    s = 0
+    for i in range(n):
+        s += buf[i]
+    out[0] = s
+
+
+@cuda.jit(device=True)
+def _pass_on(out, n):
+    _fill_local(out, n)
+
+
+def test_int_literals_become_compile_time_values_only_when_needed():
+    @cuda.jit(device=True)
+    def scale(x, k):
+        return x * k
+
+    @cuda.jit
+    def k(out):
+        _pass_on(out, 6)  # the literal travels through a device function that passes it on
+        out[1] = scale(2.5, 3) + scale(1.5, 3)
+
+    out = np.zeros(2, np.int64)
+    k[1, 1](out)
+    assert out.tolist() == [sum(i * i for i in range(6)), 12]
+    # scale(x, 3) was not specialised to the value 3: one overload for both calls
+    from pykern.frontend import compile_ir
+
+    names = list(compile_ir(k.py_func, [cuda.int64[::1]]).functions)
+    assert [n for n in names if n.startswith("scale")] == ["scale__f64_i64"]
+    assert any(n.startswith("_fill_local") and n.endswith("__s6") for n in names)
+
+
+def test_non_constant_where_a_constant_is_needed_stays_a_located_error():
+    @cuda.jit
+    def k(out, n):
+        _fill_local(out, n)
+
+    with pytest.raises(cuda.CompileError, match="compile-time constant") as e:
+        k[1, 1](np.zeros(1, np.int64), 4)
+    assert e.value.line is not None

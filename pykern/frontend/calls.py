@@ -20,7 +20,7 @@ import numpy as np
 from .. import stubs
 from . import infer, ir
 from . import types as T
-from .lower_ast import PartialIndex, PyObj, _is_weak, _weakval, is_pure
+from .lower_ast import NeedsConstant, PartialIndex, PyObj, _BoundMethod, _is_weak, _weakval, is_pure
 
 # ---------------------------------------------------------------- tables
 
@@ -112,6 +112,10 @@ def lower_call(lw, fobj, node):
             raise lw.error(f"np.dtype() of {val!r}", node) from None
     if isinstance(f, T.Type) or (isinstance(f, type) and issubclass(f, np.generic)):
         return _convert(lw, node, name, lw.dtype_of(fobj, node.func))
+    if isinstance(f, type) and issubclass(f, tuple) and isinstance(getattr(f, "_fields", None), tuple):
+        return _namedtuple(lw, node, f)
+    if isinstance(f, _BoundMethod):
+        return _bit_count(lw, node, f)
     if isinstance(f, type) and f is not bool and f is not int and f is not float:
         raise lw.error(f"cannot create {name} objects in kernels", node)
     foreign = _foreign_scalar_type(f)
@@ -619,6 +623,38 @@ _BUILTINS = {
 }
 
 
+# ---------------------------------------------------------------- namedtuples, int.bit_count
+
+
+def _namedtuple(lw, node, cls):
+    """``Point(1.0, y=2.0)`` of a ``collections.namedtuple``/``typing.NamedTuple`` class."""
+    fields = cls._fields
+    defaults = dict(getattr(cls, "_field_defaults", {}) or {})
+    a = _args(lw, node, list(fields), defaults, cls.__name__)
+    elems = []
+    for fname in fields:
+        v = lw.value(a[fname]) if fname in a else lw.to_ir(PyObj(defaults[fname], f"{cls.__name__}.{fname}"), node)
+        if isinstance(v.type, T.Void):
+            raise lw.error("a call that returns nothing cannot be a namedtuple field", node)
+        elems.append(_strong(lw, v, node) if _is_weak(v) else v)
+    return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), tuple(fields), cls.__name__), lw.loc(node))
+
+
+def _bit_count(lw, node, bm):
+    """``x.bit_count()``: set bits of ``abs(x)`` (Python's int.bit_count), int64."""
+    _nargs(lw, node, "bit_count", 0)
+    v = _strong(lw, bm.value, node) if _is_weak(bm.value) else bm.value
+    if _is_weak(bm.value):
+        return lw.pyconst(abs(bm.value.value).bit_count(), node)
+    if isinstance(v.type, T.Boolean):
+        return lw.cast(v, T.int64, node)
+    if v.type.signed:
+        v = ir.IfExp(ir.Compare("<", v, ir.Const(0, v.type, lw.loc(node)), T.boolean, lw.loc(node)),
+                     ir.UnaryOp("-", v, v.type, lw.loc(node)), v, v.type, lw.loc(node))
+    # abs(MIN) wraps to MIN, whose bit pattern has the one bit Python counts too
+    return lw.cast(_intr(lw, "popc", [v], T.int32, node), T.int64, node)
+
+
 # ---------------------------------------------------------------- the operator module
 
 _OPERATORS = None
@@ -687,7 +723,17 @@ def _device_call(lw, dev, name, node):
             raise lw.error(f"device function '{name}' got two values for '{kw.arg}'", node)
         given[kw.arg] = kw.value
     sigs = getattr(dev, "_signatures", None) or []
-    assigned = lw.mb.assigned_params(pyfunc) if not sigs else set()
+    try:
+        return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, False)
+    except NeedsConstant:
+        if sigs:
+            raise
+        # as numba: int literal arguments become compile-time values only when the callee needs them
+        return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, True)
+
+
+def _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, literal_ints):
+    assigned = lw.mb.assigned_params(pyfunc) if literal_ints else set()
     args, arg_nodes, static = [], [], {}
     for k, pn in enumerate(pnames):
         if pn in given:
@@ -699,7 +745,9 @@ def _device_call(lw, dev, name, node):
         else:
             raise lw.error(f"device function '{name}' is missing argument '{pn}'", node)
         sv = _static_value(v)
-        if sv is not _NOT_STATIC and not sigs and (not isinstance(sv, int) or pn not in assigned):
+        if isinstance(sv, int) and (not literal_ints or pn in assigned):
+            sv = _NOT_STATIC
+        if sv is not _NOT_STATIC and not sigs:
             static[pn] = sv  # a compile-time value: the callee is specialised to it, as numba does
             continue
         v = lw.to_ir(v, a)
@@ -730,7 +778,7 @@ def _static_value(v):
     device functions, ``operator.add``, ``math.sin``) and int literals are passed
     at compile time; the callee is specialised per value (numba does the same)."""
     if isinstance(v, ir.Const):
-        if _is_weak(v) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        if (_is_weak(v) or getattr(v, "_literal", False)) and isinstance(v.value, int) and not isinstance(v.value, bool):
             return v.value
         return _NOT_STATIC
     if not isinstance(v, PyObj):
