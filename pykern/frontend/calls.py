@@ -20,7 +20,8 @@ import numpy as np
 from .. import stubs
 from . import infer, ir
 from . import types as T
-from .lower_ast import NeedsConstant, PartialIndex, PyObj, _BoundMethod, _is_weak, _weakval, is_pure
+from ..errors import CompileError
+from .lower_ast import PartialIndex, PyObj, _BoundMethod, _is_weak, _weakval, is_pure
 
 # ---------------------------------------------------------------- tables
 
@@ -725,8 +726,8 @@ def _device_call(lw, dev, name, node):
     sigs = getattr(dev, "_signatures", None) or []
     try:
         return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, False)
-    except NeedsConstant:
-        if sigs:
+    except CompileError as e:
+        if sigs or not getattr(e, "needs_constant", False):
             raise
         # as numba: int literal arguments become compile-time values only when the callee needs them
         return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, True)

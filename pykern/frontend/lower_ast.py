@@ -51,10 +51,13 @@ class PyObj:
         self.name = name
 
 
-class NeedsConstant(CompileError):
-    """A value had to be known at compile time. A device function whose int
-    arguments are literals at the call site is then specialised to their values
-    and lowered again (numba's literal dispatch)."""
+def NeedsConstant(msg, loc, hint=None) -> CompileError:
+    """A CompileError saying a value had to be known at compile time. A device
+    function whose int arguments are literals at the call site is then
+    specialised to their values and lowered again (numba's literal dispatch)."""
+    e = CompileError(msg, loc, hint)
+    e.needs_constant = True
+    return e
 
 
 class _BoundMethod:
