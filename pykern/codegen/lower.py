@@ -1255,6 +1255,13 @@ class FunctionLowering:
             return b.select(take_c, c, a)
         if n == "round":
             return tgt.math(self, "rint", args, e.type)
+        if n == "print":
+            kinds = ["b" if isinstance(a.type, T.Boolean) else "f" if isinstance(a.type, T.Float) else "i"
+                     for a in e.args]
+            vals = [self._to_bool(v, a.type) if k == "b" and v.type != I1 else v
+                    for v, a, k in zip(args, e.args, kinds)]
+            tgt.print_line(self, e.attrs["format"], list(zip(kinds, vals)))
+            return None
         if n in _MATH_NAMES:
             return tgt.math(self, n, args, e.type)
         self.fail(f"internal error: intrinsic {n!r} not implemented by codegen")

@@ -621,7 +621,44 @@ _BUILTINS = {
     builtins.float: _float,
     builtins.bool: _bool,
     builtins.pow: _pow,
+    builtins.print: lambda lw, node, name: _print(lw, node),
 }
+
+
+def _print(lw, node):
+    """``print(a, "text", b)``: one line, items separated by spaces, formatted as
+    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False)."""
+    for kw in node.keywords:
+        raise lw.error(f"print() keyword '{kw.arg}' is not supported in kernels", node,
+                       "print numbers and string literals separated by commas")
+    fmt, args = [], []
+    for a in node.args:
+        text = a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None
+        v = None
+        if text is None:
+            v = lw.expr(a)
+            if isinstance(v, PyObj) and isinstance(v.value, str):
+                text, v = v.value, None
+        if text is not None:
+            fmt.append(text.replace("%", "%%"))
+            continue
+        if isinstance(a, ast.Starred):
+            raise lw.error("print(*args) is not supported in kernels", a)
+        v = lw.to_ir(v, a)
+        t = v.type
+        if not t.is_scalar:
+            raise lw.error(f"print() in kernels takes numbers and string literals, not a {t}", a,
+                           "print the elements one by one, e.g. print(a[0], a[1])")
+        if isinstance(t, T.Boolean):
+            fmt.append("%s")
+        elif isinstance(t, T.Integer):
+            fmt.append("%llu" if not t.signed else "%lld")
+            v = lw.cast(v, T.int64 if t.signed else T.uint64, a)
+        else:
+            fmt.append("%f")
+            v = lw.cast(v, T.float64, a)
+        args.append(v)
+    return _intr(lw, "print", args, T.void, node, format=" ".join(fmt) + "\n")
 
 
 # ---------------------------------------------------------------- namedtuples, int.bit_count

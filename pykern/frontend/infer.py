@@ -299,6 +299,12 @@ def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
         return want(1) or (
             None if argtypes[0].is_scalar and not isinstance(result, T.Boolean) and argtypes[0] == result else "abs is (x) -> x"
         )
+    if name == "print":
+        if not isinstance(result, T.Void) or not isinstance(attrs.get("format"), str):
+            return "print is (int64 | uint64 | float64 | boolean ...) -> void with attrs format"
+        if any(a not in (T.int64, T.uint64, T.float64, T.boolean) for a in argtypes):
+            return f"print takes int64, uint64, float64 or boolean values, got ({', '.join(map(str, argtypes))})"
+        return None
     if name in ("min", "max"):
         return want(2) or (
             None if result.is_scalar and all(a == result for a in argtypes) else f"{name} is (x, x) -> x"

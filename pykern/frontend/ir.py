@@ -598,4 +598,7 @@ INTRINSICS = {
     "min": "(x, x) -> x (floats: NaN-propagating like Python's min(a, b) ordering: returns a if not b < a)",
     "max": "(x, x) -> x (floats: returns a if not b > a)",
     "round": "(f) -> f  (round half to even, like Python/numpy)",
+    # --- output; attrs {"format": printf text with %lld (int64), %llu (uint64),
+    #     %f (float64), %s (boolean: True/False), literal text escaped as %%}; one whole line ---
+    "print": "(int64 | uint64 | float64 | boolean ...) -> void  [format]",
 }
