@@ -1140,6 +1140,16 @@ class FunctionLowering:
         self.fail(f"{what} exceeds the {self.target.name} target's limit of {limit} bytes {per}",
                   hint="use fewer or smaller arrays (global memory has no such limit)")
 
+    def _x_GlobalArray(self, e):
+        b = self.builder
+        v = _zero(self.types.value(e.type))
+        v = b.insert_value(v, L.Constant(I64, e.address).inttoptr(self.types.ptr("global")), 0)
+        for k, s in enumerate(e.shape):
+            v = b.insert_value(v, L.Constant(I64, int(s)), [1, k])
+        for k, s in enumerate(e.strides):
+            v = b.insert_value(v, L.Constant(I64, int(s)), [2, k])
+        return v
+
     def _x_ConstArray(self, e):
         t = e.type
         et = self.types.memory(t.dtype)

@@ -168,6 +168,10 @@ def value_digest(value: Any) -> str:
         return f"device:{_qualified_name(_python_function(value))}"
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or _python_function(value):
         return f"function:{_qualified_name(_python_function(value) or value)}"
+    cai = getattr(value, "__cuda_array_interface__", None) if hasattr(t, "__cuda_array_interface__") else None
+    if isinstance(cai, dict):
+        # a device array global is captured by reference: the code holds its address
+        return f"device-array:{cai.get('data')}:{cai.get('shape')}:{cai.get('strides')}:{cai.get('typestr')}"
     if mod.startswith("pykern."):
         # pykern's own objects (types, intrinsics): their str() is their meaning
         text = str(value)

@@ -318,6 +318,23 @@ class ConstArray(Expr):
 
 
 @dataclass(eq=False)
+class GlobalArray(Expr):
+    """A device array referenced as a global of the kernel: captured by
+    reference, as numba does -- its address, shape and byte strides are
+    compile-time constants (the kernel sees later writes to the array, and
+    must not outlive it)."""
+
+    address: int
+    shape: tuple
+    strides: tuple  # bytes
+    type: T.Type  # T.Array(space="global")
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"global_array(0x{self.address:x}){self.shape!r}:{self.type.dtype}"
+
+
+@dataclass(eq=False)
 class Slice(Expr):
     """One ``start:stop:step`` item of an ``ArrayView``; each part is an int64
     expression or None (Python's default). Only valid inside ``ArrayView.items``."""

@@ -1113,6 +1113,8 @@ class FunctionLowerer:
             return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), loc)
         if isinstance(v, np.ndarray):
             return self.const_array(v, name, node)
+        if hasattr(type(v), "__cuda_array_interface__"):
+            return self.global_device_array(v, name, node)
         if isinstance(v, (str, bytes)):
             raise self.error(f"strings are not supported in kernels ('{name}' is a {type(v).__name__})", node)
         if isinstance(v, pytypes.ModuleType):
@@ -1141,6 +1143,29 @@ class FunctionLowerer:
         data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("="), copy=False).tobytes()
         t = T.Array(dt, arr.ndim, "C", "const", readonly=True)
         return ir.ConstArray(self.mb.const_array_name(arr, name), data, tuple(int(s) for s in arr.shape), t, self.loc(node))
+
+    def global_device_array(self, arr, name: str, node) -> ir.GlobalArray:
+        """A device array global, captured by reference (numba does the same):
+        its address is baked into the code; the cache key has it too."""
+        from .typeof import typeof
+
+        try:
+            t = typeof(arr)
+            cai = arr.__cuda_array_interface__
+        except (TypeError, AttributeError) as e:
+            raise self.error(f"global device array '{name}': {e}", node) from None
+        if t.ndim > 4:
+            raise self.error(f"global array '{name}' has {t.ndim} dimensions; at most 4 are supported", node)
+        shape = tuple(int(s) for s in cai["shape"])
+        strides = cai.get("strides")
+        if strides is None:  # C-contiguous
+            strides, acc = [], t.dtype.nbytes
+            for s in reversed(shape):
+                strides.append(acc)
+                acc *= max(s, 1)
+            strides = tuple(reversed(strides))
+        t = T.Array(t.dtype, t.ndim, t.layout, "global", bool(cai["data"][1]))
+        return ir.GlobalArray(int(cai["data"][0]), shape, tuple(int(s) for s in strides), t, self.loc(node))
 
     def pyconst(self, value, node) -> ir.Const:
         """A weak constant for a Python number computed at compile time."""
@@ -1249,6 +1274,8 @@ class FunctionLowerer:
         attr = node.attr
         if isinstance(base, PartialIndex):
             base = self.to_ir(base, node.value)
+        if isinstance(base, PyObj) and hasattr(type(base.value), "__cuda_array_interface__"):
+            base = self.materialize(base, node.value)  # a device array global: DEV.shape, DEV.size
         if isinstance(base, PyObj):
             return self.pyobj_attr(base, attr, node)
         t = base.type
