@@ -326,3 +326,39 @@ def test_non_constant_where_a_constant_is_needed_stays_a_located_error():
     with pytest.raises(cuda.CompileError, match="compile-time constant") as e:
         k[1, 1](np.zeros(1, np.int64), 4)
     assert e.value.line is not None
+
+
+@cuda.jit("boolean(int64)", device=True)
+def _even(n):
+    if n == 0:
+        return True
+    return _odd(n - 1)
+
+
+@cuda.jit("boolean(int64)", device=True)
+def _odd(n):
+    if n == 0:
+        return False
+    return _even(n - 1)
+
+
+def test_mutual_recursion_with_signatures():
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = _even(i)
+
+    out = np.zeros(9, np.bool_)
+    k[1, 16](out)
+    assert out.tolist() == [i % 2 == 0 for i in range(9)]
+
+
+def test_recursion_under_debug_inlining_is_a_located_compile_error():
+    @cuda.jit(debug=True, cache=False)
+    def k(out):
+        out[0] = _fib(5)
+
+    with pytest.raises(cuda.CompileError, match="cannot be inlined") as e:
+        k[1, 1](np.zeros(1, np.int64))
+    assert e.value.line is not None
