@@ -561,10 +561,13 @@ def _round(lw, node, name):
     ft = v.type
     if nd == 0:
         return _in_float(lw, node, "round", [v], ft)
-    p = lw.const(10.0 ** abs(nd), ft, node)
-    scaled = ir.BinOp("*" if nd > 0 else "/", v, p, ft, lw.loc(node))
-    r = _in_float(lw, node, "round", [scaled], ft)
-    return ir.BinOp("/" if nd > 0 else "*", r, p, ft, lw.loc(node))
+    # scaled in float64 whatever the type, as numba and Python do: in float32,
+    # 14.415f * 100 rounds up to 1441.5 and the result would be 14.42, not 14.41
+    v, ct = lw.cast(v, T.float64, node), T.float64
+    p = lw.const(10.0 ** abs(nd), ct, node)
+    scaled = ir.BinOp("*" if nd > 0 else "/", v, p, ct, lw.loc(node))
+    r = _in_float(lw, node, "round", [scaled], ct)
+    return lw.cast(ir.BinOp("/" if nd > 0 else "*", r, p, ct, lw.loc(node)), ft, node)
 
 
 def _convert(lw, node, name, t):
