@@ -845,7 +845,8 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         if libs:
             codeobject.verify(mod, "LLVM IR after linking the device libraries")
         codeobject.optimize(mod, tm, max(0, min(3, int(opt))))
-        mod = _drop_comment_asm(binding, mod)
+        if libs and "ockl" in libs:  # only ockl has such asm
+            mod = _drop_comment_asm(binding, mod)
         emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False)
     # ld.lld runs outside the lock: other threads may use LLVM meanwhile
     emitted.binary = toolchain.link_shared(emitted.obj)
