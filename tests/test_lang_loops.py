@@ -366,3 +366,24 @@ def test_round_ndigits_of_float32_scales_in_float64_like_python():
     k[1, 1](out, x)
     # Python rounds the float32's exact value: round(float(np.float32(14.415)), 2) == 14.41
     np.testing.assert_array_equal(out, np.array([round(float(v), 2) for v in x], dtype=np.float32))
+
+
+@cuda.jit(device=True)
+def _midpoint(a, b):
+    return Point((a.x + b.x) / 2, (a.y + b.y) / 2)
+
+
+def test_namedtuples_through_device_functions_and_literal_unroll_of_an_array():
+    @cuda.jit
+    def k(out, a, arr):
+        m = _midpoint(a, Point(1.0, 3.0))
+        out[0] = m.x
+        out[1] = m.y
+        s = 0.0
+        for v in literal_unroll(arr):  # not a tuple: an ordinary loop, as in numba
+            s += v
+        out[2] = s
+
+    out = np.zeros(3)
+    k[1, 1](out, Point(3.0, 5.0), np.arange(4.0))
+    assert out.tolist() == [2.0, 4.0, 6.0]

@@ -42,7 +42,10 @@ Tuples and loops
     element's type; a tuple of one scalar type may also be indexed by a run-time
     integer (a select chain; negative indices count from the end).
   * ``for x in seq`` works for 1-d arrays and tuples of one scalar type (a hidden
-    int64 index loop); any other iterable except ``range`` is an error.
+    int64 index loop), also inside ``enumerate`` (int64 counter) and ``zip`` (stops
+    at the shortest); ``literal_unroll(t)`` copies the body per element, each copy
+    with its own loop variable, so elements may differ in type; any other iterable
+    except ``range`` is an error.
   * A device function's return type is the unification of its ``return``
     values; falling off the end of a function that returns values elsewhere
     returns zero(s).
