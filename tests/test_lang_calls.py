@@ -173,12 +173,14 @@ def test_operator_module_functions():
         out[9] = operator.abs(-x[0])
         out[10] = operator.not_(i[0])
         out[11] = operator.eq(x[0], 7.5)
+        out[12] = operator.getitem(x, 1) + operator.getitem((4.0, 5.0), 0)
+        out[13] = operator.iadd(x[0], 1)
 
-    out = np.zeros(12)
+    out = np.zeros(14)
     x = np.array([7.5, 2.0])
     i = np.array([5, 12])
     k[1, 1](out, x, i)
-    assert out.tolist() == [5.5, 3.0, 7.5 % -2.0, 56.25, -2.0, 0.0, 5 ^ 12, 40.0, ~12, 7.5, 0.0, 1.0]
+    assert out.tolist() == [5.5, 3.0, 7.5 % -2.0, 56.25, -2.0, 0.0, 5 ^ 12, 40.0, ~12, 7.5, 0.0, 1.0, 6.0, 8.5]
 
 
 # ---------------------------------------------------------------- @jit called from a kernel, recursion

@@ -709,12 +709,16 @@ def _operator_table():
 
         bins = {op.add: "+", op.sub: "-", op.mul: "*", op.truediv: "/", op.floordiv: "//", op.mod: "%",
                 op.pow: "**", op.lshift: "<<", op.rshift: ">>", op.and_: "&", op.or_: "|", op.xor: "^"}
+        # the in-place forms act like the plain ones on numbers (which are immutable)
+        bins.update({op.iadd: "+", op.isub: "-", op.imul: "*", op.itruediv: "/", op.ifloordiv: "//",
+                     op.imod: "%", op.ipow: "**", op.ilshift: "<<", op.irshift: ">>", op.iand: "&",
+                     op.ior: "|", op.ixor: "^"})
         cmps = {op.lt: "<", op.le: "<=", op.eq: "==", op.ne: "!=", op.gt: ">", op.ge: ">="}
         unary = {op.neg: ast.USub(), op.pos: ast.UAdd(), op.invert: ast.Invert(), op.inv: ast.Invert(),
                  op.not_: ast.Not()}
         _OPERATORS = {**{f: ("bin", o) for f, o in bins.items()}, **{f: ("cmp", o) for f, o in cmps.items()},
                       **{f: ("unary", o) for f, o in unary.items()}, op.abs: ("abs", None),
-                      op.truth: ("truth", None), op.index: ("index", None)}
+                      op.truth: ("truth", None), op.index: ("index", None), op.getitem: ("getitem", None)}
     return _OPERATORS
 
 
@@ -724,6 +728,9 @@ def _operator_call(lw, node, name, what):
         _nargs(lw, node, name, 2)
         lhs, rhs = lw.value(node.args[0]), lw.value(node.args[1])
         return lw.binop(o, lhs, rhs, node) if kind == "bin" else lw.compare(o, lhs, rhs, node)
+    if kind == "getitem":  # operator.getitem(a, i) is a[i]
+        _nargs(lw, node, name, 2)
+        return lw.expr(ast.copy_location(ast.Subscript(node.args[0], node.args[1], ast.Load()), node))
     _nargs(lw, node, name, 1)
     if kind == "unary":
         return lw.expr_UnaryOp(ast.copy_location(ast.UnaryOp(o, node.args[0]), node))
