@@ -387,3 +387,14 @@ def test_namedtuples_through_device_functions_and_literal_unroll_of_an_array():
     out = np.zeros(3)
     k[1, 1](out, Point(3.0, 5.0), np.arange(4.0))
     assert out.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_intenum_member_as_a_kernel_argument():
+    @cuda.jit
+    def k(out, c):
+        if c == Color.BLUE:
+            out[0] = c * 2
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out, Color.BLUE)
+    assert out[0] == 6
