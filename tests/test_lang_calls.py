@@ -364,3 +364,51 @@ def test_recursion_under_debug_inlining_is_a_located_compile_error():
     with pytest.raises(cuda.CompileError, match="cannot be inlined") as e:
         k[1, 1](np.zeros(1, np.int64))
     assert e.value.line is not None
+
+
+@cuda.jit(device=True)
+def _atomic_binary_1dim_shared(ary, idx, op2, ary_dtype, ary_nelements, binop_func, neg_idx):
+    # the shape of numba-cuda's own atomics tests: dtype, size and operation are compile-time arguments
+    tid = cuda.threadIdx.x
+    sm = cuda.shared.array(ary_nelements, ary_dtype)
+    sm[tid] = ary[tid]
+    cuda.syncthreads()
+    bin = idx[tid] % ary_nelements
+    if neg_idx:
+        bin = bin - ary_nelements
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tid] = sm[tid]
+
+
+@cuda.jit
+def _shared_atomic_add_u32(ary, idx):
+    _atomic_binary_1dim_shared(ary, idx, 1, uint32, 32, cuda.atomic.add, False)
+
+
+@cuda.jit
+def _shared_atomic_add_f64(ary, idx):
+    _atomic_binary_1dim_shared(ary, idx, 1.0, float64, 32, cuda.atomic.add, True)
+
+
+def test_numba_cuda_style_atomic_helper_with_compile_time_arguments():
+    rng = np.random.default_rng(3)
+    orig = rng.integers(0, 32, 32).astype(np.uint32)
+    idx = rng.integers(0, 64, 32).astype(np.int64)
+    gold = orig.copy()
+    for i in idx:
+        gold[i % 32] += 1
+    ary = orig.copy()
+    _shared_atomic_add_u32[1, 32](ary, idx)
+    np.testing.assert_array_equal(ary, gold)
+    aryd = orig.astype(np.float64)
+    _shared_atomic_add_f64[1, 32](aryd, idx)  # negative indices wrap, as in Python
+    np.testing.assert_array_equal(aryd, gold.astype(np.float64))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_amdgpu_numba_cuda_style_atomic_helper(arch, tmp_path):
+    ck = cuda.compile(_shared_atomic_add_u32, "void(uint32[::1], int64[::1])", arch=arch)
+    ops = _ops(ck.code_object, tmp_path)
+    assert any(o.startswith("ds_add") for o in ops)  # the atomic on LDS
+    assert ck.resources["lds_bytes"] == 32 * 4
