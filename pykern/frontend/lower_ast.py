@@ -975,6 +975,7 @@ class FunctionLowerer:
                 self.out = []
                 try:
                     if sv is not _NOT_STATIC and not isinstance(sv, int):
+                        self.renames.pop(name, None)
                         self.static[name] = sv
                     else:
                         self.static.pop(name, None)
