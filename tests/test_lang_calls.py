@@ -412,3 +412,58 @@ def test_amdgpu_numba_cuda_style_atomic_helper(arch, tmp_path):
     ops = _ops(ck.code_object, tmp_path)
     assert any(o.startswith("ds_add") for o in ops)  # the atomic on LDS
     assert ck.resources["lds_bytes"] == 32 * 4
+
+
+def test_cache_key_follows_a_plain_jit_function_called_from_a_kernel():
+    import linecache
+
+    from pykern.frontend.fingerprint import fingerprint
+
+    ns = {"cuda": cuda}
+    src = "@cuda.jit\ndef callee(a):\n    a[0] = {v}\n\n@cuda.jit\ndef caller(a):\n    callee(a)\n"
+    keys = []
+    for v in (1, 2):
+        code = compile(src.format(v=v), f"<lang-callee-{v}>", "exec")
+        linecache.cache[f"<lang-callee-{v}>"] = (len(src), None, src.format(v=v).splitlines(True), f"<lang-callee-{v}>")
+        exec(code, ns)
+        keys.append(fingerprint(ns["caller"])["callees"])
+    assert keys[0] != keys[1]  # the callee's source is part of the caller's key
+
+
+class _NumbaLikeDispatcher:
+    """Stands for a ``numba.njit`` dispatcher (numba is optional here): a
+    ``py_func`` and a type from a ``numba`` module."""
+
+    def __init__(self, f):
+        self.py_func = f
+
+
+_NumbaLikeDispatcher.__module__ = "numba.core.registry"
+
+
+def _njit_helper(x, y):
+    return x * y + 1
+
+
+def test_numba_njit_functions_can_be_called_from_kernels():
+    helper = _NumbaLikeDispatcher(_njit_helper)
+
+    @cuda.jit(cache=False)
+    def k(out, x):
+        out[0] = helper(x[0], 3)
+
+    out = np.zeros(1)
+    k[1, 1](out, np.array([2.5]))
+    assert out[0] == 8.5
+    try:
+        import numba
+    except ImportError:
+        return
+    real = numba.njit(_njit_helper)
+
+    @cuda.jit(cache=False)
+    def k2(out, x):
+        out[0] = real(x[0], 4)
+
+    k2[1, 1](out, np.array([2.5]))
+    assert out[0] == 11.0

@@ -69,7 +69,7 @@ def lower_call(lw, fobj, node):
         if handler is None:
             raise lw.error(f"'{name}' cannot be called", node)
         return handler(lw, node, f._pk_name)
-    if hasattr(f, "py_func") and hasattr(f, "__pykern_device__"):
+    if hasattr(f, "py_func") and (hasattr(f, "__pykern_device__") or _numba_dispatcher(f)):
         # a device function, or a plain @jit function called from a kernel: numba-cuda
         # compiles the callee as a device function either way
         return _device_call(lw, f, name, node)
@@ -128,6 +128,13 @@ def lower_call(lw, fobj, node):
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
         "builtins abs/min/max/round/int/float/bool/len and the pykern kernel functions",
     )
+
+
+def _numba_dispatcher(f) -> bool:
+    """``@numba.njit``/``@numba.jit`` functions: numba-cuda compiles them for the GPU
+    when a kernel calls them; so does pykern (from their ``py_func``)."""
+    mod = str(getattr(type(f), "__module__", ""))
+    return mod.startswith("numba") and hasattr(getattr(f, "py_func", None), "__code__")
 
 
 def _foreign_scalar_type(f):

@@ -129,8 +129,11 @@ def _python_function(obj: Any) -> types.FunctionType | None:
 
 
 def _is_device_function(obj: Any) -> bool:
+    # any @jit function a kernel may call: device functions, kernels (numba-cuda compiles
+    # a kernel called from a kernel as a device function) and numba's own dispatchers
     try:
-        return getattr(obj, "__pykern_device__", False) is True and _python_function(obj) is not None
+        jitted = hasattr(obj, "__pykern_device__") or str(getattr(type(obj), "__module__", "")).startswith("numba")
+        return jitted and not isinstance(obj, types.FunctionType) and _python_function(obj) is not None
     except Exception:  # an exotic object whose getattr raises is not a device function
         return False
 
