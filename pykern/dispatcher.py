@@ -133,16 +133,14 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ compiling
     def _match_eager(self, argtypes):
-        """With eager signatures, the one the argument types convert to."""
-        from .runtime.launch import convertible
+        """With eager signatures, the one the argument types convert to: an exact
+        match, else the safest conversion (numba's rules, ``frontend.overloads``)."""
+        from .frontend import overloads
 
-        for _, sig_types in self._signatures:
-            if len(sig_types) == len(argtypes) and all(convertible(a, s) for a, s in zip(argtypes, sig_types)):
-                return tuple(sig_types)
-        sigs = " | ".join("(" + ", ".join(map(str, s)) + ")" for _, s in self._signatures)
-        raise LaunchError(
-            f"{self.__name__}: arguments ({', '.join(map(str, argtypes))}) match none of its signatures {sigs}"
-        )
+        try:
+            return tuple(overloads.choose(self._signatures, argtypes, self.__name__)[1])
+        except TypeError as e:
+            raise LaunchError(str(e)) from None
 
     def _revalidate(self):
         """A device function was redefined: drop overloads whose callees changed."""

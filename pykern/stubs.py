@@ -121,6 +121,14 @@ for _n in _WAVE_NAMES + _BIT_NAMES:
     _g[_n] = Stub(_n)
 del _g, _n
 
+
+def literal_unroll(container):
+    """``for x in literal_unroll(t)``: loop over a tuple whose elements have different
+    types (numba's ``literal_unroll``); the loop body is compiled once per element.
+    On the host it returns ``container`` unchanged."""
+    return container
+
+
 #: Every name pykern/__init__.py should re-export for kernels.
 __all__ = [
     "threadIdx",
@@ -143,6 +151,7 @@ __all__ = [
     "threadfence_system",
     "syncwarp",
     "atomic",
+    "literal_unroll",
     *_WAVE_NAMES,
     *_BIT_NAMES,
 ]

@@ -47,7 +47,7 @@ CASES = [
     ("def k(a):\n    return 1\n", F1, 2, 5, ["kernels cannot return a value"], "output array"),
     ("def k(a):\n    a[0:2] = 1\n", F1, 2, 7, ["assigning to a slice is not supported"], "a[i, j]"),
     ("def k(a):\n    a[0] = 1\n", "void(float32[:, :])", 2, 5, ["2-d array needs 2 indices"], "a[i, j] = v"),
-    ("def k(a):\n    print(a[0])\n", F1, 2, 5, ["cannot call Python function 'print'"], "device functions"),
+    ("def k(a):\n    print(a)\n", F1, 2, 11, ["print() in kernels takes numbers and string literals"], "one by one"),
     ("def k(a):\n    a[0] = (lambda x: x)(1)\n", F1, 2, 13, ["lambda is not supported"], None),
     ("def k(a):\n    try:\n        pass\n    except Exception:\n        pass\n", F1, 2, 5, ["try/except"], None),
     ("def k(a):\n    global G\n    G = 1\n", F1, 2, 5, ["'global'"], None),
@@ -89,7 +89,7 @@ CASES = [
     ("def k(a):\n    x = a.shape\n    a[0] = x + 1\n", F1, 3, 12, ["UniTuple(int64, 1)"], None),
     ("def k(a):\n    for i in range(0, 10, 0):\n        pass\n", F1, 2, 27, ["step must not be zero"], None),
     ("def k(a):\n    for i in range(1.5):\n        pass\n", F1, 2, 20, ["range() arguments must be integers"], None),
-    ("def k(a):\n    while a[0] > 0:\n        pass\n    else:\n        pass\n", F1, 5, 9, ["while/else"], None),
+    ("def k(a):\n    for x, y in zip(a, a, strict=True):\n        pass\n", F1, 2, 17, ["zip() in kernels"], None),
     ("def k(a):\n    a.x = 1\n", F1, 2, 5, ["cannot assign to attribute 'x'"], None),
     ("def k(a):\n    del a\n", F1, 2, 5, ["del is not supported"], None),
     ("def k(a):\n    assert a[0] > 0\n", F1, 2, 5, ["assert"], None),
@@ -186,9 +186,10 @@ def test_calling_a_kernel_from_a_kernel():
         def __init__(self, f):
             self.py_func = f
 
-    other = define("def other(a):\n    pass\n")
-    err = compile_error("def k(a):\n    other(a)\n", F1, other=FakeKernel(other))
-    assert "kernels cannot call kernels" in str(err) and "device=True" in err.hint
+    # numba-cuda compiles a plain @jit function called from a kernel as a device function
+    other = define("def other(a):\n    a[0] = 1.0\n")
+    mod = lower("def k(a):\n    other(a)\n", F1, other=FakeKernel(other))
+    assert len(mod.functions) == 1
 
 
 def test_source_unavailable():

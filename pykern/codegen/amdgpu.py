@@ -34,6 +34,8 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
+
 import re
 from dataclasses import replace
 from typing import Optional
@@ -353,6 +355,63 @@ class AmdgpuTarget(Target):
             fn.attributes.add("convergent")
         fn.attributes.add("nounwind")
         return fn
+
+    # ---------------------------------------------------------------- print
+    def print_line(self, fx, fmt, args):
+        """HIP's printf path (what clang emits for ``printf`` with the default
+        ``-mprintf-kind=hostcall``, llvm/lib/Transforms/Utils/AMDGPUEmitPrintf.cpp):
+        ``__ockl_printf_begin``, the format with ``__ockl_printf_append_string_n``
+        (length including the NUL), scalars as 64-bit words with
+        ``__ockl_printf_append_args`` (up to 7 per call), ``%s`` arguments with
+        ``append_string_n``; the last call says so. ockl reaches the hostcall
+        buffer through the implicit arguments, so the code object's metadata asks
+        the HIP runtime for it (``hidden_hostcall_buffer``)."""
+        ir = _ir()
+        b = fx.builder
+        i32, i64, gptr = ir.IntType(32), ir.IntType(64), ir.PointerType()
+        begin = self._declare(fx, "__ockl_printf_begin", i64, [i64])
+        append_args = self._declare(fx, "__ockl_printf_append_args", i64, [i64, i32] + [i64] * 7 + [i32])
+        append_str = self._declare(fx, "__ockl_printf_append_string_n", i64, [i64, gptr, i64, i32])
+
+        def text(t):
+            data = bytearray(t.encode("utf-8")) + b"\0"
+            name = f"__pykern_printf_{hashlib.sha1(bytes(data)).hexdigest()[:12]}"
+            g = fx.module.globals.get(name)
+            if g is None:
+                ty = ir.ArrayType(ir.IntType(8), len(data))
+                g = ir.GlobalVariable(fx.module, ty, name, addrspace=CONST)
+                g.global_constant = True
+                g.linkage = "private"
+                g.initializer = ir.Constant(ty, data)
+            return b.addrspacecast(g, gptr), len(data)
+
+        # the items after the format, in order: ("s", ptr, len) or ("w", i64)
+        items = []
+        for kind, v in args:
+            if kind == "b":
+                (pt, nt), (pf, nf) = text("True"), text("False")
+                items.append(("s", b.select(v, pt, pf), b.select(v, ir.Constant(i64, nt), ir.Constant(i64, nf))))
+            elif kind == "f":
+                items.append(("w", b.bitcast(v, i64)))
+            else:
+                items.append(("w", v))
+        desc = b.call(begin, [ir.Constant(i64, 0)])
+        fptr, flen = text(fmt)
+        desc = b.call(append_str, [desc, fptr, ir.Constant(i64, flen), ir.Constant(i32, int(not items))])
+        k = 0
+        while k < len(items):
+            if items[k][0] == "s":
+                _, p, n = items[k]
+                k += 1
+                desc = b.call(append_str, [desc, p, n, ir.Constant(i32, int(k == len(items)))])
+                continue
+            words = []
+            while k < len(items) and items[k][0] == "w" and len(words) < 7:
+                words.append(items[k][1])
+                k += 1
+            pad = [ir.Constant(i64, 0)] * (7 - len(words))
+            desc = b.call(append_args, [desc, ir.Constant(i32, len(words))] + words + pad
+                          + [ir.Constant(i32, int(k == len(items)))])
 
     def fence(self, fx, scope: str) -> None:
         sc = {"block": "workgroup", "device": "agent", "system": None}[scope]
@@ -786,10 +845,40 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         if libs:
             codeobject.verify(mod, "LLVM IR after linking the device libraries")
         codeobject.optimize(mod, tm, max(0, min(3, int(opt))))
+        if libs and "ockl" in libs:  # only ockl has such asm
+            mod = _drop_comment_asm(binding, mod)
         emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False)
     # ld.lld runs outside the lock: other threads may use LLVM meanwhile
     emitted.binary = toolchain.link_shared(emitted.obj)
     return Built(emitted, a, libs)
+
+
+#: ockl's "hoisting hack" inline asm: a comment with the value tied in a VGPR
+#: (``asm sideeffect "; ...", "=v,0"(i32 %x)``), e.g. in the hostcall behind printf
+_COMMENT_ASM = re.compile(
+    r'(%[\w.]+) = (?:tail |notail |musttail )?call (i32|i64) asm sideeffect "; [^"]*", "=v,0"'
+    r'\((?:i32|i64) (?:noundef )?(%[\w.]+)\)[^\n]*'
+)
+
+
+def _drop_comment_asm(binding, mod):
+    """Replace comment-only inline asm with ``freeze`` (the identity it is): llvmlite
+    has no AMDGPU asm parser, and LLVM's object streamer aborts the process on any
+    inline asm without one. Done after optimisation, when IR passes already
+    respected the asm as a barrier; the callers that rely on it (ockl's hostcall)
+    are ``optnone`` and keep the call boundary."""
+    text = str(mod)
+    if "asm sideeffect" not in text:
+        return mod
+    text = _COMMENT_ASM.sub(r"\1 = freeze \2 \3", text)
+    if re.search(r"\basm\s+sideeffect\b", text):
+        raise CompileError("internal error: the kernel contains inline assembly pykern cannot emit",
+                           hint="llvmlite has no AMDGPU assembly parser")
+    new = binding.parse_assembly(text)
+    new.triple, new.data_layout = mod.triple, mod.data_layout
+    codeobject_verify = __import__("pykern.codegen.codeobject", fromlist=["verify"]).verify
+    codeobject_verify(new, "LLVM IR after removing comment-only inline asm")
+    return new
 
 
 def _kernel_names(ir_text: str) -> list:

@@ -415,6 +415,40 @@ class CpuTarget(Target):
             for k, v in enumerate(vals[:12]):
                 b.store(v, _gep(b, ctx, C_VALS + 8 * k))
 
+    # ---- print(): one snprintf into a stack buffer, then one write(2) call, so that
+    # lines from threads running in parallel never interleave mid-line (a write of
+    # at most PIPE_BUF bytes to a pipe is atomic; to a file it takes the offset once)
+    PRINT_BUFFER = 1024
+
+    def print_line(self, fx, fmt, args):
+        b = fx.builder
+        mod = fx.module
+        i8, i32, i64 = L.IntType(8), L.IntType(32), L.IntType(64)
+
+        def declare(name, fnty):
+            f = mod.globals.get(name)
+            return f if f is not None else L.Function(mod, fnty, name)
+
+        snprintf = declare("snprintf", L.FunctionType(i32, [PTR, i64, PTR], var_arg=True))
+        write = declare("write", L.FunctionType(i64, [i32, PTR, i64]))
+        n = self.PRINT_BUFFER
+        buf = fx.alloca(L.ArrayType(i8, n), name="print.buf")
+        vals = []
+        for kind, v in args:
+            if kind == "b":
+                zero = [L.Constant(i32, 0)] * 2
+                v = b.select(v, fx.cstring("True").gep(zero), fx.cstring("False").gep(zero))
+            vals.append(v)
+        out = b.call(snprintf, [buf, L.Constant(i64, n), fx.cstring(fmt)] + vals)
+        out = b.sext(out, i64)
+        # a line longer than the buffer is cut, and still ends with its newline
+        cut = b.icmp_signed(">=", out, L.Constant(i64, n))
+        with b.if_then(cut):
+            b.store(L.Constant(i8, 10), b.gep(buf, [L.Constant(i64, 0), L.Constant(i64, n - 2)]))
+        size = b.select(cut, L.Constant(i64, n - 1), out)
+        size = b.select(b.icmp_signed("<", size, L.Constant(i64, 0)), L.Constant(i64, 0), size)
+        b.call(write, [L.Constant(i32, 1), buf, size])
+
     # ---- output
     def finalize(self, lowered: LoweredKernel) -> KernelArtifact:
         info = lowered.info

@@ -1140,6 +1140,16 @@ class FunctionLowering:
         self.fail(f"{what} exceeds the {self.target.name} target's limit of {limit} bytes {per}",
                   hint="use fewer or smaller arrays (global memory has no such limit)")
 
+    def _x_GlobalArray(self, e):
+        b = self.builder
+        v = _zero(self.types.value(e.type))
+        v = b.insert_value(v, L.Constant(I64, e.address).inttoptr(self.types.ptr("global")), 0)
+        for k, s in enumerate(e.shape):
+            v = b.insert_value(v, L.Constant(I64, int(s)), [1, k])
+        for k, s in enumerate(e.strides):
+            v = b.insert_value(v, L.Constant(I64, int(s)), [2, k])
+        return v
+
     def _x_ConstArray(self, e):
         t = e.type
         et = self.types.memory(t.dtype)
@@ -1255,6 +1265,13 @@ class FunctionLowering:
             return b.select(take_c, c, a)
         if n == "round":
             return tgt.math(self, "rint", args, e.type)
+        if n == "print":
+            kinds = ["b" if isinstance(a.type, T.Boolean) else "f" if isinstance(a.type, T.Float) else "i"
+                     for a in e.args]
+            vals = [self._to_bool(v, a.type) if k == "b" and v.type != I1 else v
+                    for v, a, k in zip(args, e.args, kinds)]
+            tgt.print_line(self, e.attrs["format"], list(zip(kinds, vals)))
+            return None
         if n in _MATH_NAMES:
             return tgt.math(self, n, args, e.type)
         self.fail(f"internal error: intrinsic {n!r} not implemented by codegen")

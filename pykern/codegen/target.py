@@ -399,6 +399,15 @@ class Target(abc.ABC):
         axis). ``lower.py`` then stops the thread (returns from the kernel).
         Default: nothing (targets without an error channel just stop)."""
 
+    def print_line(self, fx, fmt: str, args: list) -> None:
+        """``print()`` in a kernel: one whole line. ``fmt`` is printf text (``%lld``
+        ``%llu`` ``%f``, ``%s`` for a boolean printed True/False, ``%%``, ending in
+        a newline); ``args`` a list of ``(kind, value)``, kind "i" (i64), "f"
+        (double) or "b" (i1)."""
+        from ..errors import CompileError
+
+        raise CompileError("print() is not supported on this target")
+
     # --------------------------------------------------------------- output
     @abc.abstractmethod
     def finalize(self, lowered: LoweredKernel) -> "KernelArtifact":

@@ -11,17 +11,22 @@ Supported inside kernels: see ``infer`` for the typing rules. Statements:
 assignment (incl. tuple unpacking, ``a = b = v``, ``x: float32 = v``),
 augmented assignment (also ``a[i] += v``), ``if/elif/else`` (constant
 conditions prune the dead branch), ``for`` over ``range``/1-d arrays/tuples,
-``while``, ``break``, ``continue``, ``return``, ``pass``, docstrings.
+``enumerate``/``zip`` of those, ``literal_unroll`` (body copied per element),
+``while``, ``for/else``, ``while/else``, ``break``, ``continue``, ``return``,
+``pass``, docstrings, ``print`` of numbers and string literals.
 Expressions: arithmetic, comparisons (chained), ``and/or/not``, conditional
 expressions, tuples, indexing (``a[i, j]``, ``a[i][j]``, tuple-valued indices,
 negative constants), ``.shape/.size/.ndim/.strides/.dtype``, calls of the
 kernel namespace (``pykern.stubs``), ``math``/numpy math, builtins
 (abs min max round int float bool len pow range), scalar type constructors and
-device functions (positional, keyword and default arguments). Globals and
-closure variables are frozen when compiling; numpy arrays become const arrays.
+device functions (positional, keyword and default arguments; types, functions
+and needed int literals as compile-time arguments; declared signatures convert),
+``operator`` functions, namedtuples, Enum members. Globals and closure variables
+are frozen when compiling; numpy arrays become const arrays, device arrays are
+captured by address.
 Array views (``a[i]``, ``a[i, 1:5]``, ``a[::-1]``) are ``ArrayView`` nodes.
 Everything else (with, try, raise, assert, lambda, classes, comprehensions,
-strings, lists/dicts, assignment to slices, global/nonlocal, imports, *args) is a
+strings other than print's literals, lists/dicts, assignment to slices, global/nonlocal, imports, *args) is a
 ``CompileError`` with the location and a hint.
 
 Example::

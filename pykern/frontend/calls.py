@@ -20,7 +20,8 @@ import numpy as np
 from .. import stubs
 from . import infer, ir
 from . import types as T
-from .lower_ast import PartialIndex, PyObj, _is_weak, _weakval, is_pure
+from ..errors import CompileError
+from .lower_ast import PartialIndex, PyObj, _BoundMethod, _is_weak, _weakval, is_pure
 
 # ---------------------------------------------------------------- tables
 
@@ -68,17 +69,15 @@ def lower_call(lw, fobj, node):
         if handler is None:
             raise lw.error(f"'{name}' cannot be called", node)
         return handler(lw, node, f._pk_name)
-    if getattr(f, "__pykern_device__", False):
+    if hasattr(f, "py_func") and (hasattr(f, "__pykern_device__") or _numba_dispatcher(f)):
+        # a device function, or a plain @jit function called from a kernel: numba-cuda
+        # compiles the callee as a device function either way
         return _device_call(lw, f, name, node)
-    if hasattr(f, "py_func") and hasattr(f, "__pykern_device__"):
-        raise lw.error(
-            f"'{name}' is a kernel; kernels cannot call kernels",
-            node,
-            hint="make the callee a device function: @pykern.jit(device=True)",
-        )
     handler = _BUILTINS.get(f) if _hashable(f) else None
     if handler is not None:
         return handler(lw, node, name)
+    if _hashable(f) and f in _operator_table():
+        return _operator_call(lw, node, name, _operator_table()[f])
     unary, binary, preds, np_unary, np_binary, np_preds = _tables()
     if _hashable(f):
         if f is math.log:
@@ -114,6 +113,10 @@ def lower_call(lw, fobj, node):
             raise lw.error(f"np.dtype() of {val!r}", node) from None
     if isinstance(f, T.Type) or (isinstance(f, type) and issubclass(f, np.generic)):
         return _convert(lw, node, name, lw.dtype_of(fobj, node.func))
+    if isinstance(f, type) and issubclass(f, tuple) and isinstance(getattr(f, "_fields", None), tuple):
+        return _namedtuple(lw, node, f)
+    if isinstance(f, _BoundMethod):
+        return _bit_count(lw, node, f)
     if isinstance(f, type) and f is not bool and f is not int and f is not float:
         raise lw.error(f"cannot create {name} objects in kernels", node)
     foreign = _foreign_scalar_type(f)
@@ -125,6 +128,13 @@ def lower_call(lw, fobj, node):
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
         "builtins abs/min/max/round/int/float/bool/len and the pykern kernel functions",
     )
+
+
+def _numba_dispatcher(f) -> bool:
+    """``@numba.njit``/``@numba.jit`` functions: numba-cuda compiles them for the GPU
+    when a kernel calls them; so does pykern (from their ``py_func``)."""
+    mod = str(getattr(type(f), "__module__", ""))
+    return mod.startswith("numba") and hasattr(getattr(f, "py_func", None), "__code__")
 
 
 def _foreign_scalar_type(f):
@@ -558,10 +568,13 @@ def _round(lw, node, name):
     ft = v.type
     if nd == 0:
         return _in_float(lw, node, "round", [v], ft)
-    p = lw.const(10.0 ** abs(nd), ft, node)
-    scaled = ir.BinOp("*" if nd > 0 else "/", v, p, ft, lw.loc(node))
-    r = _in_float(lw, node, "round", [scaled], ft)
-    return ir.BinOp("/" if nd > 0 else "*", r, p, ft, lw.loc(node))
+    # scaled in float64 whatever the type, as numba and Python do: in float32,
+    # 14.415f * 100 rounds up to 1441.5 and the result would be 14.42, not 14.41
+    v, ct = lw.cast(v, T.float64, node), T.float64
+    p = lw.const(10.0 ** abs(nd), ct, node)
+    scaled = ir.BinOp("*" if nd > 0 else "/", v, p, ct, lw.loc(node))
+    r = _in_float(lw, node, "round", [scaled], ct)
+    return lw.cast(ir.BinOp("/" if nd > 0 else "*", r, p, ct, lw.loc(node)), ft, node)
 
 
 def _convert(lw, node, name, t):
@@ -618,7 +631,124 @@ _BUILTINS = {
     builtins.float: _float,
     builtins.bool: _bool,
     builtins.pow: _pow,
+    builtins.print: lambda lw, node, name: _print(lw, node),
 }
+
+
+def _print(lw, node):
+    """``print(a, "text", b)``: one line, items separated by spaces, formatted as
+    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False)."""
+    for kw in node.keywords:
+        raise lw.error(f"print() keyword '{kw.arg}' is not supported in kernels", node,
+                       "print numbers and string literals separated by commas")
+    fmt, args = [], []
+    for a in node.args:
+        text = a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None
+        v = None
+        if text is None:
+            v = lw.expr(a)
+            if isinstance(v, PyObj) and isinstance(v.value, str):
+                text, v = v.value, None
+        if text is not None:
+            fmt.append(text.replace("%", "%%"))
+            continue
+        if isinstance(a, ast.Starred):
+            raise lw.error("print(*args) is not supported in kernels", a)
+        v = lw.to_ir(v, a)
+        t = v.type
+        if not t.is_scalar:
+            raise lw.error(f"print() in kernels takes numbers and string literals, not a {t}", a,
+                           "print the elements one by one, e.g. print(a[0], a[1])")
+        if isinstance(t, T.Boolean):
+            fmt.append("%s")
+        elif isinstance(t, T.Integer):
+            fmt.append("%llu" if not t.signed else "%lld")
+            v = lw.cast(v, T.int64 if t.signed else T.uint64, a)
+        else:
+            fmt.append("%f")
+            v = lw.cast(v, T.float64, a)
+        args.append(v)
+    return _intr(lw, "print", args, T.void, node, format=" ".join(fmt) + "\n")
+
+
+# ---------------------------------------------------------------- namedtuples, int.bit_count
+
+
+def _namedtuple(lw, node, cls):
+    """``Point(1.0, y=2.0)`` of a ``collections.namedtuple``/``typing.NamedTuple`` class."""
+    fields = cls._fields
+    defaults = dict(getattr(cls, "_field_defaults", {}) or {})
+    a = _args(lw, node, list(fields), defaults, cls.__name__)
+    elems = []
+    for fname in fields:
+        v = lw.value(a[fname]) if fname in a else lw.to_ir(PyObj(defaults[fname], f"{cls.__name__}.{fname}"), node)
+        if isinstance(v.type, T.Void):
+            raise lw.error("a call that returns nothing cannot be a namedtuple field", node)
+        elems.append(_strong(lw, v, node) if _is_weak(v) else v)
+    return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), tuple(fields), cls.__name__), lw.loc(node))
+
+
+def _bit_count(lw, node, bm):
+    """``x.bit_count()``: set bits of ``abs(x)`` (Python's int.bit_count), int64."""
+    _nargs(lw, node, "bit_count", 0)
+    v = _strong(lw, bm.value, node) if _is_weak(bm.value) else bm.value
+    if _is_weak(bm.value):
+        return lw.pyconst(abs(bm.value.value).bit_count(), node)
+    if isinstance(v.type, T.Boolean):
+        return lw.cast(v, T.int64, node)
+    if v.type.signed:
+        v = ir.IfExp(ir.Compare("<", v, ir.Const(0, v.type, lw.loc(node)), T.boolean, lw.loc(node)),
+                     ir.UnaryOp("-", v, v.type, lw.loc(node)), v, v.type, lw.loc(node))
+    # abs(MIN) wraps to MIN, whose bit pattern has the one bit Python counts too
+    return lw.cast(_intr(lw, "popc", [v], T.int32, node), T.int64, node)
+
+
+# ---------------------------------------------------------------- the operator module
+
+_OPERATORS = None
+
+
+def _operator_table():
+    """``operator.add`` -> ("bin", "+") etc.: what each supported function means."""
+    global _OPERATORS
+    if _OPERATORS is None:
+        import operator as op
+
+        bins = {op.add: "+", op.sub: "-", op.mul: "*", op.truediv: "/", op.floordiv: "//", op.mod: "%",
+                op.pow: "**", op.lshift: "<<", op.rshift: ">>", op.and_: "&", op.or_: "|", op.xor: "^"}
+        # the in-place forms act like the plain ones on numbers (which are immutable)
+        bins.update({op.iadd: "+", op.isub: "-", op.imul: "*", op.itruediv: "/", op.ifloordiv: "//",
+                     op.imod: "%", op.ipow: "**", op.ilshift: "<<", op.irshift: ">>", op.iand: "&",
+                     op.ior: "|", op.ixor: "^"})
+        cmps = {op.lt: "<", op.le: "<=", op.eq: "==", op.ne: "!=", op.gt: ">", op.ge: ">="}
+        unary = {op.neg: ast.USub(), op.pos: ast.UAdd(), op.invert: ast.Invert(), op.inv: ast.Invert(),
+                 op.not_: ast.Not()}
+        _OPERATORS = {**{f: ("bin", o) for f, o in bins.items()}, **{f: ("cmp", o) for f, o in cmps.items()},
+                      **{f: ("unary", o) for f, o in unary.items()}, op.abs: ("abs", None),
+                      op.truth: ("truth", None), op.index: ("index", None), op.getitem: ("getitem", None)}
+    return _OPERATORS
+
+
+def _operator_call(lw, node, name, what):
+    kind, o = what
+    if kind in ("bin", "cmp"):
+        _nargs(lw, node, name, 2)
+        lhs, rhs = lw.value(node.args[0]), lw.value(node.args[1])
+        return lw.binop(o, lhs, rhs, node) if kind == "bin" else lw.compare(o, lhs, rhs, node)
+    if kind == "getitem":  # operator.getitem(a, i) is a[i]
+        _nargs(lw, node, name, 2)
+        return lw.expr(ast.copy_location(ast.Subscript(node.args[0], node.args[1], ast.Load()), node))
+    _nargs(lw, node, name, 1)
+    if kind == "unary":
+        return lw.expr_UnaryOp(ast.copy_location(ast.UnaryOp(o, node.args[0]), node))
+    if kind == "abs":
+        return _abs(lw, node, name)
+    if kind == "truth":
+        return lw.cond(node.args[0])
+    v = lw.value(node.args[0])
+    if not isinstance(v.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"operator.index() needs an integer, not {v.type}", node.args[0])
+    return v
 
 
 # ---------------------------------------------------------------- device functions
@@ -647,21 +777,77 @@ def _device_call(lw, dev, name, node):
         if kw.arg in given:
             raise lw.error(f"device function '{name}' got two values for '{kw.arg}'", node)
         given[kw.arg] = kw.value
-    args = []
+    sigs = getattr(dev, "_signatures", None) or []
+    try:
+        return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, False)
+    except CompileError as e:
+        if sigs or not getattr(e, "needs_constant", False):
+            raise
+        # as numba: int literal arguments become compile-time values only when the callee needs them
+        return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, True)
+
+
+def _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, literal_ints):
+    assigned = lw.mb.assigned_params(pyfunc) if literal_ints else set()
+    args, arg_nodes, static = [], [], {}
     for k, pn in enumerate(pnames):
         if pn in given:
             a = given[pn]
-            v = lw.value(a)
+            v = lw.expr(a)
         elif k >= first_default:
             a = node
-            v = lw.to_ir(PyObj(defaults[k - first_default], f"default of {pn}"), node)
+            v = PyObj(defaults[k - first_default], f"default of {pn}")
         else:
             raise lw.error(f"device function '{name}' is missing argument '{pn}'", node)
+        sv = _static_value(v)
+        if isinstance(sv, int) and (not literal_ints or pn in assigned):
+            sv = _NOT_STATIC
+        if sv is not _NOT_STATIC and not sigs:
+            static[pn] = sv  # a compile-time value: the callee is specialised to it, as numba does
+            continue
+        v = lw.to_ir(v, a)
         if isinstance(v.type, T.Void):
             raise lw.error("a call that returns nothing cannot be an argument", a)
         args.append(_strong(lw, v, a))
-    fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node))
+        arg_nodes.append(a)
+    ret = None
+    if sigs:
+        from . import overloads
+
+        try:
+            ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'")
+        except TypeError as e:
+            raise lw.error(str(e), node) from None
+        # the declared signature converts the arguments (numba: int64 params given 1.5 get 1)
+        args = [lw.cast(a, t, an) for a, t, an in zip(args, sig_types, arg_nodes)]
+    fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node), static=static, ret=ret)
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
+
+
+_NOT_STATIC = object()
+
+
+def _static_value(v):
+    """The compile-time value of a device-function argument, or ``_NOT_STATIC``:
+    types (``uint32``, ``np.float64``, numba types), functions (``cuda.atomic.add``,
+    device functions, ``operator.add``, ``math.sin``) and int literals are passed
+    at compile time; the callee is specialised per value (numba does the same)."""
+    if isinstance(v, ir.Const):
+        if (_is_weak(v) or getattr(v, "_literal", False)) and isinstance(v.value, int) and not isinstance(v.value, bool):
+            return v.value
+        return _NOT_STATIC
+    if not isinstance(v, PyObj):
+        return _NOT_STATIC
+    x = v.value
+    if isinstance(x, bool) or isinstance(x, (float, np.generic, np.ndarray, tuple)):
+        return _NOT_STATIC
+    if isinstance(x, int):
+        return x
+    if isinstance(x, stubs.Stub):
+        return _NOT_STATIC if x._pk_name in ("warpsize", "laneid") else x
+    if isinstance(x, (T.Type, np.dtype, type)) or callable(x) or _foreign_scalar_type(x) is not None:
+        return x
+    return _NOT_STATIC
 
 
 _STUB_HANDLERS = {

@@ -129,8 +129,11 @@ def _python_function(obj: Any) -> types.FunctionType | None:
 
 
 def _is_device_function(obj: Any) -> bool:
+    # any @jit function a kernel may call: device functions, kernels (numba-cuda compiles
+    # a kernel called from a kernel as a device function) and numba's own dispatchers
     try:
-        return getattr(obj, "__pykern_device__", False) is True and _python_function(obj) is not None
+        jitted = hasattr(obj, "__pykern_device__") or str(getattr(type(obj), "__module__", "")).startswith("numba")
+        return jitted and not isinstance(obj, types.FunctionType) and _python_function(obj) is not None
     except Exception:  # an exotic object whose getattr raises is not a device function
         return False
 
@@ -168,6 +171,10 @@ def value_digest(value: Any) -> str:
         return f"device:{_qualified_name(_python_function(value))}"
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or _python_function(value):
         return f"function:{_qualified_name(_python_function(value) or value)}"
+    cai = getattr(value, "__cuda_array_interface__", None) if hasattr(t, "__cuda_array_interface__") else None
+    if isinstance(cai, dict):
+        # a device array global is captured by reference: the code holds its address
+        return f"device-array:{cai.get('data')}:{cai.get('shape')}:{cai.get('strides')}:{cai.get('typestr')}"
     if mod.startswith("pykern."):
         # pykern's own objects (types, intrinsics): their str() is their meaning
         text = str(value)

@@ -42,7 +42,10 @@ Tuples and loops
     element's type; a tuple of one scalar type may also be indexed by a run-time
     integer (a select chain; negative indices count from the end).
   * ``for x in seq`` works for 1-d arrays and tuples of one scalar type (a hidden
-    int64 index loop); any other iterable except ``range`` is an error.
+    int64 index loop), also inside ``enumerate`` (int64 counter) and ``zip`` (stops
+    at the shortest); ``literal_unroll(t)`` copies the body per element, each copy
+    with its own loop variable, so elements may differ in type; any other iterable
+    except ``range`` is an error.
   * A device function's return type is the unification of its ``return``
     values; falling off the end of a function that returns values elsewhere
     returns zero(s).
@@ -299,6 +302,12 @@ def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
         return want(1) or (
             None if argtypes[0].is_scalar and not isinstance(result, T.Boolean) and argtypes[0] == result else "abs is (x) -> x"
         )
+    if name == "print":
+        if not isinstance(result, T.Void) or not isinstance(attrs.get("format"), str):
+            return "print is (int64 | uint64 | float64 | boolean ...) -> void with attrs format"
+        if any(a not in (T.int64, T.uint64, T.float64, T.boolean) for a in argtypes):
+            return f"print takes int64, uint64, float64 or boolean values, got ({', '.join(map(str, argtypes))})"
+        return None
     if name in ("min", "max"):
         return want(2) or (
             None if result.is_scalar and all(a == result for a in argtypes) else f"{name} is (x, x) -> x"

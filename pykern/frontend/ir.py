@@ -318,6 +318,23 @@ class ConstArray(Expr):
 
 
 @dataclass(eq=False)
+class GlobalArray(Expr):
+    """A device array referenced as a global of the kernel: captured by
+    reference, as numba does -- its address, shape and byte strides are
+    compile-time constants (the kernel sees later writes to the array, and
+    must not outlive it)."""
+
+    address: int
+    shape: tuple
+    strides: tuple  # bytes
+    type: T.Type  # T.Array(space="global")
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"global_array(0x{self.address:x}){self.shape!r}:{self.type.dtype}"
+
+
+@dataclass(eq=False)
 class Slice(Expr):
     """One ``start:stop:step`` item of an ``ArrayView``; each part is an int64
     expression or None (Python's default). Only valid inside ``ArrayView.items``."""
@@ -598,4 +615,7 @@ INTRINSICS = {
     "min": "(x, x) -> x (floats: NaN-propagating like Python's min(a, b) ordering: returns a if not b < a)",
     "max": "(x, x) -> x (floats: returns a if not b > a)",
     "round": "(f) -> f  (round half to even, like Python/numpy)",
+    # --- output; attrs {"format": printf text with %lld (int64), %llu (uint64),
+    #     %f (float64), %s (boolean: True/False), literal text escaped as %%}; one whole line ---
+    "print": "(int64 | uint64 | float64 | boolean ...) -> void  [format]",
 }

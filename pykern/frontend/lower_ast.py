@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import math
 import operator
 import re
@@ -48,6 +49,23 @@ class PyObj:
     def __init__(self, value, name: str = ""):
         self.value = value
         self.name = name
+
+
+def NeedsConstant(msg, loc, hint=None) -> CompileError:
+    """A CompileError saying a value had to be known at compile time. A device
+    function whose int arguments are literals at the call site is then
+    specialised to their values and lowered again (numba's literal dispatch)."""
+    e = CompileError(msg, loc, hint)
+    e.needs_constant = True
+    return e
+
+
+class _BoundMethod:
+    """``x.bit_count`` of a kernel value, only valid when called."""
+
+    def __init__(self, value, attr: str):
+        self.value = value
+        self.attr = attr
 
 
 class PartialIndex:
@@ -233,6 +251,8 @@ class ModuleBuilder:
         self.stack: list = []  # py_funcs being lowered (recursion check)
         self.names: set = set()
         self.const_arrays: dict = {}  # id(array) -> (name, array)
+        self.active: dict = {}  # specialisation key -> FunctionLowerer lowering it now
+        self._assigned: dict = {}  # py_func -> names its body assigns
 
     def unique_name(self, base: str) -> str:
         name, k = base, 1
@@ -249,29 +269,70 @@ class ModuleBuilder:
             self.const_arrays[id(arr)] = entry
         return entry[0]
 
-    def device_function(self, pyfunc, argtypes: list, loc) -> ir.Function:
-        key = (pyfunc, tuple(argtypes))
+    def device_function(self, pyfunc, argtypes: list, loc, *, static=None, ret=None) -> ir.Function:
+        """The ``ir.Function`` of ``pyfunc`` specialised to ``argtypes`` and the
+        compile-time arguments ``static`` (parameter name -> value); ``ret`` is a
+        declared return type. A recursive call (the same specialisation, being
+        lowered) needs ``ret``: it gets a prototype with the known name."""
+        static = dict(static or {})
+        key = (pyfunc, tuple(argtypes), tuple(sorted(static.items(), key=lambda kv: kv[0])))
         name = self.specs.get(key)
         if name is not None:
             return self.functions[name]
+        active = self.active.get(key)
+        if active is not None and active.declared_ret is not None:
+            return _Prototype(active.name, active.declared_ret)
         if any(f is pyfunc for f in self.stack):
             chain = " -> ".join(getattr(f, "__name__", "?") for f in self.stack + [pyfunc])
             raise CompileError(
-                f"recursive call of device function '{getattr(pyfunc, '__name__', pyfunc)}' ({chain}) is not supported",
+                f"recursive call of device function '{getattr(pyfunc, '__name__', pyfunc)}' ({chain}) needs a signature",
                 loc,
-                hint="GPUs have no call stack for recursion; rewrite it as a loop",
+                hint="declare its types, e.g. @pykern.jit(\"int64(int64)\", device=True), "
+                "so the recursive call's return type is known (as numba requires); or rewrite it as a loop",
             )
-        fn = FunctionLowerer(self, pyfunc, argtypes, is_kernel=False).lower()
+        lowerer = FunctionLowerer(self, pyfunc, argtypes, is_kernel=False, static=static, ret=ret)
+        self.active[key] = lowerer
+        try:
+            fn = lowerer.lower()
+        finally:
+            del self.active[key]
         self.specs[key] = fn.name
         self.functions[fn.name] = fn
         return fn
+
+    def assigned_params(self, pyfunc) -> set:
+        """Parameters of ``pyfunc`` its body assigns to (these cannot be compile-time values)."""
+        out = self._assigned.get(pyfunc)
+        if out is None:
+            node = ParsedFunction(pyfunc).node
+            out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            self._assigned[pyfunc] = out
+        return out
+
+
+class _Prototype:
+    """A device function known by name and return type while its body is still
+    being lowered (a recursive call)."""
+
+    def __init__(self, name: str, return_type: T.Type):
+        self.name = name
+        self.return_type = return_type
+
+
+def _static_token(v) -> str:
+    if isinstance(v, int):
+        return str(v).replace("-", "m")
+    return _sanitize(getattr(v, "_pk_name", None) or getattr(v, "__name__", None) or str(v))
 
 
 class FunctionLowerer:
     """Lowers one Python function, specialised to ``argtypes``, to an ``ir.Function``."""
 
-    def __init__(self, mb: ModuleBuilder, pyfunc, argtypes, *, is_kernel: bool):
+    def __init__(self, mb: ModuleBuilder, pyfunc, argtypes, *, is_kernel: bool, static=None, ret=None):
         self.mb = mb
+        # compile-time arguments (a type, a function, an int literal): parameter name -> value
+        self.static = dict(static or {})
+        self.declared_ret = ret  # a declared signature's return type: every return converts to it
         self.pyfunc = pyfunc
         self.is_kernel = is_kernel
         self.pf = ParsedFunction(pyfunc)
@@ -283,7 +344,10 @@ class FunctionLowerer:
         if is_kernel:
             self.name = mb.unique_name(_sanitize(self.pyname))
         else:
-            self.name = mb.unique_name(mangle(self.pyname, self.argtypes))
+            base = mangle(self.pyname, self.argtypes)
+            if self.static:
+                base += "__s" + "_".join(_static_token(v) for _, v in sorted(self.static.items()))
+            self.name = mb.unique_name(base)
         self.local_names = set(self.params) | self._assigned_names()
 
     # ------------------------------------------------------------------ setup
@@ -301,7 +365,7 @@ class FunctionLowerer:
                 raise self.error(f"{what} parameters are not supported in kernels", bad, "list the parameters explicitly")
         if a.kwonlyargs:
             raise self.error("keyword-only parameters are not supported in kernels", a.kwonlyargs[0])
-        names = [p.arg for p in a.posonlyargs + a.args]
+        names = [p.arg for p in a.posonlyargs + a.args if p.arg not in self.static]
         if len(names) != len(self.argtypes):
             kind = "kernel" if self.is_kernel else "device function"
             raise self.error(
@@ -334,6 +398,8 @@ class FunctionLowerer:
         def_loc = self.loc(self.node)
         self.vartypes = {n: (t, def_loc) for n, t in zip(self.params, self.argtypes)}
         self.ret = (T.void, def_loc) if self.is_kernel else None
+        if self.declared_ret is not None:
+            self.ret = (self.declared_ret, def_loc)
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.skipped = []
@@ -341,6 +407,8 @@ class FunctionLowerer:
             self.loop_depth = 0
             self.alloc_count = 0
             self.assigned_so_far = set(self.params)
+            self.else_flags = []  # per enclosing loop: its for/else flag or None
+            self.renames = {}  # literal_unroll: loop variable -> its name in the current copy
             body = self.block(self.node.body)
             if not self.changed:
                 break
@@ -498,6 +566,7 @@ class FunctionLowerer:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
 
     def set_var(self, name: str, value: ir.Expr, node):
+        name = self.renames.get(name, name)
         self.assigned_so_far.add(name)
         t = value.type
         if isinstance(t, T.Void):
@@ -587,21 +656,54 @@ class FunctionLowerer:
         self.emit(ir.If(cond, then, orelse, self.loc(node)))
 
     def stmt_While(self, node):
-        if node.orelse:
-            raise self.error("while/else is not supported in kernels", node.orelse[0], "use a flag variable")
+        flag = self.loop_else_begin(node)
         cond = self.cond(node.test)
         self.loop_depth += 1
+        self.else_flags.append(flag)
         try:
             body = self.block(node.body)
         finally:
             self.loop_depth -= 1
+            self.else_flags.pop()
         self.emit(ir.While(cond, body, self.loc(node)))
+        self.loop_else_end(node, flag)
+
+    # for/else and while/else: a hidden flag set by each `break` of the loop; the else
+    # block runs when the loop ended without one (as in Python)
+    def loop_else_begin(self, node, force: bool = False):
+        if not node.orelse and not force:
+            return None
+        flag = f"$broke{node.lineno}_{node.col_offset}"
+        self.vartypes.setdefault(flag, (T.boolean, self.loc(node)))
+        self.emit(ir.Assign(flag, ir.Const(False, T.boolean, self.loc(node)), self.loc(node)))
+        return flag
+
+    def loop_else_end(self, node, flag):
+        if flag is None or not node.orelse:
+            return
+        loc = self.loc(node.orelse[0])
+        orelse = self.block(node.orelse)
+        self.emit(ir.If(ir.UnaryOp("not", ir.Var(flag, T.boolean, loc), T.boolean, loc), orelse, [], loc))
 
     def stmt_For(self, node):
-        if node.orelse:
-            raise self.error("for/else is not supported in kernels", node.orelse[0], "use a flag variable")
         it = node.iter
         fobj = self.expr(it.func) if isinstance(it, ast.Call) else None
+        unroll = isinstance(fobj, PyObj) and _is_literal_unroll(fobj.value)
+        flag = self.loop_else_begin(node, force=unroll)
+        self.else_flags.append(flag)
+        try:
+            if unroll:
+                self.for_unroll(node, flag)
+            elif isinstance(fobj, PyObj) and fobj.value in (builtins.enumerate, builtins.zip):
+                self.for_iter(node)
+            else:
+                self.for_loop(node, fobj)
+        finally:
+            self.else_flags.pop()
+        self.loop_else_end(node, flag)
+
+    def for_loop(self, node, fobj):
+        it = node.iter
         if not (isinstance(fobj, PyObj) and fobj.value is builtins.range):
             self.for_each(node)
             return
@@ -670,7 +772,8 @@ class FunctionLowerer:
         elif isinstance(t, T.Tuple):
             if t.elems and not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
                 raise self.error(
-                    f"kernels can loop over tuples of one scalar type, not {t}", it, "index the tuple by constants"
+                    f"kernels can loop over tuples of one scalar type, not {t}", it,
+                    "loop over a tuple of mixed types with literal_unroll(t), or index it by constants",
                 )
         else:
             raise self.error(
@@ -712,7 +815,188 @@ class FunctionLowerer:
     def stmt_Break(self, node):
         if not self.loop_depth:
             raise self.error("'break' outside a loop", node)
+        if self.else_flags and self.else_flags[-1]:
+            self.emit(ir.Assign(self.else_flags[-1], ir.Const(True, T.boolean, self.loc(node)), self.loc(node)))
         self.emit(ir.Break(self.loc(node)))
+
+    # ------------------------------------------------------ enumerate, zip, literal_unroll
+
+    def for_iter(self, node):
+        """``for i, x in enumerate(seq)`` / ``for a, b in zip(s, t)`` (nested freely, over
+        arrays, tuples of one scalar type and ``range``): a hidden int64 index loop."""
+        length, elem = self.iter_seq(node.iter)
+        ivar = f"$i{node.lineno}_{node.col_offset}"
+        self.vartypes.setdefault(ivar, (T.int64, self.loc(node)))
+        loc = self.loc(node)
+        self.loop_depth += 1
+        saved = self.out
+        try:
+            self.out = []
+            self.assign_expr(node.target, elem(ir.Var(ivar, T.int64, loc)), node)
+            head = self.out
+        finally:
+            self.out = saved
+        try:
+            body = head + self.block(node.body)
+        finally:
+            self.loop_depth -= 1
+        self.emit(ir.ForRange(ivar, ir.Const(0, T.int64, loc), length, ir.Const(1, T.int64, loc), body, loc))
+
+    def _pure(self, v: ir.Expr, node) -> ir.Expr:
+        return v if is_pure(v) else self.temp(v, node)
+
+    def iter_seq(self, it):
+        """``(length, elem)`` of an iterable: an int64 length evaluated before the loop
+        and ``elem(index)`` building the element for an int64 index."""
+        loc = self.loc(it)
+        i64 = T.int64
+        fv = None
+        if isinstance(it, ast.Call):
+            f = self.expr(it.func)
+            fv = f.value if isinstance(f, PyObj) else None
+        if fv is builtins.enumerate:
+            kws = {k.arg: k.value for k in it.keywords}
+            if not 1 <= len(it.args) <= 2 or set(kws) - {"start"} or len(it.args) + len(kws) > 2:
+                raise self.error("enumerate() takes an iterable and an optional start", it)
+            start_node = it.args[1] if len(it.args) == 2 else kws.get("start")
+            n, inner = self.iter_seq(it.args[0])
+            start = None
+            if start_node is not None:
+                start = self.value(start_node)
+                if not isinstance(start.type, (T.Integer, T.Boolean)):
+                    raise self.error(f"enumerate() start must be an integer, not {start.type}", start_node)
+                start = self._pure(self.cast(start, i64, start_node), start_node)
+
+            def elem(i):
+                k = i if start is None else ir.BinOp("+", i, start, i64, loc)
+                e = inner(i)
+                return ir.TupleExpr([k, e], T.Tuple((i64, e.type)), loc)
+
+            return n, elem
+        if fv is builtins.zip:
+            if it.keywords or not it.args:
+                raise self.error("zip() in kernels takes one or more iterables and no keywords", it)
+            parts = [self.iter_seq(a) for a in it.args]
+            n = parts[0][0]
+            for m, _ in parts[1:]:
+                n = ir.IfExp(ir.Compare("<", m, n, T.boolean, loc), m, n, i64, loc)
+
+            def elem(i):
+                es = [p[1](i) for p in parts]
+                return ir.TupleExpr(es, T.Tuple(tuple(e.type for e in es)), loc)
+
+            return n, elem
+        if fv is builtins.range:
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                raise self.error("range() takes 1 to 3 positional arguments", it)
+            args = []
+            for a in it.args:
+                v = self.value(a)
+                if not isinstance(v.type, (T.Integer, T.Boolean)):
+                    raise self.error(f"range() arguments must be integers, not {v.type}", a)
+                args.append(self._pure(self.cast(v, i64, a), a))
+            zero, one = ir.Const(0, i64, loc), ir.Const(1, i64, loc)
+            start, stop, step = ([zero] + args + [one])[:3] if len(args) == 1 else (args + [one])[:3]
+            if isinstance(step, ir.Const) and step.value == 0:
+                raise self.error("range() step must not be zero", it)
+
+            def count(lo, hi, st):  # max(0, ceil((hi - lo) / st)) for st > 0
+                span = ir.BinOp("-", hi, lo, i64, loc)
+                q = ir.BinOp("//", ir.BinOp("+", span, ir.BinOp("-", st, one, i64, loc), i64, loc), st, i64, loc)
+                return ir.IfExp(ir.Compare(">", hi, lo, T.boolean, loc), q, zero, i64, loc)
+
+            up = count(start, stop, step)
+            down = count(stop, start, ir.UnaryOp("-", step, i64, loc))
+            if isinstance(step, ir.Const):
+                n = up if step.value > 0 else down
+            else:
+                n = ir.IfExp(ir.Compare(">", step, zero, T.boolean, loc), up, down, i64, loc)
+            return n, lambda i: ir.BinOp("+", start, ir.BinOp("*", i, step, i64, loc), i64, loc)
+        seq = self.value(it)
+        t = seq.type
+        if isinstance(t, T.Array):
+            if t.ndim == 0:
+                raise self.error("iteration over a 0-d array", it, "index it with a[()]")
+            seq = self._pure(seq, it)
+
+            def elem(i):
+                if t.ndim > 1:
+                    return ir.ArrayView(seq, [i], ir.view_type(t, [i]), loc)
+                return ir.Load(seq, [i], t.dtype, loc)
+
+            return ir.ArrayAttr(seq, "shape", 0, i64, loc), elem
+        if isinstance(t, T.Tuple):
+            if not t.elems or not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
+                raise self.error(
+                    f"kernels can loop over tuples of one scalar type, not {t}", it,
+                    "loop over a tuple of mixed types with literal_unroll(t)",
+                )
+            seq = self._pure(seq, it)
+            return ir.Const(len(t.elems), i64, loc), lambda i: self.select_tuple_elem(seq, i, it)
+        raise self.error(f"kernels can iterate over range(), arrays, tuples, enumerate() and zip(), not a {t}", it)
+
+    def for_unroll(self, node, flag):
+        """``for x in literal_unroll(t)``: the body is copied once per element of the
+        tuple ``t`` (elements may have different types, or be compile-time values
+        such as functions); ``x`` is a new variable in each copy. Each copy is a
+        one-trip loop (``continue`` ends it); ``break`` sets ``flag``, which skips
+        the remaining copies."""
+        it = node.iter
+        if it.keywords or len(it.args) != 1:
+            raise self.error("literal_unroll() takes one tuple", it)
+        arg = it.args[0]
+        v = None if isinstance(arg, ast.Tuple) else self.expr(arg)
+        if v is None:  # a tuple display: its elements may be compile-time values (functions, types)
+            items = [self.expr(e) for e in arg.elts]
+            items = [self.to_ir(x, e) if isinstance(x, PartialIndex) else x for x, e in zip(items, arg.elts)]
+            items = [self._pure(x, arg) if isinstance(x, ir.Expr) else x for x in items]
+        elif isinstance(v, PyObj) and isinstance(v.value, tuple):
+            items = [PyObj(x, f"{v.name}[{k}]") for k, x in enumerate(v.value)]
+        else:
+            seq = self.to_ir(v, arg)
+            if not isinstance(seq.type, T.Tuple):
+                # numba: literal_unroll of anything else is an ordinary loop
+                self.for_each(ast.copy_location(ast.For(node.target, arg, node.body, [], None), node))
+                return
+            seq = self._pure(seq, arg)
+            items = [self.tuple_get(seq, k, arg) for k in range(len(seq.type.elems))]
+        if not isinstance(node.target, ast.Name):
+            raise self.error("the loop variable of literal_unroll() must be a plain name", node.target)
+        name = node.target.id
+        loc = self.loc(node)
+        saved_static, saved_rename = dict(self.static), dict(self.renames)
+        self.loop_depth += 1
+        try:
+            for k, item in enumerate(items):
+                from .calls import _NOT_STATIC, _static_value
+
+                sv = _static_value(item) if isinstance(item, PyObj) else _NOT_STATIC
+                saved = self.out
+                self.out = []
+                try:
+                    if sv is not _NOT_STATIC and not isinstance(sv, int):
+                        self.renames.pop(name, None)
+                        self.static[name] = sv
+                    else:
+                        self.static.pop(name, None)
+                        rname = f"{name}$u{node.lineno}_{k}"
+                        self.renames[name] = rname
+                        self.local_names.add(rname)
+                        self.set_var(name, self.to_ir(item, arg), node.target)
+                    body = self.out + self.block(node.body)
+                finally:
+                    self.out = saved
+                uvar = f"$u{node.lineno}_{node.col_offset}_{k}"
+                self.vartypes.setdefault(uvar, (T.int64, loc))
+                one_trip = ir.ForRange(uvar, ir.Const(0, T.int64, loc), ir.Const(1, T.int64, loc),
+                                       ir.Const(1, T.int64, loc), body, loc)
+                if k == 0:
+                    self.emit(one_trip)
+                else:
+                    self.emit(ir.If(ir.UnaryOp("not", ir.Var(flag, T.boolean, loc), T.boolean, loc), [one_trip], [], loc))
+        finally:
+            self.loop_depth -= 1
+            self.static, self.renames = saved_static, saved_rename
 
     def stmt_Continue(self, node):
         if not self.loop_depth:
@@ -742,6 +1026,8 @@ class FunctionLowerer:
         if self.ret is None:
             self.ret = (t, self.loc(node))
             self.changed = True
+        elif self.declared_ret is not None:
+            pass  # the declared return type converts every returned value (numba)
         elif self.ret[0] != t:
             rt, rloc = self.ret
             u = None if isinstance(rt, T.Void) else infer.unify(rt, t)
@@ -807,6 +1093,10 @@ class FunctionLowerer:
         name = obj.name or "value"
         if isinstance(v, np.bool_):
             v = bool(v)
+        if isinstance(v, enum.Enum) and not isinstance(v, (int, float)):
+            v = v.value  # an Enum member is its value in kernels (IntEnum members are ints already)
+            if not isinstance(v, (bool, int, float)):
+                raise self.error(f"'{name}' is an Enum member with a {type(v).__name__} value; kernels need numbers", node)
         if isinstance(v, (bool, int, float)):
             return self.python_number(v, node)
         if isinstance(v, np.generic):
@@ -817,9 +1107,15 @@ class FunctionLowerer:
             return ir.Const(_const_value(v.item(), t), t, loc)
         if isinstance(v, tuple):
             elems = [self.materialize(PyObj(x, f"{name}[{k}]"), node) for k, x in enumerate(v)]
+            elems = [ir.Const(e.value, e.type, e.loc) if _is_weak(e) else e for e in elems]
+            fields = getattr(type(v), "_fields", None)
+            if isinstance(fields, tuple) and len(fields) == len(v):  # a namedtuple keeps its field names
+                return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), fields, type(v).__name__), loc)
             return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), loc)
         if isinstance(v, np.ndarray):
             return self.const_array(v, name, node)
+        if hasattr(type(v), "__cuda_array_interface__"):
+            return self.global_device_array(v, name, node)
         if isinstance(v, (str, bytes)):
             raise self.error(f"strings are not supported in kernels ('{name}' is a {type(v).__name__})", node)
         if isinstance(v, pytypes.ModuleType):
@@ -848,6 +1144,29 @@ class FunctionLowerer:
         data = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("="), copy=False).tobytes()
         t = T.Array(dt, arr.ndim, "C", "const", readonly=True)
         return ir.ConstArray(self.mb.const_array_name(arr, name), data, tuple(int(s) for s in arr.shape), t, self.loc(node))
+
+    def global_device_array(self, arr, name: str, node) -> ir.GlobalArray:
+        """A device array global, captured by reference (numba does the same):
+        its address is baked into the code; the cache key has it too."""
+        from .typeof import typeof
+
+        try:
+            t = typeof(arr)
+            cai = arr.__cuda_array_interface__
+        except (TypeError, AttributeError) as e:
+            raise self.error(f"global device array '{name}': {e}", node) from None
+        if t.ndim > 4:
+            raise self.error(f"global array '{name}' has {t.ndim} dimensions; at most 4 are supported", node)
+        shape = tuple(int(s) for s in cai["shape"])
+        strides = cai.get("strides")
+        if strides is None:  # C-contiguous
+            strides, acc = [], t.dtype.nbytes
+            for s in reversed(shape):
+                strides.append(acc)
+                acc *= max(s, 1)
+            strides = tuple(reversed(strides))
+        t = T.Array(t.dtype, t.ndim, t.layout, "global", bool(cai["data"][1]))
+        return ir.GlobalArray(int(cai["data"][0]), shape, tuple(int(s) for s in strides), t, self.loc(node))
 
     def pyconst(self, value, node) -> ir.Const:
         """A weak constant for a Python number computed at compile time."""
@@ -913,7 +1232,15 @@ class FunctionLowerer:
         raise self.error(f"the constant {v!r} is not supported in kernels", node)
 
     def expr_Name(self, node):
-        name = node.id
+        name = self.renames.get(node.id, node.id)
+        if name in self.static:
+            v = self.static[name]
+            if isinstance(v, int) and not isinstance(v, bool):
+                # an int literal argument: a typed (int64) constant, usable as a shape
+                c = ir.Const(v, infer.literal_type(v), self.loc(node))
+                c._literal = True  # still a literal when passed on to another device function
+                return c
+            return PyObj(v, name)
         if name in self.local_names:
             entry = self.vartypes.get(name)
             if entry is None:
@@ -948,6 +1275,8 @@ class FunctionLowerer:
         attr = node.attr
         if isinstance(base, PartialIndex):
             base = self.to_ir(base, node.value)
+        if isinstance(base, PyObj) and hasattr(type(base.value), "__cuda_array_interface__"):
+            base = self.materialize(base, node.value)  # a device array global: DEV.shape, DEV.size
         if isinstance(base, PyObj):
             return self.pyobj_attr(base, attr, node)
         t = base.type
@@ -966,7 +1295,11 @@ class FunctionLowerer:
                 f"arrays in kernels have no attribute '{attr}'", node, "supported: .shape, .size, .ndim, .strides, .dtype"
             )
         if isinstance(t, T.Tuple):
+            if attr in t.names:  # a namedtuple field
+                return self.tuple_get(base, t.names.index(attr), node)
             raise self.error(f"tuples have no attribute '{attr}'", node)
+        if isinstance(t, (T.Integer, T.Boolean)) and attr == "bit_count":
+            return PyObj(_BoundMethod(base, attr), f"{attr}")
         raise self.error(f"a {t} value has no attribute '{attr}'", node)
 
     def pyobj_attr(self, base: PyObj, attr: str, node):
@@ -989,6 +1322,15 @@ class FunctionLowerer:
                 what = "module" if isinstance(v, pytypes.ModuleType) else "namespace"
                 raise self.error(f"{what} '{base.name}' has no attribute '{attr}'", node) from None
             return PyObj(child, full)
+        if isinstance(v, type) and issubclass(v, enum.Enum):
+            try:
+                return PyObj(v[attr], full)  # Color.RED: a compile-time constant
+            except KeyError:
+                raise self.error(f"enum '{base.name}' has no member '{attr}'", node) from None
+        if isinstance(v, enum.Enum) and attr in ("value", "name"):
+            return PyObj(getattr(v, attr), full)
+        if isinstance(v, tuple) and attr in (getattr(type(v), "_fields", None) or ()):
+            return PyObj(getattr(v, attr), full)
         if getattr(v, "__pykern_device__", False) or isinstance(v, stubs.Stub):
             raise self.error(f"'{base.name}' has no attribute '{attr}' usable in kernels", node)
         raise self.error(
@@ -1098,7 +1440,8 @@ class FunctionLowerer:
             return int(v.value)
         if isinstance(v, ir.Const) and isinstance(v.type, T.Integer):
             return int(v.value)
-        raise self.error(f"{what} must be a constant integer", node, "tuples can only be indexed by constants, e.g. t[0] or t[-1]")
+        raise NeedsConstant(f"{what} must be a constant integer", self.loc(node),
+                            "tuples can only be indexed by constants, e.g. t[0] or t[-1]")
 
     def index_exprs(self, node, allow_slices: bool = False) -> list:
         """The index expressions of ``a[...]`` (not yet cast); with ``allow_slices``
@@ -1380,7 +1723,15 @@ class FunctionLowerer:
             return v.value
         elif isinstance(v, ir.TupleExpr) and all(isinstance(e, ir.Const) for e in v.elems):
             return tuple(e.value for e in v.elems)
-        raise self.error(f"{what} must be a compile-time constant", node, "use a literal or a module-level constant")
+        raise NeedsConstant(f"{what} must be a compile-time constant", self.loc(node),
+                            "use a literal or a module-level constant")
+
+
+def _is_literal_unroll(f) -> bool:
+    """pykern.literal_unroll, or numba's (``from numba import literal_unroll``)."""
+    return f is stubs.literal_unroll or (
+        getattr(f, "__name__", None) == "literal_unroll" and str(getattr(f, "__module__", "")).startswith("numba")
+    )
 
 
 def _contains_array(t: T.Type) -> bool:

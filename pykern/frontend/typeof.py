@@ -44,6 +44,9 @@ def typeof(value) -> T.Type:
     if cai is not None:
         return _cai_type(value.__cuda_array_interface__)
     if isinstance(value, tuple):
+        fields = getattr(type(value), "_fields", None)
+        if isinstance(fields, tuple) and len(fields) == len(value):  # a namedtuple: p.x works in kernels
+            return T.Tuple(tuple(typeof(v) for v in value), tuple(fields), type(value).__name__)
         return T.Tuple(tuple(typeof(v) for v in value))
     if isinstance(value, complex):
         raise TypeError("complex numbers are not supported in kernels")

@@ -152,8 +152,13 @@ class Array(Type):
 @dataclass(frozen=True, repr=False)
 class Tuple(Type):
     elems: tuple  # tuple[Type, ...]
+    #: a namedtuple's field names and class name (``p.x`` in kernels); empty for plain tuples
+    names: tuple = ()
+    label: str = ""
 
     def __str__(self) -> str:
+        if self.names:
+            return f"{self.label or 'NamedTuple'}(" + ", ".join(f"{n}={e}" for n, e in zip(self.names, self.elems)) + ")"
         if self.elems and all(e == self.elems[0] for e in self.elems):
             return f"UniTuple({self.elems[0]}, {len(self.elems)})"
         return "Tuple(" + ", ".join(map(str, self.elems)) + ")"

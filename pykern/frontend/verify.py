@@ -365,6 +365,13 @@ class _Checker:
         if not e.name:
             self.bad("allocation without a name", e)
 
+    def e_GlobalArray(self, e):
+        t = e.type
+        if not (isinstance(t, T.Array) and t.space == "global" and t.ndim == len(e.shape) == len(e.strides)):
+            self.bad(f"global array of shape {e.shape} typed {t}", e)
+        if not isinstance(e.address, int) or not 0 <= e.address < 1 << 64:
+            self.bad(f"global array address {e.address!r}", e)
+
     def e_ConstArray(self, e):
         t = e.type
         if not (isinstance(t, T.Array) and t.space == "const" and t.readonly and t.layout == "C"):

@@ -1,0 +1,75 @@
+"""Arrays referenced as globals of a kernel, as numba.cuda treats them: numpy
+arrays are frozen into the code as constant data when the kernel compiles;
+device arrays are captured by reference (the kernel reads and writes the live
+array). Also the cache key: it covers a captured device array's address."""
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+from pykern.frontend.fingerprint import value_digest
+
+ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
+
+TABLE = np.array([1.5, 2.5, 3.5])
+GRID = np.arange(12, dtype=np.int32).reshape(3, 4)
+DEV = DEV2D = None  # device arrays, made on the cpu target by the fixture
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _device_globals(cpu_target):
+    global DEV, DEV2D
+    DEV = cuda.to_device(np.zeros(8, np.float32))
+    DEV2D = cuda.to_device(np.arange(6, dtype=np.int64).reshape(2, 3))
+
+
+@cuda.jit
+def _uses_globals(out):
+    i = cuda.grid(1)
+    if i < DEV.size:
+        DEV[i] += i + TABLE[i % 3]
+        out[i] = GRID[i % 3, i % 4] + DEV.shape[0] + DEV2D[i % 2, i % 3]
+
+
+def test_numpy_globals_are_frozen_and_device_arrays_are_live():
+    global TABLE
+    out = np.zeros(8)
+    _uses_globals[1, 8](out)
+    _uses_globals[1, 8](out)
+    i = np.arange(8)
+    host_table = TABLE.copy()
+    np.testing.assert_array_equal(DEV.copy_to_host(), (2 * (i + host_table[i % 3])).astype(np.float32))
+    np.testing.assert_array_equal(out, GRID[i % 3, i % 4] + 8 + np.arange(6).reshape(2, 3)[i % 2, i % 3])
+    # the device array is captured by reference: the kernel sees the host's new values
+    DEV.copy_to_device(np.full(8, 100, np.float32))
+    # a numpy global was frozen at compile time: rebinding it changes nothing (numba does the same)
+    TABLE = np.zeros(3)
+    try:
+        _uses_globals[1, 8](out)
+    finally:
+        TABLE = host_table
+    np.testing.assert_array_equal(DEV.copy_to_host(), (100 + i + host_table[i % 3]).astype(np.float32))
+
+
+def test_a_device_array_global_is_not_copied_into_the_code():
+    from pykern.frontend import compile_ir
+
+    text = str(compile_ir(_uses_globals.py_func, [cuda.float64[::1]]))
+    assert f"global_array(0x{DEV.__cuda_array_interface__['data'][0]:x})" in text
+    assert "const.array(3,)" in text  # TABLE, frozen
+
+
+def test_cache_key_names_the_captured_address():
+    a = cuda.to_device(np.zeros(4, np.float32))
+    b = cuda.to_device(np.zeros(4, np.float32))
+    assert value_digest(a) != value_digest(b)
+    assert str(a.__cuda_array_interface__["data"][0]) in value_digest(a)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_amdgpu_bakes_the_address_and_the_constant_data(arch):
+    ck = cuda.compile(_uses_globals, "void(float64[::1])", arch=arch)
+    assert ck.code_object[:4] == b"\x7fELF"
+    assert np.ascontiguousarray(GRID).tobytes() in ck.code_object  # frozen numpy global
+    addr = DEV.__cuda_array_interface__["data"][0]
+    assert str(addr) in ck.llvm_ir or f"{addr:#x}" in ck.llvm_ir.lower()
