@@ -532,6 +532,10 @@ class CpuTarget(Target):
             return
         f = L.Function(mod, L.FunctionType(L.VoidType(), [PTR, PTR]), f"{base}.block")
         blk, args = f.args
+        for a in f.args:
+            # the block state and the argument buffer are only read here and reachable through
+            # no kernel pointer: LLVM may keep their values in registers across kernel stores
+            a.add_attribute("noalias")
         entry = f.append_basic_block("entry")
         b = L.IRBuilder(entry)
         vals = self._load_params(b, args, lowered.params, ptypes)

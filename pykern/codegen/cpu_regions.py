@@ -61,6 +61,13 @@ class Barrier:
 
 
 @dataclass
+class UniformAssign:
+    """``v = value`` of a variable that is the same in every thread: run once, between regions."""
+
+    stmt: ir.Assign
+
+
+@dataclass
 class Uniform:
     """An ``if``/``while``/``for`` with a barrier inside: its control is evaluated per thread and
     must agree; ``parts`` are the lowered sub-sequences (then/else, or the loop body)."""
@@ -71,11 +78,13 @@ class Uniform:
 
 @dataclass(frozen=True)
 class Plan:
-    seq: list  # of Chunk | Barrier | Uniform
+    seq: list  # of Chunk | Barrier | Uniform | UniformAssign
     slotted: frozenset  # variables with one slot per thread
     private: dict  # chunk id -> names of variables local to that chunk
     local_arrays: tuple  # (name, bytes per thread) of the kernel's local arrays
     uses_return: bool
+    uniform: frozenset  # variables with one value for the whole block
+    remat: tuple  # (name, value): per-thread values recomputed at the start of every region
 
 
 class _NotRegions(Exception):
@@ -174,6 +183,22 @@ def _names(node):
     return out
 
 
+def _defined_first(name, chunk) -> bool:
+    """``name`` gets a new value in ``chunk`` before anything there reads it, so a chunk that
+    runs several times per thread (in a loop around barriers) needs no copy of it between runs."""
+    for i, st in enumerate(chunk.stmts):
+        if name not in _names(st):
+            continue
+        if isinstance(st, ir.Assign):
+            return st.target == name and name not in _names(st.value)
+        if isinstance(st, ir.ForRange) and st.var == name:
+            # a loop that runs zero times leaves its variable alone: nothing after may read it
+            return (name not in _names([st.start, st.stop, st.step])
+                    and not any(name in _names(later) for later in chunk.stmts[i + 1:]))
+        return False
+    return False
+
+
 def _uniform_names(seq, out):
     for node in seq:
         if isinstance(node, Uniform):
@@ -184,6 +209,118 @@ def _uniform_names(seq, out):
                 out.add(s.var)
             for part in node.parts:
                 _uniform_names(part, out)
+    return out
+
+
+#: intrinsics whose value is the same in every thread of a block when their arguments are
+_UNIFORM_INTRINSICS = frozenset(
+    "block_idx block_dim grid_dim warpsize popc clz ffs brev fma sin cos tan asin acos atan sinh cosh "
+    "tanh asinh acosh atanh exp exp2 expm1 log log2 log10 log1p sqrt cbrt erf erfc gamma lgamma floor ceil "
+    "trunc rint fabs atan2 pow hypot copysign fmod isnan isinf isfinite abs min max round".split())
+#: expression nodes that are uniform when their operands are (loads, atomics and calls never are)
+_PURE_NODES = (ir.Const, ir.Var, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp, ir.IfExp, ir.Cast,
+               ir.ArrayAttr, ir.TupleExpr, ir.TupleGet, ir.ConstArray, ir.ArrayView, ir.Slice)
+
+
+#: ... and those that differ between threads but never change in one
+_THREAD_INTRINSICS = _UNIFORM_INTRINSICS | {"thread_idx", "laneid"}
+
+
+def _is_uniform(e, uniform, intrinsics=_UNIFORM_INTRINSICS) -> bool:
+    """``e`` computes the same value wherever it is evaluated, given that the variables in
+    ``uniform`` do and using only ``intrinsics`` (no memory reads, atomics or calls)."""
+    if e is None:
+        return True
+    if isinstance(e, list):
+        return all(_is_uniform(x, uniform, intrinsics) for x in e)
+    if isinstance(e, ir.Var):
+        return e.name in uniform
+    if isinstance(e, ir.AllocArray):
+        return e.space == "shared"  # the same memory for every thread
+    if isinstance(e, ir.Intrinsic):
+        ok = e.name in intrinsics
+    else:
+        ok = isinstance(e, _PURE_NODES)
+    return ok and all(_is_uniform(v, uniform, intrinsics) for v in e.__dict__.values()
+                      if isinstance(v, (ir.Expr, list)))
+
+
+def _uniform_vars(k, chunks):
+    """Variables that hold the same value in every thread of a block: assigned only at the top
+    level of regions (not under per-thread control flow) from uniform values, or by a `for`
+    around barriers (whose range is checked to agree). One variable serves the whole block, and
+    its assignments run once per region (``UniformAssign``) rather than once per thread."""
+    cand = set(k.locals)
+    top = {}  # variable -> values assigned at the top level of chunks
+    for c in chunks:
+        for st in c.stmts:
+            if isinstance(st, ir.Assign):
+                top.setdefault(st.target, []).append(st.value)
+                continue
+            for n in _walk(st):  # assigned under control flow of the region: per thread
+                if isinstance(n, ir.Assign):
+                    cand.discard(n.target)
+                elif isinstance(n, ir.ForRange):
+                    cand.discard(n.var)
+    changed = True
+    while changed:
+        changed = False
+        for name, values in top.items():
+            if name in cand and not all(_is_uniform(v, cand) for v in values):
+                cand.discard(name)
+                changed = True
+    return frozenset(cand)
+
+
+def _remat_vars(seq, assigned, constant):
+    """Per-thread variables defined once, early, from thread/block indices and values that never
+    change (read-only parameters, uniform variables assigned once): ``i = cuda.grid(1)``,
+    ``tx = cuda.threadIdx.x``. Recomputing them in each region costs a few instructions; keeping
+    them in per-thread slots costs a store, loads, and LLVM's knowledge of their range.
+
+    Only the definitions in the kernel's first regions count (before any barrier or control flow
+    around one), and only when nothing reads the variable before its definition (where it reads
+    as 0)."""
+    remat, allowed, seen = {}, set(), set()
+    for node in seq:
+        if isinstance(node, UniformAssign):
+            if assigned.get(node.stmt.target) == 1 and node.stmt.target in constant:
+                allowed.add(node.stmt.target)
+            seen.add(node.stmt.target)
+            continue
+        if not isinstance(node, Chunk) or node.in_loop:
+            break
+        for st in node.stmts:
+            if (isinstance(st, ir.Assign) and assigned.get(st.target) == 1 and st.target not in seen
+                    and _is_uniform(st.value, allowed | (constant - seen - {st.target}) | set(remat),
+                                    _THREAD_INTRINSICS)):
+                remat[st.target] = st.value
+            seen |= _names(st)
+    return remat
+
+
+def _split(seq, uniform, chunks):
+    """Take the assignments of uniform variables out of the regions. Splitting a region between
+    two statements is a legal schedule (without a barrier, GPU threads may interleave anyhow)."""
+    out = []
+    for node in seq:
+        if isinstance(node, Chunk):
+            cur = []
+            for st in node.stmts + [None]:
+                if st is None or isinstance(st, ir.Assign) and st.target in uniform:
+                    if cur:
+                        chunk = Chunk(cur, node.in_loop)
+                        chunks.append(chunk)
+                        out.append(chunk)
+                        cur = []
+                    if st is not None:
+                        out.append(UniformAssign(st))
+                else:
+                    cur.append(st)
+        elif isinstance(node, Uniform):
+            out.append(Uniform(node.stmt, [_split(part, uniform, chunks) for part in node.parts]))
+        else:
+            out.append(node)
     return out
 
 
@@ -207,23 +344,27 @@ def plan(module: ir.Module, uses: dict):
         seq = _build(k.body, uses, False, chunks)
     except _NotRegions:
         return None
+    uniform = _uniform_vars(k, chunks)
+    chunks = []
+    seq = _split(seq, uniform, chunks)
     counts = {}
     for i, c in enumerate(chunks):
         for name in _names(c.stmts):
             counts.setdefault(name, []).append(i)
-    assigned = set()
+    assigned = {}
     for n in _walk(k.body):
-        if isinstance(n, ir.Assign):
-            assigned.add(n.target)
-        elif isinstance(n, ir.ForRange):
-            assigned.add(n.var)
+        if isinstance(n, (ir.Assign, ir.ForRange)):
+            name = n.target if isinstance(n, ir.Assign) else n.var
+            assigned[name] = assigned.get(name, 0) + 1
     params = {p.name for p in k.params}
-    slotted = set(_uniform_names(seq, set())) | (params & assigned)
+    remat = _remat_vars(seq, assigned, (params - set(assigned)) | uniform)
+    slotted = (set(_uniform_names(seq, set())) | (params & set(assigned))) - uniform - set(remat)
     private = {}
     for name, where in counts.items():
-        if name in params and name not in assigned:
-            continue  # read-only parameter: one value for every thread
-        if name in slotted or len(set(where)) > 1 or chunks[where[0]].in_loop:
+        if name in uniform or name in remat:
+            continue  # one variable for the block, or recomputed in every region
+        only = chunks[where[0]]
+        if name in slotted or len(set(where)) > 1 or only.in_loop and not _defined_first(name, only):
             slotted.add(name)
         else:
             private.setdefault(id(chunks[where[0]]), []).append(name)
@@ -237,7 +378,7 @@ def plan(module: ir.Module, uses: dict):
             arrays.append((n.name, max(count, 1) * _sizeof(n.type.dtype)))
     uses_return = any(isinstance(n, ir.Return) for n in _walk(k.body))
     slotted &= set(k.locals)
-    return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return)
+    return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return, uniform, tuple(remat.items()))
 
 
 # ------------------------------------------------------------------ lowering
@@ -280,7 +421,7 @@ class RegionLowering(FunctionLowering):
         ptr = self.var(e.name)
         if isinstance(ptr, L.AllocaInstr):
             return self.builder.load(ptr)
-        return self.builder.load(ptr, typ=self._offsets[e.name][2])  # this thread's slot
+        return self.builder.load(ptr, typ=self._slots[e.name][1])  # this thread's slot
 
     def _x_AllocArray(self, e):
         arr = super()._x_AllocArray(e)  # checks the limits; its alloca goes unused
@@ -288,7 +429,7 @@ class RegionLowering(FunctionLowering):
             return arr
         off, nbytes = self._arrays[e.name]
         b = self.builder
-        base = b.gep(self._base, [b.add(b.mul(self._nt64, L.Constant(I64, off)),
+        base = b.gep(self._frames, [b.add(b.mul(self._nt64, L.Constant(I64, off)),
                                         b.mul(self._lin64, L.Constant(I64, nbytes)))], source_etype=I8)
         return b.insert_value(arr, base, 0)
 
@@ -301,29 +442,37 @@ class RegionLowering(FunctionLowering):
         nt = b.load(c.gep(b, blk, c.B_NTHREADS), typ=I32)
         self._nt = nt
         self._nt64 = b.zext(nt, I64)
-        self._base = b.load(c.gep(b, blk, c.B_FRAMES), typ=L.PointerType())
-        # slot layout: slot[var][thread], scalars first (zeroed per block), then local arrays
+        frames = b.load(c.gep(b, blk, c.B_FRAMES), typ=L.PointerType())
         td = self.target.target_data()
         names = sorted(self.plan.slotted | ({_EXITED} if self.plan.uses_return else set()))
-        self._offsets = {}
+        types = {n: I8 if n == _EXITED else self.types.value(self.ir_function.locals[n]) for n in names}
+        sizes = {n: (max(t.get_abi_size(td), 1) + 15) // 16 * 16 for n, t in types.items()}
+        # Scalar slots on the stack, one array per variable: LLVM then knows that no pointer of
+        # the kernel reaches them and that they do not overlap, and keeps them in registers
+        # within a thread's iteration (the runner's frame area is reachable from the block
+        # state, so a store through any shared-memory pointer might change it). Up to 1 KiB per
+        # thread (1 MiB at 1024 threads) on the stack; more goes to the frame area.
+        on_stack = sum(sizes.values()) <= 1024
         off = 0
-        for name in names:
-            llty = I8 if name == _EXITED else self.types.value(self.ir_function.locals[name])
-            size = max(llty.get_abi_size(td), 1)
-            align = min(16, llty.get_abi_alignment(td))
-            off = (off + align - 1) // align * align
-            self._offsets[name] = (off, size, llty)
-            off += size
-        scalar_bytes = (off + 15) // 16 * 16
-        off = scalar_bytes
+        self._slots = {}
+        memset = self.intrinsic("llvm.memset.p0.i64", L.VoidType(), [L.PointerType(), I8, I64, I1])
+        for n in names:
+            if on_stack:
+                base = b.alloca(types[n], size=self._nt64, name=f"slot.{n}")
+                base.align = 16
+                base.type = L.PointerType()
+            else:
+                base = b.gep(frames, [b.mul(self._nt64, L.Constant(I64, off))], source_etype=I8)
+                off += sizes[n]
+            nbytes = b.mul(self._nt64, L.Constant(I64, types[n].get_abi_size(td)))
+            b.call(memset, [base, L.Constant(I8, 0), nbytes, L.Constant(I1, 0)])
+            self._slots[n] = (base, types[n])
+        # local arrays: one copy per thread in the frame area, after any scalar slots
         for name, nbytes in self.plan.local_arrays:
             self._arrays[name] = (off, nbytes)
             off += (nbytes + 15) // 16 * 16
         self.info.target_facts["thread_slot_bytes"] = off
-        if scalar_bytes:
-            memset = self.intrinsic("llvm.memset.p0.i64", L.VoidType(), [L.PointerType(), I8, I64, I1])
-            b.call(memset, [self._base, L.Constant(I8, 0), b.mul(self._nt64, L.Constant(I64, scalar_bytes)),
-                            L.Constant(I1, 0)])
+        self._frames = frames
         self._nexit = self.alloca(I32, name="nexit")
         b.store(L.Constant(I32, 0), self._nexit)
         self._uniform_params = dict(self.scopes[0])
@@ -338,10 +487,8 @@ class RegionLowering(FunctionLowering):
             self._thread_loop(init, skip_exited=False)
 
     def _slot_ptr(self, name):
-        off, size, _ = self._offsets[name]
-        b = self.builder
-        idx = b.add(b.mul(self._nt64, L.Constant(I64, off)), b.mul(self._lin64, L.Constant(I64, size)))
-        return b.gep(self._base, [idx], source_etype=I8)
+        base, llty = self._slots[name]
+        return self.builder.gep(base, [self._lin64], source_etype=llty)
 
     # ---- the thread loop
     def _thread_loop(self, body, skip_exited=True, private=()):
@@ -380,6 +527,8 @@ class RegionLowering(FunctionLowering):
         scope = self.scopes[0]
         for name in self.plan.slotted:
             scope[name] = self._slot_ptr(name)
+        for name, value in self.plan.remat:  # unused ones are dead code to LLVM
+            b.store(self.expr(value), scope[name])
         for name in private:
             ptr = scope[name]
             b.store(_zero(ptr.allocated_type), ptr)
@@ -399,6 +548,10 @@ class RegionLowering(FunctionLowering):
             self._ensure_open()
             if isinstance(node, Chunk):
                 self._chunk(node)
+            elif isinstance(node, UniformAssign):
+                if node.stmt.loc is not None:
+                    self.loc = node.stmt.loc
+                FunctionLowering._s_Assign(self, node.stmt)
             elif isinstance(node, Barrier):
                 if node.stmt.loc is not None:
                     self.loc = node.stmt.loc
@@ -517,6 +670,10 @@ class RegionLowering(FunctionLowering):
         report()
         b.position_at_end(ok)
 
+    def _static(self, e) -> bool:
+        """``e`` is uniform by construction: evaluate it once, no agreement check."""
+        return _is_uniform(e, self.plan.uniform)
+
     def _uniform(self, node):
         s = node.stmt
         b = self.builder
@@ -524,7 +681,17 @@ class RegionLowering(FunctionLowering):
             self.loc = s.loc
         at = _at(s.loc)
         zero = L.Constant(I32, 0)
-        if isinstance(s, ir.If):
+        if isinstance(s, ir.If) and self._static(s.cond):
+            cond = self.expr(s.cond)
+            then_bb, else_bb, end = (self._new_block(f"uif.{p}") for p in ("then", "else", "end"))
+            b.cbranch(cond, then_bb, else_bb)
+            for bb, part in zip((then_bb, else_bb), node.parts):
+                b.position_at_end(bb)
+                self._seq(part)
+                if not b.block.is_terminated:
+                    b.branch(end)
+            b.position_at_end(end)
+        elif isinstance(s, ir.If):
             (cond,), f, o = self._agree(lambda: [self.expr(s.cond)])
             sites = [_first_barrier(part) for part in node.parts]
             # the thread that takes the `then` branch and the one that does not
@@ -551,11 +718,14 @@ class RegionLowering(FunctionLowering):
             head, body, end = (self._new_block(f"uwhile.{p}") for p in ("head", "body", "end"))
             b.branch(head)
             b.position_at_end(head)
-            (cond,), f, o = self._agree(lambda: [self.expr(s.cond)])
-            self._check_agreed(o, lambda: self._diverge(
-                3, _first_barrier(node.parts[0]), b.select(cond, f, o), b.select(cond, o, f), zero, zero,
-                msg2=(f"left the `while` at {at} (its condition differs between threads), so that thread "
-                      "exited or waits at another barrier")))
+            if self._static(s.cond):
+                cond = self.expr(s.cond)
+            else:
+                (cond,), f, o = self._agree(lambda: [self.expr(s.cond)])
+                self._check_agreed(o, lambda: self._diverge(
+                    3, _first_barrier(node.parts[0]), b.select(cond, f, o), b.select(cond, o, f), zero, zero,
+                    msg2=(f"left the `while` at {at} (its condition differs between threads), so that "
+                          "thread exited or waits at another barrier")))
             b.cbranch(cond, body, end)
             b.position_at_end(body)
             self._seq(node.parts[0])
@@ -571,11 +741,15 @@ class RegionLowering(FunctionLowering):
         b = self.builder
         llty = self.types.value(s.start.type)
         signed = getattr(s.start.type, "signed", True)
-        (start, stop, step), f, o = self._agree(lambda: [self.expr(s.start), self.expr(s.stop), self.expr(s.step)])
-        zero = L.Constant(I32, 0)
-        self._check_agreed(o, lambda: self._diverge(
-            3, _first_barrier(node.parts[0]), f, o, zero, zero,
-            msg2=f"has another range in the `for` at {at} (it must be the same in every thread of the block)"))
+        bounds = [s.start, s.stop, s.step]
+        if self._static(bounds):
+            start, stop, step = (self.expr(x) for x in bounds)
+        else:
+            (start, stop, step), f, o = self._agree(lambda: [self.expr(x) for x in bounds])
+            zero = L.Constant(I32, 0)
+            self._check_agreed(o, lambda: self._diverge(
+                3, _first_barrier(node.parts[0]), f, o, zero, zero,
+                msg2=f"has another range in the `for` at {at} (it must be the same in every thread of the block)"))
         trip = range_trip(b, start, stop, step, llty, signed)
         kslot = self.alloca(llty, name="urange.k")
         b.store(L.Constant(llty, 0), kslot)
@@ -586,10 +760,10 @@ class RegionLowering(FunctionLowering):
         b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
         b.position_at_end(body)
         value = b.add(start, b.mul(k, step))
-
-        def set_var():
-            self.builder.store(value, self.var(s.var))
-        self._thread_loop(set_var)
+        if s.var in self.plan.slotted:
+            self._thread_loop(lambda: self.builder.store(value, self.var(s.var)))
+        else:
+            b.store(value, self.var(s.var))
         self._seq(node.parts[0])
         if not b.block.is_terminated:
             b.store(b.add(b.load(kslot), L.Constant(llty, 1)), kslot)

@@ -535,6 +535,9 @@ class FunctionLowering:
         kslot = self.alloca(llty, name="range.k")
         b.store(zero, kslot)
         poll = self.ml.poll_interval
+        if poll and all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) \
+                and len(range(s.start.value, s.stop.value, s.step.value or 1)) <= poll:
+            poll = 0  # a short loop of known length: no poll, so LLVM may unroll it whole
         if poll:
             # strip-mined: the inner loop runs at most `poll` iterations with no
             # extra exit (LLVM may still vectorise it); the poll sits between chunks
