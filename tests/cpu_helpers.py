@@ -173,7 +173,8 @@ def compile_py(pyfunc, *values, **opts):
     import os
 
     argtypes = [typeof(v) for v in values]
-    key = (pyfunc, tuple(argtypes), tuple(sorted(opts.items())), os.environ.get("PYKERN_CPU_WAVESIZE"))
+    key = (pyfunc, tuple(argtypes), tuple(sorted(opts.items())), os.environ.get("PYKERN_CPU_WAVESIZE"),
+           os.environ.get("PYKERN_CPU_BARRIERS"))
     k = _compiled.get(key)
     if k is None:
         mod = compile_ir(pyfunc, argtypes, debug=opts.get("debug", False))

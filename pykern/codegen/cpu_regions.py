@@ -521,7 +521,7 @@ class RegionLowering(FunctionLowering):
         self._thread_next = nxt
         if skip_exited and self.plan.uses_return:
             go = self._new_block("wi.live")
-            gone = b.icmp_unsigned("!=", b.load(self._slot_ptr(_EXITED)), L.Constant(I8, 0))
+            gone = b.icmp_unsigned("!=", b.load(self._slot_ptr(_EXITED), typ=I8), L.Constant(I8, 0))
             b.cbranch(gone, nxt, go)
             b.position_at_end(go)
         scope = self.scopes[0]
@@ -593,7 +593,7 @@ class RegionLowering(FunctionLowering):
 
         def body():
             bb = self.builder
-            e = bb.icmp_unsigned("!=", bb.load(self._slot_ptr(_EXITED)), L.Constant(I8, 0))
+            e = bb.icmp_unsigned("!=", bb.load(self._slot_ptr(_EXITED), typ=I8), L.Constant(I8, 0))
             hit = e if want_exited else bb.not_(e)
             cur = bb.load(found)
             first = bb.and_(hit, bb.icmp_signed("<", cur, L.Constant(I32, 0)))
