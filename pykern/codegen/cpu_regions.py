@@ -491,23 +491,24 @@ class RegionLowering(FunctionLowering):
         return self.builder.gep(base, [self._lin64], source_etype=llty)
 
     # ---- the thread loop
-    def _thread_loop(self, body, skip_exited=True, private=()):
+    def _thread_loop(self, body, skip_exited=True, private=(), xrange=None):
         """for tz, ty, tx (x innermost): store threadIdx in tstate, point slotted variables at
-        this thread's slots, zero ``private`` variables, run ``body()``."""
+        this thread's slots, zero ``private`` variables, run ``body()``. ``xrange``: (lo, hi)
+        i32 values within [0, blockDim.x] that bound threadIdx.x (threads outside do nothing)."""
         b = self.builder
         c = self.tgt
         tstate = self.hidden[0]
-        fn = self.function
         outer = L.Constant(I32, 0)
         nests = []
         for k in _AXES:
             head, bod, done = (self._new_block(f"wi{k}.{p}") for p in ("head", "body", "done"))
+            lo, hi = xrange if (k == 0 and xrange) else (L.Constant(I32, 0), self._dims[k])
             pre = b.block
             b.branch(head)
             b.position_at_end(head)
             i = b.phi(I32, name=f"wi{k}")
-            i.add_incoming(L.Constant(I32, 0), pre)
-            b.cbranch(b.icmp_signed("<", i, self._dims[k]), bod, done)
+            i.add_incoming(lo, pre)
+            b.cbranch(b.icmp_signed("<", i, hi), bod, done)
             b.position_at_end(bod)
             b.store(i, c.gep(b, tstate, c.T_TID + 4 * k))
             outer = b.add(b.mul(outer, self._dims[k], flags=("nuw", "nsw")), i, flags=("nuw", "nsw"))
@@ -561,7 +562,47 @@ class RegionLowering(FunctionLowering):
 
     def _chunk(self, chunk):
         self._thread_loop(lambda: FunctionLowering.lower_block(self, chunk.stmts),
-                          private=self.plan.private.get(id(chunk), ()))
+                          private=self.plan.private.get(id(chunk), ()), xrange=self._guard_range(chunk))
+
+    def _guard_range(self, chunk):
+        """A region that is one ``if threadIdx.x < u:`` (or ``<=``, ``==``; u uniform) needs to
+        visit only the threads the guard admits -- the halving steps of a tree reduction then
+        cost what the active threads cost, as in C. The guard stays in the body."""
+        if len(chunk.stmts) != 1 or not isinstance(chunk.stmts[0], ir.If) or chunk.stmts[0].orelse:
+            return None
+        cond = chunk.stmts[0].cond
+        if not isinstance(cond, ir.Compare):
+            return None
+        op, tx, u = cond.op, cond.lhs, cond.rhs
+        if not self._is_tid_x(tx):
+            op, tx, u = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}.get(op), u, tx
+        if op not in ("<", "<=", "==") or not self._is_tid_x(tx) or not self._static(u):
+            return None
+        if not isinstance(u.type, T.Integer) or not u.type.signed:
+            return None
+        b = self.builder
+        v = b.sext(self.expr(u), I64) if u.type.bits < 64 else self.expr(u)
+        one = L.Constant(I64, 1)
+        lo = v if op == "==" else L.Constant(I64, 0)
+        hi = b.add(v, one) if op in ("<=", "==") else v
+        # clamp to [0, blockDim.x]; v + 1 cannot wrap: it is an int64 compared with an int32 index
+        bx = b.zext(self._dims[0], I64)
+
+        def clamp(x):
+            x = b.select(b.icmp_signed("<", x, L.Constant(I64, 0)), L.Constant(I64, 0), x)
+            return b.trunc(b.select(b.icmp_signed(">", x, bx), bx, x), I32)
+        return clamp(lo), clamp(hi)
+
+    def _is_tid_x(self, e) -> bool:
+        """``e`` is threadIdx.x: directly, through a widening integer cast, or a variable that
+        is recomputed from it in every region."""
+        while isinstance(e, ir.Cast) and isinstance(e.type, T.Integer) and e.type.signed \
+                and isinstance(e.value.type, T.Integer) and e.value.type.bits <= e.type.bits:
+            e = e.value
+        if isinstance(e, ir.Var):
+            e = dict(self.plan.remat).get(e.name)
+            return e is not None and self._is_tid_x(e)
+        return isinstance(e, ir.Intrinsic) and e.name == "thread_idx" and int(e.attrs.get("axis", 0)) == 0
 
     def _barrier(self, stmt):
         """Between two regions: nothing to do unless threads have returned; then either all
