@@ -10,6 +10,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 import struct
 
 import numpy as np
@@ -19,6 +20,10 @@ from pykern.codegen.target import CompileOptions
 from pykern.frontend import ir
 from pykern.frontend import types as T
 from pykern.runtime import cpu_executor
+
+#: how the cpu target runs a kernel with plain barriers in uniform control flow: work-item loops,
+#: unless PYKERN_CPU_BARRIERS=coroutine forces coroutines (CI runs the barrier tests both ways)
+BARRIER_PATH = "coroutine" if os.environ.get("PYKERN_CPU_BARRIERS", "").strip() == "coroutine" else "regions"
 
 # ---------------------------------------------------------------- IR DSL
 i32, i64, f32, f64, b1 = T.int32, T.int64, T.float32, T.float64, T.boolean
@@ -168,7 +173,8 @@ def compile_py(pyfunc, *values, **opts):
     import os
 
     argtypes = [typeof(v) for v in values]
-    key = (pyfunc, tuple(argtypes), tuple(sorted(opts.items())), os.environ.get("PYKERN_CPU_WAVESIZE"))
+    key = (pyfunc, tuple(argtypes), tuple(sorted(opts.items())), os.environ.get("PYKERN_CPU_WAVESIZE"),
+           os.environ.get("PYKERN_CPU_BARRIERS"))
     k = _compiled.get(key)
     if k is None:
         mod = compile_ir(pyfunc, argtypes, debug=opts.get("debug", False))

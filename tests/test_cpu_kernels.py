@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pykern as cuda
-from cpu_helpers import compile_py, launch, run_py
+from cpu_helpers import BARRIER_PATH, compile_py, launch, run_py
 from pykern.errors import KernelRuntimeError
 
 SET = settings(max_examples=15, deadline=None)
@@ -236,7 +236,7 @@ def test_shared_memory_block_reduction():
     x = rng.random(128 * 40, dtype=np.float32)
     out = np.zeros(40, np.float32)
     k = run_py(block_sum, (40,), (128,), x, out)
-    assert k.artifact.execution == "coroutine"
+    assert k.artifact.execution == BARRIER_PATH
     np.testing.assert_allclose(out, x.reshape(40, 128).sum(1), rtol=1e-5)
 
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from dataclasses import asdict
 
-from .target import CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
+from .target import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
 
 #: Environment variables a target reads while compiling (they decide the code,
 #: so they belong in cache keys).
-_ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV,), "amdgpu": ()}
+_ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV, CPU_BARRIERS_ENV), "amdgpu": ()}
 
 
 def get_target(name: str, **opts) -> Target:

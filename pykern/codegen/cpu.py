@@ -38,10 +38,12 @@ Per-thread state ``T`` and per-block state ``B`` are byte-addressed structs
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import string
 import threading
+import types
 
 from llvmlite import ir as L
 
@@ -116,6 +118,13 @@ def _gep(b, base, off):
     return b.gep(base, [L.Constant(I64, off)], source_etype=I8) if off else base
 
 
+#: the byte layout the work-item-loop lowering (``cpu_regions``) reads and writes
+_LAYOUT = types.SimpleNamespace(
+    gep=_gep, T_TID=T_TID, T_LIN=T_LIN, B_BID=B_BID, B_BDIM=B_BDIM, B_NTHREADS=B_NTHREADS, B_CTX=B_CTX,
+    B_FRAMES=B_FRAMES, C_ERROR=C_ERROR, C_KIND=C_KIND, C_MSG1=C_MSG1, C_MSG2=C_MSG2, C_VALS=C_VALS,
+)
+
+
 class CpuTarget(Target):
     """Host code with GPU semantics; see the module docstring for the design."""
 
@@ -154,7 +163,27 @@ class CpuTarget(Target):
         return b or w
 
     def _coroutine(self, info) -> bool:
-        return info.uses_barrier or info.uses_wave_ops
+        return (info.uses_barrier or info.uses_wave_ops) and self._regions(info) is None
+
+    @staticmethod
+    def _regions(info):
+        return info.target_facts.get("regions")
+
+    def analyse(self, module, info):
+        from . import cpu_regions
+
+        info.target_facts["regions"] = cpu_regions.plan(module, info.function_uses)
+
+    def kernel_lowering(self, info):
+        plan = self._regions(info)
+        if plan is None:
+            return None
+        from .cpu_regions import RegionLowering
+
+        return functools.partial(RegionLowering, plan=plan, layout=_LAYOUT)
+
+    def target_data(self):
+        return host_target_machine().target_data
 
     # ---- kernel function
     def define_kernel(self, llmodule, info, params, param_types, options):
@@ -456,13 +485,16 @@ class CpuTarget(Target):
         mod = lowered.llmodule
         base = _sanitize(info.kernel_name)
         coroutine = self._coroutine(info)
-        self._build_entry(mod, lowered, base, coroutine)
+        regions = self._regions(info) is not None
+        self._build_entry(mod, lowered, base, coroutine, regions)
         text = str(mod)
         digest = hashlib.sha1((text + repr(opts) + host_id()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
         sites = [s.describe() for s in info.sync_sites]
-        tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops)
+        # the runner's per-worker frame area holds the region path's per-thread slots
+        fcap = info.target_facts.get("thread_slot_bytes", 0) if regions else None
+        tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, fcap)
         with llvm_util.LLVM_LOCK:
             llmod = llvm_util.parse_and_verify(text, info.kernel_name)
             extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler")
@@ -506,7 +538,7 @@ class CpuTarget(Target):
             static_shared_bytes=info.static_shared_bytes,
             wave_size=opts.wave_size,
             max_block_size=min(1024, opts.max_block_size or 1024),
-            execution="coroutine" if coroutine else "fast",
+            execution="coroutine" if coroutine else "regions" if regions else "fast",
             host=host_id(),
             shared_object=shared_object,
             host_cpu=cpu_identity(),
@@ -518,8 +550,8 @@ class CpuTarget(Target):
             vals.append(b.load(_gep(b, args, p.offset), typ=ty, align=min(p.size, 8)))
         return vals
 
-    def _build_entry(self, mod, lowered, base, coroutine):
-        """``{base}.block(B, args)`` (fast path) or ``{base}.start(T, args)``."""
+    def _build_entry(self, mod, lowered, base, coroutine, regions=False):
+        """``{base}.block(B, args)`` (fast and region paths) or ``{base}.start(T, args)``."""
         kfn = lowered.kernel_function
         ptypes = [a.type for a in kfn.args[:-1]]
         if coroutine:
@@ -534,6 +566,10 @@ class CpuTarget(Target):
             return
         f = L.Function(mod, L.FunctionType(L.VoidType(), [PTR, PTR]), f"{base}.block")
         blk, args = f.args
+        for a in f.args:
+            # the block state and the argument buffer are only read here and reachable through
+            # no kernel pointer: LLVM may keep their values in registers across kernel stores
+            a.add_attribute("noalias")
         entry = f.append_basic_block("entry")
         b = L.IRBuilder(entry)
         vals = self._load_params(b, args, lowered.params, ptypes)
@@ -541,6 +577,11 @@ class CpuTarget(Target):
         tstate.align = 16
         tstate.type = PTR  # byte-addressed: use it as an opaque pointer
         b.store(blk, _gep(b, tstate, T_BLK))
+        if regions:
+            # the kernel body loops over the block's threads itself (cpu_regions)
+            b.call(kfn, vals + [tstate])
+            b.ret_void()
+            return
         dims = [b.load(_gep(b, blk, B_BDIM + 4 * k), typ=I32) for k in range(3)]
         ctx = b.load(_gep(b, blk, B_CTX), typ=PTR)
         debug = lowered.options.debug
@@ -1110,11 +1151,15 @@ x.done:
 """)
 
 
-def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True):
+def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, fcap=None):
+    """The exported block runner; ``fcap``: per-thread bytes of the frame area (default: the
+    coroutine frame cap on the coroutine path, nothing on the fast path)."""
     blockfn = f"{base}.sched" if coroutine else f"{base}.block"
+    if fcap is None:
+        fcap = FRAME_CAP if coroutine else 0
     text = _RUNNER.substitute(
         SYMBOL=symbol, BLOCKFN=blockfn, BSIZE=B_SIZE, STATIC=static, LDS=LDS_BYTES, TSIZE=T_SIZE if coroutine else 0,
-        FCAP=FRAME_CAP if coroutine else 0,
+        FCAP=fcap,
     )
     if coroutine:
         # the scheduler lives in the same text module; drop the external decl of it

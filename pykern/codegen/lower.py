@@ -198,6 +198,7 @@ class ModuleLowering:
             debug=options.debug,
             function_uses=uses,
         )
+        target.analyse(module, self.info)
         self._device_fns = {}  # name -> llvm Function
         self._pending = []  # (ir.Function, llvm Function)
         self._strings = {}
@@ -253,7 +254,7 @@ class ModuleLowering:
         params = abi.flatten_params([p.type for p in k.params], [p.name for p in k.params])
         ptypes = [self.types.param(p) for p in params]
         kfn = self.target.define_kernel(self.llmodule, self.info, params, ptypes, self.options)
-        fx = FunctionLowering(self, k, kfn, is_kernel=True)
+        fx = (self.target.kernel_lowering(self.info) or FunctionLowering)(self, k, kfn, is_kernel=True)
         fx.lower_kernel(params)
         while self._pending:
             fn, f = self._pending.pop()
@@ -263,6 +264,29 @@ class ModuleLowering:
 
 def _sanitize(name: str) -> str:
     return "".join(c if (c.isalnum() or c in "_.$") else "_" for c in name)
+
+
+def range_trip(b, start, stop, step, llty, signed):
+    """Iteration count of ``range(start, stop, step)``, computed in unsigned arithmetic of the
+    same width (no overflow for any bounds); a zero step gives 0 iterations."""
+    zero = L.Constant(llty, 0)
+    one = L.Constant(llty, 1)
+    if signed:
+        pos = b.icmp_signed(">", step, zero)
+        neg = b.icmp_signed("<", step, zero)
+        up_n = b.icmp_signed(">", stop, start)
+        dn_n = b.icmp_signed(">", start, stop)
+    else:
+        pos = b.icmp_unsigned("!=", step, zero)
+        neg = L.Constant(I1, 0)
+        up_n = b.icmp_unsigned(">", stop, start)
+        dn_n = L.Constant(I1, 0)
+    safe_step = b.select(b.icmp_unsigned("==", step, zero), one, step)
+    abs_step = b.select(neg, b.neg(safe_step), safe_step)
+    dist = b.select(pos, b.sub(stop, start), b.sub(start, stop))
+    cnt = b.add(b.udiv(b.sub(dist, one), abs_step), one)
+    nonempty = b.select(pos, up_n, b.and_(neg, dn_n))
+    return b.select(nonempty, cnt, zero)
 
 
 def lower_module(module: ir.Module, target, options: CompileOptions) -> LoweredKernel:
@@ -507,26 +531,13 @@ class FunctionLowering:
         step = self.expr(s.step)
         zero = L.Constant(llty, 0)
         one = L.Constant(llty, 1)
-        # trip count in unsigned arithmetic of the same width: no overflow for any bounds
-        if signed:
-            pos = b.icmp_signed(">", step, zero)
-            neg = b.icmp_signed("<", step, zero)
-            up_n = b.icmp_signed(">", stop, start)
-            dn_n = b.icmp_signed(">", start, stop)
-        else:
-            pos = b.icmp_unsigned("!=", step, zero)
-            neg = L.Constant(I1, 0)
-            up_n = b.icmp_unsigned(">", stop, start)
-            dn_n = L.Constant(I1, 0)
-        safe_step = b.select(b.icmp_unsigned("==", step, zero), one, step)
-        abs_step = b.select(neg, b.neg(safe_step), safe_step)
-        dist = b.select(pos, b.sub(stop, start), b.sub(start, stop))
-        cnt = b.add(b.udiv(b.sub(dist, one), abs_step), one)
-        nonempty = b.select(pos, up_n, b.and_(neg, dn_n))
-        trip = b.select(nonempty, cnt, zero)
+        trip = range_trip(b, start, stop, step, llty, signed)
         kslot = self.alloca(llty, name="range.k")
         b.store(zero, kslot)
         poll = self.ml.poll_interval
+        if poll and all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) \
+                and len(range(s.start.value, s.stop.value, s.step.value or 1)) <= poll:
+            poll = 0  # a short loop of known length: no poll, so LLVM may unroll it whole
         if poll:
             # strip-mined: the inner loop runs at most `poll` iterations with no
             # extra exit (LLVM may still vectorise it); the poll sits between chunks

@@ -59,6 +59,9 @@ DEFAULT_MAX_LOCAL_BYTES = 64 * 1024
 
 #: Selects the cpu target's wave size (32 or 64) at compile time.
 CPU_WAVESIZE_ENV = "PYKERN_CPU_WAVESIZE"
+#: ``coroutine`` makes the cpu target run every barrier kernel as coroutines (default: work-item
+#: loops where the kernel allows, ``codegen/cpu_regions.py``); read at compile time.
+CPU_BARRIERS_ENV = "PYKERN_CPU_BARRIERS"
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,8 @@ class KernelInfo:
     #: per function name (kernel included): (uses_barrier, uses_wave_ops,
     #: uses_dynamic_shared), transitive over calls (``lower.scan``)
     function_uses: dict = field(default_factory=dict)
+    #: what a target learns about the kernel for its own use (``Target.analyse``, lowering)
+    target_facts: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -231,6 +236,15 @@ class Target(abc.ABC):
         the cpu target inlines callees that reach a barrier, because a
         coroutine can only suspend in its own body. Default: False."""
         return False
+
+    def analyse(self, module: "ir.Module", info: KernelInfo) -> None:
+        """Look at the typed IR before lowering and note facts in ``info.target_facts`` (the cpu
+        target plans work-item loops for barrier kernels here). Default: nothing."""
+
+    def kernel_lowering(self, info: KernelInfo):
+        """A ``FunctionLowering`` subclass (or factory with its signature) to lower the kernel
+        with, or None for the default. Default: None."""
+        return None
 
     @abc.abstractmethod
     def define_kernel(self, llmodule: "llir.Module", info: KernelInfo, params: list, param_types: list,

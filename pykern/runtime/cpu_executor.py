@@ -361,7 +361,7 @@ class CpuKernel:
                 f"{msg1}: index {idx} is out of bounds for axis {axis} with size {extent} "
                 f"(thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"
             )
-        if ctx.kind == 2:  # divergent barrier
+        if ctx.kind in (2, 3):  # divergent barrier (3: found by a work-item loop, msg2 says how)
             bx, by = block[0], block[1]
 
             def tid(lin):
@@ -369,7 +369,9 @@ class CpuKernel:
 
             i0, iother, idone = v[0], v[1], v[2]
             where = f"block ({v[5]}, {v[6]}, {v[7]})"
-            if iother >= 0:
+            if ctx.kind == 3:
+                why = f"thread {tid(iother)} {ctypes.string_at(ctx.msg2).decode()}"
+            elif iother >= 0:
                 msg2 = ctypes.string_at(ctx.msg2).decode() if ctx.msg2 else "another barrier"
                 why = f"thread {tid(iother)} waits at {msg2} instead"
             else:
