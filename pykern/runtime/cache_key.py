@@ -252,14 +252,15 @@ def build_key(fingerprint: Mapping[str, Any], *, signature: str, target: str, ar
     np = sys.modules.get("numpy")
     parts["numpy"] = getattr(np, "__version__", "not-imported")
     paths = sorted(os.fspath(p) for p in devlibs)
-    digest = file_digest or _plain_file_digest
+    digest = file_digest or file_sha256
     parts["devlibs"] = {os.path.basename(p): digest(p) for p in paths} if paths else "none"
     if extra:
         parts.update(extra)
     return CacheKey(parts)
 
 
-def _plain_file_digest(path: str) -> str:
+def file_sha256(path: str) -> str:
+    """Hex sha256 of a file's content, or ``"unreadable"``."""
     h = hashlib.sha256()
     try:
         with open(path, "rb") as f:

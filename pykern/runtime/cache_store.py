@@ -46,7 +46,7 @@ from typing import Any, Iterable, Iterator, Mapping
 
 from . import cache_fs as fs
 from .cache_fs import Untrusted
-from .cache_key import CacheKey, build_key, diff_parts, pykern_identity
+from .cache_key import CacheKey, build_key, diff_parts, file_sha256, pykern_identity
 
 __all__ = ["KernelCache", "CacheEntry", "CacheWarning", "default_cache_dir", "cache_enabled_by_env",
            "parse_size", "parse_age"]
@@ -402,14 +402,9 @@ class KernelCache:
         memo = self._filehash.get(real)
         if isinstance(memo, list) and len(memo) == 4 and memo[:3] == stamp:
             return memo[3]
-        h = hashlib.sha256()
-        try:
-            with open(real, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    h.update(block)
-        except OSError:
-            return "unreadable"
-        digest = h.hexdigest()
+        digest = file_sha256(real)
+        if digest == "unreadable":
+            return digest
         self._filehash[real] = stamp + [digest]
         d = self._open(create=True)
         if d is not None:
