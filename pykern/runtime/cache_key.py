@@ -123,34 +123,29 @@ def _tree_stamp(root: str, suffixes: tuple[str, ...] = (".py",)) -> str:
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:32]
 
 
-def _record_hashes(pkgdir: str, dist: str) -> dict[str, str]:
+def _record_hashes(pkgdir: str, dist: str, version: str) -> dict[str, str]:
     """``{relative path: "sha256=..."}`` of the package's files from its wheel
     ``RECORD`` (empty for a source checkout or an editable install, whose RECORD
     does not list the package's files).  Byte-compiled files are left out: they
     embed the source mtime, which differs per install."""
-    site = os.path.dirname(pkgdir)
     out: dict[str, str] = {}
-    try:
-        infos = [n for n in os.listdir(site) if n.startswith(dist + "-") and n.endswith(".dist-info")]
+    try:  # the exact dist-info name: no directory listing on the warm path
+        with open(os.path.join(os.path.dirname(pkgdir), f"{dist}-{version}.dist-info", "RECORD"),
+                  encoding="utf-8") as f:
+            lines = f.read().splitlines()
     except OSError:
         return out
-    for info in infos:
-        try:
-            with open(os.path.join(site, info, "RECORD"), encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        except OSError:
-            continue
-        for line in lines:
-            path, _, rest = line.partition(",")
-            digest = rest.partition(",")[0]
-            if path.startswith(os.path.basename(pkgdir) + "/") and digest and "__pycache__" not in path \
-                    and not path.endswith(".pyc"):
-                out[path] = digest
+    prefix = os.path.basename(pkgdir) + "/"
+    for line in lines:
+        path, _, rest = line.partition(",")
+        digest = rest.partition(",")[0]
+        if path.startswith(prefix) and digest and "__pycache__" not in path and not path.endswith(".pyc"):
+            out[path] = digest
     return out
 
 
-def _record_stamp(pkgdir: str, dist: str) -> str | None:
-    rows = _record_hashes(pkgdir, dist)
+def _record_stamp(pkgdir: str, dist: str, version: str) -> str | None:
+    rows = _record_hashes(pkgdir, dist, version)
     if not rows:
         return None
     text = "\n".join(f"{p}:{h}" for p, h in sorted(rows.items()))
@@ -171,7 +166,7 @@ def pykern_identity() -> dict[str, str]:
         pkg = sys.modules.get("pykern")
         version = getattr(pkg, "__version__", None) or "0+unknown"
         pkgdir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        build = os.environ.get("PYKERN_BUILD_ID") or _record_stamp(pkgdir, "pykern") or _tree_stamp(pkgdir)
+        build = os.environ.get("PYKERN_BUILD_ID") or _record_stamp(pkgdir, "pykern", str(version)) or _tree_stamp(pkgdir)
         _memo["pykern"] = {"version": str(version), "build": build}
     return dict(_memo["pykern"])
 
@@ -202,7 +197,7 @@ def llvm_identity() -> str:
             except OSError:
                 pass
             libs = []
-            recorded = _record_hashes(pkgdir, "llvmlite")
+            recorded = _record_hashes(pkgdir, "llvmlite", version)
             bdir = os.path.join(pkgdir, "binding")
             try:
                 for fn in sorted(os.listdir(bdir)):
