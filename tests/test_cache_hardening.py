@@ -219,38 +219,54 @@ def test_component_swapped_between_check_and_use(tmp_path, monkeypatch):
             (d / "v1.moved").rename(v1)
 
 
-def test_kernel_still_runs_with_an_attacked_cache(tmp_path, monkeypatch):
+def test_kernel_still_runs_with_an_attacked_cache(tmp_path, monkeypatch, cpu_target):
     import pykern
 
     secret, precious = _victims(tmp_path)
     d = tmp_path / "c"
     monkeypatch.setenv("PYKERN_CACHE_DIR", str(d))
-    pykern.set_target("cpu")
 
-    def make():
-        @pykern.jit
-        def twice(a, out):
-            i = pykern.grid(1)
-            if i < a.size:
-                out[i] = a[i] * 2
+    @pykern.jit
+    def twice(a, out):
+        i = pykern.grid(1)
+        if i < a.size:
+            out[i] = a[i] * 2
 
-        return twice
+    @pykern.jit
+    def thrice(a, out):
+        i = pykern.grid(1)
+        if i < a.size:
+            out[i] = a[i] * 3
 
     a = np.arange(8, dtype=np.float32)
     out = np.zeros_like(a)
-    make()[1, 8](a, out)
+    twice[1, 8](a, out)  # the cache is made and used
+    np.testing.assert_array_equal(out, a * 2)
     _replace_with_link(d / "v1" / "index", precious)
     _replace_with_link(d / "v1" / "stats.log", secret)
-    from pykern import compiler
-
-    compiler._in_memory.clear()
-    out[:] = 0
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
-        make()[1, 8](a, out)
-    np.testing.assert_array_equal(out, a * 2)
+        thrice[1, 8](a, out)  # a miss: lookup, compile, store, all through the attacked layout
+    np.testing.assert_array_equal(out, a * 3)
     assert any(issubclass(x.category, CacheWarning) for x in w)
     _untouched(secret, precious)
+
+
+@needs_root
+def test_cache_dir_symlink_owned_by_another_user_is_refused(tmp_path):
+    """The configured directory may be a symlink (users move ~/.cache), but not
+    one someone else planted: their link could point at any directory of ours."""
+    real = tmp_path / "mine"
+    real.mkdir(mode=0o700)
+    link = tmp_path / "c"
+    link.symlink_to(real)
+    os.lchown(link, NOBODY, NOBODY)
+    with pytest.warns(CacheWarning, match="symbolic link owned by uid 65534"):
+        assert not KernelCache(link).put(_key(), b"x")
+    assert list(real.iterdir()) == []
+    os.lchown(link, 0, 0)
+    cache_store._warned_dirs.clear()
+    assert KernelCache(link).put(_key(), b"x")
 
 
 # ------------------------------------------------------- a real second uid
