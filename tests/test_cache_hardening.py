@@ -17,9 +17,7 @@ at use.  Two kinds of test:
 
 from __future__ import annotations
 
-import json
 import os
-import stat
 import warnings
 
 import numpy as np

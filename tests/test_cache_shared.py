@@ -21,13 +21,10 @@ import signal
 import subprocess
 import sys
 import tarfile
-import textwrap
 import threading
 import time
-import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from pykern.runtime import cache_fs, cache_store
@@ -51,7 +48,6 @@ WORKER = r'''
 import json, os, sys, time
 src, start, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, src)
-import numpy as np
 import pykern
 pykern.set_target("cpu")
 import kmod
@@ -345,7 +341,6 @@ def fill(out, v):
 LAUNCH_PATH = r'''
 import json, sys
 sys.path.insert(0, sys.argv[1])
-import numpy as np
 import kernels
 from pykern import compiler
 from pykern.runtime import launch
