@@ -391,3 +391,26 @@ def test_aot_bundle_is_what_the_hip_launch_path_hits(tmp_path):
                        capture_output=True, text=True, env=worker, timeout=300)
     assert p.returncode == 0, p.stderr
     assert not any(json.loads(p.stdout)["hits"].values())
+
+
+def test_runtime_code_object_version_is_part_of_the_key(tmp_path, monkeypatch):
+    """build_overload passes the runtime's code object version (4 on ROCm 5): an
+    entry built for v4 must never be what a v5 runtime's lookup returns (a
+    shared cache or a bundle serves both)."""
+    import pykern
+    from pykern import compiler
+    from pykern.frontend import parse_signature
+
+    monkeypatch.setenv("PYKERN_CACHE_DIR", str(tmp_path / "c"))
+
+    @pykern.jit
+    def put_one(out):
+        out[0] = 1.0
+
+    _, argtypes = parse_signature("void(float32[::1])")
+    a4, hit4 = compiler.compile_artifact(put_one, "amdgpu", tuple(argtypes), arch="gfx90a", code_object_version=4)
+    a5, hit5 = compiler.compile_artifact(put_one, "amdgpu", tuple(argtypes), arch="gfx90a", code_object_version=5)
+    assert not hit4 and not hit5
+    assert a4.code_object_version == 4 and a5.code_object_version == 5
+    assert compiler.compile_artifact(put_one, "amdgpu", tuple(argtypes), arch="gfx90a",
+                                     code_object_version=4)[0].code_object_version == 4
