@@ -76,15 +76,22 @@ def _load_kernel(spec: str):
         if not os.path.exists(path):
             raise SystemExit(f"pykern: no such file: {path}")
         mod_name = os.path.splitext(os.path.basename(path))[0]
-        sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
         loaded = sys.modules.get(mod_name)
         if loaded is not None and os.path.abspath(getattr(loaded, "__file__", "") or "") != os.path.abspath(path):
-            raise SystemExit(f"pykern: {path} would be imported as {mod_name!r}, which is another module "
-                             f"({loaded.__file__}); use MODULE:KERNEL")
+            # the name is taken (say, math.py): load it privately; its kernels' cache
+            # keys then differ from a program's that imports it by that name
+            mod_name = "_pykern_cli_" + mod_name
+            spec_ = importlib.util.spec_from_file_location(mod_name, path)
+            module = importlib.util.module_from_spec(spec_)
+            sys.modules[mod_name] = module
+            spec_.loader.exec_module(module)
+        else:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+            module = None
     else:
-        mod_name = path
+        mod_name, module = path, None
     try:
-        module = importlib.import_module(mod_name)
+        module = module or importlib.import_module(mod_name)
     except ImportError as e:
         raise SystemExit(f"pykern: cannot import {mod_name}: {e}") from None
     try:
@@ -130,8 +137,10 @@ def _compile(args, want_asm: bool) -> int:
     several = len(kernels) > 1
     if several and args.output:
         os.makedirs(args.output, exist_ok=True)
-    for ck in kernels:
-        out = os.path.join(args.output or ".", f"{ck.name}.hsaco") if several else (args.output or f"{ck.name}.hsaco")
+    names = [ck.name for ck in kernels]
+    for ck, (fn, _) in zip(kernels, jobs):
+        stem = ck.name if names.count(ck.name) == 1 else f"{fn.__module__}.{ck.name}"  # same name, two files
+        out = os.path.join(args.output or ".", f"{stem}.hsaco") if several else (args.output or f"{ck.name}.hsaco")
         with open(out, "wb") as f:
             f.write(ck.code_object)
         print(f"wrote {out}: kernel {ck.name} for {', '.join(archs)} ({len(ck.code_object)} bytes)")
