@@ -48,6 +48,7 @@ WORKER = r'''
 import json, os, sys, time
 src, start, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, src)
+import numpy as np
 import pykern
 pykern.set_target("cpu")
 import kmod
@@ -135,7 +136,7 @@ def test_killed_marker_holder_blocks_nobody_beyond_the_bound(project, holder):
     hang = _start(tmp, src, cache, mode="hang")
     assert hang.stdout.readline().strip() == "ready", hang.stderr.read()
     assert hang.stdout.readline().strip() == "holding", hang.stderr.read()
-    markers = list(cache.glob("v1/entries/*/*.building"))
+    markers = list(cache.glob("v1/entries/*/*.building.*"))
     assert len(markers) == 1
     hang.send_signal(signal.SIGKILL)
     hang.communicate()
@@ -199,28 +200,54 @@ def test_marker_of_a_dead_process_is_taken_over_at_once(tmp_path):
     dead.wait()
     sub = tmp_path / "c" / "v1" / "entries" / k.digest[:2]
     sub.mkdir(parents=True)
-    marker = sub / (k.digest + ".building")
+    marker = sub / (k.digest + ".building.1")
     marker.write_text(json.dumps({"pid": dead.pid, "host": cache_store._host_id(), "time": time.time(),
                                   "nonce": "old"}))
     os.chmod(marker, 0o600)
     with c.compiling(k) as claim:
-        assert claim.held
-        assert json.loads(marker.read_bytes())["pid"] == os.getpid()
-    assert not marker.exists()
+        assert claim.held and claim.marker == k.digest + ".building.2"  # the next generation
+        assert json.loads((sub / claim.marker).read_bytes())["pid"] == os.getpid()
+        assert not marker.exists()  # the superseded one is removed
+    assert not list(sub.glob("*.building*"))
 
 
-def test_dropping_a_marker_that_changed_hands_puts_it_back(tmp_path):
-    d = tmp_path / "d"
-    d.mkdir(mode=0o700)
-    (d / "x.building").write_text(json.dumps({"nonce": "new-holder"}))
-    os.chmod(d / "x.building", 0o600)
-    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        cache_store._drop_marker(fd, "x.building", "stale-one")  # judged stale on old content
-    finally:
-        os.close(fd)
-    assert json.loads((d / "x.building").read_bytes())["nonce"] == "new-holder"
-    assert [p.name for p in d.iterdir()] == ["x.building"]
+def test_racing_takeovers_of_a_stale_marker_leave_one_holder(tmp_path):
+    """Eight claimants find one dead holder's marker at once: exactly one takes
+    it over (an O_EXCL create of the next generation); the others wait and read
+    its entry.  Nothing is deleted to take over, so no live claim is lost."""
+    k = _key()
+    sub = tmp_path / "c" / "v1" / "entries" / k.digest[:2]
+    KernelCache(tmp_path / "c").put(_key("m.other"), b"x")  # make the layout
+    sub.mkdir(parents=True, exist_ok=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (sub / (k.digest + ".building.1")).write_text(json.dumps({"pid": dead.pid, "host": cache_store._host_id()}))
+    os.chmod(sub / (k.digest + ".building.1"), 0o600)
+    lock, state = threading.Lock(), {"active": 0, "max": 0, "held": 0, "ready": 0}
+    barrier = threading.Barrier(8)
+
+    def claimant():
+        c = KernelCache(tmp_path / "c")
+        barrier.wait()
+        with c.compiling(k) as claim:
+            with lock:
+                state["held" if claim.held else "ready"] += claim.held or claim.ready
+                state["active"] += claim.held
+                state["max"] = max(state["max"], state["active"])
+            if claim.held:
+                time.sleep(0.05)
+                c.put(k, b"once")
+                with lock:
+                    state["active"] -= 1
+
+    threads = [threading.Thread(target=claimant) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert state["held"] == 1 and state["ready"] == 7 and state["max"] == 1, state
+    assert KernelCache(tmp_path / "c").persistent_stats()["compiles"] == 1
+    assert not list(sub.glob("*.building*"))
 
 
 # ------------------------------------------------------------------ export/import
@@ -341,6 +368,7 @@ def fill(out, v):
 LAUNCH_PATH = r'''
 import json, sys
 sys.path.insert(0, sys.argv[1])
+import numpy as np
 import kernels
 from pykern import compiler
 from pykern.runtime import launch

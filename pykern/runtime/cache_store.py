@@ -13,7 +13,7 @@ Why it is built this way:
   only synchronisation (both hold on NFS), so a shared cache directory works
   across machines and nothing can deadlock after a crash.
 * Several processes that miss on one key compile it once: the first creates an
-  ``O_EXCL`` marker ``<digest>.building`` (pid, host, time) beside the entry and
+  ``O_EXCL`` marker ``<digest>.building.1`` (pid, host, time) beside the entry and
   compiles; the others wait for the entry, bounded by ``PYKERN_CACHE_WAIT``
   (default 120 s) per holder, and take a marker over at once when its holder
   died on this host, or after the bound otherwise (see :meth:`KernelCache.compiling`).
@@ -247,6 +247,7 @@ class Claim:
     ready: bool = False
     waited: float = 0.0
     nonce: str = ""
+    marker: str = ""
 
 
 _warned_dirs: set[str] = set()
@@ -550,10 +551,13 @@ class KernelCache:
 
         Yields a :class:`Claim`: ``held`` -- compile and :meth:`put` (the put is
         counted as a compile in the stats); ``ready`` -- another process
-        published the entry while we waited: :meth:`get` it.  The marker is
-        an ``O_EXCL`` file, released on exit; a waiter takes it over when its
-        holder died on this host (pid gone) or after ``PYKERN_CACHE_WAIT``
-        seconds, so a killed holder never blocks others beyond that bound.
+        published the entry while we waited: :meth:`get` it.  The claim is an
+        ``O_EXCL`` marker file ``<digest>.building.<generation>`` beside the
+        entry, removed on exit.  A waiter takes a marker over when its holder
+        died on this host (pid gone) or after ``PYKERN_CACHE_WAIT`` seconds, by
+        creating the next generation with ``O_EXCL``: of several waiters
+        exactly one wins, and nothing is ever deleted to take over, so a killed
+        holder blocks others at most that long and two live claims never mix.
 
         >>> with cache.compiling(key) as claim:          # doctest: +SKIP
         ...     payload = cache.get(key) if claim.ready else None
@@ -571,12 +575,13 @@ class KernelCache:
                 d = self._open(create=False)
                 if d is not None:
                     with d, contextlib.suppress(OSError):
-                        _drop_marker(self._entry_dir(d, key.digest, create=False), key.digest + MARKER_SUFFIX,
-                                     claim.nonce)
+                        sub = self._entry_dir(d, key.digest, create=False)
+                        if _marker_nonce(sub, claim.marker) == claim.nonce:
+                            fs.unlink(sub, claim.marker)
 
     def _claim(self, key: CacheKey) -> Claim:
         wait = _wait_seconds()
-        marker, entry = key.digest + MARKER_SUFFIX, key.digest + ENTRY_SUFFIX
+        entry = key.digest + ENTRY_SUFFIX
         nonce = secrets.token_hex(8)
         start = time.monotonic()
         first_seen: dict[str, float] = {}
@@ -590,25 +595,34 @@ class KernelCache:
                     sub = self._entry_dir(d, key.digest, create=True)
                     if fs.exists(sub, entry):
                         return Claim(ready=True, waited=time.monotonic() - start)
-                    mine = {"pid": os.getpid(), "host": _host_id(), "time": time.time(), "nonce": nonce}
-                    try:
-                        fs.create_exclusive(sub, marker, json.dumps(mine).encode())
-                        return Claim(held=True, nonce=nonce, waited=time.monotonic() - start)
-                    except FileExistsError:
-                        pass
-                    try:
-                        theirs = json.loads(fs.read_file(sub, marker, limit=4096))
-                        if not isinstance(theirs, dict):
-                            raise ValueError
-                    except FileNotFoundError:
-                        continue  # released just now: look again
-                    except (ValueError, Untrusted):
-                        theirs = {}  # unreadable (half-written or tampered): judged by age alone
-                    now = time.monotonic()
-                    seen = first_seen.setdefault(str(theirs.get("nonce")), now)
-                    if _marker_stale(theirs, sub, marker, now - seen, wait):
-                        _drop_marker(sub, marker, theirs.get("nonce"))
-                        continue
+                    gens = _marker_generations(sub, key.digest)
+                    top = max(gens, default=0)
+                    if top:
+                        name = f"{key.digest}{MARKER_SUFFIX}.{top}"
+                        try:
+                            theirs = json.loads(fs.read_file(sub, name, limit=4096))
+                            if not isinstance(theirs, dict):
+                                raise ValueError
+                        except FileNotFoundError:
+                            continue  # released just now: look again
+                        except (ValueError, Untrusted):
+                            theirs = {}  # unreadable (half-written or tampered): judged by age alone
+                        now = time.monotonic()
+                        seen = first_seen.setdefault(f"{top}:{theirs.get('nonce')}", now)
+                        stale = _marker_stale(theirs, sub, name, now - seen, wait)
+                    if not top or stale:
+                        mine = f"{key.digest}{MARKER_SUFFIX}.{top + 1}"
+                        info = {"pid": os.getpid(), "host": _host_id(), "time": time.time(), "nonce": nonce}
+                        try:
+                            fs.create_exclusive(sub, mine, json.dumps(info).encode())
+                        except FileExistsError:
+                            continue  # another waiter won this generation
+                        for g in gens:  # superseded: their holders are gone or too slow
+                            fs.unlink(sub, f"{key.digest}{MARKER_SUFFIX}.{g}")
+                        if fs.exists(sub, entry):  # published between our look and our claim
+                            fs.unlink(sub, mine)
+                            return Claim(ready=True, waited=time.monotonic() - start)
+                        return Claim(held=True, nonce=nonce, marker=mine, waited=time.monotonic() - start)
                 except OSError as exc:
                     warnings.warn(f"pykern cache: cannot coordinate the compile of {key.name or key.digest[:12]} "
                                   f"with other processes: {exc}", CacheWarning, stacklevel=4)
@@ -932,24 +946,20 @@ def _marker_stale(theirs: dict, sub: int, marker: str, seen_for: float, wait: fl
         return False
 
 
-def _drop_marker(sub: int, marker: str, nonce: Any) -> None:
-    """Remove ``marker`` if it is still the one with ``nonce``.  Renaming it
-    aside first is atomic, so of several processes dropping one stale marker
-    exactly one gets it; one that grabbed a newer marker by mistake links it
-    back (``link`` fails rather than replace a marker created meanwhile)."""
-    aside = f"{marker}.stale-{os.getpid()}-{secrets.token_hex(4)}"
+def _marker_generations(sub: int, digest: str) -> list[int]:
+    prefix = f"{digest}{MARKER_SUFFIX}."
+    out = []
+    for name, st in fs.scan(sub):
+        if name.startswith(prefix) and name[len(prefix):].isdigit() and stat.S_ISREG(st.st_mode):
+            out.append(int(name[len(prefix):]))
+    return out
+
+
+def _marker_nonce(sub: int, name: str) -> Any:
     try:
-        os.rename(marker, aside, src_dir_fd=sub, dst_dir_fd=sub)
-    except OSError:
-        return
-    try:
-        got = json.loads(fs.read_file(sub, aside, limit=4096)).get("nonce")
+        return json.loads(fs.read_file(sub, name, limit=4096)).get("nonce")
     except (OSError, ValueError, AttributeError):
-        got = None
-    if got != nonce:
-        with contextlib.suppress(OSError):
-            os.link(aside, marker, src_dir_fd=sub, dst_dir_fd=sub, follow_symlinks=False)
-    fs.unlink(sub, aside)
+        return None
 
 
 def _explain(key: CacheKey, reason: str) -> None:
