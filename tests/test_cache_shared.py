@@ -3,8 +3,9 @@
 * Compile once: N real processes that start together on one kernel compile
   it once (counted in the cache's stats); the others wait for the entry.  A
   process killed while it holds the "in progress" marker blocks nobody beyond
-  the bound (at once on this host: its pid is gone; after
-  ``PYKERN_CACHE_WAIT`` for a marker from another host).
+  the bound (at once on this host: its pid is gone; once the marker is older
+  than ``PYKERN_CACHE_WAIT``, or after waiting that long, for a marker from
+  another host).
 * Export/import: a cache archive carries entries to another cache; import
   verifies them, refuses other pykern/LLVM/Python builds and never writes by
   member name (tar path traversal, links).
@@ -141,11 +142,12 @@ def test_killed_marker_holder_blocks_nobody_beyond_the_bound(project, holder):
     hang.send_signal(signal.SIGKILL)
     hang.communicate()
     assert markers[0].exists()  # a killed holder cannot clean up
-    if holder == "other-host":  # a pid that means nothing here: only the bound applies
+    if holder == "other-host":  # a pid that means nothing here: only its age counts
         info = json.loads(markers[0].read_bytes())
-        info.update(host="another-machine", pid=1, time=time.time())
+        info.update(host="another-machine", pid=1, time=time.time() - 3600)
         markers[0].write_text(json.dumps(info))
-    outs = _race(tmp, src, cache, PYKERN_CACHE_WAIT="2s")
+        os.utime(markers[0], (time.time() - 3600,) * 2)  # older than the bound (the default 120 s)
+    outs = _race(tmp, src, cache)  # default bound: the new holder is never taken over mid-compile
     assert all(o["ok"] for o in outs)
     assert sum(o["compiles"] for o in outs) == 1  # one waiter took over, the others waited for it
     assert KernelCache(cache).persistent_stats()["compiles"] == 1
@@ -209,6 +211,23 @@ def test_marker_of_a_dead_process_is_taken_over_at_once(tmp_path):
         assert json.loads((sub / claim.marker).read_bytes())["pid"] == os.getpid()
         assert not marker.exists()  # the superseded one is removed
     assert not list(sub.glob("*.building*"))
+
+
+def test_foreign_marker_is_waited_for_up_to_the_bound(tmp_path, monkeypatch):
+    """A fresh marker from another host: its pid means nothing here, so the
+    waiter waits PYKERN_CACHE_WAIT, then takes over (never forever)."""
+    monkeypatch.setenv("PYKERN_CACHE_WAIT", "1")
+    c = KernelCache(tmp_path / "c")
+    k = _key()
+    c.put(_key("m.other"), b"x")
+    sub = tmp_path / "c" / "v1" / "entries" / k.digest[:2]
+    sub.mkdir(exist_ok=True)
+    marker = sub / (k.digest + ".building.1")
+    marker.write_text(json.dumps({"pid": os.getpid(), "host": "another-machine", "time": time.time()}))
+    os.chmod(marker, 0o600)
+    with c.compiling(k) as claim:
+        assert claim.held and claim.marker.endswith(".building.2") and claim.waited > 0
+    print(f"waited {claim.waited:.2f} s for a foreign marker with a 1 s bound")
 
 
 def test_racing_takeovers_of_a_stale_marker_leave_one_holder(tmp_path):
