@@ -107,16 +107,20 @@ _SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1 << 10, "m": 1000**
                "tb": 1000**4, "tib": 1 << 40}
 
 
+def _quantity(text: str, units: dict, what: str, examples: str) -> float:
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
+    if not m or m.group(2).lower() not in units:
+        raise ValueError(f"not a {what}: {text!r} (examples: {examples})")
+    return float(m.group(1)) * units[m.group(2).lower()]
+
+
 def parse_size(text: str) -> int:
     """Bytes from ``"1GiB"``, ``"500M"``, ``"4096"``.
 
     >>> parse_size("2KiB")
     2048
     """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in _SIZE_UNITS:
-        raise ValueError(f"not a size: {text!r} (examples: 1073741824, 500M, 1GiB)")
-    return int(float(m.group(1)) * _SIZE_UNITS[m.group(2).lower()])
+    return int(_quantity(text, _SIZE_UNITS, "size", "1073741824, 500M, 1GiB"))
 
 
 _AGE_UNITS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -128,32 +132,26 @@ def parse_age(text: str) -> float:
     >>> parse_age("2h")
     7200.0
     """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in _AGE_UNITS:
-        raise ValueError(f"not a duration: {text!r} (examples: 7d, 12h, 30m, 45s)")
-    return float(m.group(1)) * _AGE_UNITS[m.group(2).lower()]
+    return _quantity(text, _AGE_UNITS, "duration", "7d, 12h, 30m, 45s")
+
+
+def _from_env(name: str, parse, default):
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return parse(text)
+    except ValueError as exc:
+        warnings.warn(f"pykern cache: ignoring {name}: {exc}", CacheWarning, stacklevel=4)
+        return default
 
 
 def _max_bytes_from_env() -> int:
-    text = os.environ.get("PYKERN_CACHE_MAX_BYTES")
-    if not text:
-        return DEFAULT_MAX_BYTES
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        warnings.warn(f"pykern cache: ignoring PYKERN_CACHE_MAX_BYTES: {exc}", CacheWarning, stacklevel=3)
-        return DEFAULT_MAX_BYTES
+    return _from_env("PYKERN_CACHE_MAX_BYTES", parse_size, DEFAULT_MAX_BYTES)
 
 
 def _wait_seconds() -> float:
-    text = os.environ.get("PYKERN_CACHE_WAIT")
-    if not text:
-        return DEFAULT_WAIT_SECONDS
-    try:
-        return parse_age(text)
-    except ValueError as exc:
-        warnings.warn(f"pykern cache: ignoring PYKERN_CACHE_WAIT: {exc}", CacheWarning, stacklevel=3)
-        return DEFAULT_WAIT_SECONDS
+    return _from_env("PYKERN_CACHE_WAIT", parse_age, DEFAULT_WAIT_SECONDS)
 
 
 # ------------------------------------------------------------------ entry format
