@@ -27,7 +27,6 @@ import io
 import json
 import os
 import re
-import secrets
 import sys
 import tarfile
 import time
@@ -62,7 +61,7 @@ def export_cache(cache: KernelCache, archive: str | os.PathLike, digests: Iterab
                      "target": k.parts.get("target"), "bytes": len(data)} for k, data in entries],
     }
     tmp = os.path.join(os.path.dirname(os.path.abspath(archive)),
-                       f".{os.path.basename(archive)}.{os.getpid()}-{secrets.token_hex(4)}")
+                       f".{os.path.basename(archive)}.{os.getpid()}-{os.urandom(4).hex()}")
     try:
         with tarfile.open(tmp, "w:gz") as tf:
             _add(tf, _MANIFEST, json.dumps(manifest, indent=1).encode())

@@ -25,7 +25,6 @@ must not redirect a write, an append, a rename, an unlink or a clear.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 
 __all__ = ["Untrusted", "Dirs", "trust_problem", "read_file", "write_atomic", "create_exclusive", "append",
@@ -216,7 +215,7 @@ def write_atomic(dfd: int, name: str, data: bytes) -> None:
     """Write a private temp file in ``dfd`` and rename it over ``name``, so
     readers see the old file or the whole new one (rename replaces a symlink at
     ``name``, it never writes through it)."""
-    tmp = f"{TMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+    tmp = f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}"
     try:
         create_exclusive(dfd, tmp, data)
         os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)

@@ -35,7 +35,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import stat
 import struct
 import sys
@@ -580,7 +579,7 @@ class KernelCache:
     def _claim(self, key: CacheKey) -> Claim:
         wait = _wait_seconds()
         entry = key.digest + ENTRY_SUFFIX
-        nonce = secrets.token_hex(8)
+        nonce = os.urandom(8).hex()
         start = time.monotonic()
         first_seen: dict[str, float] = {}
         delay = 0.005
