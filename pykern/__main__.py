@@ -6,6 +6,8 @@ Examples::
     python -m pykern compile kernels.py:saxpy --signature "void(float32, float32[::1], float32[::1], float32[::1])" \\
         --arch gfx90a,gfx942 -o saxpy.hsaco
     python -m pykern asm kernels.py:saxpy --signature "..." --arch gfx1100
+    python -m pykern compile kernels.py:saxpy kernels.py:stencil -s "..." -s "..." --arch gfx90a,gfx942 \\
+        -o out/ --export kernels.pkc.tgz
     python -m pykern cache info
 """
 
@@ -61,17 +63,37 @@ def _info(args) -> int:
 
 
 def _load_kernel(spec: str):
-    """``FILE.py:NAME`` -> the object NAME defined by that file."""
+    """``FILE.py:NAME`` or ``MODULE:NAME`` -> the object NAME.
+
+    A file is imported under its own module name (``kernels.py`` -> ``kernels``,
+    its directory first on ``sys.path``), as the program that launches its
+    kernels imports it: the module name is part of a kernel's cache key, so
+    kernels compiled here are hits there (``--export``)."""
     path, sep, name = spec.rpartition(":")
     if not sep or not path or not name:
-        raise SystemExit(f"pykern: expected FILE.py:KERNEL, got {spec!r}")
-    if not os.path.exists(path):
-        raise SystemExit(f"pykern: no such file: {path}")
-    mod_name = "_pykern_cli_" + os.path.splitext(os.path.basename(path))[0]
-    spec_ = importlib.util.spec_from_file_location(mod_name, path)
-    module = importlib.util.module_from_spec(spec_)
-    sys.modules[mod_name] = module
-    spec_.loader.exec_module(module)
+        raise SystemExit(f"pykern: expected FILE.py:KERNEL or MODULE:KERNEL, got {spec!r}")
+    if path.endswith(".py") or os.sep in path:
+        if not os.path.exists(path):
+            raise SystemExit(f"pykern: no such file: {path}")
+        mod_name = os.path.splitext(os.path.basename(path))[0]
+        loaded = sys.modules.get(mod_name)
+        if loaded is not None and os.path.abspath(getattr(loaded, "__file__", "") or "") != os.path.abspath(path):
+            # the name is taken (say, math.py): load it privately; its kernels' cache
+            # keys then differ from a program's that imports it by that name
+            mod_name = "_pykern_cli_" + mod_name
+            spec_ = importlib.util.spec_from_file_location(mod_name, path)
+            module = importlib.util.module_from_spec(spec_)
+            sys.modules[mod_name] = module
+            spec_.loader.exec_module(module)
+        else:
+            sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+            module = None
+    else:
+        mod_name, module = path, None
+    try:
+        module = module or importlib.import_module(mod_name)
+    except ImportError as e:
+        raise SystemExit(f"pykern: cannot import {mod_name}: {e}") from None
     try:
         return getattr(module, name)
     except AttributeError:
@@ -81,28 +103,55 @@ def _load_kernel(spec: str):
 def _compile(args, want_asm: bool) -> int:
     import pykern
 
-    fn = _load_kernel(args.kernel)
+    sigs = args.signature
+    if len(sigs) not in (1, len(args.kernel)):
+        raise SystemExit(f"pykern: {len(args.kernel)} kernels and {len(sigs)} signatures: give one signature "
+                         "for all, or one per kernel in the same order")
+    jobs = [(_load_kernel(spec), sigs[0] if len(sigs) == 1 else sigs[i]) for i, spec in enumerate(args.kernel)]
     archs = [a for a in args.arch.split(",") if a]
     opts = {}
     if args.fastmath:
         opts["fastmath"] = True
     if args.code_object_version:
         opts["code_object_version"] = args.code_object_version
-    if _progress_wanted(args):
-        _compile_with_progress(pykern, fn, args.signature, archs, opts)  # then assembled below from memory
-    ck = pykern.compile(fn, args.signature, arch=archs if len(archs) > 1 else archs[0], **opts)
+    export = getattr(args, "export", None)
+    cache = None
+    if export:
+        from pykern.runtime.cache import default_cache
+
+        cache = default_cache()
+        if not cache.enabled:
+            raise SystemExit(f"pykern: --export needs the kernel cache: {cache.disabled_reason}")
+    import contextlib
+
+    with cache.tracking() if cache is not None else contextlib.nullcontext() as used:
+        if _progress_wanted(args):
+            for fn, sig in jobs:  # then assembled below from memory
+                _compile_with_progress(pykern, fn, sig, archs, opts)
+        kernels = [pykern.compile(fn, sig, arch=archs if len(archs) > 1 else archs[0], **opts) for fn, sig in jobs]
     if want_asm:
-        text = ck.asm
+        text = "".join(ck.asm for ck in kernels)
         if args.output:
             with open(args.output, "w") as f:
                 f.write(text)
         else:
             sys.stdout.write(text)
         return 0
-    out = args.output or f"{ck.name}.hsaco"
-    with open(out, "wb") as f:
-        f.write(ck.code_object)
-    print(f"wrote {out}: kernel {ck.name} for {', '.join(archs)} ({len(ck.code_object)} bytes)")
+    several = len(kernels) > 1
+    if several and args.output:
+        os.makedirs(args.output, exist_ok=True)
+    names = [ck.name for ck in kernels]
+    for ck, (fn, _) in zip(kernels, jobs):
+        stem = ck.name if names.count(ck.name) == 1 else f"{fn.__module__}.{ck.name}"  # same name, two files
+        out = os.path.join(args.output or ".", f"{stem}.hsaco") if several else (args.output or f"{ck.name}.hsaco")
+        with open(out, "wb") as f:
+            f.write(ck.code_object)
+        print(f"wrote {out}: kernel {ck.name} for {', '.join(archs)} ({len(ck.code_object)} bytes)")
+    if export:
+        from pykern.runtime.cache_bundle import export_cache
+
+        n = export_cache(cache, export, used)
+        print(f"exported {n} cache entr{'y' if n == 1 else 'ies'} to {export}")
     return 0
 
 
@@ -142,15 +191,21 @@ def _parser() -> argparse.ArgumentParser:
     for name, what in (("compile", "write a linked code object (an offload bundle for several archs)"),
                        ("asm", "print the AMDGPU assembly")):
         c = sub.add_parser(name, help=what, description=what)
-        c.add_argument("kernel", help="FILE.py:KERNEL")
-        c.add_argument("--signature", "-s", required=True, help='e.g. "void(float32[::1], int64)"')
+        c.add_argument("kernel", nargs="+", help="FILE.py:KERNEL or MODULE:KERNEL (several allowed)")
+        c.add_argument("--signature", "-s", required=True, action="append",
+                       help='e.g. "void(float32[::1], int64)"; once for all kernels, or once per kernel')
         c.add_argument("--arch", "-a", default="gfx942", help="gfx name(s), comma-separated (default gfx942)")
         c.add_argument("-o", "--output", help="output file")
         c.add_argument("--fastmath", action="store_true")
         c.add_argument("--code-object-version", type=int, choices=(4, 5, 6))
         c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help="a line per arch on stderr (default: when stderr is a terminal)")
-    sub.add_parser("cache", help="inspect or clear the compile cache (cache --help)", add_help=False)
+        if name == "compile":
+            c.add_argument("--export", metavar="ARCHIVE",
+                           help="also write the compiled kernels' cache entries to ARCHIVE, for "
+                                "`python -m pykern cache import` on the machines that launch them")
+    sub.add_parser("cache", help="inspect, clear, export or import the compile cache (cache --help)",
+                   add_help=False)
     return p
 
 

@@ -153,35 +153,48 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
     A hit builds no target and runs neither the frontend nor LLVM."""
     from .codegen import get_target
 
-    options = compile_options(dispatcher.options, **_arch_opt(target_opts))
+    options = compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options))
     key = None if _skip_cache else _cache_key(dispatcher, codegen_name, argtypes, options)
     disk = _cache_for(dispatcher) if key is not None else None
     if key is not None:
         artifact = _in_memory.get(key.digest)
+        if artifact is None and disk is not None:
+            artifact = _from_disk(disk, key)
         if artifact is not None:
             return artifact, True
-        payload = disk.get(key) if disk is not None else None
-        if payload is not None:
-            try:
-                artifact = pickle.loads(payload)
-            except Exception as e:  # an entry from an incompatible build: drop it, recompile
-                disk.discard(key, f"unreadable payload: {e!r}")
-            else:
-                _in_memory[key.digest] = artifact
-                return artifact, True
-    target = get_target(codegen_name, **target_opts)
-    with _deep_recursion(dispatcher):
-        module = _frontend_ir(dispatcher, argtypes)
-        artifact = target.compile(module, target.resolve_options(options))
-    if key is not None:
-        _in_memory[key.digest] = artifact
-        if disk is not None:
-            disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
+    # processes sharing the disk cache compile a key once: the others wait for its entry
+    with disk.compiling(key) if disk is not None else contextlib.nullcontext() as claim:
+        artifact = _from_disk(disk, key) if claim is not None and claim.ready else None
+        if artifact is not None:
+            return artifact, True
+        target = get_target(codegen_name, **target_opts)
+        with _deep_recursion(dispatcher):
+            module = _frontend_ir(dispatcher, argtypes)
+            artifact = target.compile(module, target.resolve_options(options))
+        if key is not None:
+            _in_memory[key.digest] = artifact
+            if disk is not None:
+                disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
 
 
-def _arch_opt(target_opts):
-    return {"arch": target_opts["arch"]} if target_opts.get("arch") else {}
+def _from_disk(disk, key):
+    payload = disk.get(key)
+    if payload is None:
+        return None
+    try:
+        artifact = pickle.loads(payload)
+    except Exception as e:  # an entry from an incompatible build: drop it, recompile
+        disk.discard(key, f"unreadable payload: {e!r}")
+        return None
+    _in_memory[key.digest] = artifact
+    return artifact
+
+
+def _arch_opt(target_opts, jit_options=None):
+    # the runtime's code object version (4 on ROCm 5) is part of the key unless @jit fixed one
+    names = ("arch",) if "code_object_version" in (jit_options or {}) else ("arch", "code_object_version")
+    return {n: target_opts[n] for n in names if target_opts.get(n)}
 
 
 def build_overload(dispatcher, target: str, argtypes) -> Overload:

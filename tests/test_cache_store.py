@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from pykern.runtime import cache as cache_mod
+from pykern.runtime import cache as cache_mod, cache_store
 from pykern.runtime.cache import (CacheKey, CacheWarning, KernelCache, default_cache, default_cache_dir,
                                   diff_parts, parse_age, parse_size)
 
@@ -205,7 +205,7 @@ def test_stale_temp_files_are_swept(tmp_path):
 
 
 def test_stats_log_is_compacted(tmp_path, monkeypatch):
-    monkeypatch.setattr(cache_mod, "_STATS_COMPACT_BYTES", 50)
+    monkeypatch.setattr(cache_store, "_STATS_COMPACT_BYTES", 50)
     c = KernelCache(tmp_path / "c")
     k = key_for(c)
     c.put(k, b"x")

@@ -1,4 +1,4 @@
-"""``python -m pykern cache info|list|clear``: look at and tidy the kernel cache.
+"""``python -m pykern cache info|list|clear|export|import``: look at, tidy and ship the kernel cache.
 
 Example::
 
@@ -7,6 +7,8 @@ Example::
     ...
     $ python -m pykern cache clear --older-than 30d
     removed 12 entries
+    $ python -m pykern cache export kernels.pkc.tgz        # on the build machine
+    $ python -m pykern cache import kernels.pkc.tgz        # on each worker
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     # --dir also after the subcommand (SUPPRESS: absent there must not reset it)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--dir", default=argparse.SUPPRESS, help="cache directory to use instead of the configured one")
-    sub = p.add_subparsers(dest="command", metavar="{info,list,clear}")
+    sub = p.add_subparsers(dest="command", metavar="{info,list,clear,export,import}")
     sub.required = True
     info = sub.add_parser("info", parents=[common], help="location, entry count, size, hit/miss counts",
                           description="Show where the cache is, whether it is in use, how many "
@@ -62,6 +64,17 @@ def _parser() -> argparse.ArgumentParser:
                                        "used for that long.")
     clear.add_argument("--older-than", metavar="D", type=_age_arg,
                        help="only entries unused for D (e.g. 7d, 12h, 30m, 45s; plain number = seconds)")
+    exp = sub.add_parser("export", parents=[common], help="write the entries to an archive",
+                         description="Write every valid entry (optionally only kernels whose name matches "
+                                     "--name) to a .tar.gz archive that `cache import` loads on other machines.")
+    exp.add_argument("archive", help="output file, e.g. kernels.pkc.tgz")
+    exp.add_argument("--name", metavar="GLOB", help="only kernels whose module.qualname matches (fnmatch)")
+    imp = sub.add_parser("import", parents=[common], help="load the entries of an archive",
+                         description="Store the entries of an archive made by `cache export` (or `pykern "
+                                     "compile --export`). Entries are verified (checksum, key) and refused "
+                                     "when built by another pykern, LLVM or Python; nothing is extracted by "
+                                     "name. Exit status 1 if any entry was refused.")
+    imp.add_argument("archive")
     return p
 
 
@@ -98,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = [("location", d["directory"]), ("state", state), ("entries", str(d["entries"])),
                 ("size", f"{_size(d['bytes'])} of {_size(d['max_bytes'])} limit"),
                 ("hits", f"{d['hits']}{rate}"), ("misses", str(d["misses"])),
-                ("writes", str(d["writes"])), ("discarded", f"{d['corrupt']} bad entries"),
+                ("writes", str(d["writes"])), ("compiles", str(d["compiles"])),
+                ("imported", str(d["imported"])), ("discarded", f"{d['corrupt']} bad entries"),
                 ("evicted", str(d["evicted"]))]
         for k, v in rows:
             print(f"{k:<10} {v}", file=out)
@@ -117,6 +131,35 @@ def main(argv: list[str] | None = None) -> int:
             what = f"{e.name} {e.signature}" if e.valid else f"<unreadable: {e.problem}>"
             print(f"{_size(e.size):>10}  {_age(now - e.last_used):>9}  {e.target:<16} {what}", file=out)
         return 0
+    if args.command == "export":
+        from fnmatch import fnmatchcase
+
+        from pykern.runtime.cache_bundle import export_cache
+
+        digests = None
+        if args.name:
+            digests = [e.digest for e in cache.entries() if e.valid and fnmatchcase(e.name, args.name)]
+        if cache.disabled_reason:
+            print(f"pykern cache: {cache.disabled_reason}", file=sys.stderr)
+            return 1
+        n = export_cache(cache, args.archive, digests)
+        print(f"exported {n} entr{'y' if n == 1 else 'ies'} from {cache.directory} to {args.archive}", file=out)
+        return 0
+    if args.command == "import":
+        import tarfile
+
+        from pykern.runtime.cache_bundle import import_cache
+
+        try:
+            report = import_cache(cache, args.archive)
+        except (OSError, tarfile.TarError) as exc:
+            print(f"pykern cache import: cannot read {args.archive}: {exc}", file=sys.stderr)
+            return 1
+        for name, reason in report.skipped:
+            print(f"skipped {name}: {reason}", file=sys.stderr)
+        print(f"imported {report.imported} entr{'y' if report.imported == 1 else 'ies'} into {cache.directory}"
+              + (f", refused {len(report.skipped)}" if report.skipped else ""), file=out)
+        return 1 if report.skipped or cache.disabled_reason else 0
     if args.command == "clear":
         n = cache.clear(args.older_than)
         print(f"removed {n} entr{'y' if n == 1 else 'ies'} from {cache.directory}", file=out)
