@@ -105,14 +105,10 @@ def test_cold_process_writes_warm_process_reads(project):
     assert [r["hit"] for r in warm["results"]] == [True, True], err
     assert all(r["ok"] for r in warm["results"])
     assert [r["digest"] for r in warm["results"]] == [r["digest"] for r in cold["results"]]
-    # fingerprint + key + file read + checksum + unpickle of the first kernel in a new
-    # process; best of five, since other jobs share this machine's two cores (a gen-2
-    # garbage collection of the freshly imported package alone can take 10+ ms there)
-    first_lookup = [warm["results"][0]["lookup_ms"]]
-    for _ in range(4):
-        first_lookup.append(run_worker(cache, src, "kmod", ["k"])[0]["results"][0]["lookup_ms"])
-    assert min(first_lookup) < 5.0, first_lookup
+    # a hit is fingerprint + key + file read + checksum + unpickle: neither LLVM nor the
+    # frontend's typing runs (how long it takes is benchmarks/bench_cache.py's business)
     assert not warm["modules"]["llvmlite"], "a cache hit must not load LLVM"
+    assert not warm["modules"]["pykern.frontend.infer"], "a cache hit must not run the frontend"
     assert warm["warnings"] == []
 
 
