@@ -26,6 +26,8 @@ from __future__ import annotations
 from .errors import CompileError, HipError, KernelRuntimeError, LaunchError
 from .frontend.types import (
     boolean,
+    complex64,
+    complex128,
     float16,
     float32,
     float64,
@@ -133,7 +135,7 @@ def detect() -> bool:
 __all__ = [
     "jit", "compile", "set_target", "current_target", "is_available", "detect",
     "CompileError", "LaunchError", "HipError", "KernelRuntimeError",
-    "boolean", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
+    "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
     *_kernel_names, *_LAZY, "gpus", "random",
 ]

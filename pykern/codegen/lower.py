@@ -137,6 +137,9 @@ class TypeMap:
             return L.IntType(t.bits)
         if isinstance(t, T.Float):
             return {16: L.HalfType(), 32: L.FloatType(), 64: L.DoubleType()}[t.bits]
+        if isinstance(t, T.Complex):  # {re, im}: numpy's and C's layout, in registers and memory
+            f = self.value(t.component)
+            return L.LiteralStructType([f, f])
         if isinstance(t, T.Tuple):
             return L.LiteralStructType([self.value(e) for e in t.elems])
         if isinstance(t, T.Array):
@@ -380,6 +383,9 @@ class FunctionLowering:
             for k, e in enumerate(t.elems):
                 v = b.insert_value(v, self._unflatten(e, vals), k)
             return v
+        if isinstance(t, T.Complex):  # two flat parameters (abi.py)
+            v = b.insert_value(_zero(self.types.value(t)), vals.pop(0), 0)
+            return b.insert_value(v, vals.pop(0), 1)
         a = vals.pop(0)
         if isinstance(t, T.Boolean):
             return b.icmp_unsigned("!=", a, L.Constant(I8, 0))
@@ -620,6 +626,10 @@ class FunctionLowering:
 
                 v = float(np.float16(v))
             return L.Constant(llty, v)
+        if isinstance(t, T.Complex):
+            c = complex(e.value)
+            f = self.types.value(t.component)
+            return L.Constant(llty, [L.Constant(f, c.real), L.Constant(f, c.imag)])
         self.fail(f"internal error: constant of type {t}")
 
     def _x_Var(self, e):
@@ -639,6 +649,8 @@ class FunctionLowering:
         t = e.type
         if isinstance(t, T.Float):
             return self._float_binop(e.op, a, c, t)
+        if isinstance(t, T.Complex):
+            return self._complex_binop(e.op, a, c, t)
         if isinstance(t, (T.Integer, T.Boolean)):
             return self._int_binop(e.op, a, c, t)
         self.fail(f"internal error: binary {e.op} on {t}")
@@ -753,6 +765,52 @@ class FunctionLowering:
         if op in ("//", "%"):
             return self._float_divmod(a, c, t)[0 if op == "//" else 1]
 
+    def _complex_binop(self, op, a, c, t):
+        """Complex + - * / with numpy's formulas (its loops.c): the plain product
+        and Smith's division, so that finite results match numpy bit for bit."""
+        b = self.builder
+        fl = self._fast()
+        ar, ai = b.extract_value(a, 0), b.extract_value(a, 1)
+        cr, ci = b.extract_value(c, 0), b.extract_value(c, 1)
+        if op in ("+", "-"):
+            f = b.fadd if op == "+" else b.fsub
+            rr, ri = f(ar, cr, flags=fl), f(ai, ci, flags=fl)
+        elif op == "*":
+            # numpy's loop on FMA hardware (x86-64-v3, every GPU): one product fused
+            fma = lambda x, y, z: self.target.math(self, "fma", [x, y, z], t.component)  # noqa: E731
+            rr = fma(ar, cr, b.fneg(b.fmul(ai, ci, flags=fl)))
+            ri = fma(ar, ci, b.fmul(ai, cr, flags=fl))
+        elif op == "/":
+            fty = t.component
+            ty = ar.type
+            one, zero = L.Constant(ty, 1.0), L.Constant(ty, 0.0)
+            acr = self.target.math(self, "fabs", [cr], fty)
+            aci = self.target.math(self, "fabs", [ci], fty)
+            real_big = b.fcmp_ordered(">=", acr, aci)
+            both0 = b.and_(b.fcmp_ordered("==", acr, zero), b.fcmp_ordered("==", aci, zero))
+            # |c.real| >= |c.imag|
+            rat1 = b.fdiv(ci, cr)
+            scl1 = b.fdiv(one, b.fadd(cr, b.fmul(ci, rat1)))
+            r1 = b.fmul(b.fadd(ar, b.fmul(ai, rat1)), scl1)
+            i1 = b.fmul(b.fsub(ai, b.fmul(ar, rat1)), scl1)
+            # division by zero: a complex inf or nan, as numpy
+            r1 = b.select(both0, b.fdiv(ar, acr), r1)
+            i1 = b.select(both0, b.fdiv(ai, acr), i1)
+            # |c.real| < |c.imag| (or NaN)
+            rat2 = b.fdiv(cr, ci)
+            scl2 = b.fdiv(one, b.fadd(ci, b.fmul(cr, rat2)))
+            r2 = b.fmul(b.fadd(b.fmul(ar, rat2), ai), scl2)
+            i2 = b.fmul(b.fsub(b.fmul(ai, rat2), ar), scl2)
+            rr, ri = b.select(real_big, r1, r2), b.select(real_big, i1, i2)
+        else:
+            self.fail(f"internal error: complex operator {op}")
+        return self._make_complex(rr, ri, t)
+
+    def _make_complex(self, re, im, t):
+        b = self.builder
+        v = b.insert_value(_zero(self.types.value(t)), re, 0)
+        return b.insert_value(v, im, 1)
+
     def _float_divmod(self, a, c, t):
         """Python/numpy divmod on floats (npy_divmod)."""
         b = self.builder
@@ -784,6 +842,8 @@ class FunctionLowering:
         if e.op == "-":
             if isinstance(t, T.Float):
                 return b.fneg(v)
+            if isinstance(t, T.Complex):
+                return self._make_complex(b.fneg(b.extract_value(v, 0)), b.fneg(b.extract_value(v, 1)), t)
             return b.neg(v)
         if e.op == "~":
             return b.not_(v)
@@ -802,6 +862,10 @@ class FunctionLowering:
             if e.op == "!=":
                 return b.fcmp_unordered("!=", a, c)
             return b.fcmp_ordered(e.op, a, c)
+        if isinstance(t, T.Complex):  # == and != only (the frontend refuses the rest)
+            eq = b.and_(b.fcmp_ordered("==", b.extract_value(a, 0), b.extract_value(c, 0)),
+                        b.fcmp_ordered("==", b.extract_value(a, 1), b.extract_value(c, 1)))
+            return eq if e.op == "==" else b.not_(eq)
         if isinstance(t, T.Integer) and t.signed:
             return b.icmp_signed(e.op, a, c)
         return b.icmp_unsigned(e.op, a, c)
@@ -854,6 +918,10 @@ class FunctionLowering:
 
     def _to_bool(self, v, src):
         b = self.builder
+        if isinstance(src, T.Complex):
+            re, im = b.extract_value(v, 0), b.extract_value(v, 1)
+            z = L.Constant(re.type, 0.0)
+            return b.or_(b.fcmp_unordered("!=", re, z), b.fcmp_unordered("!=", im, z))
         if isinstance(src, T.Float):
             return b.fcmp_unordered("!=", v, L.Constant(v.type, 0.0))
         if v.type == I1:
@@ -871,6 +939,14 @@ class FunctionLowering:
         dl = self.types.value(dst)
         if isinstance(dst, T.Boolean):
             return self._to_bool(v, src)
+        if isinstance(dst, T.Complex):
+            c = dst.component
+            if isinstance(src, T.Complex):
+                re = self.cast(b.extract_value(v, 0), src.component, c)
+                im = self.cast(b.extract_value(v, 1), src.component, c)
+            else:
+                re, im = self.cast(v, src, c), L.Constant(self.types.value(c), 0.0)
+            return self._make_complex(re, im, dst)
         if isinstance(src, T.Boolean):
             if isinstance(dst, T.Float):
                 return b.uitofp(v, dl)
@@ -1255,6 +1331,10 @@ class FunctionLowering:
             return b.select(take_c, c, a)
         if n == "round":
             return tgt.math(self, "rint", args, e.type)
+        if n == "complex":
+            return self._make_complex(args[0], args[1], e.type)
+        if n in ("real", "imag"):
+            return b.extract_value(args[0], 0 if n == "real" else 1)
         if n in _MATH_NAMES:
             return tgt.math(self, n, args, e.type)
         self.fail(f"internal error: intrinsic {n!r} not implemented by codegen")
@@ -1368,7 +1448,7 @@ def _bits(t):
 def _sizeof(t):
     if isinstance(t, T.Boolean):
         return 1
-    return t.bits // 8
+    return t.bits // 8  # complex: bits is the whole number's (64 or 128)
 
 
 def _fname(llty):

@@ -79,6 +79,9 @@ def lower_call(lw, fobj, node):
     handler = _BUILTINS.get(f) if _hashable(f) else None
     if handler is not None:
         return handler(lw, node, name)
+    handler = _EXTRA_CALLS.get(f) if _hashable(f) else None  # complex, cmath, fp16, math extras (lang2)
+    if handler is not None:
+        return handler(lw, node, name)
     unary, binary, preds, np_unary, np_binary, np_preds = _tables()
     if _hashable(f):
         if f is math.log:
@@ -303,6 +306,8 @@ def _shfl(lw, node, which):
     _nargs(lw, node, which, 3)
     mask = _mask(lw, node.args[0])
     val = _strong(lw, _scalar(lw, node.args[1], which), node)
+    if isinstance(val.type, T.Complex):
+        raise lw.error(f"{which}() of a complex value", node.args[1], "shuffle z.real and z.imag separately")
     lane = lw.value(node.args[2])
     if not isinstance(lane.type, (T.Integer, T.Boolean)):
         raise lw.error(f"{which}() lane argument must be an integer, not {lane.type}", node.args[2])
@@ -402,6 +407,8 @@ def _math_arg(lw, arg_node):
     v = lw.value(arg_node)
     if not v.type.is_scalar:
         raise lw.error(f"math functions take numbers, not {v.type}", arg_node)
+    if isinstance(v.type, T.Complex):
+        raise lw.error(f"math functions take real numbers, not {v.type}", arg_node, "use the cmath module")
     return v
 
 
@@ -497,6 +504,8 @@ def _abs(lw, node, name):
         return v
     if v.type == T.float16:
         return _in_float(lw, node, "abs", [v], T.float16)
+    if isinstance(v.type, T.Complex):
+        return _complex_abs(lw, v, node)
     return _intr(lw, "abs", [v], v.type, node)
 
 
@@ -513,8 +522,8 @@ def _minmax(lw, node, name, which=None):
     if len(vals) < 2:
         raise lw.error(f"{name}() needs at least 2 arguments (or one tuple) in kernels", node)
     for v, a in zip(vals, node.args):
-        if not v.type.is_scalar:
-            raise lw.error(f"{name}() takes numbers, not {v.type}", a)
+        if not v.type.is_scalar or isinstance(v.type, T.Complex):
+            raise lw.error(f"{name}() takes real numbers, not {v.type}", a)
     if all(_is_weak(v) for v in vals):
         r = (min if which == "min" else max)(v.value for v in vals)
         return lw.pyconst(r, node)
@@ -697,3 +706,230 @@ _STUB_HANDLERS = {
     "fma": _fma,
     **{f"atomic.{n}": _atomic for n in stubs._ATOMIC_NAMES},
 }
+
+
+# ---------------------------------------------------------------- complex numbers, cmath (lang2)
+
+
+def _complex_of_value(lw, v, node):
+    """``v`` as a complex value: complex stays, reals become complex of their precision."""
+    if isinstance(v.type, T.Complex):
+        return v
+    if _is_weak(v):
+        return lw.const(complex(v.value), T.complex128, node, weak=True)
+    return lw.cast(v, T.complex_of(v.type if isinstance(v.type, T.Float) else T.float64), node)
+
+
+def _parts(lw, z, node):
+    """(real, imag) expressions of a complex value (evaluated once)."""
+    if not is_pure(z):
+        z = lw.temp(z, node)
+    f = z.type.component
+    if isinstance(z, ir.Const):
+        c = complex(z.value)
+        return lw.const(c.real, f, node), lw.const(c.imag, f, node)
+    return _intr(lw, "real", [z], f, node), _intr(lw, "imag", [z], f, node)
+
+
+def _make(lw, re, im, ct, node):
+    f = ct.component
+    return _intr(lw, "complex", [lw.cast(re, f, node), lw.cast(im, f, node)], ct, node)
+
+
+def real_imag(lw, v, attr, node):
+    """``x.real`` / ``x.imag`` of any number (as numpy scalars have them)."""
+    t = v.type
+    if _is_weak(v):
+        return lw.pyconst(getattr(v.value, attr), node)
+    if isinstance(t, T.Complex):
+        if isinstance(v, ir.Const):
+            return lw.const(getattr(complex(v.value), attr), t.component, node)
+        return _intr(lw, attr, [v], t.component, node)
+    if isinstance(t, T.Boolean):
+        t = T.int64
+        v = lw.cast(v, t, node)
+    return v if attr == "real" else lw.const(0, t, node)
+
+
+def number_method(lw, node):
+    """``z.conjugate()`` / ``z.conj()``; None when ``node.func``'s base is not a kernel value."""
+    base = lw.expr(node.func.value)
+    if not isinstance(base, ir.Expr):
+        return None
+    if node.args or node.keywords:
+        raise lw.error(f"{node.func.attr}() takes no arguments", node)
+    return _conjugate_value(lw, base, node)
+
+
+def _conjugate_value(lw, z, node):
+    if not z.type.is_scalar:
+        raise lw.error(f"a {z.type} value has no method '{getattr(node.func, 'attr', 'conjugate')}'", node)
+    if not isinstance(z.type, T.Complex):
+        return z  # conjugate of a real number is itself
+    if _is_weak(z):
+        return lw.pyconst(z.value.conjugate(), node)
+    re, im = _parts(lw, z, node)
+    return _make(lw, re, ir.UnaryOp("-", im, im.type, lw.loc(node)), z.type, node)
+
+
+def _np_conj(lw, node, name):
+    _nargs(lw, node, name, 1)
+    return _conjugate_value(lw, _scalar(lw, node.args[0], name), node)
+
+
+def _np_real_imag(attr):
+    def handler(lw, node, name):
+        _nargs(lw, node, name, 1)
+        return real_imag(lw, _scalar(lw, node.args[0], name), attr, node)
+
+    return handler
+
+
+def _complex_builtin(lw, node, name):
+    """``complex()``, ``complex(x)``, ``complex(re, im)``: complex128, as Python's complex."""
+    a = _args(lw, node, ["real", "imag"], {"real": None, "imag": None}, "complex")
+    vals = [_scalar(lw, a[k], "complex()") for k in ("real", "imag") if k in a]
+    if all(_is_weak(v) for v in vals):
+        return lw.const(complex(*[v.value for v in vals]), T.complex128, node, weak=True)
+    ct = T.complex128
+    if len(vals) == 1:
+        return lw.cast(vals[0], ct, node)
+    re, im = vals
+    if not isinstance(re.type, T.Complex) and not isinstance(im.type, T.Complex):
+        return _make(lw, re, im, ct, node)
+    # complex(a, b) with complex parts is a + b*1j (Python's rule)
+    return lw.binop("+", lw.cast(re, ct, node), lw.binop("*", lw.cast(im, ct, node), lw.const(1j, ct, node), node), node)
+
+
+def _complex_abs(lw, z, node):
+    re, im = _parts(lw, z, node)
+    return _cm_call(lw, "cabs", [re, im], node)
+
+
+def _cm_call(lw, fname, args, node):
+    """Call device function ``_cmath.<fname>`` on float args; returns its IR call."""
+    from .. import _cmath
+
+    dev = getattr(_cmath, fname)
+    fn = lw.mb.device_function(dev.py_func, [a.type for a in args], lw.loc(node))
+    return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
+
+
+def _cm_complex(lw, fname, parts, ct, node):
+    """A complex result of ``_cmath.<fname>(*parts)`` (which returns a (re, im) tuple)."""
+    r = lw.temp(_cm_call(lw, fname, parts, node), node)
+    f = ct.component
+    return _intr(lw, "complex", [ir.TupleGet(r, 0, f, lw.loc(node)), ir.TupleGet(r, 1, f, lw.loc(node))], ct, node)
+
+
+def complex_pow(lw, a, b, node):
+    """``a ** b`` on complex operands (already of one complex type)."""
+    ar, ai = _parts(lw, a, node)
+    br, bi = _parts(lw, b, node)
+    return _cm_complex(lw, "cpow", [ar, ai, br, bi], a.type, node)
+
+
+def _cmath_arg(lw, node, name):
+    _nargs(lw, node, name, 1)
+    v = _scalar(lw, node.args[0], name)
+    return _strong(lw, _complex_of_value(lw, v, node), node)
+
+
+_CMATH_UNARY = {
+    "exp": "cexp", "log10": "clog10", "sqrt": "csqrt", "sin": "csin", "cos": "ccos", "tan": "ctan",
+    "sinh": "csinh", "cosh": "ccosh", "tanh": "ctanh", "asin": "casin", "acos": "cacos", "atan": "catan",
+    "asinh": "casinh", "acosh": "cacosh", "atanh": "catanh",
+}  # fmt: skip
+
+
+def _cmath_unary(fname):
+    def handler(lw, node, name):
+        z = _cmath_arg(lw, node, name)
+        re, im = _parts(lw, z, node)
+        return _cm_complex(lw, fname, [re, im], z.type, node)
+
+    return handler
+
+
+def _cmath_log(lw, node, name):
+    _nargs(lw, node, name, 1, 2)
+    if len(node.args) == 2:
+        # log(z, base) = log(z) / log(base)
+        z = _cmath_log(lw, _one_arg(node, 0), name)
+        b = _cmath_log(lw, _one_arg(node, 1), name)
+        return lw.binop("/", z, b, node)
+    z = _cmath_arg(lw, node, name)
+    re, im = _parts(lw, z, node)
+    return _cm_complex(lw, "clog", [re, im], z.type, node)
+
+
+def _one_arg(node, k):
+    c = ast.Call(func=node.func, args=[node.args[k]], keywords=[])
+    return ast.copy_location(c, node)
+
+
+def _cmath_phase(lw, node, name):
+    z = _cmath_arg(lw, node, name)
+    re, im = _parts(lw, z, node)
+    return _intr(lw, "atan2", [im, re], re.type, node)
+
+
+def _cmath_polar(lw, node, name):
+    z = _cmath_arg(lw, node, name)
+    re, im = _parts(lw, z, node)
+    f = re.type
+    r = _intr(lw, "hypot", [re, im], f, node)
+    phi = _intr(lw, "atan2", [im, re], f, node)
+    return ir.TupleExpr([r, phi], T.Tuple((f, f)), lw.loc(node))
+
+
+def _cmath_rect(lw, node, name):
+    _nargs(lw, node, name, 2)
+    r, phi = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
+    try:
+        ft = infer.math2_arg_type(r.type, infer_weak(r), phi.type, infer_weak(phi))
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+    if ft == T.float16:
+        ft = T.float32
+    return _cm_complex(lw, "crect", [lw.cast(r, ft, node), lw.cast(phi, ft, node)], T.complex_of(ft), node)
+
+
+def _cmath_pred(which):
+    def handler(lw, node, name):
+        _nargs(lw, node, name, 1)
+        v = _scalar(lw, node.args[0], name)
+        if not isinstance(v.type, T.Complex):
+            if not isinstance(v.type, T.Float):
+                return ir.Const(which == "isfinite", T.boolean, lw.loc(node))
+            return _intr(lw, which, [v], T.boolean, node)
+        re, im = _parts(lw, v, node)
+        a, b = _intr(lw, which, [re], T.boolean, node), _intr(lw, which, [im], T.boolean, node)
+        return lw.make_boolop("and" if which == "isfinite" else "or", [a, b], node)
+
+    return handler
+
+
+def _lang2_calls():
+    import cmath
+
+    table = {
+        builtins.complex: _complex_builtin,
+        np.conj: _np_conj,
+        np.conjugate: _np_conj,
+        np.real: _np_real_imag("real"),
+        np.imag: _np_real_imag("imag"),
+        cmath.log: _cmath_log,
+        cmath.phase: _cmath_phase,
+        cmath.polar: _cmath_polar,
+        cmath.rect: _cmath_rect,
+        cmath.isnan: _cmath_pred("isnan"),
+        cmath.isinf: _cmath_pred("isinf"),
+        cmath.isfinite: _cmath_pred("isfinite"),
+    }
+    for n, impl in _CMATH_UNARY.items():
+        table[getattr(cmath, n)] = _cmath_unary(impl)
+    return table
+
+
+_EXTRA_CALLS = _lang2_calls()

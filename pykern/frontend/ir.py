@@ -598,4 +598,8 @@ INTRINSICS = {
     "min": "(x, x) -> x (floats: NaN-propagating like Python's min(a, b) ordering: returns a if not b < a)",
     "max": "(x, x) -> x (floats: returns a if not b > a)",
     "round": "(f) -> f  (round half to even, like Python/numpy)",
+    # --- complex numbers (c: complex64 with f float32, complex128 with float64) ---
+    "complex": "(f, f) -> c  (real, imaginary parts)",
+    "real": "(c) -> f",
+    "imag": "(c) -> f",
 }

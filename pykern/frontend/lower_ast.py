@@ -109,6 +109,7 @@ _PURE_INTRINSICS = frozenset(
     + infer.BINARY_MATH
     + list(infer.PREDICATES)
     + ["abs", "min", "max", "round"]
+    + ["complex", "real", "imag"]
 )
 
 _UNSUPPORTED_STMTS = {
@@ -194,6 +195,9 @@ def is_pure(e: ir.Expr) -> bool:
 
 def _const_value(value, t: T.Type):
     """Normalise a Python value to what ``Const(value, t)`` holds."""
+    if isinstance(t, T.Complex):  # each part rounded to the component type
+        c = complex(value)
+        return complex(_const_value(c.real, t.component), _const_value(c.imag, t.component))
     if isinstance(t, T.Boolean):
         return bool(value)
     if isinstance(t, T.Float):
@@ -207,6 +211,8 @@ def _fold_cast(value, src: T.Type, dst: T.Type):
     """``Cast`` semantics on a constant (numpy astype; float->int truncates, saturates)."""
     if isinstance(dst, T.Boolean):
         return value != 0
+    if isinstance(dst, T.Complex):
+        return _const_value(complex(int(value) if isinstance(value, bool) else value), dst)
     if isinstance(dst, T.Float):
         return _const_value(float(value) if not isinstance(value, bool) else float(int(value)), dst)
     # integer destination
@@ -809,6 +815,8 @@ class FunctionLowerer:
             v = bool(v)
         if isinstance(v, (bool, int, float)):
             return self.python_number(v, node)
+        if isinstance(v, complex):
+            return self.const(v, T.complex128, node, weak=True)
         if isinstance(v, np.generic):
             try:
                 t = T.from_dtype(v.dtype)
@@ -872,6 +880,9 @@ class FunctionLowerer:
                 return ir.Const(e.value, e.type, e.loc)  # a typed constant from here on
             return e
         if e.type.is_scalar and t.is_scalar:
+            if isinstance(e.type, T.Complex) and not isinstance(t, (T.Complex, T.Boolean)):
+                raise self.error(f"cannot convert {e.type} to {t}", node,
+                                 "take the part you mean: z.real, z.imag or abs(z)")
             if isinstance(e, ir.Const):
                 return ir.Const(_const_value(_fold_cast(e.value, e.type, t), t), t, e.loc)
             return ir.Cast(e, t, e.loc or self.loc(node))
@@ -909,7 +920,7 @@ class FunctionLowerer:
         if v is None:
             raise self.error("None is not a kernel value", node)
         if isinstance(v, complex):
-            raise self.error("complex numbers are not supported in kernels", node)
+            return self.const(v, T.complex128, node, weak=True)
         raise self.error(f"the constant {v!r} is not supported in kernels", node)
 
     def expr_Name(self, node):
@@ -967,6 +978,10 @@ class FunctionLowerer:
             )
         if isinstance(t, T.Tuple):
             raise self.error(f"tuples have no attribute '{attr}'", node)
+        if attr in ("real", "imag") and t.is_scalar:
+            from . import calls
+
+            return calls.real_imag(self, base, attr, node)
         raise self.error(f"a {t} value has no attribute '{attr}'", node)
 
     def pyobj_attr(self, base: PyObj, attr: str, node):
@@ -1157,6 +1172,10 @@ class FunctionLowerer:
             )
         if op in ("<<", ">>") and isinstance(rhs, ir.Const) and rhs.value < 0:
             raise self.error("negative shift count", node)
+        if op == "**" and isinstance(opt, T.Complex):
+            from . import calls
+
+            return calls.complex_pow(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
         return ir.BinOp(op, self.cast(lhs, opt, node), self.cast(rhs, opt, node), rt, self.loc(node))
 
     def fold(self, op: str, a, b, node) -> ir.Const:
@@ -1165,13 +1184,15 @@ class FunctionLowerer:
             raise self.error("constant power too large", node)
         try:
             r = _PYOPS[op](a, b)
+        except TypeError as e:  # complex // complex...
+            raise self.error(f"constant expression failed: {e}", node) from None
         except ZeroDivisionError:
             raise self.error("division by zero in a constant expression", node) from None
         except (OverflowError, ValueError) as e:
             raise self.error(f"constant expression failed: {e}", node) from None
         if isinstance(r, bool):
             return ir.Const(r, T.boolean, self.loc(node))
-        if isinstance(r, complex):
+        if isinstance(r, complex) and not (isinstance(a, complex) or isinstance(b, complex)):
             raise self.error("constant expression gives a complex number", node)
         try:
             t = infer.literal_type(r)
@@ -1293,6 +1314,8 @@ class FunctionLowerer:
         return self.make_boolop("and", comps, node)
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
+            raise self.error(f"'{op}' is not defined for complex numbers", node, "compare abs(z) or z.real")
         if _is_weak(lhs) and _is_weak(rhs):
             return ir.Const(bool(_PYOPS[op](lhs.value, rhs.value)), T.boolean, self.loc(node))
         try:
@@ -1317,6 +1340,12 @@ class FunctionLowerer:
     # ---------------------------------------------------------------- calls
 
     def expr_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
+            from . import calls
+
+            m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
+            if m is not None:
+                return m
         fobj = self.expr(node.func)
         if not isinstance(fobj, PyObj):
             t = fobj.array.type if isinstance(fobj, PartialIndex) else fobj.type

@@ -24,7 +24,7 @@ class Type:
 
     @property
     def is_scalar(self) -> bool:
-        return isinstance(self, (Integer, Float, Boolean))
+        return isinstance(self, (Integer, Float, Boolean, Complex))
 
 
 @dataclass(frozen=True, repr=False)
@@ -66,6 +66,32 @@ class Float(Type):
     @property
     def nbytes(self) -> int:
         return self.bits // 8
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(str(self))
+
+
+@dataclass(frozen=True, repr=False)
+class Complex(Type):
+    """A complex number: two floats (real, imaginary) of ``bits // 2`` each,
+    laid out like numpy's complex64/complex128 (and C's ``float _Complex``)."""
+
+    bits: int  # 64 | 128
+
+    def __str__(self) -> str:
+        return f"complex{self.bits}"
+
+    __repr__ = __str__
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits // 8
+
+    @property
+    def component(self) -> "Float":
+        """The float type of ``.real`` and ``.imag``."""
+        return Float(self.bits // 2)
 
     @property
     def np_dtype(self) -> np.dtype:
@@ -172,6 +198,8 @@ uint64 = Integer(64, False)
 float16 = Float(16)
 float32 = Float(32)
 float64 = Float(64)
+complex64 = Complex(64)
+complex128 = Complex(128)
 boolean = Boolean()
 void = Void()
 
@@ -203,6 +231,15 @@ ALIASES = {
     "intp": int64,
     "uintp": uint64,
     "int_": int64,
+    # complex types are not in SCALARS (the real scalar types, which code iterates over)
+    "complex64": complex64,
+    "complex128": complex128,
+    "c8": complex64,
+    "c16": complex128,
+    "complex": complex128,
+    "cfloat": complex128,
+    "cdouble": complex128,
+    "csingle": complex64,
 }
 
 
@@ -215,11 +252,13 @@ def from_dtype(dtype) -> Type:
     dt = np.dtype(dtype)
     if dt.kind == "b":
         return boolean
-    if dt.kind in "iuf" and dt.fields is None:
+    if dt.kind in "iufc" and dt.fields is None:
         name = dt.name
         if name in SCALARS:
             return SCALARS[name]
-    raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, float32, float64")
+        if name in ("complex64", "complex128"):
+            return ALIASES[name]
+    raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128")
 
 
 def is_integer(t: Type) -> bool:
@@ -231,7 +270,19 @@ def is_float(t: Type) -> bool:
 
 
 def is_number(t: Type) -> bool:
-    return isinstance(t, (Integer, Float, Boolean))
+    return isinstance(t, (Integer, Float, Boolean, Complex))
+
+
+def is_complex(t: Type) -> bool:
+    return isinstance(t, Complex)
+
+
+def complex_of(t: Type) -> "Complex":
+    """The complex type numpy gives a real type next to a complex value
+    (float32/float16 -> complex64, everything else -> complex128)."""
+    if isinstance(t, Complex):
+        return t
+    return complex64 if isinstance(t, Float) and t.bits <= 32 else complex128
 
 
 def promote(a: Type, b: Type) -> Type:
@@ -256,7 +307,7 @@ def _np(t: Type) -> np.dtype:
 
 def _array_from_index(dtype: Type, key) -> "Array":
     """``float32[:]`` -> Array(float32, 1, "A"); ``[:, ::1]`` C; ``[::1, :]`` F."""
-    if not isinstance(dtype, (Integer, Float, Boolean)):
+    if not isinstance(dtype, (Integer, Float, Boolean, Complex)):
         raise TypeError(f"cannot make an array of {dtype}: element types are scalars")
     keys = key if isinstance(key, tuple) else (key,)
     marks = []
@@ -296,14 +347,14 @@ def _type_call(self, *args):
         from .signature import Signature
 
         return Signature(self, tuple(args))
-    if isinstance(self, (Integer, Float, Boolean)) and len(args) == 1:
+    if isinstance(self, (Integer, Float, Boolean, Complex)) and len(args) == 1:
         return self.np_dtype.type(args[0])
     raise TypeError(f"{self}(...) takes types (to build a signature) or one number (to convert it)")
 
 
-for _cls in (Integer, Float, Boolean):
+for _cls in (Integer, Float, Boolean, Complex):
     _cls.__getitem__ = _type_getitem  # type: ignore[attr-defined]
-for _cls in (Integer, Float, Boolean, Void, Array, Tuple):
+for _cls in (Integer, Float, Boolean, Complex, Void, Array, Tuple):
     _cls.__call__ = _type_call  # type: ignore[attr-defined]
 del _cls
 

@@ -168,6 +168,8 @@ class _Checker:
             ok = isinstance(v, int) and not isinstance(v, bool) and t.min <= v <= t.max
         elif isinstance(t, T.Float):
             ok = isinstance(v, float)
+        elif isinstance(t, T.Complex):
+            ok = isinstance(v, complex)
         else:
             ok = False
         if not ok:
@@ -189,7 +191,9 @@ class _Checker:
             self.bad(f"BinOp {e.op} on {lt} and {rt} typed {e.type} (operands must be cast to one type)", e)
         if not lt.is_scalar:
             self.bad(f"BinOp {e.op} on non-scalar {lt}", e)
-        if e.op == "/" and not isinstance(lt, T.Float):
+        if isinstance(lt, T.Complex) and e.op not in ("+", "-", "*", "/", "**"):
+            self.bad(f"BinOp {e.op} on {lt}", e)
+        if e.op == "/" and not isinstance(lt, (T.Float, T.Complex)):
             self.bad(f"'/' on {lt}: ints must be cast to float first", e)
         if e.op in ("&", "|", "^") and isinstance(lt, T.Float):
             self.bad(f"bitwise {e.op} on {lt}", e)
@@ -209,7 +213,7 @@ class _Checker:
             self.bad(f"'not' of {t} (cast to boolean first)", e)
         if e.op == "~" and not isinstance(t, T.Integer):
             self.bad(f"'~' of {t}", e)
-        if e.op == "-" and not isinstance(t, (T.Integer, T.Float)):
+        if e.op == "-" and not isinstance(t, (T.Integer, T.Float, T.Complex)):
             self.bad(f"'-' of {t}", e)
 
     def e_Compare(self, e):

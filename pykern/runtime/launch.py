@@ -100,7 +100,7 @@ def convertible(actual, declared) -> bool:
     if actual == declared:
         return True
     if declared.is_scalar and actual.is_scalar:
-        return True
+        return not isinstance(actual, T.Complex) or isinstance(declared, T.Complex)  # complex never narrows to real
     if isinstance(declared, T.Array) and isinstance(actual, T.Array):
         return (actual.dtype == declared.dtype and actual.ndim == declared.ndim
                 and (declared.layout == "A" or declared.layout == actual.layout or actual.ndim <= 1 and actual.layout in "CF"))
