@@ -103,6 +103,18 @@ atomic = Namespace(
     {n: Stub(f"atomic.{n}", f"atomic.{n}(ary, idx, val): returns the old value.") for n in _ATOMIC_NAMES},
 )
 
+#: numba.cuda's cuda.fp16 functions (float16 in, float16 out; comparisons give booleans)
+_FP16_NAMES = (
+    "hadd hsub hmul hdiv hfma hneg habs hmax hmin heq hne hlt hle hgt hge "
+    "hsin hcos hlog hlog10 hlog2 hexp hexp10 hexp2 hfloor hceil hsqrt hrsqrt hrcp hrint htrunc"
+).split()
+fp16 = Namespace(
+    "fp16",
+    {n: Stub(f"fp16.{n}", f"fp16.{n}(...): numba.cuda's float16 {n[1:]} (float16 arguments and result).")
+     for n in _FP16_NAMES},
+    "numba.cuda's cuda.fp16: float16 arithmetic, comparisons and math, native half instructions on AMD GPUs.",
+)
+
 _WAVE_NAMES = (
     "shfl_sync",
     "shfl_up_sync",
@@ -143,6 +155,7 @@ __all__ = [
     "threadfence_system",
     "syncwarp",
     "atomic",
+    "fp16",
     *_WAVE_NAMES,
     *_BIT_NAMES,
 ]

@@ -352,6 +352,12 @@ class CpuTarget(Target):
     def math(self, fx, name, args, fty):
         b = fx.builder
         flags = ("fast",) if fx.options.fastmath else ()
+        if fty.bits == 16 and name == "fma":
+            # a half FMA rounds once: a*b+c is exact in double for halves (or beyond the half
+            # range), then one correct rounding to half (fx.cast rounds to odd in between)
+            f64 = L.DoubleType()
+            r = self.math(fx, "fma", [b.fpext(a, f64) for a in args], T.float64)
+            return fx.cast(r, T.float64, T.float16)
         if fty.bits == 16:
             f32 = L.FloatType()
             wide = [b.fpext(a, f32) for a in args]

@@ -346,6 +346,8 @@ def _fma(lw, node, which):
         w = None
     if not isinstance(t, T.Float):
         t = T.float64
+    if t == T.float16:  # one rounding, like cuda.fp16.hfma (not via float32)
+        return _intr(lw, "fma", [lw.cast(v, t, node) for v in vals], t, node)
     return _in_float(lw, node, "fma", vals, t)
 
 
@@ -933,3 +935,70 @@ def _lang2_calls():
 
 
 _EXTRA_CALLS = _lang2_calls()
+
+
+# ---------------------------------------------------------------- cuda.fp16 (lang2)
+
+
+def _half_args(lw, node, which, n):
+    """The arguments of an fp16 function, each converted to float16 (numbers only)."""
+    _nargs(lw, node, which, n)
+    out = []
+    for a in node.args:
+        v = _scalar(lw, a, which)
+        if isinstance(v.type, T.Complex):
+            raise lw.error(f"{which}() takes float16 numbers, not {v.type}", a)
+        out.append(lw.cast(v, T.float16, a))
+    return out
+
+
+_FP16_BINOP = {"hadd": "+", "hsub": "-", "hmul": "*", "hdiv": "/"}
+_FP16_CMP = {"heq": "==", "hne": "!=", "hlt": "<", "hle": "<=", "hgt": ">", "hge": ">="}
+#: computed directly on float16 (exact, or correctly rounded from float32: 24 >= 2*11 + 2 bits)
+_FP16_DIRECT = {"hfloor": "floor", "hceil": "ceil", "htrunc": "trunc", "hrint": "rint", "hsqrt": "sqrt",
+                "habs": "fabs"}
+#: computed in float32 and rounded once, as numpy's float16 ufuncs do
+_FP16_VIA_F32 = {"hsin": "sin", "hcos": "cos", "hlog": "log", "hlog10": "log10", "hlog2": "log2",
+                 "hexp": "exp", "hexp2": "exp2"}
+
+
+def _fp16(lw, node, which):
+    n = which.split(".", 1)[1]
+    loc = lw.loc(node)
+    if n in _FP16_BINOP:
+        a, b = _half_args(lw, node, which, 2)
+        return ir.BinOp(_FP16_BINOP[n], a, b, T.float16, loc)
+    if n in _FP16_CMP:
+        a, b = _half_args(lw, node, which, 2)
+        return ir.Compare(_FP16_CMP[n], a, b, T.boolean, loc)
+    if n in ("hmax", "hmin"):
+        # numba.cuda: hmax is ``a if a > b else b`` (so hmax(NaN, x) is x), hmin likewise with <
+        a, b = (v if is_pure(v) else lw.temp(v, node) for v in _half_args(lw, node, which, 2))
+        test = ir.Compare(">" if n == "hmax" else "<", a, b, T.boolean, loc)
+        return ir.IfExp(test, a, b, T.float16, loc)
+    if n == "hfma":
+        a, b, c = _half_args(lw, node, which, 3)
+        return _intr(lw, "fma", [a, b, c], T.float16, node)  # one rounding (targets: math "fma" on half)
+    if n == "hneg":
+        (a,) = _half_args(lw, node, which, 1)
+        return ir.UnaryOp("-", a, T.float16, loc)
+    if n == "hrcp":
+        (a,) = _half_args(lw, node, which, 1)
+        return ir.BinOp("/", ir.Const(1.0, T.float16, loc), a, T.float16, loc)
+    if n in _FP16_DIRECT:
+        (a,) = _half_args(lw, node, which, 1)
+        return _intr(lw, _FP16_DIRECT[n], [a], T.float16, node)
+    (a,) = _half_args(lw, node, which, 1)
+    x = lw.cast(a, T.float32, node)
+    if n in _FP16_VIA_F32:
+        r = _intr(lw, _FP16_VIA_F32[n], [x], T.float32, node)
+    elif n == "hexp10":
+        r = _intr(lw, "pow", [ir.Const(10.0, T.float32, loc), x], T.float32, node)
+    elif n == "hrsqrt":
+        r = ir.BinOp("/", ir.Const(1.0, T.float32, loc), _intr(lw, "sqrt", [x], T.float32, node), T.float32, loc)
+    else:
+        raise lw.error(f"cuda.{which} is not supported", node)
+    return lw.cast(r, T.float16, node)
+
+
+_STUB_HANDLERS.update({f"fp16.{n}": _fp16 for n in stubs._FP16_NAMES})
