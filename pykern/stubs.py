@@ -97,7 +97,8 @@ threadfence_block = Stub("threadfence_block", "Block-scope memory fence.")
 threadfence_system = Stub("threadfence_system", "System-scope memory fence.")
 syncwarp = Stub("syncwarp", "syncwarp(mask=all lanes): wave barrier.")
 
-_ATOMIC_NAMES = ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas", "compare_and_swap")
+_ATOMIC_NAMES = ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas", "compare_and_swap",
+                 "nanmax", "nanmin")
 atomic = Namespace(
     "atomic",
     {n: Stub(f"atomic.{n}", f"atomic.{n}(ary, idx, val): returns the old value.") for n in _ATOMIC_NAMES},
@@ -128,8 +129,10 @@ _WAVE_NAMES = (
     "lanemask_lt",
 )
 _BIT_NAMES = ("popc", "clz", "ffs", "brev", "fma")
+#: numba.cuda's other kernel functions (lang2)
+_MORE_NAMES = ("cbrt", "selp", "nanosleep", "match_any_sync", "match_all_sync")
 _g = globals()
-for _n in _WAVE_NAMES + _BIT_NAMES:
+for _n in _WAVE_NAMES + _BIT_NAMES + _MORE_NAMES:
     _g[_n] = Stub(_n)
 del _g, _n
 
@@ -158,4 +161,5 @@ __all__ = [
     "fp16",
     *_WAVE_NAMES,
     *_BIT_NAMES,
+    *_MORE_NAMES,
 ]

@@ -378,7 +378,7 @@ class CpuTarget(Target):
             return b.call(fx.intrinsic("tgamma" + c, llty, [llty]), args)
         if name in _LIBM_UNARY:
             return b.call(fx.intrinsic(name + c, llty, [llty]), args)
-        if name in ("atan2", "hypot"):
+        if name in ("atan2", "hypot", "remainder", "nextafter"):
             return b.call(fx.intrinsic(name + c, llty, [llty, llty]), args)
         raise CompileError(f"internal error: math function {name} not implemented on cpu", fx.loc)
 

@@ -49,6 +49,7 @@ _MATH_NAMES = set(
     (
         "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
         "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs atan2 pow hypot copysign fmod fma"
+        " remainder nextafter"
     ).split()
 )
 _SPECIAL = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
@@ -1331,6 +1332,15 @@ class FunctionLowering:
             return b.select(take_c, c, a)
         if n == "round":
             return tgt.math(self, "rint", args, e.type)
+        if n == "frexp":
+            return self._frexp(args[0], e)
+        if n == "ldexp":
+            x = args[0]
+            sfx = _fname(x.type)
+            return b.call(self.intrinsic(f"llvm.ldexp.{sfx}.i32", x.type, [x.type, I32]), [x, args[1]])
+        if n == "nanosleep":
+            tgt.nanosleep(self, args[0])
+            return None
         if n == "complex":
             return self._make_complex(args[0], args[1], e.type)
         if n in ("real", "imag"):
@@ -1338,6 +1348,42 @@ class FunctionLowering:
         if n in _MATH_NAMES:
             return tgt.math(self, n, args, e.type)
         self.fail(f"internal error: intrinsic {n!r} not implemented by codegen")
+
+    def _frexp(self, x, e):
+        b = self.builder
+        sfx = _fname(x.type)
+        st = L.LiteralStructType([x.type, I32])
+        r = b.call(self.intrinsic(f"llvm.frexp.{sfx}.i32", st, [x.type]), [x])
+        # LLVM leaves the exponent of inf/NaN unspecified; Python and C give 0
+        ax = self.target.math(self, "fabs", [x], e.args[0].type)
+        finite = b.fcmp_ordered("<", ax, L.Constant(x.type, float("inf")))
+        ex = b.select(finite, b.extract_value(r, 1), L.Constant(I32, 0))
+        return b.insert_value(r, ex, 1)
+
+    def _atomic_float_minmax(self, op, ptr, v, order, bits):
+        """numba.cuda's float ``atomic.max``/``min``: nothing changes when the value
+        or the stored element is NaN (a NaN element stays); otherwise ``v`` is
+        stored when it is larger (smaller). A compare-and-swap loop on the bits;
+        returns the old value."""
+        b = self.builder
+        ity = L.IntType(bits)
+        pre = b.block
+        old0 = b.load_atomic(ptr, "monotonic", bits // 8, typ=ity)
+        loop = self._new_block("amax.loop")
+        swap = self._new_block("amax.swap")
+        done = self._new_block("amax.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        cur = b.phi(ity)
+        cur.add_incoming(old0, pre)
+        better = b.fcmp_ordered("<" if op == "max" else ">", b.bitcast(cur, v.type), v)  # false with a NaN
+        b.cbranch(better, swap, done)
+        b.position_at_end(swap)
+        res = b.cmpxchg(ptr, cur, b.bitcast(v, ity), order, "monotonic")
+        cur.add_incoming(b.extract_value(res, 0), swap)
+        b.cbranch(b.extract_value(res, 1), done, loop)
+        b.position_at_end(done)
+        return b.bitcast(cur, v.type)  # the element's value before this operation
 
     def _bit_op(self, n, x, e):
         b = self.builder
@@ -1420,6 +1466,8 @@ class FunctionLowering:
         v = vals[0]
         isf = isinstance(t, T.Float)
         signed = isinstance(t, T.Integer) and t.signed
+        if isf and e.op in ("max", "min"):
+            return self._atomic_float_minmax(e.op, ptr, v, order, t.bits)
         op = {
             "add": "fadd" if isf else "add",
             "sub": "fsub" if isf else "sub",
@@ -1429,6 +1477,9 @@ class FunctionLowering:
             "or": "or",
             "xor": "xor",
             "exch": "xchg",
+            # NaN is a missing value: LLVM's fmax/fmin (IEEE maxNum) are exactly numba's nanmax/nanmin
+            "nanmax": "fmax" if isf else ("max" if signed else "umax"),
+            "nanmin": "fmin" if isf else ("min" if signed else "umin"),
             "inc": "uinc_wrap",
             "dec": "udec_wrap",
         }.get(e.op)

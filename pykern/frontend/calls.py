@@ -1002,3 +1002,147 @@ def _fp16(lw, node, which):
 
 
 _STUB_HANDLERS.update({f"fp16.{n}": _fp16 for n in stubs._FP16_NAMES})
+
+
+# ---------------------------------------------------------------- more math and intrinsics (lang2)
+
+
+def _float_arg(lw, node, fname, k=0):
+    v = _math_arg(lw, node.args[k])
+    try:
+        return v, infer.math_arg_type(v.type)
+    except infer.InferError as e:
+        raise lw.error(e.msg, node.args[k], e.hint) from None
+
+
+def _math_frexp(lw, node, name):
+    """``math.frexp(x)`` -> (mantissa of x's float type, int32 exponent), as numba."""
+    _nargs(lw, node, name, 1)
+    v, ft = _float_arg(lw, node, name)
+    if _is_weak(v):
+        m, e = math.frexp(v.value)
+        return ir.TupleExpr([lw.const(m, T.float64, node), lw.const(e, T.int32, node)],
+                            T.Tuple((T.float64, T.int32)), lw.loc(node))
+    ct = T.float32 if ft == T.float16 else ft  # a half's mantissa is exact in float32
+    r = lw.temp(_intr(lw, "frexp", [lw.cast(v, ct, node)], T.Tuple((ct, T.int32)), node), node)
+    loc = lw.loc(node)
+    m = lw.cast(ir.TupleGet(r, 0, ct, loc), ft, node)
+    return ir.TupleExpr([m, ir.TupleGet(r, 1, T.int32, loc)], T.Tuple((ft, T.int32)), loc)
+
+
+def _math_ldexp(lw, node, name):
+    _nargs(lw, node, name, 2)
+    v, ft = _float_arg(lw, node, name)
+    e = lw.value(node.args[1])
+    if not isinstance(e.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"{name}() exponent must be an integer, not {e.type}", node.args[1])
+    loc = lw.loc(node)
+    e = lw.cast(e, T.int64, node)
+    # clamp to int32 (beyond it the result is 0 or inf anyway) instead of wrapping
+    e = _intr(lw, "max", [_intr(lw, "min", [e, ir.Const(2**31 - 1, T.int64, loc)], T.int64, node),
+                          ir.Const(-(2**31), T.int64, loc)], T.int64, node)
+    ct = T.float32 if ft == T.float16 else ft
+    r = _intr(lw, "ldexp", [lw.cast(v, ct, node), lw.cast(e, T.int32, node)], ct, node)
+    return lw.cast(r, ft, node)
+
+
+def _math_modf(lw, node, name):
+    """``math.modf(x)`` -> (fractional part, integral part), both of x's float type, signed like x."""
+    _nargs(lw, node, name, 1)
+    v, ft = _float_arg(lw, node, name)
+    if _is_weak(v):
+        f, i = math.modf(v.value)
+        return ir.TupleExpr([lw.const(f, T.float64, node), lw.const(i, T.float64, node)],
+                            T.Tuple((T.float64, T.float64)), lw.loc(node))
+    loc = lw.loc(node)
+    x = lw.cast(v, ft, node)
+    if not is_pure(x):
+        x = lw.temp(x, node)
+    whole = _in_float(lw, node, "trunc", [x], ft)
+    if not is_pure(whole):
+        whole = lw.temp(whole, node)
+    diff = ir.BinOp("-", x, whole, ft, loc)
+    inf = ir.Intrinsic("isinf", [x], T.boolean, {}, loc)
+    frac = ir.IfExp(inf, ir.Const(0.0, ft, loc), diff, ft, loc)
+    frac = _in_float(lw, node, "copysign", [frac, x], ft)
+    return ir.TupleExpr([frac, whole], T.Tuple((ft, ft)), loc)
+
+
+def _math_nextafter(lw, node, name):
+    _nargs(lw, node, name, 2)
+    a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
+    try:
+        ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+    if ft == T.float16:
+        raise lw.error(f"{name}() of float16 is not supported in kernels", node,
+                       "convert to float32 first (the next float32 is not the next float16)")
+    return _intr(lw, "nextafter", [lw.cast(a, ft, node), lw.cast(b, ft, node)], ft, node)
+
+
+def _cuda_cbrt(lw, node, which):
+    _nargs(lw, node, which, 1)
+    v, ft = _float_arg(lw, node, which)
+    return _in_float(lw, node, "cbrt", [v], ft)
+
+
+def _selp(lw, node, which):
+    """``cuda.selp(pred, a, b)``: both values are evaluated (they are arguments), then one chosen."""
+    _nargs(lw, node, which, 3)
+    c = lw.cond(node.args[0])
+    a, b = _scalar(lw, node.args[1], which), _scalar(lw, node.args[2], which)
+    t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    a, b = lw.cast(a, t, node), lw.cast(b, t, node)
+    a = a if is_pure(a) else lw.temp(a, node)
+    b = b if is_pure(b) else lw.temp(b, node)
+    return ir.IfExp(c, a, b, t, lw.loc(node))
+
+
+def _nanosleep(lw, node, which):
+    _nargs(lw, node, which, 1)
+    ns = lw.value(node.args[0])
+    if not isinstance(ns.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"{which}() takes an integer number of nanoseconds, not {ns.type}", node.args[0])
+    return _intr(lw, "nanosleep", [lw.cast(ns, T.uint32, node)], T.void, node)
+
+
+_MATCH_TYPES = (T.int32, T.int64, T.uint32, T.uint64, T.float32, T.float64)
+
+
+def _match(lw, node, which):
+    """``match_any_sync(mask, value)`` / ``match_all_sync(mask, value)`` as pykern
+    device functions over shuffles and ballots (``pykern/_warp.py``); the masks are
+    64-bit (a wave has up to 64 lanes)."""
+    _nargs(lw, node, which, 2)
+    mask = _mask(lw, node.args[0])
+    val = _strong(lw, _scalar(lw, node.args[1], which), node)
+    if val.type not in _MATCH_TYPES:
+        raise lw.error(f"{which}() takes a 32- or 64-bit integer or float, not {val.type}", node.args[1])
+    from .. import _warp
+
+    dev = getattr(_warp, which)
+    fn = lw.mb.device_function(dev.py_func, [T.uint64, val.type], lw.loc(node))
+    return ir.Call(fn.name, [mask, val], fn.return_type, lw.loc(node))
+
+
+def _lang2_more_calls():
+    table = {
+        math.frexp: _math_frexp,
+        math.ldexp: _math_ldexp,
+        math.modf: _math_modf,
+        math.nextafter: _math_nextafter,
+        np.nextafter: _math_nextafter,
+        np.ldexp: _math_ldexp,
+    }
+    return table
+
+
+_EXTRA_CALLS.update(_lang2_more_calls())
+_STUB_HANDLERS.update({
+    "cbrt": _cuda_cbrt,
+    "selp": _selp,
+    "nanosleep": _nanosleep,
+    "match_any_sync": _match,
+    "match_all_sync": _match,
+})

@@ -208,7 +208,7 @@ UNARY_MATH = (
     "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
     "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
 ).split()
-BINARY_MATH = "atan2 pow hypot copysign fmod".split()
+BINARY_MATH = "atan2 pow hypot copysign fmod remainder nextafter".split()
 PREDICATES = ("isnan", "isinf", "isfinite")
 #: math.* functions that return an int64 (Python's int) instead of a float.
 TO_INT = ("floor", "ceil", "trunc")
@@ -318,6 +318,18 @@ def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
         return want(2) or (
             None if result.is_scalar and all(a == result for a in argtypes) else f"{name} is (x, x) -> x"
         )
+    if name == "frexp":
+        return want(1) or (
+            None if isinstance(argtypes[0], T.Float) and result == T.Tuple((argtypes[0], T.int32))
+            else "frexp is (f) -> Tuple(f, int32)"
+        )
+    if name == "ldexp":
+        return want(2) or (
+            None if isinstance(argtypes[0], T.Float) and argtypes[1] == T.int32 and result == argtypes[0]
+            else "ldexp is (f, int32) -> f"
+        )
+    if name == "nanosleep":
+        return want(1) or (None if argtypes[0] == T.uint32 and isinstance(result, T.Void) else "nanosleep is (uint32) -> void")
     if name == "complex":
         return want(2) or (
             None if isinstance(result, T.Complex) and all(a == result.component for a in argtypes)

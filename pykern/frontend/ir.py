@@ -267,7 +267,7 @@ class Intrinsic(Expr):
 #: and_/or_/xor on ints; exch on all; inc: old >= val ? 0 : old+1 (unsigned
 #: semantics as CUDA atomicInc); dec: (old == 0 or old > val) ? val : old-1;
 #: cas: compare ``values[0]`` (expected) and store ``values[1]``.
-ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "cas")
+ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "cas", "nanmax", "nanmin")
 
 
 @dataclass(eq=False)
@@ -600,6 +600,12 @@ INTRINSICS = {
     "round": "(f) -> f  (round half to even, like Python/numpy)",
     # --- complex numbers (c: complex64 with f float32, complex128 with float64) ---
     "complex": "(f, f) -> c  (real, imaginary parts)",
+    # --- more math (lang2) ---
+    "remainder": "(f, f) -> f  (IEEE remainder: x - n*y, n = x/y rounded to even)",
+    "nextafter": "(f, f) -> f  (f32/f64)",
+    "frexp": "(f) -> Tuple(f, int32)  (mantissa in [0.5, 1), exponent; (x, 0) for 0/inf/NaN)",
+    "ldexp": "(f, int32) -> f",
+    "nanosleep": "(uint32 ns) -> void  (a back-off hint; see Target.nanosleep)",
     "real": "(c) -> f",
     "imag": "(c) -> f",
 }
