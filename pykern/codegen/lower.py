@@ -138,6 +138,8 @@ class TypeMap:
             return L.IntType(t.bits)
         if isinstance(t, T.Float):
             return {16: L.HalfType(), 32: L.FloatType(), 64: L.DoubleType()}[t.bits]
+        if isinstance(t, T.Record):  # only ever in memory: opaque words of the record's alignment
+            return L.ArrayType(L.IntType(8 * t.align), t.size // t.align)
         if isinstance(t, T.Complex):  # {re, im}: numpy's and C's layout, in registers and memory
             f = self.value(t.component)
             return L.LiteralStructType([f, f])
@@ -446,6 +448,9 @@ class FunctionLowering:
         dt = s.array.type.dtype
         if isinstance(dt, T.Boolean):
             val = self.builder.zext(val, I8)
+        if isinstance(s.array, ir.RecordField):  # a record field: maybe unaligned (packed records)
+            self.builder.store(val, ptr, align=s.array.align)
+            return
         self.builder.store(val, ptr)
 
     def _s_ExprStmt(self, s):
@@ -1050,10 +1055,27 @@ class FunctionLowering:
         self.stop_thread()
         b.position_at_end(ok_bb)
 
+    def _x_RecordField(self, e):
+        """A view of a record field: the record's address plus the field offset."""
+        b = self.builder
+        rec = self.expr(e.value)
+        ptr = b.gep(b.extract_value(rec, 0), [L.Constant(I64, e.offset)], source_etype=I8)
+        t = e.type
+        v = b.insert_value(_zero(self.types.value(t)), ptr, 0)
+        if t.ndim:
+            shape = e.value.type.dtype.field(e.name)[0].shape
+            return self._make_array(t, None, shape, None, base=v)
+        return v
+
     def _x_Load(self, e):
         arr = self.expr(e.array)
         ptr = self.element_ptr(e.array, arr, e.indices)
         dt = e.array.type.dtype
+        if isinstance(e.array, ir.RecordField):  # a record field: maybe unaligned (packed records)
+            v = self.builder.load(ptr, typ=self.types.memory(dt), align=e.array.align)
+            if isinstance(dt, T.Boolean):
+                v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
+            return v
         v = self.builder.load(ptr, typ=self.types.memory(dt))
         if isinstance(dt, T.Boolean):
             v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
@@ -1076,11 +1098,11 @@ class FunctionLowering:
             return v
         self.fail(f"internal error: array attribute {e.attr}")
 
-    def _make_array(self, t, ptr, shape, shape_vals=None):
-        """Array struct of a fresh C-order array (constant ``shape`` or i64 ``shape_vals``)."""
+    def _make_array(self, t, ptr, shape, shape_vals=None, base=None):
+        """Array struct of a fresh C-order array (constant ``shape`` or i64 ``shape_vals``);
+        ``base``: a struct whose data pointer is already set (instead of ``ptr``)."""
         b = self.builder
-        v = _zero(self.types.value(t))
-        v = b.insert_value(v, ptr, 0)
+        v = base if base is not None else b.insert_value(_zero(self.types.value(t)), ptr, 0)
         itemsize = _sizeof(t.dtype)
         if shape_vals is None:
             shape_vals = [L.Constant(I64, int(s)) for s in shape]
@@ -1499,6 +1521,8 @@ def _bits(t):
 def _sizeof(t):
     if isinstance(t, T.Boolean):
         return 1
+    if isinstance(t, T.Record):
+        return t.size
     return t.bits // 8  # complex: bits is the whole number's (64 or 128)
 
 

@@ -352,6 +352,39 @@ class ArrayView(Expr):
         return f"{self.array}[{', '.join(map(str, self.items))}]"
 
 
+@dataclass(eq=False)
+class RecordField(Expr):
+    """Field ``name`` of a record reference (``value``: a 0-d array of a
+    ``T.Record``), as a view of the field's memory: a 0-d array of the field's
+    scalar or record type, or for a sub-array field a C-ordered array of its
+    shape. ``align`` is the byte alignment the field's address is known to have
+    (1 in packed records); loads and stores of the field use it."""
+
+    value: Expr
+    name: str
+    offset: int
+    align: int
+    type: T.Type  # T.Array
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.value}.{self.name}"
+
+
+def record_field_type(rt: T.Array, name: str):
+    """``(view type, offset, field type)`` of field ``name`` of a record reference
+    of type ``rt`` (a 0-d array of a Record), or None when there is no such field."""
+    f = rt.dtype.field(name)
+    if f is None:
+        return None
+    ft, off = f
+    if isinstance(ft, T.NestedArray):
+        vt = T.Array(ft.dtype, len(ft.shape), "C", rt.space, rt.readonly)
+    else:
+        vt = T.Array(ft, 0, "A", rt.space, rt.readonly)
+    return vt, off, ft
+
+
 def _unit_step(sl: "Slice") -> bool:
     return sl.step is None or (isinstance(sl.step, Const) and sl.step.value == 1)
 

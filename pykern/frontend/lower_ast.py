@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import stubs
 from ..errors import CompileError, SourceLoc
-from . import infer, ir
+from . import infer, ir, records
 from . import types as T
 from .resolve import FunctionEnv, ParsedFunction
 
@@ -495,6 +495,13 @@ class FunctionLowerer:
             arr, idx = self.store_target(target)
             self.store(arr, idx, value, target)
         elif isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            if isinstance(base, PartialIndex):
+                base = self.to_ir(base, target.value)
+            if isinstance(base, ir.Expr) and records.is_record_ref(base.type):
+                view, idx = records.target(self, base, target.attr, target)  # r.x = v
+                self.store(view, idx, value, target)
+                return
             raise self.error(
                 f"cannot assign to attribute '{target.attr}' in a kernel", target, "assign to a variable or an array element"
             )
@@ -549,6 +556,18 @@ class FunctionLowerer:
             idx = [i if is_pure(i) else self.temp(i, target) for i in idx]
             cur = ir.Load(arr, idx, arr.type.dtype, self.loc(target))
             self.store(arr, idx, self.binop(op, cur, self.value(node.value), node), target)
+        elif isinstance(target, ast.Attribute):
+            base = self.expr(target.value)  # r.x += v
+            if isinstance(base, PartialIndex):
+                base = self.to_ir(base, target.value)
+            if not (isinstance(base, ir.Expr) and records.is_record_ref(base.type)):
+                raise self.error(f"cannot assign to attribute '{target.attr}' in a kernel", target,
+                                 "assign to a variable or an array element")
+            if not is_pure(base):
+                base = self.temp(base, target)
+            view, idx = records.target(self, base, target.attr, target)
+            cur = ir.Load(view, idx, view.type.dtype, self.loc(target))
+            self.store(view, idx, self.binop(op, cur, self.value(node.value), node), target)
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
 
@@ -558,6 +577,9 @@ class FunctionLowerer:
         if isinstance(base, PartialIndex):
             base, pre = base.array, base.indices
         base = self.to_ir(base, target.value)
+        if records.is_record_ref(base.type) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str):
+            return records.target(self, base, target.slice.value, target)  # r['x'] = v
         if not isinstance(base.type, T.Array):
             raise self.error(f"cannot assign to an element of a {base.type}", target, "only array elements can be assigned")
         idx = pre + self.index_exprs(target.slice)
@@ -963,6 +985,8 @@ class FunctionLowerer:
             return self.pyobj_attr(base, attr, node)
         t = base.type
         loc = self.loc(node)
+        if records.is_record_ref(t) and t.dtype.field(attr) is not None:
+            return records.read(self, base, attr, node)  # r.x
         if isinstance(t, T.Array):
             if attr in ("shape", "strides"):
                 elems = [ir.ArrayAttr(base, attr, d, T.int64, loc) for d in range(t.ndim)]
@@ -1031,6 +1055,8 @@ class FunctionLowerer:
             else:
                 base = self.to_ir(base, node.value)
         t = base.type
+        if records.is_record_ref(t) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            return records.read(self, base, node.slice.value, node)  # r['x']
         if isinstance(t, T.Array):
             idx = pre + self.index_exprs(node.slice, allow_slices=True)
             if len(idx) > t.ndim:
@@ -1039,6 +1065,8 @@ class FunctionLowerer:
                 return self.array_view(base, idx, node)
             if len(idx) < t.ndim:
                 return PartialIndex(base, idx, node)
+            if isinstance(t.dtype, T.Record):
+                return self.array_view(base, idx, node)  # a record element is a reference (numba)
             return ir.Load(base, self.normalize_indices(base, idx, node), t.dtype, self.loc(node))
         if isinstance(t, T.Tuple):
             dyn = self.dynamic_tuple_index(base, node)
@@ -1366,7 +1394,7 @@ class FunctionLowerer:
             v = v.value
         elif isinstance(v, ir.Expr):
             raise self.error(f"expected a dtype, got a {v.type} value", node)
-        if isinstance(v, T.Type) and v.is_scalar:
+        if isinstance(v, T.Type) and (v.is_scalar or isinstance(v, T.Record)):
             return v
         if v is bool:
             return T.boolean

@@ -38,6 +38,9 @@ def typeof(value) -> T.Type:
         return T.float64
     if isinstance(value, complex):
         return T.complex128
+    if isinstance(value, np.void) and value.dtype.fields is not None:
+        # a record: passed by reference, as numba does (the launcher passes np.asarray(value))
+        return T.Array(_scalar_of_dtype(value.dtype, "record"), 0, "A")
     if isinstance(value, np.generic):
         return _scalar_of_dtype(value.dtype, "numpy scalar")
     if isinstance(value, np.ndarray):
@@ -81,7 +84,10 @@ def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:
     if dt.kind == "c" and dt.itemsize > 16:
         raise TypeError(f"{what} of complex dtype {dt} is not supported in kernels (complex64 and complex128 are)")
     if dt.fields is not None:
-        raise TypeError(f"{what} of structured dtype {dt} is not supported in kernels")
+        try:
+            return T.from_dtype(dt)  # a record type (lang2)
+        except TypeError as e:
+            raise TypeError(f"{what} of structured dtype {dt}: {e}") from None
     if dt.kind not in "biufc":
         raise TypeError(
             f"{what} of dtype {dt} is not supported: kernels take bool, int8..int64, uint8..uint64, float16/32/64"

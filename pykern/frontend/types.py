@@ -99,6 +99,100 @@ class Complex(Type):
 
 
 @dataclass(frozen=True, repr=False)
+class NestedArray(Type):
+    """An array inside a record (numpy's sub-array field, ``("a", "f4", (2, 3))``):
+    C-ordered elements of ``dtype`` with a fixed ``shape``. Reading the field
+    gives an array view of it."""
+
+    dtype: Type
+    shape: tuple
+
+    def __str__(self) -> str:
+        return f"nestedarray({self.dtype}, {self.shape})"
+
+    __repr__ = __str__
+
+    @property
+    def nbytes(self) -> int:
+        n = self.dtype.nbytes
+        for s in self.shape:
+            n *= s
+        return n
+
+
+@dataclass(frozen=True, repr=False)
+class Record(Type):
+    """A numpy structured dtype: ``fields`` are ``(name, type, offset)`` with type a
+    scalar, a ``Record`` (nested) or a ``NestedArray``; ``size`` is the itemsize,
+    ``align`` numpy's ``dtype.alignment`` (1 for packed records).
+
+    A record *value* in a kernel (``r = a[i]``, a record argument) is a reference
+    to its memory, as in numba: a 0-d array of the record type, so that
+    ``r.x += 1`` writes the array element. ``pykern.from_dtype(dt)`` makes one."""
+
+    fields: tuple
+    size: int
+    align: int
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{n}:{t}@{o}" for n, t, o in self.fields)
+        return f"Record({inner}; {self.size} bytes, align {self.align})"
+
+    __repr__ = __str__
+
+    @property
+    def nbytes(self) -> int:
+        return self.size
+
+    @property
+    def bits(self) -> int:  # the itemsize in bits, for code that sizes elements by .bits
+        return self.size * 8
+
+    def field(self, name: str):
+        """``(type, offset)`` of field ``name``, or None."""
+        for n, t, o in self.fields:
+            if n == name:
+                return t, o
+        return None
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        def fmt(t):
+            if isinstance(t, NestedArray):
+                return (fmt(t.dtype), t.shape)
+            return t.np_dtype
+        return np.dtype({"names": [n for n, _, _ in self.fields], "formats": [fmt(t) for _, t, _ in self.fields],
+                         "offsets": [o for _, _, o in self.fields], "itemsize": self.size},
+                        align=self.align > 1 and all(o % _natural_align(t) == 0 for _, t, o in self.fields))
+
+
+def _natural_align(t) -> int:
+    if isinstance(t, Record):
+        return t.align
+    if isinstance(t, NestedArray):
+        return _natural_align(t.dtype)
+    if isinstance(t, Complex):
+        return t.nbytes // 2
+    return t.nbytes
+
+
+def record_from_dtype(dt: np.dtype) -> "Record":
+    """The Record type of a structured numpy dtype (fields in offset order)."""
+    fields = []
+    for name in dt.names:
+        fdt, off = dt.fields[name][:2]
+        if fdt.subdtype is not None:
+            base, shape = fdt.subdtype
+            t = NestedArray(from_dtype(base), tuple(int(s) for s in shape))
+            if isinstance(t.dtype, (Record, NestedArray)):
+                raise TypeError(f"field {name!r}: arrays of records inside records are not supported")
+        else:
+            t = from_dtype(fdt)
+        fields.append((name, t, int(off)))
+    return Record(tuple(fields), int(dt.itemsize), int(dt.alignment))
+
+
+@dataclass(frozen=True, repr=False)
 class Boolean(Type):
     """A truth value. In memory (arrays, kernel arguments) it is one byte."""
 
@@ -250,6 +344,10 @@ def from_dtype(dtype) -> Type:
     complex, strings, datetimes).
     """
     dt = np.dtype(dtype)
+    if dt.fields is not None and dt.names:
+        if not dt.isnative:
+            raise TypeError(f"unsupported dtype {dt!r}: byte-swapped fields; convert with .astype(dt.newbyteorder('='))")
+        return record_from_dtype(dt)
     if dt.kind == "b":
         return boolean
     if dt.kind in "iufc" and dt.fields is None:
@@ -307,8 +405,8 @@ def _np(t: Type) -> np.dtype:
 
 def _array_from_index(dtype: Type, key) -> "Array":
     """``float32[:]`` -> Array(float32, 1, "A"); ``[:, ::1]`` C; ``[::1, :]`` F."""
-    if not isinstance(dtype, (Integer, Float, Boolean, Complex)):
-        raise TypeError(f"cannot make an array of {dtype}: element types are scalars")
+    if not isinstance(dtype, (Integer, Float, Boolean, Complex, Record)):
+        raise TypeError(f"cannot make an array of {dtype}: element types are scalars or records")
     keys = key if isinstance(key, tuple) else (key,)
     marks = []
     for k in keys:
@@ -352,7 +450,7 @@ def _type_call(self, *args):
     raise TypeError(f"{self}(...) takes types (to build a signature) or one number (to convert it)")
 
 
-for _cls in (Integer, Float, Boolean, Complex):
+for _cls in (Integer, Float, Boolean, Complex, Record):
     _cls.__getitem__ = _type_getitem  # type: ignore[attr-defined]
 for _cls in (Integer, Float, Boolean, Complex, Void, Array, Tuple):
     _cls.__call__ = _type_call  # type: ignore[attr-defined]
@@ -377,7 +475,7 @@ def _state_without_hash(self):
     return state
 
 
-for _cls in (Array, Tuple):
+for _cls in (Array, Tuple, Record):
     _cls.__hash__ = _cached_hash  # type: ignore[method-assign]
     _cls.__getstate__ = _state_without_hash  # type: ignore[attr-defined]
 del _cls

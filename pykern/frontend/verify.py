@@ -247,6 +247,16 @@ class _Checker:
         if not (e.then.type == e.orelse.type == e.type):
             self.bad(f"conditional expression branches {e.then.type}/{e.orelse.type} typed {e.type}", e)
 
+    def e_RecordField(self, e):
+        self.expr(e.value)
+        vt = e.value.type
+        if not (isinstance(vt, T.Array) and vt.ndim == 0 and isinstance(vt.dtype, T.Record)):
+            self.bad(f"field '{e.name}' of a {vt} (records are 0-d arrays of a Record)", e)
+            return
+        r = ir.record_field_type(vt, e.name)
+        if r is None or r[0] != e.type or r[1] != e.offset:
+            self.bad(f"record field '{e.name}' typed {e.type} at offset {e.offset}", e)
+
     def e_Cast(self, e):
         self.expr(e.value)
         if not (e.value.type.is_scalar and e.type.is_scalar):

@@ -69,10 +69,21 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
                 t = typeof(a)
             except (TypeError, AttributeError) as e:
                 raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
+            if cls_name(a) == "void":  # a record (lang2): its memory, as a 0-d array view (writes reach it)
+                import numpy as np
+
+                converted = converted or list(args)
+                converted[i] = np.asarray(a)
+                out.append(t)
+                continue
             if key is not None:
                 _type_memo[key] = t
         out.append(t)
     return tuple(out), (args if converted is None else tuple(converted))
+
+
+def cls_name(a) -> str:
+    return type(a).__name__
 
 
 def _is_foreign_array(a) -> bool:

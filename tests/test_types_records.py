@@ -1,0 +1,194 @@
+"""Record arrays (issue 12, item 3): numpy structured dtypes -- aligned and packed,
+nested records, arrays inside records -- as kernel arguments, record references
+(``r = a[i]; r.x += 1``), ``a[i].y``, ``a[i]['x']``, record scalars as kernel and
+device-function arguments (by reference, as numba), ``pykern.from_dtype`` in
+signatures and as the dtype of local/shared arrays; cpu results against numpy,
+code objects for the amdgpu archs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pykern as cuda
+from pykern.frontend import types as T
+from pykern.frontend.typeof import typeof
+
+from types_helpers import ARCHS, amdgpu_compile, needs_llvm_tools
+
+pytestmark = pytest.mark.usefixtures("cpu_target")
+
+INNER = np.dtype([("p", "u1"), ("q", "c8")], align=True)
+ALIGNED = np.dtype([("x", "f4"), ("y", "i8"), ("a", "f8", (2, 3)), ("s", INNER), ("b", "?")], align=True)
+PACKED = np.dtype([("c", "u1"), ("d", "f8"), ("e", "i4"), ("h", "f2")])  # itemsize 15, no padding
+
+
+def same_fields(a, b):
+    """Field by field (padding bytes are not compared: numpy's copy leaves them undefined)."""
+    for name in a.dtype.names:
+        x, y = a[name], b[name]
+        if x.dtype.names:
+            same_fields(x, y)
+        else:
+            np.testing.assert_array_equal(x, y, err_msg=name)
+
+
+@cuda.jit
+def update(arr, out):
+    i = cuda.grid(1)
+    if i < arr.size:
+        r = arr[i]
+        r.x += 1
+        arr[i].y = arr[i].y * 2
+        arr[i]["x"] += 0.5
+        r.a[1, 2] = r.x
+        r.s.p = 7
+        r["s"].q = complex(r.x, 1.0)
+        out[i] = r.a[0, 0] + r.s.q.real + r.b
+        r.b = not r.b
+
+
+def update_ref(a):
+    a = a.copy()
+    out = np.zeros(a.size)
+    a["x"] += 1
+    a["y"] *= 2
+    a["x"] += np.float32(0.5)
+    a["a"][:, 1, 2] = a["x"]
+    a["s"]["p"] = 7
+    a["s"]["q"] = a["x"].astype(np.float64) + 1j
+    out[:] = a["a"][:, 0, 0] + a["s"]["q"].real + a["b"]
+    a["b"] = ~a["b"]
+    return a, out
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.floats(-1e6, 1e6, width=32), st.integers(-(2**40), 2**40), st.floats(width=64),
+                          st.booleans()), min_size=1, max_size=70))
+def test_aligned_nested_records_hypothesis(vals):
+    a = np.zeros(len(vals), ALIGNED)
+    a["x"] = [v[0] for v in vals]
+    a["y"] = [v[1] for v in vals]
+    a["a"][:, 0, 0] = [v[2] for v in vals]
+    a["b"] = [v[3] for v in vals]
+    want, want_out = update_ref(a)
+    out = np.zeros(a.size)
+    update[1, 128](a, out)
+    same_fields(a, want)
+    np.testing.assert_array_equal(out, want_out)
+
+
+@cuda.jit
+def packed_kernel(p, out):
+    i = cuda.grid(1)
+    if i < p.size:
+        p[i].d *= 2
+        p[i].c = i
+        p[i]["h"] = p[i].h + 1
+        out[i] = p[i].d + p[i].e
+
+
+def test_packed_records_unaligned_fields():
+    assert PACKED.itemsize == 15 and PACKED.alignment == 1
+    p = np.zeros(5, PACKED)
+    p["d"] = [1.5, np.nan, -0.0, np.inf, 3.25]
+    p["e"] = [1, -2, 3, 2**31 - 1, -(2**31)]
+    p["h"] = [0.5, 1, 2, 65504, -1]
+    out = np.zeros(5)
+    want = p.copy()
+    want["d"] *= 2
+    want["c"] = np.arange(5)
+    with np.errstate(over="ignore"):
+        want["h"] = want["h"] + np.float16(1)
+    packed_kernel[1, 8](p, out)
+    same_fields(p, want)
+    np.testing.assert_array_equal(out, want["d"] + want["e"])
+
+
+@cuda.jit(device=True)
+def bump(r, k):
+    r.x += k
+    return r.y + r["s"].p
+
+
+@cuda.jit
+def by_reference(rec, arr, out):
+    out[0] = bump(rec, 2)  # a record scalar argument, into a device function
+    out[1] = bump(arr[1], 3)  # an element of a record array
+    rec.y = 99
+
+
+def test_record_scalar_arguments_by_reference():
+    a = np.zeros(3, ALIGNED)
+    a["x"] = [1, 2, 3]
+    a["y"] = [10, 20, 30]
+    a["s"]["p"] = [4, 5, 6]
+    out = np.zeros(2)
+    by_reference[1, 1](a[0], a, out)  # a[0] is numpy's view of the element: writes reach the array
+    assert list(out) == [14, 25]
+    assert list(a["x"]) == [3, 5, 3] and a["y"][0] == 99
+    assert typeof(a[0]) == T.Array(T.from_dtype(ALIGNED), 0, "A")
+    standalone = a[2].copy()
+    by_reference[1, 1](standalone, a, out)
+    assert standalone["y"] == 99 and standalone["x"] == 5 and a["y"][2] == 30
+
+
+def test_from_dtype_signatures_and_record_local_arrays():
+    rec = cuda.from_dtype(ALIGNED)
+    assert isinstance(rec, T.Record) and rec.size == ALIGNED.itemsize and rec.np_dtype == ALIGNED
+    assert cuda.from_dtype(np.float32) == T.float32
+
+    @cuda.jit(cuda.void(rec[:], rec, cuda.float64[:]))
+    def k(arr, r, out):
+        tmp = cuda.local.array(2, rec)
+        tmp[0].x = r.x
+        tmp[1].y = arr[0].y
+        sh = cuda.shared.array(4, ALIGNED)
+        sh[cuda.threadIdx.x].s.q = 1j
+        cuda.syncthreads()
+        out[0] = tmp[0].x + tmp[1].y + sh[0].s.q.imag
+
+    a = np.zeros(2, ALIGNED)
+    a["x"] = [1.5, 2.5]
+    a["y"] = [7, 8]
+    out = np.zeros(1)
+    k[1, 4](a, a[1], out)
+    assert out[0] == 2.5 + 7 + 1
+
+
+def test_record_errors_are_located():
+    @cuda.jit
+    def no_field(a):
+        a[0].z = 1
+
+    with pytest.raises(cuda.CompileError, match="no field 'z'") as ei:
+        no_field[1, 1](np.zeros(2, ALIGNED))
+    assert "test_types_records.py:" in str(ei.value)
+
+    @cuda.jit
+    def whole(a):
+        a[0].s = a[1].s
+
+    with pytest.raises(cuda.CompileError, match="cannot assign to field 's'"):
+        whole[1, 1](np.zeros(2, ALIGNED))
+
+    @cuda.jit
+    def packed_array_field(a):
+        a[0].v[0] = 1
+
+    with pytest.raises(cuda.CompileError, match="not aligned"):
+        packed_array_field[1, 1](np.zeros(2, np.dtype([("c", "u1"), ("v", "f8", (2,))])))
+
+
+@needs_llvm_tools
+@pytest.mark.parametrize("arch", ARCHS)
+def test_records_compile_for_amdgpu(arch, tmp_path):
+    rec_arr = T.Array(T.from_dtype(ALIGNED), 1, "C")
+    amdgpu_compile(update, [rec_arr, T.Array(T.float64, 1, "C")], arch, tmp_path)
+    art, ops = amdgpu_compile(packed_kernel, [T.Array(T.from_dtype(PACKED), 1, "C"), T.Array(T.float64, 1, "C")],
+                              arch, tmp_path)
+    assert "align 1" in art.llvm_ir or "align 1\n" in art.llvm_ir  # unaligned field accesses stay byte-aligned
+    amdgpu_compile(by_reference, [T.Array(T.from_dtype(ALIGNED), 0, "A"), rec_arr, T.Array(T.float64, 1, "C")],
+                   arch, tmp_path)
