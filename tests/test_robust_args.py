@@ -146,7 +146,7 @@ def test_five_dimensions_are_refused():
 # ----------------------------------------------------------------- dtypes
 @pytest.mark.parametrize("arr,word", [
     (np.zeros(3, object), "object"),
-    (np.zeros(3, "i4,f8"), "structured"),
+    (np.zeros(3, [("a", ">i4"), ("b", "f8")]), "structured"),
     (np.zeros(3, np.clongdouble), "complex"),
     (np.zeros(3, "U3"), "dtype"),
     (np.zeros(3, "M8[s]"), "dtype"),
