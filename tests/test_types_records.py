@@ -192,3 +192,20 @@ def test_records_compile_for_amdgpu(arch, tmp_path):
     assert "align 1" in art.llvm_ir or "align 1\n" in art.llvm_ir  # unaligned field accesses stay byte-aligned
     amdgpu_compile(by_reference, [T.Array(T.from_dtype(ALIGNED), 0, "A"), rec_arr, T.Array(T.float64, 1, "C")],
                    arch, tmp_path)
+
+
+def test_device_arrays_of_records():
+    h = np.zeros(3, ALIGNED)
+    h["y"] = [1, 2, 3]
+    d = cuda.to_device(h)
+    assert typeof(d) == T.Array(T.from_dtype(ALIGNED), 1, "C")
+
+    @cuda.jit
+    def k(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i].x = a[i].y * 1.5
+
+    k[1, 3](d)
+    back = d.copy_to_host()
+    assert back.dtype == ALIGNED and list(back["x"]) == [1.5, 3.0, 4.5] and list(back["y"]) == [1, 2, 3]

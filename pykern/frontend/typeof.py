@@ -47,6 +47,10 @@ def typeof(value) -> T.Type:
         return _ndarray_type(value)
     cai = getattr(type(value), "__cuda_array_interface__", None)
     if cai is not None:
+        dt = getattr(value, "dtype", None)
+        if isinstance(dt, np.dtype) and dt.fields is not None:  # a record array: its typestr is only "|V<n>"
+            c = value.__cuda_array_interface__
+            return _cai_type(dict(c, typestr=dt))
         return _cai_type(value.__cuda_array_interface__)
     if isinstance(value, tuple):
         return T.Tuple(tuple(typeof(v) for v in value))
