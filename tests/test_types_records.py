@@ -209,3 +209,26 @@ def test_device_arrays_of_records():
     k[1, 3](d)
     back = d.copy_to_host()
     assert back.dtype == ALIGNED and list(back["x"]) == [1.5, 3.0, 4.5] and list(back["y"]) == [1, 2, 3]
+
+
+def test_loop_over_records_and_store_errors():
+    @cuda.jit
+    def k(a, out):
+        s = 0.0
+        for r in a:
+            r.x = r.y + 0.5
+            s += r.x
+        out[0] = s
+
+    a = np.zeros(4, ALIGNED)
+    a["y"] = [1, 2, 3, 4]
+    out = np.zeros(1)
+    k[1, 1](a, out)
+    assert list(a["x"]) == [1.5, 2.5, 3.5, 4.5] and out[0] == 12.0
+
+    @cuda.jit
+    def bad(a):
+        a[0] = 5
+
+    with pytest.raises(cuda.CompileError, match="cannot convert"):
+        bad[1, 1](np.zeros(2, ALIGNED))

@@ -720,8 +720,8 @@ class FunctionLowerer:
         saved = self.out
         try:
             self.out = []
-            if isinstance(t, T.Array) and t.ndim > 1:
-                elem = ir.ArrayView(seq, [index], ir.view_type(t, [index]), loc)  # rows are views
+            if isinstance(t, T.Array) and (t.ndim > 1 or isinstance(t.dtype, T.Record)):
+                elem = ir.ArrayView(seq, [index], ir.view_type(t, [index]), loc)  # rows (and records) are views
             elif isinstance(t, T.Array):
                 elem = ir.Load(seq, [index], t.dtype, loc)
             else:

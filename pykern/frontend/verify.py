@@ -264,6 +264,8 @@ class _Checker:
 
     def e_Load(self, e):
         at = self.array_access(e.array, e.indices, e)
+        if isinstance(at.dtype, T.Record):
+            self.bad(f"load of a whole record from {at} (records are used through views: ArrayView/RecordField)", e)
         if e.type != at.dtype:
             self.bad(f"load from {at} typed {e.type}", e)
 
