@@ -363,3 +363,14 @@ def test_complex_globals_const_shared_and_local_arrays():
     k[1, 3](out)
     want = (TABLE * SCALE)[::-1].astype(np.complex128) + TABLE
     assert same(out, want)
+
+
+def test_frozen_complex_number_methods():
+    @cuda.jit
+    def k(out):
+        out[0] = SCALE.conjugate() + (2 + 3j).conjugate()
+        out[1] = SCALE.real + SCALE.imag * 1j + (1.5).real
+
+    out = np.zeros(2, np.complex128)
+    k[1, 1](out)
+    assert out[0] == np.conj(SCALE) + (2 - 3j) and out[1] == SCALE + 1.5

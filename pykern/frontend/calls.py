@@ -756,6 +756,8 @@ def real_imag(lw, v, attr, node):
 def number_method(lw, node):
     """``z.conjugate()`` / ``z.conj()``; None when ``node.func``'s base is not a kernel value."""
     base = lw.expr(node.func.value)
+    if isinstance(base, PyObj) and isinstance(base.value, (int, float, complex, np.number)):
+        base = lw.to_ir(base, node.func.value)  # a frozen number
     if not isinstance(base, ir.Expr):
         return None
     if node.args or node.keywords:

@@ -981,6 +981,8 @@ class FunctionLowerer:
         attr = node.attr
         if isinstance(base, PartialIndex):
             base = self.to_ir(base, node.value)
+        if isinstance(base, PyObj) and attr in ("real", "imag") and isinstance(base.value, (int, float, complex, np.number)):
+            base = self.materialize(base, node.value)  # C.real of a frozen number (lang2)
         if isinstance(base, PyObj):
             return self.pyobj_attr(base, attr, node)
         t = base.type
