@@ -182,9 +182,32 @@ def test_record_errors_are_located():
         packed_array_field[1, 1](np.zeros(2, np.dtype([("c", "u1"), ("v", "f8", (2,))])))
 
 
+@cuda.jit
+def record_memory_spaces(arr, out):
+    t = cuda.threadIdx.x
+    sh = cuda.shared.array(64, ALIGNED)
+    loc = cuda.local.array(2, PACKED)
+    sh[t].s.q = arr[t % arr.size].s.q * 2
+    sh[t].a[1, 1] = 1.5
+    loc[1].d = sh[t].a[1, 1] + t
+    cuda.syncthreads()
+    out[t] = sh[63 - t].s.q.real + loc[1].d
+
+
+def test_records_in_shared_and_local_memory():
+    a = np.zeros(64, ALIGNED)
+    a["s"]["q"] = np.arange(64) + 0.5j
+    out = np.zeros(64)
+    record_memory_spaces[1, 64](a, out)
+    np.testing.assert_array_equal(out, (63 - np.arange(64)) * 2.0 + 1.5 + np.arange(64))
+
+
 @needs_llvm_tools
 @pytest.mark.parametrize("arch", ARCHS)
 def test_records_compile_for_amdgpu(arch, tmp_path):
+    art, ops = amdgpu_compile(record_memory_spaces, [T.Array(T.from_dtype(ALIGNED), 1, "C"), T.Array(T.float64, 1, "C")],
+                              arch, tmp_path)
+    assert any(o.startswith(("ds_write", "ds_store")) for o in ops) and art.static_shared_bytes == 64 * ALIGNED.itemsize
     rec_arr = T.Array(T.from_dtype(ALIGNED), 1, "C")
     amdgpu_compile(update, [rec_arr, T.Array(T.float64, 1, "C")], arch, tmp_path)
     art, ops = amdgpu_compile(packed_kernel, [T.Array(T.from_dtype(PACKED), 1, "C"), T.Array(T.float64, 1, "C")],

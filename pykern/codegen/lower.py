@@ -1214,7 +1214,7 @@ class FunctionLowering:
                     n = self.builder.udiv(nb, L.Constant(I64, itemsize))
                 return self._make_array(t, ptr, None, [n])
             nbytes = count * itemsize
-            align = max(16, itemsize)
+            align = max(16, itemsize) if itemsize & (itemsize - 1) == 0 else 16  # records: any itemsize
             off = self.ml.shared_offset(e.name, nbytes, align)
             self._check_limit("shared", nbytes, self.info.static_shared_bytes,
                               self.target.max_shared_bytes(self.options), "per block (LDS)")
