@@ -124,7 +124,8 @@ def test_unary_every_float16_value():
             bad = ~same(o[k], exact[n])
             assert not bad.any(), (n, a[bad][:4], o[k][bad][:4], exact[n][bad][:4])
         else:
-            want = via32[n].astype(F16)
+            with np.errstate(over="ignore"):
+                want = via32[n].astype(F16)
             bad = ~same(o[k], want)
             # float32 libraries (numpy's SIMD, libm) may differ by an ulp of float32, which can move
             # a float16 rounding only next to a tie; allow a handful, each one float16 ulp away
