@@ -261,3 +261,25 @@ def test_compiles_for_amdgpu(arch, tmp_path):
 
     _, ops = amdgpu_compile(sleeper, [T.Array(T.int32, 1, "C")], arch, tmp_path)
     assert "s_sleep" in ops
+
+
+def match32(v, any_, all_m, all_p):
+    i = cuda.grid(1)
+    if i < v.size:
+        any_[i] = cuda.match_any_sync(0xFFFFFFFF, v[i])
+        m, p = cuda.match_all_sync(0xFFFFFFFF, v[i])
+        all_m[i] = m
+        all_p[i] = p
+
+
+def test_match_sync_with_32_lane_waves(monkeypatch):
+    from cpu_helpers import run_py
+
+    monkeypatch.setenv("PYKERN_CPU_WAVESIZE", "32")
+    v = np.array([5] * 32 + [1, 2] * 16 + [9] * 10, np.int64)
+    any_, all_m = np.zeros(v.size, np.uint64), np.zeros(v.size, np.uint64)
+    all_p = np.zeros(v.size, np.bool_)
+    run_py(match32, (1,), (v.size,), v, any_, all_m, all_p)
+    ea, em, ep = expected_match(v, 32)
+    assert [int(a) for a in any_] == ea and [int(a) for a in all_m] == em and list(all_p) == ep
+    assert int(any_[0]) == 0xFFFFFFFF and int(any_[32]) == 0x55555555 and int(any_[64]) == 0x3FF
