@@ -255,3 +255,17 @@ def test_loop_over_records_and_store_errors():
 
     with pytest.raises(cuda.CompileError, match="cannot convert"):
         bad[1, 1](np.zeros(2, ALIGNED))
+
+
+def test_numpy_recarrays_and_their_records():
+    ra = np.rec.array(np.zeros(3, ALIGNED))
+    ra.y = [4, 5, 6]
+
+    @cuda.jit
+    def k(a, r, out):
+        out[0] = a[2].y + r.y
+        r.x = 2.5
+
+    out = np.zeros(1)
+    k[1, 1](ra, ra[0], out)  # a recarray and one of its np.record elements
+    assert out[0] == 10 and ra.x[0] == 2.5

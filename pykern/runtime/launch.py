@@ -69,7 +69,7 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
                 t = typeof(a)
             except (TypeError, AttributeError) as e:
                 raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
-            if cls_name(a) == "void":  # a record (lang2): its memory, as a 0-d array view (writes reach it)
+            if cls_name(a) in ("void", "record"):  # a record (lang2): its memory as a 0-d array (writes reach it)
                 import numpy as np
 
                 converted = converted or list(args)
@@ -90,6 +90,8 @@ def _is_foreign_array(a) -> bool:
     cls = type(a)
     if cls.__name__ == "ndarray" or isinstance(a, (tuple, int, float, bool)):
         return False
+    if any(c.__name__ == "ndarray" and c.__module__ == "numpy" for c in cls.__mro__):
+        return False  # a numpy subclass (np.recarray, np.matrix): used as the array it is
     return hasattr(cls, "__dlpack__") or hasattr(a, "__cuda_array_interface__")
 
 
