@@ -393,3 +393,23 @@ def test_complex_kernel_arguments_pack_like_the_abi():
     buf = kernargs.pack(flat, values)
     assert bytes(buf[4:12]) == struct.pack("<ff", 1.5, -2.0)
     assert bytes(buf[16:32]) == struct.pack("<dd", 0.25, 4.0)
+
+
+def test_numpy_ufuncs_of_complex_values():
+    @cuda.jit
+    def k(a, out, r):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[0, i] = np.sqrt(a[i])
+            out[1, i] = np.exp(a[i])
+            out[2, i] = np.log(a[i])
+            out[3, i] = np.arctanh(a[i])
+            r[i] = np.sqrt(a[i].real * a[i].real)  # real ufuncs stay real
+
+    a = parts(np.complex128, 32, 13)
+    out = np.zeros((4, 32), np.complex128)
+    r = np.zeros(32)
+    k[1, 32](a, out, r)
+    for got, want in zip(out, [np.sqrt(a), np.exp(a), np.log(a), np.arctanh(a)]):
+        assert np.allclose(got, want, rtol=1e-13, atol=0)
+    assert same(r, np.abs(a.real))

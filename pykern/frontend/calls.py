@@ -94,6 +94,12 @@ def lower_call(lw, fobj, node):
         if f in unary:
             return _unary_math(lw, node, name, unary[f], to_int=unary[f] in infer.TO_INT)
         if f in np_unary:
+            if np_unary[f] in _CMATH_UNARY or np_unary[f] == "log":  # numpy ufuncs take complex numbers too
+                _nargs(lw, node, name, 1)
+                v = _scalar(lw, node.args[0], name)
+                if isinstance(v.type, T.Complex):
+                    return _cmath_value(lw, np_unary[f], v, node)
+                return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v)
             return _unary_math(lw, node, name, np_unary[f], to_int=False)
         if f in binary or f in np_binary:
             return _binary_math(lw, node, name, binary.get(f) or np_binary[f])
@@ -421,9 +427,9 @@ def _in_float(lw, node, name, vals, ft):
     return lw.cast(r, ft, node)
 
 
-def _unary_math(lw, node, fname, name, to_int):
+def _unary_math(lw, node, fname, name, to_int, v=None):
     _nargs(lw, node, fname, 1)
-    v = _math_arg(lw, node.args[0])
+    v = _math_arg(lw, node.args[0]) if v is None else v
     if _is_weak(v) or (isinstance(v, ir.Const) and not isinstance(v.type, T.Float)):
         # a constant argument: fold with Python's math (same rounding as float64)
         if name == "rint":
@@ -853,6 +859,13 @@ def _cmath_unary(fname):
         return _cm_complex(lw, fname, [re, im], z.type, node)
 
     return handler
+
+
+def _cmath_value(lw, name, z, node):
+    """cmath function ``name`` ("sqrt", "log"...) of the complex value ``z``."""
+    z = _strong(lw, z, node)
+    re, im = _parts(lw, z, node)
+    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node)
 
 
 def _cmath_log(lw, node, name):
