@@ -26,6 +26,8 @@ from __future__ import annotations
 from .errors import CompileError, HipError, KernelRuntimeError, LaunchError
 from .frontend.types import (
     boolean,
+    complex64,
+    complex128,
     float16,
     float32,
     float64,
@@ -63,6 +65,26 @@ from .runtime import memory as _memory  # noqa: E402,F401  (DeviceArray: argumen
 from . import hostinfo as _hostinfo  # noqa: E402,F401
 
 bool_ = boolean
+
+
+def from_dtype(dtype):
+    """The pykern type of a numpy dtype, as ``numba.from_dtype``: a scalar type, or
+    for a structured dtype a record type usable in signatures and as the dtype of
+    ``shared.array``/``local.array``::
+
+        rec = pykern.from_dtype(np.dtype([("x", np.float32), ("n", np.int32)], align=True))
+        @pykern.jit(pykern.void(rec[:], rec))
+        def k(a, r): ...
+    """
+    from .frontend.types import from_dtype as _from_dtype
+
+    return _from_dtype(dtype)
+
+
+def is_float16_supported() -> bool:
+    """True: float16 (and ``pykern.fp16``) works on every pykern target, as numba.cuda's
+    ``cuda.is_float16_supported()`` reports for capable devices."""
+    return True
 float_ = float64
 double = float64
 
@@ -134,9 +156,9 @@ def detect() -> bool:
 
 
 __all__ = [
-    "jit", "compile", "set_target", "current_target", "is_available", "detect",
+    "jit", "compile", "set_target", "current_target", "is_available", "detect", "from_dtype", "is_float16_supported",
     "CompileError", "LaunchError", "HipError", "KernelRuntimeError",
-    "boolean", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
+    "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
     *_kernel_names, *_LAZY, "gpus", "random",
 ]

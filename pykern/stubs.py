@@ -97,10 +97,23 @@ threadfence_block = Stub("threadfence_block", "Block-scope memory fence.")
 threadfence_system = Stub("threadfence_system", "System-scope memory fence.")
 syncwarp = Stub("syncwarp", "syncwarp(mask=all lanes): wave barrier.")
 
-_ATOMIC_NAMES = ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas", "compare_and_swap")
+_ATOMIC_NAMES = ("add", "sub", "max", "min", "and_", "or_", "xor", "exch", "inc", "dec", "cas", "compare_and_swap",
+                 "nanmax", "nanmin")
 atomic = Namespace(
     "atomic",
     {n: Stub(f"atomic.{n}", f"atomic.{n}(ary, idx, val): returns the old value.") for n in _ATOMIC_NAMES},
+)
+
+#: numba.cuda's cuda.fp16 functions (float16 in, float16 out; comparisons give booleans)
+_FP16_NAMES = (
+    "hadd hsub hmul hdiv hfma hneg habs hmax hmin heq hne hlt hle hgt hge "
+    "hsin hcos hlog hlog10 hlog2 hexp hexp10 hexp2 hfloor hceil hsqrt hrsqrt hrcp hrint htrunc"
+).split()
+fp16 = Namespace(
+    "fp16",
+    {n: Stub(f"fp16.{n}", f"fp16.{n}(...): numba.cuda's float16 {n[1:]} (float16 arguments and result).")
+     for n in _FP16_NAMES},
+    "numba.cuda's cuda.fp16: float16 arithmetic, comparisons and math, native half instructions on AMD GPUs.",
 )
 
 _WAVE_NAMES = (
@@ -116,8 +129,10 @@ _WAVE_NAMES = (
     "lanemask_lt",
 )
 _BIT_NAMES = ("popc", "clz", "ffs", "brev", "fma")
+#: numba.cuda's other kernel functions (lang2)
+_MORE_NAMES = ("cbrt", "selp", "nanosleep", "match_any_sync", "match_all_sync")
 _g = globals()
-for _n in _WAVE_NAMES + _BIT_NAMES:
+for _n in _WAVE_NAMES + _BIT_NAMES + _MORE_NAMES:
     _g[_n] = Stub(_n)
 del _g, _n
 
@@ -152,6 +167,8 @@ __all__ = [
     "syncwarp",
     "atomic",
     "literal_unroll",
+    "fp16",
     *_WAVE_NAMES,
     *_BIT_NAMES,
+    *_MORE_NAMES,
 ]

@@ -95,10 +95,10 @@ def test_cuda_array_interface():
         ({"a": 1}, "dict"),
         (1 << 64, "does not fit in 64 bits"),
         (-(1 << 63) - 1, "does not fit in 64 bits"),
-        (1j, "complex"),
-        (np.zeros(3, np.complex64), "complex"),
+        (np.clongdouble(1j), "complex"),
+        (np.zeros(3, np.clongdouble), "complex"),
         (np.zeros(3, object), "dtype object"),
-        (np.zeros(3, dtype=[("a", "f4")]), "structured"),
+        (np.zeros(3, dtype=[("a", ">f4")]), "structured"),  # byte-swapped fields
         (np.zeros(3, ">f4"), "byte-swapped"),
         (np.zeros((1,) * 5), "0 to 4 dimensions"),
         (np.array(["x"]), "not supported"),

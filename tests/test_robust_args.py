@@ -146,8 +146,8 @@ def test_five_dimensions_are_refused():
 # ----------------------------------------------------------------- dtypes
 @pytest.mark.parametrize("arr,word", [
     (np.zeros(3, object), "object"),
-    (np.zeros(3, "i4,f8"), "structured"),
-    (np.zeros(3, complex), "complex"),
+    (np.zeros(3, [("a", ">i4"), ("b", "f8")]), "structured"),
+    (np.zeros(3, np.clongdouble), "complex"),
     (np.zeros(3, "U3"), "dtype"),
     (np.zeros(3, "M8[s]"), "dtype"),
 ])
@@ -174,7 +174,7 @@ def test_non_array_objects_are_launch_errors(obj):
 
 
 # ----------------------------------------------------------------- scalars
-@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, 10**30, 1j])
+@pytest.mark.parametrize("value", [2**64, -(2**63) - 1, 10**30, np.clongdouble(1j)])
 def test_scalars_out_of_every_type_are_launch_errors(value):
     a = np.zeros(3, np.int64)
     with pytest.raises(LaunchError):

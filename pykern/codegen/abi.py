@@ -51,6 +51,12 @@ def _flatten_one(t: T.Type, name: str, arg_index: int, out: list) -> None:
     elif isinstance(t, T.Tuple):
         for i, e in enumerate(t.elems):
             _flatten_one(e, f"{name}.{i}", arg_index, out)
+    elif isinstance(t, T.Complex):
+        # complex (lang2): two floats, real then imaginary -- the layout of C's
+        # ``float _Complex``/numpy's complex64 (and numba's struct {re, im})
+        c = t.component
+        out.append((f"{name}.real", c, c.nbytes, "scalar", arg_index))
+        out.append((f"{name}.imag", c, c.nbytes, "scalar", arg_index))
     elif t.is_scalar:
         out.append((name, t, _size_of(t), "scalar", arg_index))
     else:

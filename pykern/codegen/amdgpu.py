@@ -69,7 +69,7 @@ _LLVM_MATH = {
 _OCML_MATH = {
     **{n: n for n in (
         "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-        "log1p cbrt erf erfc lgamma atan2 pow hypot fmod"
+        "log1p cbrt erf erfc lgamma atan2 pow hypot fmod remainder nextafter"
     ).split()},
     "gamma": "tgamma",
 }
@@ -533,6 +533,26 @@ class AmdgpuTarget(Target):
             r = self._ocml(fx, name, wide, 32)
             return b.fptrunc(r, llty)
         return self._ocml(fx, name, args, fty.bits)
+
+    def nanosleep(self, fx, ns) -> None:
+        """``s_sleep`` takes an immediate (64 clocks per unit): sleep in steps of
+        127 units (~8128 clocks, ~4 us at 2 GHz) until ``ns`` is used up, at
+        least once -- a back-off delay of about ``ns``."""
+        ir = _ir()
+        b = fx.builder
+        i32 = ir.IntType(32)
+        sleep = fx.intrinsic("llvm.amdgcn.s.sleep", ir.VoidType(), [i32])
+        slot = fx.alloca(i32, name="nanosleep.left")
+        b.store(ns, slot)
+        loop = fx.function.append_basic_block("nanosleep.loop")
+        done = fx.function.append_basic_block("nanosleep.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        b.call(sleep, [i32(127)])
+        left = b.sub(b.load(slot), i32(4000))
+        b.store(left, slot)
+        b.cbranch(b.icmp_signed(">", left, i32(0)), loop, done)
+        b.position_at_end(done)
 
     def _ocml(self, fx, name, args, bits):
         llty = args[0].type

@@ -381,6 +381,12 @@ class CpuTarget(Target):
     def math(self, fx, name, args, fty):
         b = fx.builder
         flags = ("fast",) if fx.options.fastmath else ()
+        if fty.bits == 16 and name == "fma":
+            # a half FMA rounds once: a*b+c is exact in double for halves (or beyond the half
+            # range), then one correct rounding to half (fx.cast rounds to odd in between)
+            f64 = L.DoubleType()
+            r = self.math(fx, "fma", [b.fpext(a, f64) for a in args], T.float64)
+            return fx.cast(r, T.float64, T.float16)
         if fty.bits == 16:
             f32 = L.FloatType()
             wide = [b.fpext(a, f32) for a in args]
@@ -401,7 +407,7 @@ class CpuTarget(Target):
             return b.call(fx.intrinsic("tgamma" + c, llty, [llty]), args)
         if name in _LIBM_UNARY:
             return b.call(fx.intrinsic(name + c, llty, [llty]), args)
-        if name in ("atan2", "hypot"):
+        if name in ("atan2", "hypot", "remainder", "nextafter"):
             return b.call(fx.intrinsic(name + c, llty, [llty, llty]), args)
         raise CompileError(f"internal error: math function {name} not implemented on cpu", fx.loc)
 

@@ -49,6 +49,7 @@ _MATH_NAMES = set(
     (
         "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
         "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs atan2 pow hypot copysign fmod fma"
+        " remainder nextafter"
     ).split()
 )
 _SPECIAL = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
@@ -137,6 +138,11 @@ class TypeMap:
             return L.IntType(t.bits)
         if isinstance(t, T.Float):
             return {16: L.HalfType(), 32: L.FloatType(), 64: L.DoubleType()}[t.bits]
+        if isinstance(t, T.Record):  # only ever in memory: opaque words of the record's alignment
+            return L.ArrayType(L.IntType(8 * t.align), t.size // t.align)
+        if isinstance(t, T.Complex):  # {re, im}: numpy's and C's layout, in registers and memory
+            f = self.value(t.component)
+            return L.LiteralStructType([f, f])
         if isinstance(t, T.Tuple):
             return L.LiteralStructType([self.value(e) for e in t.elems])
         if isinstance(t, T.Array):
@@ -404,6 +410,9 @@ class FunctionLowering:
             for k, e in enumerate(t.elems):
                 v = b.insert_value(v, self._unflatten(e, vals), k)
             return v
+        if isinstance(t, T.Complex):  # two flat parameters (abi.py)
+            v = b.insert_value(_zero(self.types.value(t)), vals.pop(0), 0)
+            return b.insert_value(v, vals.pop(0), 1)
         a = vals.pop(0)
         if isinstance(t, T.Boolean):
             return b.icmp_unsigned("!=", a, L.Constant(I8, 0))
@@ -463,6 +472,9 @@ class FunctionLowering:
         dt = s.array.type.dtype
         if isinstance(dt, T.Boolean):
             val = self.builder.zext(val, I8)
+        if isinstance(s.array, ir.RecordField):  # a record field: maybe unaligned (packed records)
+            self.builder.store(val, ptr, align=s.array.align)
+            return
         self.builder.store(val, ptr)
 
     def _s_ExprStmt(self, s):
@@ -631,6 +643,10 @@ class FunctionLowering:
 
                 v = float(np.float16(v))
             return L.Constant(llty, v)
+        if isinstance(t, T.Complex):
+            c = complex(e.value)
+            f = self.types.value(t.component)
+            return L.Constant(llty, [L.Constant(f, c.real), L.Constant(f, c.imag)])
         self.fail(f"internal error: constant of type {t}")
 
     def _x_Var(self, e):
@@ -650,6 +666,8 @@ class FunctionLowering:
         t = e.type
         if isinstance(t, T.Float):
             return self._float_binop(e.op, a, c, t)
+        if isinstance(t, T.Complex):
+            return self._complex_binop(e.op, a, c, t)
         if isinstance(t, (T.Integer, T.Boolean)):
             return self._int_binop(e.op, a, c, t)
         self.fail(f"internal error: binary {e.op} on {t}")
@@ -764,6 +782,54 @@ class FunctionLowering:
         if op in ("//", "%"):
             return self._float_divmod(a, c, t)[0 if op == "//" else 1]
 
+    def _complex_binop(self, op, a, c, t):
+        """Complex + - * / with numpy's formulas: the product as its x86-64-v3 loop
+        computes it (each part one fused multiply-add) and Smith's division
+        (loops.c), so that results match numpy bit for bit, infinities and NaNs
+        included."""
+        b = self.builder
+        fl = self._fast()
+        ar, ai = b.extract_value(a, 0), b.extract_value(a, 1)
+        cr, ci = b.extract_value(c, 0), b.extract_value(c, 1)
+        if op in ("+", "-"):
+            f = b.fadd if op == "+" else b.fsub
+            rr, ri = f(ar, cr, flags=fl), f(ai, ci, flags=fl)
+        elif op == "*":
+            # numpy's loop on FMA hardware (x86-64-v3, every GPU): one product fused
+            fma = lambda x, y, z: self.target.math(self, "fma", [x, y, z], t.component)  # noqa: E731
+            rr = fma(ar, cr, b.fneg(b.fmul(ai, ci, flags=fl)))
+            ri = fma(ar, ci, b.fmul(ai, cr, flags=fl))
+        elif op == "/":
+            fty = t.component
+            ty = ar.type
+            one, zero = L.Constant(ty, 1.0), L.Constant(ty, 0.0)
+            acr = self.target.math(self, "fabs", [cr], fty)
+            aci = self.target.math(self, "fabs", [ci], fty)
+            real_big = b.fcmp_ordered(">=", acr, aci)
+            both0 = b.and_(b.fcmp_ordered("==", acr, zero), b.fcmp_ordered("==", aci, zero))
+            # |c.real| >= |c.imag|
+            rat1 = b.fdiv(ci, cr)
+            scl1 = b.fdiv(one, b.fadd(cr, b.fmul(ci, rat1)))
+            r1 = b.fmul(b.fadd(ar, b.fmul(ai, rat1)), scl1)
+            i1 = b.fmul(b.fsub(ai, b.fmul(ar, rat1)), scl1)
+            # division by zero: a complex inf or nan, as numpy
+            r1 = b.select(both0, b.fdiv(ar, acr), r1)
+            i1 = b.select(both0, b.fdiv(ai, acr), i1)
+            # |c.real| < |c.imag| (or NaN)
+            rat2 = b.fdiv(cr, ci)
+            scl2 = b.fdiv(one, b.fadd(ci, b.fmul(cr, rat2)))
+            r2 = b.fmul(b.fadd(b.fmul(ar, rat2), ai), scl2)
+            i2 = b.fmul(b.fsub(b.fmul(ai, rat2), ar), scl2)
+            rr, ri = b.select(real_big, r1, r2), b.select(real_big, i1, i2)
+        else:
+            self.fail(f"internal error: complex operator {op}")
+        return self._make_complex(rr, ri, t)
+
+    def _make_complex(self, re, im, t):
+        b = self.builder
+        v = b.insert_value(_zero(self.types.value(t)), re, 0)
+        return b.insert_value(v, im, 1)
+
     def _float_divmod(self, a, c, t):
         """Python/numpy divmod on floats (npy_divmod)."""
         b = self.builder
@@ -795,6 +861,8 @@ class FunctionLowering:
         if e.op == "-":
             if isinstance(t, T.Float):
                 return b.fneg(v)
+            if isinstance(t, T.Complex):
+                return self._make_complex(b.fneg(b.extract_value(v, 0)), b.fneg(b.extract_value(v, 1)), t)
             return b.neg(v)
         if e.op == "~":
             return b.not_(v)
@@ -813,6 +881,10 @@ class FunctionLowering:
             if e.op == "!=":
                 return b.fcmp_unordered("!=", a, c)
             return b.fcmp_ordered(e.op, a, c)
+        if isinstance(t, T.Complex):  # == and != only (the frontend refuses the rest)
+            eq = b.and_(b.fcmp_ordered("==", b.extract_value(a, 0), b.extract_value(c, 0)),
+                        b.fcmp_ordered("==", b.extract_value(a, 1), b.extract_value(c, 1)))
+            return eq if e.op == "==" else b.not_(eq)
         if isinstance(t, T.Integer) and t.signed:
             return b.icmp_signed(e.op, a, c)
         return b.icmp_unsigned(e.op, a, c)
@@ -865,6 +937,10 @@ class FunctionLowering:
 
     def _to_bool(self, v, src):
         b = self.builder
+        if isinstance(src, T.Complex):
+            re, im = b.extract_value(v, 0), b.extract_value(v, 1)
+            z = L.Constant(re.type, 0.0)
+            return b.or_(b.fcmp_unordered("!=", re, z), b.fcmp_unordered("!=", im, z))
         if isinstance(src, T.Float):
             return b.fcmp_unordered("!=", v, L.Constant(v.type, 0.0))
         if v.type == I1:
@@ -882,6 +958,14 @@ class FunctionLowering:
         dl = self.types.value(dst)
         if isinstance(dst, T.Boolean):
             return self._to_bool(v, src)
+        if isinstance(dst, T.Complex):
+            c = dst.component
+            if isinstance(src, T.Complex):
+                re = self.cast(b.extract_value(v, 0), src.component, c)
+                im = self.cast(b.extract_value(v, 1), src.component, c)
+            else:
+                re, im = self.cast(v, src, c), L.Constant(self.types.value(c), 0.0)
+            return self._make_complex(re, im, dst)
         if isinstance(src, T.Boolean):
             if isinstance(dst, T.Float):
                 return b.uitofp(v, dl)
@@ -984,10 +1068,27 @@ class FunctionLowering:
         self.stop_thread()
         b.position_at_end(ok_bb)
 
+    def _x_RecordField(self, e):
+        """A view of a record field: the record's address plus the field offset."""
+        b = self.builder
+        rec = self.expr(e.value)
+        ptr = b.gep(b.extract_value(rec, 0), [L.Constant(I64, e.offset)], source_etype=I8)
+        t = e.type
+        v = b.insert_value(_zero(self.types.value(t)), ptr, 0)
+        if t.ndim:
+            shape = e.value.type.dtype.field(e.name)[0].shape
+            return self._make_array(t, None, shape, None, base=v)
+        return v
+
     def _x_Load(self, e):
         arr = self.expr(e.array)
         ptr = self.element_ptr(e.array, arr, e.indices)
         dt = e.array.type.dtype
+        if isinstance(e.array, ir.RecordField):  # a record field: maybe unaligned (packed records)
+            v = self.builder.load(ptr, typ=self.types.memory(dt), align=e.array.align)
+            if isinstance(dt, T.Boolean):
+                v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
+            return v
         v = self.builder.load(ptr, typ=self.types.memory(dt))
         if isinstance(dt, T.Boolean):
             v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
@@ -1010,11 +1111,11 @@ class FunctionLowering:
             return v
         self.fail(f"internal error: array attribute {e.attr}")
 
-    def _make_array(self, t, ptr, shape, shape_vals=None):
-        """Array struct of a fresh C-order array (constant ``shape`` or i64 ``shape_vals``)."""
+    def _make_array(self, t, ptr, shape, shape_vals=None, base=None):
+        """Array struct of a fresh C-order array (constant ``shape`` or i64 ``shape_vals``);
+        ``base``: a struct whose data pointer is already set (instead of ``ptr``)."""
         b = self.builder
-        v = _zero(self.types.value(t))
-        v = b.insert_value(v, ptr, 0)
+        v = base if base is not None else b.insert_value(_zero(self.types.value(t)), ptr, 0)
         itemsize = _sizeof(t.dtype)
         if shape_vals is None:
             shape_vals = [L.Constant(I64, int(s)) for s in shape]
@@ -1126,7 +1227,7 @@ class FunctionLowering:
                     n = self.builder.udiv(nb, L.Constant(I64, itemsize))
                 return self._make_array(t, ptr, None, [n])
             nbytes = count * itemsize
-            align = max(16, itemsize)
+            align = max(16, itemsize) if itemsize & (itemsize - 1) == 0 else 16  # records: any itemsize
             off = self.ml.shared_offset(e.name, nbytes, align)
             self._check_limit("shared", nbytes, self.info.static_shared_bytes,
                               self.target.max_shared_bytes(self.options), "per block (LDS)")
@@ -1283,9 +1384,58 @@ class FunctionLowering:
                     for v, a, k in zip(args, e.args, kinds)]
             tgt.print_line(self, e.attrs["format"], list(zip(kinds, vals)))
             return None
+        if n == "frexp":
+            return self._frexp(args[0], e)
+        if n == "ldexp":
+            x = args[0]
+            sfx = _fname(x.type)
+            return b.call(self.intrinsic(f"llvm.ldexp.{sfx}.i32", x.type, [x.type, I32]), [x, args[1]])
+        if n == "nanosleep":
+            tgt.nanosleep(self, args[0])
+            return None
+        if n == "complex":
+            return self._make_complex(args[0], args[1], e.type)
+        if n in ("real", "imag"):
+            return b.extract_value(args[0], 0 if n == "real" else 1)
         if n in _MATH_NAMES:
             return tgt.math(self, n, args, e.type)
         self.fail(f"internal error: intrinsic {n!r} not implemented by codegen")
+
+    def _frexp(self, x, e):
+        b = self.builder
+        sfx = _fname(x.type)
+        st = L.LiteralStructType([x.type, I32])
+        r = b.call(self.intrinsic(f"llvm.frexp.{sfx}.i32", st, [x.type]), [x])
+        # LLVM leaves the exponent of inf/NaN unspecified; Python and C give 0
+        ax = self.target.math(self, "fabs", [x], e.args[0].type)
+        finite = b.fcmp_ordered("<", ax, L.Constant(x.type, float("inf")))
+        ex = b.select(finite, b.extract_value(r, 1), L.Constant(I32, 0))
+        return b.insert_value(r, ex, 1)
+
+    def _atomic_float_minmax(self, op, ptr, v, order, bits):
+        """numba.cuda's float ``atomic.max``/``min``: nothing changes when the value
+        or the stored element is NaN (a NaN element stays); otherwise ``v`` is
+        stored when it is larger (smaller). A compare-and-swap loop on the bits;
+        returns the old value."""
+        b = self.builder
+        ity = L.IntType(bits)
+        pre = b.block
+        old0 = b.load_atomic(ptr, "monotonic", bits // 8, typ=ity)
+        loop = self._new_block("amax.loop")
+        swap = self._new_block("amax.swap")
+        done = self._new_block("amax.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        cur = b.phi(ity)
+        cur.add_incoming(old0, pre)
+        better = b.fcmp_ordered("<" if op == "max" else ">", b.bitcast(cur, v.type), v)  # false with a NaN
+        b.cbranch(better, swap, done)
+        b.position_at_end(swap)
+        res = b.cmpxchg(ptr, cur, b.bitcast(v, ity), order, "monotonic")
+        cur.add_incoming(b.extract_value(res, 0), swap)
+        b.cbranch(b.extract_value(res, 1), done, loop)
+        b.position_at_end(done)
+        return b.bitcast(cur, v.type)  # the element's value before this operation
 
     def _bit_op(self, n, x, e):
         b = self.builder
@@ -1368,6 +1518,8 @@ class FunctionLowering:
         v = vals[0]
         isf = isinstance(t, T.Float)
         signed = isinstance(t, T.Integer) and t.signed
+        if isf and e.op in ("max", "min"):
+            return self._atomic_float_minmax(e.op, ptr, v, order, t.bits)
         op = {
             "add": "fadd" if isf else "add",
             "sub": "fsub" if isf else "sub",
@@ -1377,6 +1529,9 @@ class FunctionLowering:
             "or": "or",
             "xor": "xor",
             "exch": "xchg",
+            # NaN is a missing value: LLVM's fmax/fmin (IEEE maxNum) are exactly numba's nanmax/nanmin
+            "nanmax": "fmax" if isf else ("max" if signed else "umax"),
+            "nanmin": "fmin" if isf else ("min" if signed else "umin"),
             "inc": "uinc_wrap",
             "dec": "udec_wrap",
         }.get(e.op)
@@ -1396,7 +1551,9 @@ def _bits(t):
 def _sizeof(t):
     if isinstance(t, T.Boolean):
         return 1
-    return t.bits // 8
+    if isinstance(t, T.Record):
+        return t.size
+    return t.bits // 8  # complex: bits is the whole number's (64 or 128)
 
 
 def _fname(llty):

@@ -365,6 +365,12 @@ class Target(abc.ABC):
         Returns the same float type. Bit-exact ops (floor/ceil/trunc/rint/
         fabs/copysign/fma/sqrt) may use LLVM intrinsics on every target."""
 
+    def nanosleep(self, fx, ns) -> None:
+        """``cuda.nanosleep(ns)`` (``ns`` an ``i32``): suspend the thread for
+        about ``ns`` nanoseconds -- a back-off hint in spin loops, as in CUDA,
+        where the delay is approximate. Default: no delay (the cpu target,
+        whose threads are scheduled by the host)."""
+
     # --------------------------------------------------------------- limits
     def max_shared_bytes(self, options: CompileOptions) -> int:
         """Bytes of shared memory (LDS) one block may use, static plus dynamic.

@@ -78,6 +78,9 @@ def lower_call(lw, fobj, node):
         return handler(lw, node, name)
     if _hashable(f) and f in _operator_table():
         return _operator_call(lw, node, name, _operator_table()[f])
+    handler = _EXTRA_CALLS.get(f) if _hashable(f) else None  # complex, cmath, fp16, math extras (lang2)
+    if handler is not None:
+        return handler(lw, node, name)
     unary, binary, preds, np_unary, np_binary, np_preds = _tables()
     if _hashable(f):
         if f is math.log:
@@ -90,6 +93,12 @@ def lower_call(lw, fobj, node):
         if f in unary:
             return _unary_math(lw, node, name, unary[f], to_int=unary[f] in infer.TO_INT)
         if f in np_unary:
+            if np_unary[f] in _CMATH_UNARY or np_unary[f] == "log":  # numpy ufuncs take complex numbers too
+                _nargs(lw, node, name, 1)
+                v = _scalar(lw, node.args[0], name)
+                if isinstance(v.type, T.Complex):
+                    return _cmath_value(lw, np_unary[f], v, node)
+                return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v)
             return _unary_math(lw, node, name, np_unary[f], to_int=False)
         if f in binary or f in np_binary:
             return _binary_math(lw, node, name, binary.get(f) or np_binary[f])
@@ -313,6 +322,8 @@ def _shfl(lw, node, which):
     _nargs(lw, node, which, 3)
     mask = _mask(lw, node.args[0])
     val = _strong(lw, _scalar(lw, node.args[1], which), node)
+    if isinstance(val.type, T.Complex):
+        raise lw.error(f"{which}() of a complex value", node.args[1], "shuffle z.real and z.imag separately")
     lane = lw.value(node.args[2])
     if not isinstance(lane.type, (T.Integer, T.Boolean)):
         raise lw.error(f"{which}() lane argument must be an integer, not {lane.type}", node.args[2])
@@ -351,6 +362,8 @@ def _fma(lw, node, which):
         w = None
     if not isinstance(t, T.Float):
         t = T.float64
+    if t == T.float16:  # one rounding, like cuda.fp16.hfma (not via float32)
+        return _intr(lw, "fma", [lw.cast(v, t, node) for v in vals], t, node)
     return _in_float(lw, node, "fma", vals, t)
 
 
@@ -412,6 +425,8 @@ def _math_arg(lw, arg_node):
     v = lw.value(arg_node)
     if not v.type.is_scalar:
         raise lw.error(f"math functions take numbers, not {v.type}", arg_node)
+    if isinstance(v.type, T.Complex):
+        raise lw.error(f"math functions take real numbers, not {v.type}", arg_node, "use the cmath module")
     return v
 
 
@@ -422,9 +437,9 @@ def _in_float(lw, node, name, vals, ft):
     return lw.cast(r, ft, node)
 
 
-def _unary_math(lw, node, fname, name, to_int):
+def _unary_math(lw, node, fname, name, to_int, v=None):
     _nargs(lw, node, fname, 1)
-    v = _math_arg(lw, node.args[0])
+    v = _math_arg(lw, node.args[0]) if v is None else v
     if _is_weak(v) or (isinstance(v, ir.Const) and not isinstance(v.type, T.Float)):
         # a constant argument: fold with Python's math (same rounding as float64)
         if name == "rint":
@@ -507,6 +522,8 @@ def _abs(lw, node, name):
         return v
     if v.type == T.float16:
         return _in_float(lw, node, "abs", [v], T.float16)
+    if isinstance(v.type, T.Complex):
+        return _complex_abs(lw, v, node)
     return _intr(lw, "abs", [v], v.type, node)
 
 
@@ -523,8 +540,8 @@ def _minmax(lw, node, name, which=None):
     if len(vals) < 2:
         raise lw.error(f"{name}() needs at least 2 arguments (or one tuple) in kernels", node)
     for v, a in zip(vals, node.args):
-        if not v.type.is_scalar:
-            raise lw.error(f"{name}() takes numbers, not {v.type}", a)
+        if not v.type.is_scalar or isinstance(v.type, T.Complex):
+            raise lw.error(f"{name}() takes real numbers, not {v.type}", a)
     if all(_is_weak(v) for v in vals):
         r = (min if which == "min" else max)(v.value for v in vals)
         return lw.pyconst(r, node)
@@ -883,3 +900,450 @@ _STUB_HANDLERS = {
     "fma": _fma,
     **{f"atomic.{n}": _atomic for n in stubs._ATOMIC_NAMES},
 }
+
+
+# ---------------------------------------------------------------- complex numbers, cmath (lang2)
+
+
+def _complex_of_value(lw, v, node):
+    """``v`` as a complex value: complex stays, reals become complex of their precision."""
+    if isinstance(v.type, T.Complex):
+        return v
+    if _is_weak(v):
+        return lw.const(complex(v.value), T.complex128, node, weak=True)
+    return lw.cast(v, T.complex_of(v.type if isinstance(v.type, T.Float) else T.float64), node)
+
+
+def _parts(lw, z, node):
+    """(real, imag) expressions of a complex value (evaluated once)."""
+    if not is_pure(z):
+        z = lw.temp(z, node)
+    f = z.type.component
+    if isinstance(z, ir.Const):
+        c = complex(z.value)
+        return lw.const(c.real, f, node), lw.const(c.imag, f, node)
+    return _intr(lw, "real", [z], f, node), _intr(lw, "imag", [z], f, node)
+
+
+def _make(lw, re, im, ct, node):
+    f = ct.component
+    return _intr(lw, "complex", [lw.cast(re, f, node), lw.cast(im, f, node)], ct, node)
+
+
+def real_imag(lw, v, attr, node):
+    """``x.real`` / ``x.imag`` of any number (as numpy scalars have them)."""
+    t = v.type
+    if _is_weak(v):
+        return lw.pyconst(getattr(v.value, attr), node)
+    if isinstance(t, T.Complex):
+        if isinstance(v, ir.Const):
+            return lw.const(getattr(complex(v.value), attr), t.component, node)
+        return _intr(lw, attr, [v], t.component, node)
+    if isinstance(t, T.Boolean):
+        t = T.int64
+        v = lw.cast(v, t, node)
+    return v if attr == "real" else lw.const(0, t, node)
+
+
+def number_method(lw, node):
+    """``z.conjugate()`` / ``z.conj()``; None when ``node.func``'s base is not a kernel value."""
+    base = lw.expr(node.func.value)
+    if isinstance(base, PyObj) and isinstance(base.value, (int, float, complex, np.number)):
+        base = lw.to_ir(base, node.func.value)  # a frozen number
+    if not isinstance(base, ir.Expr):
+        return None
+    if node.args or node.keywords:
+        raise lw.error(f"{node.func.attr}() takes no arguments", node)
+    return _conjugate_value(lw, base, node)
+
+
+def _conjugate_value(lw, z, node):
+    if not z.type.is_scalar:
+        raise lw.error(f"a {z.type} value has no method '{getattr(node.func, 'attr', 'conjugate')}'", node)
+    if not isinstance(z.type, T.Complex):
+        return z  # conjugate of a real number is itself
+    if _is_weak(z):
+        return lw.pyconst(z.value.conjugate(), node)
+    re, im = _parts(lw, z, node)
+    return _make(lw, re, ir.UnaryOp("-", im, im.type, lw.loc(node)), z.type, node)
+
+
+def _np_conj(lw, node, name):
+    _nargs(lw, node, name, 1)
+    return _conjugate_value(lw, _scalar(lw, node.args[0], name), node)
+
+
+def _np_real_imag(attr):
+    def handler(lw, node, name):
+        _nargs(lw, node, name, 1)
+        return real_imag(lw, _scalar(lw, node.args[0], name), attr, node)
+
+    return handler
+
+
+def _complex_builtin(lw, node, name):
+    """``complex()``, ``complex(x)``, ``complex(re, im)``: complex128, as Python's complex."""
+    a = _args(lw, node, ["real", "imag"], {"real": None, "imag": None}, "complex")
+    vals = [_scalar(lw, a[k], "complex()") for k in ("real", "imag") if k in a]
+    if all(_is_weak(v) for v in vals):
+        return lw.const(complex(*[v.value for v in vals]), T.complex128, node, weak=True)
+    ct = T.complex128
+    if len(vals) == 1:
+        return lw.cast(vals[0], ct, node)
+    re, im = vals
+    if not isinstance(re.type, T.Complex) and not isinstance(im.type, T.Complex):
+        return _make(lw, re, im, ct, node)
+    # complex(a, b) with complex parts is a + b*1j (Python's rule)
+    return lw.binop("+", lw.cast(re, ct, node), lw.binop("*", lw.cast(im, ct, node), lw.const(1j, ct, node), node), node)
+
+
+def _complex_abs(lw, z, node):
+    re, im = _parts(lw, z, node)
+    return _cm_call(lw, "cabs", [re, im], node)
+
+
+def _cm_call(lw, fname, args, node):
+    """Call device function ``_cmath.<fname>`` on float args; returns its IR call."""
+    from .. import _cmath
+
+    dev = getattr(_cmath, fname)
+    fn = lw.mb.device_function(dev.py_func, [a.type for a in args], lw.loc(node))
+    return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
+
+
+def _cm_complex(lw, fname, parts, ct, node):
+    """A complex result of ``_cmath.<fname>(*parts)`` (which returns a (re, im) tuple)."""
+    r = lw.temp(_cm_call(lw, fname, parts, node), node)
+    f = ct.component
+    return _intr(lw, "complex", [ir.TupleGet(r, 0, f, lw.loc(node)), ir.TupleGet(r, 1, f, lw.loc(node))], ct, node)
+
+
+def complex_pow(lw, a, b, node):
+    """``a ** b`` on complex operands (already of one complex type)."""
+    ar, ai = _parts(lw, a, node)
+    br, bi = _parts(lw, b, node)
+    return _cm_complex(lw, "cpow", [ar, ai, br, bi], a.type, node)
+
+
+def _cmath_arg(lw, node, name):
+    _nargs(lw, node, name, 1)
+    v = _scalar(lw, node.args[0], name)
+    return _strong(lw, _complex_of_value(lw, v, node), node)
+
+
+_CMATH_UNARY = {
+    "exp": "cexp", "log10": "clog10", "sqrt": "csqrt", "sin": "csin", "cos": "ccos", "tan": "ctan",
+    "sinh": "csinh", "cosh": "ccosh", "tanh": "ctanh", "asin": "casin", "acos": "cacos", "atan": "catan",
+    "asinh": "casinh", "acosh": "cacosh", "atanh": "catanh",
+}  # fmt: skip
+
+
+def _cmath_unary(fname):
+    def handler(lw, node, name):
+        z = _cmath_arg(lw, node, name)
+        re, im = _parts(lw, z, node)
+        return _cm_complex(lw, fname, [re, im], z.type, node)
+
+    return handler
+
+
+def _cmath_value(lw, name, z, node):
+    """cmath function ``name`` ("sqrt", "log"...) of the complex value ``z``."""
+    z = _strong(lw, z, node)
+    re, im = _parts(lw, z, node)
+    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node)
+
+
+def _cmath_log(lw, node, name):
+    _nargs(lw, node, name, 1, 2)
+    if len(node.args) == 2:
+        # log(z, base) = log(z) / log(base)
+        z = _cmath_log(lw, _one_arg(node, 0), name)
+        b = _cmath_log(lw, _one_arg(node, 1), name)
+        return lw.binop("/", z, b, node)
+    z = _cmath_arg(lw, node, name)
+    re, im = _parts(lw, z, node)
+    return _cm_complex(lw, "clog", [re, im], z.type, node)
+
+
+def _one_arg(node, k):
+    c = ast.Call(func=node.func, args=[node.args[k]], keywords=[])
+    return ast.copy_location(c, node)
+
+
+def _cmath_phase(lw, node, name):
+    z = _cmath_arg(lw, node, name)
+    re, im = _parts(lw, z, node)
+    return _intr(lw, "atan2", [im, re], re.type, node)
+
+
+def _cmath_polar(lw, node, name):
+    z = _cmath_arg(lw, node, name)
+    re, im = _parts(lw, z, node)
+    f = re.type
+    r = _intr(lw, "hypot", [re, im], f, node)
+    phi = _intr(lw, "atan2", [im, re], f, node)
+    return ir.TupleExpr([r, phi], T.Tuple((f, f)), lw.loc(node))
+
+
+def _cmath_rect(lw, node, name):
+    _nargs(lw, node, name, 2)
+    r, phi = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
+    try:
+        ft = infer.math2_arg_type(r.type, infer_weak(r), phi.type, infer_weak(phi))
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+    if ft == T.float16:
+        ft = T.float32
+    return _cm_complex(lw, "crect", [lw.cast(r, ft, node), lw.cast(phi, ft, node)], T.complex_of(ft), node)
+
+
+def _cmath_pred(which):
+    def handler(lw, node, name):
+        _nargs(lw, node, name, 1)
+        v = _scalar(lw, node.args[0], name)
+        if not isinstance(v.type, T.Complex):
+            if not isinstance(v.type, T.Float):
+                return ir.Const(which == "isfinite", T.boolean, lw.loc(node))
+            return _intr(lw, which, [v], T.boolean, node)
+        re, im = _parts(lw, v, node)
+        a, b = _intr(lw, which, [re], T.boolean, node), _intr(lw, which, [im], T.boolean, node)
+        return lw.make_boolop("and" if which == "isfinite" else "or", [a, b], node)
+
+    return handler
+
+
+def _lang2_calls():
+    import cmath
+
+    table = {
+        builtins.complex: _complex_builtin,
+        np.conj: _np_conj,
+        np.conjugate: _np_conj,
+        np.real: _np_real_imag("real"),
+        np.imag: _np_real_imag("imag"),
+        cmath.log: _cmath_log,
+        cmath.phase: _cmath_phase,
+        cmath.polar: _cmath_polar,
+        cmath.rect: _cmath_rect,
+        cmath.isnan: _cmath_pred("isnan"),
+        cmath.isinf: _cmath_pred("isinf"),
+        cmath.isfinite: _cmath_pred("isfinite"),
+    }
+    for n, impl in _CMATH_UNARY.items():
+        table[getattr(cmath, n)] = _cmath_unary(impl)
+    return table
+
+
+_EXTRA_CALLS = _lang2_calls()
+
+
+# ---------------------------------------------------------------- cuda.fp16 (lang2)
+
+
+def _half_args(lw, node, which, n):
+    """The arguments of an fp16 function, each converted to float16 (numbers only)."""
+    _nargs(lw, node, which, n)
+    out = []
+    for a in node.args:
+        v = _scalar(lw, a, which)
+        if isinstance(v.type, T.Complex):
+            raise lw.error(f"{which}() takes float16 numbers, not {v.type}", a)
+        out.append(lw.cast(v, T.float16, a))
+    return out
+
+
+_FP16_BINOP = {"hadd": "+", "hsub": "-", "hmul": "*", "hdiv": "/"}
+_FP16_CMP = {"heq": "==", "hne": "!=", "hlt": "<", "hle": "<=", "hgt": ">", "hge": ">="}
+#: computed directly on float16 (exact, or correctly rounded from float32: 24 >= 2*11 + 2 bits)
+_FP16_DIRECT = {"hfloor": "floor", "hceil": "ceil", "htrunc": "trunc", "hrint": "rint", "hsqrt": "sqrt",
+                "habs": "fabs"}
+#: computed in float32 and rounded once, as numpy's float16 ufuncs do
+_FP16_VIA_F32 = {"hsin": "sin", "hcos": "cos", "hlog": "log", "hlog10": "log10", "hlog2": "log2",
+                 "hexp": "exp", "hexp2": "exp2"}
+
+
+def _fp16(lw, node, which):
+    n = which.split(".", 1)[1]
+    loc = lw.loc(node)
+    if n in _FP16_BINOP:
+        a, b = _half_args(lw, node, which, 2)
+        return ir.BinOp(_FP16_BINOP[n], a, b, T.float16, loc)
+    if n in _FP16_CMP:
+        a, b = _half_args(lw, node, which, 2)
+        return ir.Compare(_FP16_CMP[n], a, b, T.boolean, loc)
+    if n in ("hmax", "hmin"):
+        # numba.cuda: hmax is ``a if a > b else b`` (so hmax(NaN, x) is x), hmin likewise with <
+        a, b = (v if is_pure(v) else lw.temp(v, node) for v in _half_args(lw, node, which, 2))
+        test = ir.Compare(">" if n == "hmax" else "<", a, b, T.boolean, loc)
+        return ir.IfExp(test, a, b, T.float16, loc)
+    if n == "hfma":
+        a, b, c = _half_args(lw, node, which, 3)
+        return _intr(lw, "fma", [a, b, c], T.float16, node)  # one rounding (targets: math "fma" on half)
+    if n == "hneg":
+        (a,) = _half_args(lw, node, which, 1)
+        return ir.UnaryOp("-", a, T.float16, loc)
+    if n == "hrcp":
+        (a,) = _half_args(lw, node, which, 1)
+        return ir.BinOp("/", ir.Const(1.0, T.float16, loc), a, T.float16, loc)
+    if n in _FP16_DIRECT:
+        (a,) = _half_args(lw, node, which, 1)
+        return _intr(lw, _FP16_DIRECT[n], [a], T.float16, node)
+    (a,) = _half_args(lw, node, which, 1)
+    x = lw.cast(a, T.float32, node)
+    if n in _FP16_VIA_F32:
+        r = _intr(lw, _FP16_VIA_F32[n], [x], T.float32, node)
+    elif n == "hexp10":
+        r = _intr(lw, "pow", [ir.Const(10.0, T.float32, loc), x], T.float32, node)
+    elif n == "hrsqrt":
+        r = ir.BinOp("/", ir.Const(1.0, T.float32, loc), _intr(lw, "sqrt", [x], T.float32, node), T.float32, loc)
+    else:
+        raise lw.error(f"cuda.{which} is not supported", node)
+    return lw.cast(r, T.float16, node)
+
+
+_STUB_HANDLERS.update({f"fp16.{n}": _fp16 for n in stubs._FP16_NAMES})
+
+
+# ---------------------------------------------------------------- more math and intrinsics (lang2)
+
+
+def _float_arg(lw, node, fname, k=0):
+    v = _math_arg(lw, node.args[k])
+    try:
+        return v, infer.math_arg_type(v.type)
+    except infer.InferError as e:
+        raise lw.error(e.msg, node.args[k], e.hint) from None
+
+
+def _math_frexp(lw, node, name):
+    """``math.frexp(x)`` -> (mantissa of x's float type, int32 exponent), as numba."""
+    _nargs(lw, node, name, 1)
+    v, ft = _float_arg(lw, node, name)
+    if _is_weak(v):
+        m, e = math.frexp(v.value)
+        return ir.TupleExpr([lw.const(m, T.float64, node), lw.const(e, T.int32, node)],
+                            T.Tuple((T.float64, T.int32)), lw.loc(node))
+    ct = T.float32 if ft == T.float16 else ft  # a half's mantissa is exact in float32
+    r = lw.temp(_intr(lw, "frexp", [lw.cast(v, ct, node)], T.Tuple((ct, T.int32)), node), node)
+    loc = lw.loc(node)
+    m = lw.cast(ir.TupleGet(r, 0, ct, loc), ft, node)
+    return ir.TupleExpr([m, ir.TupleGet(r, 1, T.int32, loc)], T.Tuple((ft, T.int32)), loc)
+
+
+def _math_ldexp(lw, node, name):
+    _nargs(lw, node, name, 2)
+    v, ft = _float_arg(lw, node, name)
+    e = lw.value(node.args[1])
+    if not isinstance(e.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"{name}() exponent must be an integer, not {e.type}", node.args[1])
+    loc = lw.loc(node)
+    e = lw.cast(e, T.int64, node)
+    # clamp to int32 (beyond it the result is 0 or inf anyway) instead of wrapping
+    e = _intr(lw, "max", [_intr(lw, "min", [e, ir.Const(2**31 - 1, T.int64, loc)], T.int64, node),
+                          ir.Const(-(2**31), T.int64, loc)], T.int64, node)
+    ct = T.float32 if ft == T.float16 else ft
+    r = _intr(lw, "ldexp", [lw.cast(v, ct, node), lw.cast(e, T.int32, node)], ct, node)
+    return lw.cast(r, ft, node)
+
+
+def _math_modf(lw, node, name):
+    """``math.modf(x)`` -> (fractional part, integral part), both of x's float type, signed like x."""
+    _nargs(lw, node, name, 1)
+    v, ft = _float_arg(lw, node, name)
+    if _is_weak(v):
+        f, i = math.modf(v.value)
+        return ir.TupleExpr([lw.const(f, T.float64, node), lw.const(i, T.float64, node)],
+                            T.Tuple((T.float64, T.float64)), lw.loc(node))
+    loc = lw.loc(node)
+    x = lw.cast(v, ft, node)
+    if not is_pure(x):
+        x = lw.temp(x, node)
+    whole = _in_float(lw, node, "trunc", [x], ft)
+    if not is_pure(whole):
+        whole = lw.temp(whole, node)
+    diff = ir.BinOp("-", x, whole, ft, loc)
+    inf = ir.Intrinsic("isinf", [x], T.boolean, {}, loc)
+    frac = ir.IfExp(inf, ir.Const(0.0, ft, loc), diff, ft, loc)
+    frac = _in_float(lw, node, "copysign", [frac, x], ft)
+    return ir.TupleExpr([frac, whole], T.Tuple((ft, ft)), loc)
+
+
+def _math_nextafter(lw, node, name):
+    _nargs(lw, node, name, 2)
+    a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
+    try:
+        ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+    if ft == T.float16:
+        raise lw.error(f"{name}() of float16 is not supported in kernels", node,
+                       "convert to float32 first (the next float32 is not the next float16)")
+    return _intr(lw, "nextafter", [lw.cast(a, ft, node), lw.cast(b, ft, node)], ft, node)
+
+
+def _cuda_cbrt(lw, node, which):
+    _nargs(lw, node, which, 1)
+    v, ft = _float_arg(lw, node, which)
+    return _in_float(lw, node, "cbrt", [v], ft)
+
+
+def _selp(lw, node, which):
+    """``cuda.selp(pred, a, b)``: both values are evaluated (they are arguments), then one chosen."""
+    _nargs(lw, node, which, 3)
+    c = lw.cond(node.args[0])
+    a, b = _scalar(lw, node.args[1], which), _scalar(lw, node.args[2], which)
+    t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    a, b = lw.cast(a, t, node), lw.cast(b, t, node)
+    a = a if is_pure(a) else lw.temp(a, node)
+    b = b if is_pure(b) else lw.temp(b, node)
+    return ir.IfExp(c, a, b, t, lw.loc(node))
+
+
+def _nanosleep(lw, node, which):
+    _nargs(lw, node, which, 1)
+    ns = lw.value(node.args[0])
+    if not isinstance(ns.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"{which}() takes an integer number of nanoseconds, not {ns.type}", node.args[0])
+    return _intr(lw, "nanosleep", [lw.cast(ns, T.uint32, node)], T.void, node)
+
+
+_MATCH_TYPES = (T.int32, T.int64, T.uint32, T.uint64, T.float32, T.float64)
+
+
+def _match(lw, node, which):
+    """``match_any_sync(mask, value)`` / ``match_all_sync(mask, value)`` as pykern
+    device functions over shuffles and ballots (``pykern/_warp.py``); the masks are
+    64-bit (a wave has up to 64 lanes)."""
+    _nargs(lw, node, which, 2)
+    mask = _mask(lw, node.args[0])
+    val = _strong(lw, _scalar(lw, node.args[1], which), node)
+    if val.type not in _MATCH_TYPES:
+        raise lw.error(f"{which}() takes a 32- or 64-bit integer or float, not {val.type}", node.args[1])
+    from .. import _warp
+
+    dev = getattr(_warp, which)
+    fn = lw.mb.device_function(dev.py_func, [T.uint64, val.type], lw.loc(node))
+    return ir.Call(fn.name, [mask, val], fn.return_type, lw.loc(node))
+
+
+def _lang2_more_calls():
+    table = {
+        math.frexp: _math_frexp,
+        math.ldexp: _math_ldexp,
+        math.modf: _math_modf,
+        math.nextafter: _math_nextafter,
+        np.nextafter: _math_nextafter,
+        np.ldexp: _math_ldexp,
+    }
+    return table
+
+
+_EXTRA_CALLS.update(_lang2_more_calls())
+_STUB_HANDLERS.update({
+    "cbrt": _cuda_cbrt,
+    "selp": _selp,
+    "nanosleep": _nanosleep,
+    "match_any_sync": _match,
+    "match_all_sync": _match,
+})

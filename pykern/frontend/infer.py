@@ -98,6 +98,8 @@ def literal_type(value) -> T.Type:
         raise InferError(f"integer constant {value} does not fit in 64 bits")
     if isinstance(value, float):
         return T.float64
+    if isinstance(value, complex):
+        return T.complex128
     raise InferError(f"a {type(value).__name__} constant cannot be a kernel value")
 
 
@@ -111,6 +113,9 @@ def weak_adopt(value, other: T.Type) -> T.Type:
     """The type a weak Python constant takes next to a strong operand of type ``other``."""
     if isinstance(value, bool):
         return T.boolean
+    if isinstance(value, complex) or (isinstance(other, T.Complex) and isinstance(value, (int, float))):
+        # NEP 50: a Python complex keeps the other side's precision (float32 + 1j -> complex64)
+        return T.complex_of(other) if isinstance(other, (T.Float, T.Complex)) else T.complex128
     if isinstance(value, int):
         if isinstance(other, T.Float):
             return other
@@ -143,6 +148,12 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
                 f"unsupported operand types for {op}: {lt} and {rt}",
                 hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
             )
+    if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
+        ct = common_type(lt, lweak, rt, rweak)
+        if op in ("//", "%"):
+            raise InferError(f"unsupported operand types for {op}: {lt} and {rt}",
+                             hint="complex numbers have no floor division or modulo (Python and numpy refuse too)")
+        return ct, ct
     if op in ARITH_OPS:
         if isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean):
             lt = rt = T.int64
@@ -159,7 +170,7 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
         return lt, lt
     if op in BITWISE_OPS or op in SHIFT_OPS:
         ct = common_type(lt, lweak, rt, rweak)
-        if isinstance(ct, T.Float) or (op in SHIFT_OPS and not isinstance(ct, T.Integer)):
+        if isinstance(ct, (T.Float, T.Complex)) or (op in SHIFT_OPS and not isinstance(ct, T.Integer)):
             if isinstance(lt, (T.Integer, T.Boolean)) and isinstance(rt, (T.Integer, T.Boolean)):
                 # uint64 with a signed integer has no common integer type (numpy refuses too)
                 hint = "convert one side so both are unsigned or both signed, e.g. np.uint64(k) or np.int64(x)"
@@ -200,7 +211,7 @@ UNARY_MATH = (
     "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
     "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
 ).split()
-BINARY_MATH = "atan2 pow hypot copysign fmod".split()
+BINARY_MATH = "atan2 pow hypot copysign fmod remainder nextafter".split()
 PREDICATES = ("isnan", "isinf", "isfinite")
 #: math.* functions that return an int64 (Python's int) instead of a float.
 TO_INT = ("floor", "ceil", "trunc")
@@ -212,11 +223,15 @@ def math_arg_type(t: T.Type) -> T.Type:
         return t
     if isinstance(t, (T.Integer, T.Boolean)):
         return T.float64
+    if isinstance(t, T.Complex):
+        raise InferError(f"math functions take real numbers, not {t}", hint="use the cmath module for complex numbers")
     raise InferError(f"math functions take numbers, not {t}")
 
 
 def math2_arg_type(lt, lweak, rt, rweak) -> T.Type:
     ct = common_type(lt, lweak, rt, rweak)
+    if isinstance(ct, T.Complex):
+        raise InferError(f"math functions take real numbers, not {ct}", hint="use the cmath module for complex numbers")
     return ct if isinstance(ct, T.Float) else T.float64
 
 
@@ -311,5 +326,26 @@ def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
     if name in ("min", "max"):
         return want(2) or (
             None if result.is_scalar and all(a == result for a in argtypes) else f"{name} is (x, x) -> x"
+        )
+    if name == "frexp":
+        return want(1) or (
+            None if isinstance(argtypes[0], T.Float) and result == T.Tuple((argtypes[0], T.int32))
+            else "frexp is (f) -> Tuple(f, int32)"
+        )
+    if name == "ldexp":
+        return want(2) or (
+            None if isinstance(argtypes[0], T.Float) and argtypes[1] == T.int32 and result == argtypes[0]
+            else "ldexp is (f, int32) -> f"
+        )
+    if name == "nanosleep":
+        return want(1) or (None if argtypes[0] == T.uint32 and isinstance(result, T.Void) else "nanosleep is (uint32) -> void")
+    if name == "complex":
+        return want(2) or (
+            None if isinstance(result, T.Complex) and all(a == result.component for a in argtypes)
+            else "complex is (f, f) -> c"
+        )
+    if name in ("real", "imag"):
+        return want(1) or (
+            None if isinstance(argtypes[0], T.Complex) and result == argtypes[0].component else f"{name} is (c) -> f"
         )
     return f"unknown intrinsic {name!r}"

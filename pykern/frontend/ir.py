@@ -267,7 +267,7 @@ class Intrinsic(Expr):
 #: and_/or_/xor on ints; exch on all; inc: old >= val ? 0 : old+1 (unsigned
 #: semantics as CUDA atomicInc); dec: (old == 0 or old > val) ? val : old-1;
 #: cas: compare ``values[0]`` (expected) and store ``values[1]``.
-ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "cas")
+ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "cas", "nanmax", "nanmin")
 
 
 @dataclass(eq=False)
@@ -367,6 +367,39 @@ class ArrayView(Expr):
 
     def __str__(self):
         return f"{self.array}[{', '.join(map(str, self.items))}]"
+
+
+@dataclass(eq=False)
+class RecordField(Expr):
+    """Field ``name`` of a record reference (``value``: a 0-d array of a
+    ``T.Record``), as a view of the field's memory: a 0-d array of the field's
+    scalar or record type, or for a sub-array field a C-ordered array of its
+    shape. ``align`` is the byte alignment the field's address is known to have
+    (1 in packed records); loads and stores of the field use it."""
+
+    value: Expr
+    name: str
+    offset: int
+    align: int
+    type: T.Type  # T.Array
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.value}.{self.name}"
+
+
+def record_field_type(rt: T.Array, name: str):
+    """``(view type, offset, field type)`` of field ``name`` of a record reference
+    of type ``rt`` (a 0-d array of a Record), or None when there is no such field."""
+    f = rt.dtype.field(name)
+    if f is None:
+        return None
+    ft, off = f
+    if isinstance(ft, T.NestedArray):
+        vt = T.Array(ft.dtype, len(ft.shape), "C", rt.space, rt.readonly)
+    else:
+        vt = T.Array(ft, 0, "A", rt.space, rt.readonly)
+    return vt, off, ft
 
 
 def _unit_step(sl: "Slice") -> bool:
@@ -618,4 +651,14 @@ INTRINSICS = {
     # --- output; attrs {"format": printf text with %lld (int64), %llu (uint64),
     #     %f (float64), %s (boolean: True/False), literal text escaped as %%}; one whole line ---
     "print": "(int64 | uint64 | float64 | boolean ...) -> void  [format]",
+    # --- complex numbers (c: complex64 with f float32, complex128 with float64) ---
+    "complex": "(f, f) -> c  (real, imaginary parts)",
+    # --- more math (lang2) ---
+    "remainder": "(f, f) -> f  (IEEE remainder: x - n*y, n = x/y rounded to even)",
+    "nextafter": "(f, f) -> f  (f32/f64)",
+    "frexp": "(f) -> Tuple(f, int32)  (mantissa in [0.5, 1), exponent; (x, 0) for 0/inf/NaN)",
+    "ldexp": "(f, int32) -> f",
+    "nanosleep": "(uint32 ns) -> void  (a back-off hint; see Target.nanosleep)",
+    "real": "(c) -> f",
+    "imag": "(c) -> f",
 }

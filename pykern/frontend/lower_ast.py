@@ -34,7 +34,7 @@ import numpy as np
 
 from .. import stubs
 from ..errors import CompileError, SourceLoc
-from . import infer, ir
+from . import infer, ir, records
 from . import types as T
 from .resolve import FunctionEnv, ParsedFunction
 
@@ -127,6 +127,7 @@ _PURE_INTRINSICS = frozenset(
     + infer.BINARY_MATH
     + list(infer.PREDICATES)
     + ["abs", "min", "max", "round"]
+    + ["complex", "real", "imag"]
 )
 
 _UNSUPPORTED_STMTS = {
@@ -212,6 +213,9 @@ def is_pure(e: ir.Expr) -> bool:
 
 def _const_value(value, t: T.Type):
     """Normalise a Python value to what ``Const(value, t)`` holds."""
+    if isinstance(t, T.Complex):  # each part rounded to the component type
+        c = complex(value)
+        return complex(_const_value(c.real, t.component), _const_value(c.imag, t.component))
     if isinstance(t, T.Boolean):
         return bool(value)
     if isinstance(t, T.Float):
@@ -225,6 +229,8 @@ def _fold_cast(value, src: T.Type, dst: T.Type):
     """``Cast`` semantics on a constant (numpy astype; float->int truncates, saturates)."""
     if isinstance(dst, T.Boolean):
         return value != 0
+    if isinstance(dst, T.Complex):
+        return _const_value(complex(int(value) if isinstance(value, bool) else value), dst)
     if isinstance(dst, T.Float):
         return _const_value(float(value) if not isinstance(value, bool) else float(int(value)), dst)
     # integer destination
@@ -557,6 +563,13 @@ class FunctionLowerer:
             arr, idx = self.store_target(target)
             self.store(arr, idx, value, target)
         elif isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            if isinstance(base, PartialIndex):
+                base = self.to_ir(base, target.value)
+            if isinstance(base, ir.Expr) and records.is_record_ref(base.type):
+                view, idx = records.target(self, base, target.attr, target)  # r.x = v
+                self.store(view, idx, value, target)
+                return
             raise self.error(
                 f"cannot assign to attribute '{target.attr}' in a kernel", target, "assign to a variable or an array element"
             )
@@ -612,6 +625,18 @@ class FunctionLowerer:
             idx = [i if is_pure(i) else self.temp(i, target) for i in idx]
             cur = ir.Load(arr, idx, arr.type.dtype, self.loc(target))
             self.store(arr, idx, self.binop(op, cur, self.value(node.value), node), target)
+        elif isinstance(target, ast.Attribute):
+            base = self.expr(target.value)  # r.x += v
+            if isinstance(base, PartialIndex):
+                base = self.to_ir(base, target.value)
+            if not (isinstance(base, ir.Expr) and records.is_record_ref(base.type)):
+                raise self.error(f"cannot assign to attribute '{target.attr}' in a kernel", target,
+                                 "assign to a variable or an array element")
+            if not is_pure(base):
+                base = self.temp(base, target)
+            view, idx = records.target(self, base, target.attr, target)
+            cur = ir.Load(view, idx, view.type.dtype, self.loc(target))
+            self.store(view, idx, self.binop(op, cur, self.value(node.value), node), target)
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
 
@@ -621,6 +646,9 @@ class FunctionLowerer:
         if isinstance(base, PartialIndex):
             base, pre = base.array, base.indices
         base = self.to_ir(base, target.value)
+        if records.is_record_ref(base.type) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str):
+            return records.target(self, base, target.slice.value, target)  # r['x'] = v
         if not isinstance(base.type, T.Array):
             raise self.error(f"cannot assign to an element of a {base.type}", target, "only array elements can be assigned")
         idx = pre + self.index_exprs(target.slice)
@@ -795,8 +823,8 @@ class FunctionLowerer:
         saved = self.out
         try:
             self.out = []
-            if isinstance(t, T.Array) and t.ndim > 1:
-                elem = ir.ArrayView(seq, [index], ir.view_type(t, [index]), loc)  # rows are views
+            if isinstance(t, T.Array) and (t.ndim > 1 or isinstance(t.dtype, T.Record)):
+                elem = ir.ArrayView(seq, [index], ir.view_type(t, [index]), loc)  # rows (and records) are views
             elif isinstance(t, T.Array):
                 elem = ir.Load(seq, [index], t.dtype, loc)
             else:
@@ -1099,6 +1127,8 @@ class FunctionLowerer:
                 raise self.error(f"'{name}' is an Enum member with a {type(v).__name__} value; kernels need numbers", node)
         if isinstance(v, (bool, int, float)):
             return self.python_number(v, node)
+        if isinstance(v, complex):
+            return self.const(v, T.complex128, node, weak=True)
         if isinstance(v, np.generic):
             try:
                 t = T.from_dtype(v.dtype)
@@ -1191,6 +1221,9 @@ class FunctionLowerer:
                 return ir.Const(e.value, e.type, e.loc)  # a typed constant from here on
             return e
         if e.type.is_scalar and t.is_scalar:
+            if isinstance(e.type, T.Complex) and not isinstance(t, (T.Complex, T.Boolean)):
+                raise self.error(f"cannot convert {e.type} to {t}", node,
+                                 "take the part you mean: z.real, z.imag or abs(z)")
             if isinstance(e, ir.Const):
                 return ir.Const(_const_value(_fold_cast(e.value, e.type, t), t), t, e.loc)
             return ir.Cast(e, t, e.loc or self.loc(node))
@@ -1228,7 +1261,7 @@ class FunctionLowerer:
         if v is None:
             raise self.error("None is not a kernel value", node)
         if isinstance(v, complex):
-            raise self.error("complex numbers are not supported in kernels", node)
+            return self.const(v, T.complex128, node, weak=True)
         raise self.error(f"the constant {v!r} is not supported in kernels", node)
 
     def expr_Name(self, node):
@@ -1277,10 +1310,14 @@ class FunctionLowerer:
             base = self.to_ir(base, node.value)
         if isinstance(base, PyObj) and hasattr(type(base.value), "__cuda_array_interface__"):
             base = self.materialize(base, node.value)  # a device array global: DEV.shape, DEV.size
+        if isinstance(base, PyObj) and attr in ("real", "imag") and isinstance(base.value, (int, float, complex, np.number)):
+            base = self.materialize(base, node.value)  # C.real of a frozen number (lang2)
         if isinstance(base, PyObj):
             return self.pyobj_attr(base, attr, node)
         t = base.type
         loc = self.loc(node)
+        if records.is_record_ref(t) and t.dtype.field(attr) is not None:
+            return records.read(self, base, attr, node)  # r.x
         if isinstance(t, T.Array):
             if attr in ("shape", "strides"):
                 elems = [ir.ArrayAttr(base, attr, d, T.int64, loc) for d in range(t.ndim)]
@@ -1300,6 +1337,10 @@ class FunctionLowerer:
             raise self.error(f"tuples have no attribute '{attr}'", node)
         if isinstance(t, (T.Integer, T.Boolean)) and attr == "bit_count":
             return PyObj(_BoundMethod(base, attr), f"{attr}")
+        if attr in ("real", "imag") and t.is_scalar:
+            from . import calls
+
+            return calls.real_imag(self, base, attr, node)
         raise self.error(f"a {t} value has no attribute '{attr}'", node)
 
     def pyobj_attr(self, base: PyObj, attr: str, node):
@@ -1358,6 +1399,8 @@ class FunctionLowerer:
             else:
                 base = self.to_ir(base, node.value)
         t = base.type
+        if records.is_record_ref(t) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+            return records.read(self, base, node.slice.value, node)  # r['x']
         if isinstance(t, T.Array):
             idx = pre + self.index_exprs(node.slice, allow_slices=True)
             if len(idx) > t.ndim:
@@ -1366,6 +1409,8 @@ class FunctionLowerer:
                 return self.array_view(base, idx, node)
             if len(idx) < t.ndim:
                 return PartialIndex(base, idx, node)
+            if isinstance(t.dtype, T.Record):
+                return self.array_view(base, idx, node)  # a record element is a reference (numba)
             return ir.Load(base, self.normalize_indices(base, idx, node), t.dtype, self.loc(node))
         if isinstance(t, T.Tuple):
             dyn = self.dynamic_tuple_index(base, node)
@@ -1500,6 +1545,10 @@ class FunctionLowerer:
             )
         if op in ("<<", ">>") and isinstance(rhs, ir.Const) and rhs.value < 0:
             raise self.error("negative shift count", node)
+        if op == "**" and isinstance(opt, T.Complex):
+            from . import calls
+
+            return calls.complex_pow(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
         return ir.BinOp(op, self.cast(lhs, opt, node), self.cast(rhs, opt, node), rt, self.loc(node))
 
     def fold(self, op: str, a, b, node) -> ir.Const:
@@ -1508,13 +1557,15 @@ class FunctionLowerer:
             raise self.error("constant power too large", node)
         try:
             r = _PYOPS[op](a, b)
+        except TypeError as e:  # complex // complex...
+            raise self.error(f"constant expression failed: {e}", node) from None
         except ZeroDivisionError:
             raise self.error("division by zero in a constant expression", node) from None
         except (OverflowError, ValueError) as e:
             raise self.error(f"constant expression failed: {e}", node) from None
         if isinstance(r, bool):
             return ir.Const(r, T.boolean, self.loc(node))
-        if isinstance(r, complex):
+        if isinstance(r, complex) and not (isinstance(a, complex) or isinstance(b, complex)):
             raise self.error("constant expression gives a complex number", node)
         try:
             t = infer.literal_type(r)
@@ -1636,6 +1687,8 @@ class FunctionLowerer:
         return self.make_boolop("and", comps, node)
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
+            raise self.error(f"'{op}' is not defined for complex numbers", node, "compare abs(z) or z.real")
         if _is_weak(lhs) and _is_weak(rhs):
             return ir.Const(bool(_PYOPS[op](lhs.value, rhs.value)), T.boolean, self.loc(node))
         try:
@@ -1660,6 +1713,12 @@ class FunctionLowerer:
     # ---------------------------------------------------------------- calls
 
     def expr_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
+            from . import calls
+
+            m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
+            if m is not None:
+                return m
         fobj = self.expr(node.func)
         if not isinstance(fobj, PyObj):
             t = fobj.array.type if isinstance(fobj, PartialIndex) else fobj.type
@@ -1680,7 +1739,7 @@ class FunctionLowerer:
             v = v.value
         elif isinstance(v, ir.Expr):
             raise self.error(f"expected a dtype, got a {v.type} value", node)
-        if isinstance(v, T.Type) and v.is_scalar:
+        if isinstance(v, T.Type) and (v.is_scalar or isinstance(v, T.Record)):
             return v
         if v is bool:
             return T.boolean

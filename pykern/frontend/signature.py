@@ -264,6 +264,14 @@ def _coerce_type(obj) -> T.Type:
 
 
 def parse_signature(sig):
+    """``(return_type, [argtypes])`` of ``sig`` (see ``_parse_signature``); a record
+    type argument (``pykern.from_dtype(dt)``) means a record passed by reference,
+    as in numba: a 0-d array of the record."""
+    rt, args = _parse_signature(sig)
+    return rt, [T.Array(a, 0, "A") if isinstance(a, T.Record) else a for a in args]
+
+
+def _parse_signature(sig):
     """``(return_type, [argtypes])`` from a signature string, a ``Signature``
     (``void(float32[:], int32)``), a numba signature (``.return_type``/``.args``),
     or a tuple/list of argument types (return type void).

@@ -36,20 +36,27 @@ def typeof(value) -> T.Type:
         raise TypeError(f"integer {value} does not fit in 64 bits (int64 or uint64)")
     if isinstance(value, float):
         return T.float64
+    if isinstance(value, complex):
+        return T.complex128
+    if isinstance(value, np.void) and value.dtype.fields is not None:
+        # a record: passed by reference, as numba does (the launcher passes np.asarray(value))
+        return T.Array(_scalar_of_dtype(value.dtype, "record"), 0, "A")
     if isinstance(value, np.generic):
         return _scalar_of_dtype(value.dtype, "numpy scalar")
     if isinstance(value, np.ndarray):
         return _ndarray_type(value)
     cai = getattr(type(value), "__cuda_array_interface__", None)
     if cai is not None:
+        dt = getattr(value, "dtype", None)
+        if isinstance(dt, np.dtype) and dt.fields is not None:  # a record array: its typestr is only "|V<n>"
+            c = value.__cuda_array_interface__
+            return _cai_type(dict(c, typestr=dt))
         return _cai_type(value.__cuda_array_interface__)
     if isinstance(value, tuple):
         fields = getattr(type(value), "_fields", None)
         if isinstance(fields, tuple) and len(fields) == len(value):  # a namedtuple: p.x works in kernels
             return T.Tuple(tuple(typeof(v) for v in value), tuple(fields), type(value).__name__)
         return T.Tuple(tuple(typeof(v) for v in value))
-    if isinstance(value, complex):
-        raise TypeError("complex numbers are not supported in kernels")
     if isinstance(value, (list, dict, set)):
         raise TypeError(
             f"a Python {type(value).__name__} cannot be passed to a kernel; pass a numpy array (np.asarray(...)) or a tuple"
@@ -81,11 +88,14 @@ def _ndarray_type(a: np.ndarray) -> T.Array:
 
 def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:
     dt = np.dtype(dt)
-    if dt.kind == "c":
-        raise TypeError(f"{what} of complex dtype {dt} is not supported in kernels")
+    if dt.kind == "c" and dt.itemsize > 16:
+        raise TypeError(f"{what} of complex dtype {dt} is not supported in kernels (complex64 and complex128 are)")
     if dt.fields is not None:
-        raise TypeError(f"{what} of structured dtype {dt} is not supported in kernels")
-    if dt.kind not in "biuf":
+        try:
+            return T.from_dtype(dt)  # a record type (lang2)
+        except TypeError as e:
+            raise TypeError(f"{what} of structured dtype {dt}: {e}") from None
+    if dt.kind not in "biufc":
         raise TypeError(
             f"{what} of dtype {dt} is not supported: kernels take bool, int8..int64, uint8..uint64, float16/32/64"
         )

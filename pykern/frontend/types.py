@@ -24,7 +24,7 @@ class Type:
 
     @property
     def is_scalar(self) -> bool:
-        return isinstance(self, (Integer, Float, Boolean))
+        return isinstance(self, (Integer, Float, Boolean, Complex))
 
 
 @dataclass(frozen=True, repr=False)
@@ -70,6 +70,126 @@ class Float(Type):
     @property
     def np_dtype(self) -> np.dtype:
         return np.dtype(str(self))
+
+
+@dataclass(frozen=True, repr=False)
+class Complex(Type):
+    """A complex number: two floats (real, imaginary) of ``bits // 2`` each,
+    laid out like numpy's complex64/complex128 (and C's ``float _Complex``)."""
+
+    bits: int  # 64 | 128
+
+    def __str__(self) -> str:
+        return f"complex{self.bits}"
+
+    __repr__ = __str__
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits // 8
+
+    @property
+    def component(self) -> "Float":
+        """The float type of ``.real`` and ``.imag``."""
+        return Float(self.bits // 2)
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(str(self))
+
+
+@dataclass(frozen=True, repr=False)
+class NestedArray(Type):
+    """An array inside a record (numpy's sub-array field, ``("a", "f4", (2, 3))``):
+    C-ordered elements of ``dtype`` with a fixed ``shape``. Reading the field
+    gives an array view of it."""
+
+    dtype: Type
+    shape: tuple
+
+    def __str__(self) -> str:
+        return f"nestedarray({self.dtype}, {self.shape})"
+
+    __repr__ = __str__
+
+    @property
+    def nbytes(self) -> int:
+        n = self.dtype.nbytes
+        for s in self.shape:
+            n *= s
+        return n
+
+
+@dataclass(frozen=True, repr=False)
+class Record(Type):
+    """A numpy structured dtype: ``fields`` are ``(name, type, offset)`` with type a
+    scalar, a ``Record`` (nested) or a ``NestedArray``; ``size`` is the itemsize,
+    ``align`` numpy's ``dtype.alignment`` (1 for packed records).
+
+    A record *value* in a kernel (``r = a[i]``, a record argument) is a reference
+    to its memory, as in numba: a 0-d array of the record type, so that
+    ``r.x += 1`` writes the array element. ``pykern.from_dtype(dt)`` makes one."""
+
+    fields: tuple
+    size: int
+    align: int
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{n}:{t}@{o}" for n, t, o in self.fields)
+        return f"Record({inner}; {self.size} bytes, align {self.align})"
+
+    __repr__ = __str__
+
+    @property
+    def nbytes(self) -> int:
+        return self.size
+
+    @property
+    def bits(self) -> int:  # the itemsize in bits, for code that sizes elements by .bits
+        return self.size * 8
+
+    def field(self, name: str):
+        """``(type, offset)`` of field ``name``, or None."""
+        for n, t, o in self.fields:
+            if n == name:
+                return t, o
+        return None
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        def fmt(t):
+            if isinstance(t, NestedArray):
+                return (fmt(t.dtype), t.shape)
+            return t.np_dtype
+        return np.dtype({"names": [n for n, _, _ in self.fields], "formats": [fmt(t) for _, t, _ in self.fields],
+                         "offsets": [o for _, _, o in self.fields], "itemsize": self.size},
+                        align=self.align > 1 and all(o % _natural_align(t) == 0 for _, t, o in self.fields))
+
+
+def _natural_align(t) -> int:
+    if isinstance(t, Record):
+        return t.align
+    if isinstance(t, NestedArray):
+        return _natural_align(t.dtype)
+    if isinstance(t, Complex):
+        return t.nbytes // 2
+    return t.nbytes
+
+
+def record_from_dtype(dt: np.dtype) -> "Record":
+    """The Record type of a structured numpy dtype (fields in offset order)."""
+    fields = []
+    for name in dt.names:
+        fdt, off = dt.fields[name][:2]
+        if fdt.subdtype is not None:
+            base, shape = fdt.subdtype
+            t = NestedArray(from_dtype(base), tuple(int(s) for s in shape))
+            if isinstance(t.dtype, (Record, NestedArray)):
+                raise TypeError(f"field {name!r}: arrays of records inside records are not supported")
+        else:
+            t = from_dtype(fdt)
+        fields.append((name, t, int(off)))
+    return Record(tuple(fields), int(dt.itemsize), int(dt.alignment))
 
 
 @dataclass(frozen=True, repr=False)
@@ -177,6 +297,8 @@ uint64 = Integer(64, False)
 float16 = Float(16)
 float32 = Float(32)
 float64 = Float(64)
+complex64 = Complex(64)
+complex128 = Complex(128)
 boolean = Boolean()
 void = Void()
 
@@ -208,6 +330,15 @@ ALIASES = {
     "intp": int64,
     "uintp": uint64,
     "int_": int64,
+    # complex types are not in SCALARS (the real scalar types, which code iterates over)
+    "complex64": complex64,
+    "complex128": complex128,
+    "c8": complex64,
+    "c16": complex128,
+    "complex": complex128,
+    "cfloat": complex128,
+    "cdouble": complex128,
+    "csingle": complex64,
 }
 
 
@@ -218,13 +349,19 @@ def from_dtype(dtype) -> Type:
     complex, strings, datetimes).
     """
     dt = np.dtype(dtype)
+    if dt.fields is not None and dt.names:
+        if not dt.isnative:
+            raise TypeError(f"unsupported dtype {dt!r}: byte-swapped fields; convert with .astype(dt.newbyteorder('='))")
+        return record_from_dtype(dt)
     if dt.kind == "b":
         return boolean
-    if dt.kind in "iuf" and dt.fields is None:
+    if dt.kind in "iufc" and dt.fields is None:
         name = dt.name
         if name in SCALARS:
             return SCALARS[name]
-    raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, float32, float64")
+        if name in ("complex64", "complex128"):
+            return ALIASES[name]
+    raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128")
 
 
 def is_integer(t: Type) -> bool:
@@ -236,7 +373,19 @@ def is_float(t: Type) -> bool:
 
 
 def is_number(t: Type) -> bool:
-    return isinstance(t, (Integer, Float, Boolean))
+    return isinstance(t, (Integer, Float, Boolean, Complex))
+
+
+def is_complex(t: Type) -> bool:
+    return isinstance(t, Complex)
+
+
+def complex_of(t: Type) -> "Complex":
+    """The complex type numpy gives a real type next to a complex value
+    (float32/float16 -> complex64, everything else -> complex128)."""
+    if isinstance(t, Complex):
+        return t
+    return complex64 if isinstance(t, Float) and t.bits <= 32 else complex128
 
 
 def promote(a: Type, b: Type) -> Type:
@@ -261,8 +410,8 @@ def _np(t: Type) -> np.dtype:
 
 def _array_from_index(dtype: Type, key) -> "Array":
     """``float32[:]`` -> Array(float32, 1, "A"); ``[:, ::1]`` C; ``[::1, :]`` F."""
-    if not isinstance(dtype, (Integer, Float, Boolean)):
-        raise TypeError(f"cannot make an array of {dtype}: element types are scalars")
+    if not isinstance(dtype, (Integer, Float, Boolean, Complex, Record)):
+        raise TypeError(f"cannot make an array of {dtype}: element types are scalars or records")
     keys = key if isinstance(key, tuple) else (key,)
     marks = []
     for k in keys:
@@ -301,14 +450,14 @@ def _type_call(self, *args):
         from .signature import Signature
 
         return Signature(self, tuple(args))
-    if isinstance(self, (Integer, Float, Boolean)) and len(args) == 1:
+    if isinstance(self, (Integer, Float, Boolean, Complex)) and len(args) == 1:
         return self.np_dtype.type(args[0])
     raise TypeError(f"{self}(...) takes types (to build a signature) or one number (to convert it)")
 
 
-for _cls in (Integer, Float, Boolean):
+for _cls in (Integer, Float, Boolean, Complex, Record):
     _cls.__getitem__ = _type_getitem  # type: ignore[attr-defined]
-for _cls in (Integer, Float, Boolean, Void, Array, Tuple):
+for _cls in (Integer, Float, Boolean, Complex, Void, Array, Tuple):
     _cls.__call__ = _type_call  # type: ignore[attr-defined]
 del _cls
 
@@ -331,7 +480,7 @@ def _state_without_hash(self):
     return state
 
 
-for _cls in (Array, Tuple):
+for _cls in (Array, Tuple, Record):
     _cls.__hash__ = _cached_hash  # type: ignore[method-assign]
     _cls.__getstate__ = _state_without_hash  # type: ignore[attr-defined]
 del _cls

@@ -168,6 +168,8 @@ class _Checker:
             ok = isinstance(v, int) and not isinstance(v, bool) and t.min <= v <= t.max
         elif isinstance(t, T.Float):
             ok = isinstance(v, float)
+        elif isinstance(t, T.Complex):
+            ok = isinstance(v, complex)
         else:
             ok = False
         if not ok:
@@ -189,7 +191,9 @@ class _Checker:
             self.bad(f"BinOp {e.op} on {lt} and {rt} typed {e.type} (operands must be cast to one type)", e)
         if not lt.is_scalar:
             self.bad(f"BinOp {e.op} on non-scalar {lt}", e)
-        if e.op == "/" and not isinstance(lt, T.Float):
+        if isinstance(lt, T.Complex) and e.op not in ("+", "-", "*", "/", "**"):
+            self.bad(f"BinOp {e.op} on {lt}", e)
+        if e.op == "/" and not isinstance(lt, (T.Float, T.Complex)):
             self.bad(f"'/' on {lt}: ints must be cast to float first", e)
         if e.op in ("&", "|", "^") and isinstance(lt, T.Float):
             self.bad(f"bitwise {e.op} on {lt}", e)
@@ -209,7 +213,7 @@ class _Checker:
             self.bad(f"'not' of {t} (cast to boolean first)", e)
         if e.op == "~" and not isinstance(t, T.Integer):
             self.bad(f"'~' of {t}", e)
-        if e.op == "-" and not isinstance(t, (T.Integer, T.Float)):
+        if e.op == "-" and not isinstance(t, (T.Integer, T.Float, T.Complex)):
             self.bad(f"'-' of {t}", e)
 
     def e_Compare(self, e):
@@ -243,6 +247,16 @@ class _Checker:
         if not (e.then.type == e.orelse.type == e.type):
             self.bad(f"conditional expression branches {e.then.type}/{e.orelse.type} typed {e.type}", e)
 
+    def e_RecordField(self, e):
+        self.expr(e.value)
+        vt = e.value.type
+        if not (isinstance(vt, T.Array) and vt.ndim == 0 and isinstance(vt.dtype, T.Record)):
+            self.bad(f"field '{e.name}' of a {vt} (records are 0-d arrays of a Record)", e)
+            return
+        r = ir.record_field_type(vt, e.name)
+        if r is None or r[0] != e.type or r[1] != e.offset:
+            self.bad(f"record field '{e.name}' typed {e.type} at offset {e.offset}", e)
+
     def e_Cast(self, e):
         self.expr(e.value)
         if not (e.value.type.is_scalar and e.type.is_scalar):
@@ -250,6 +264,8 @@ class _Checker:
 
     def e_Load(self, e):
         at = self.array_access(e.array, e.indices, e)
+        if isinstance(at.dtype, T.Record):
+            self.bad(f"load of a whole record from {at} (records are used through views: ArrayView/RecordField)", e)
         if e.type != at.dtype:
             self.bad(f"load from {at} typed {e.type}", e)
 

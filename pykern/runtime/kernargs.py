@@ -49,6 +49,8 @@ def _kind(t):
         return "tuple"
     if name in ("Integer", "Float", "Boolean"):
         return "scalar"
+    if name == "Complex":  # complex (lang2): flattens to (real, imag) floats, as codegen.abi does
+        return "complex"
     raise LaunchError(f"a kernel argument cannot have type {t}")
 
 
@@ -75,6 +77,10 @@ def param_layout(argtypes) -> list[KernParam]:
         k = _kind(t)
         if k == "scalar":
             add(name, t, _scalar_size(t), "scalar", idx)
+        elif k == "complex":  # complex (lang2)
+            c = t.component
+            add(f"{name}.real", c, c.bits // 8, "scalar", idx)
+            add(f"{name}.imag", c, c.bits // 8, "scalar", idx)
         elif k == "array":
             add(f"{name}.data", t, 8, "data", idx)
             for d in range(t.ndim):
@@ -171,6 +177,9 @@ def _compile_flattener(argtypes):
         k = _kind(t)
         if k == "scalar":
             items.append(expr)
+        elif k == "complex":  # complex (lang2): Python/numpy complex or a real number
+            items.append(f"{expr}.real")
+            items.append(f"{expr}.imag")
         elif k == "array":
             j = counter[0]
             counter[0] += 1

@@ -69,16 +69,29 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
                 t = typeof(a)
             except (TypeError, AttributeError) as e:
                 raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
+            if cls_name(a) in ("void", "record"):  # a record (lang2): its memory as a 0-d array (writes reach it)
+                import numpy as np
+
+                converted = converted or list(args)
+                converted[i] = np.asarray(a)
+                out.append(t)
+                continue
             if key is not None:
                 _type_memo[key] = t
         out.append(t)
     return tuple(out), (args if converted is None else tuple(converted))
 
 
+def cls_name(a) -> str:
+    return type(a).__name__
+
+
 def _is_foreign_array(a) -> bool:
     cls = type(a)
     if cls.__name__ == "ndarray" or isinstance(a, (tuple, int, float, bool)):
         return False
+    if any(c.__name__ == "ndarray" and c.__module__ == "numpy" for c in cls.__mro__):
+        return False  # a numpy subclass (np.recarray, np.matrix): used as the array it is
     return hasattr(cls, "__dlpack__") or hasattr(a, "__cuda_array_interface__")
 
 
@@ -100,7 +113,7 @@ def convertible(actual, declared) -> bool:
     if actual == declared:
         return True
     if declared.is_scalar and actual.is_scalar:
-        return True
+        return not isinstance(actual, T.Complex) or isinstance(declared, T.Complex)  # complex never narrows to real
     if isinstance(declared, T.Array) and isinstance(actual, T.Array):
         return (actual.dtype == declared.dtype and actual.ndim == declared.ndim
                 and (declared.layout == "A" or declared.layout == actual.layout or actual.ndim <= 1 and actual.layout in "CF"))

@@ -361,7 +361,9 @@ class DeviceArray:
         assert self.target == "cpu", "host view of device memory"
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
-        return np.asarray(_HostWindow(self.ptr, self.shape, self.strides, self.dtype, self.storage, self.storage.readonly))
+        view = np.asarray(_HostWindow(self.ptr, self.shape, self.strides, self.dtype, self.storage, self.storage.readonly))
+        # a structured dtype comes back from the interface's descr with its padding as fields: view it as itself
+        return view.view(self.dtype) if self.dtype.fields else view
 
     # -- copies
     def copy_to_host(self, ary: np.ndarray | None = None, stream=0) -> np.ndarray:

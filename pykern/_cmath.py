@@ -1,0 +1,238 @@
+"""The ``cmath`` functions for kernels, written as pykern device functions.
+
+``cmath.sqrt(z)`` in a kernel becomes a call of ``csqrt(z.real, z.imag)``
+below, specialised to the component type (float32 for complex64, float64 for
+complex128), and the returned ``(real, imag)`` pair becomes the complex result.
+The formulas are CPython's (Modules/cmathmodule.c) without its tables of
+special values: results agree with Python's ``cmath`` to a few ulps for
+finite arguments; infinities and NaNs follow from IEEE arithmetic and are
+documented per function where they differ. Arguments beyond about 1e150
+(complex128) or 1e18 (complex64) may overflow in the inverse functions.
+
+Example (what the frontend does for ``w = cmath.sqrt(z)``)::
+
+    re, im = csqrt(z.real, z.imag)
+    w = complex(re, im)           # of z's precision
+"""
+
+from __future__ import annotations
+
+import math
+
+from .dispatcher import jit
+from .stubs import fma
+
+_LN10 = math.log(10.0)
+_HALF_PI = math.pi / 2
+
+
+@jit(device=True)
+def cexp(x, y):
+    if y == 0:
+        return math.exp(x), y  # keeps the sign of a zero imaginary part
+    r = math.exp(x)
+    return r * math.cos(y), r * math.sin(y)
+
+
+@jit(device=True)
+def cabs(x, y):
+    """numpy's abs of a complex (its SIMD loop): big * sqrt(fma(r, r, 1))."""
+    ax = abs(x)
+    ay = abs(y)
+    if math.isinf(ax):
+        return ax
+    if math.isinf(ay):
+        return ay
+    if math.isnan(ax) or math.isnan(ay):
+        return ax + ay
+    big = max(ax, ay)
+    small = min(ax, ay)
+    if big == 0:
+        return big
+    rat = small / big
+    return math.sqrt(fma(rat, rat, 1)) * big
+
+
+@jit(device=True)
+def clog(x, y):
+    ax = abs(x)
+    ay = abs(y)
+    big = max(ax, ay)
+    small = min(ax, ay)
+    h = math.hypot(ax, ay)
+    if big > 0.5 and big < 2.0 and h > 0.7 and h < 1.75:
+        # near |z| == 1 the real part is tiny: log1p keeps its digits (as CPython)
+        re = 0.5 * math.log1p((big - 1) * (big + 1) + small * small)
+    else:
+        re = math.log(h)
+    return re, math.atan2(y, x)
+
+
+@jit(device=True)
+def clog10(x, y):
+    re, im = clog(x, y)
+    return re / _LN10, im / _LN10
+
+
+@jit(device=True)
+def csqrt(x, y):
+    ax = abs(x)
+    ay = abs(y)
+    if ax == 0 and ay == 0:
+        return ax, y
+    if math.isinf(ay):
+        return abs(y), y
+    # scaled by 1/8 so that hypot cannot overflow
+    s = 2.0 * math.sqrt(ax / 8 + math.hypot(ax / 8, ay / 8))
+    d = ay / (2 * s)
+    if math.isnan(x) or math.isnan(y):
+        return x + y, x + y
+    if x >= 0:
+        return s, math.copysign(d, y)
+    return d, math.copysign(s, y)
+
+
+@jit(device=True)
+def csinh(x, y):
+    if y == 0:
+        return math.sinh(x), y
+    return math.sinh(x) * math.cos(y), math.cosh(x) * math.sin(y)
+
+
+@jit(device=True)
+def ccosh(x, y):
+    if y == 0:
+        return math.cosh(x), math.copysign(0.0, x) * y
+    return math.cosh(x) * math.cos(y), math.sinh(x) * math.sin(y)
+
+
+@jit(device=True)
+def csin(x, y):
+    # sin(z) = -i sinh(iz)
+    re, im = csinh(-y, x)
+    return im, -re
+
+
+@jit(device=True)
+def ccos(x, y):
+    # cos(z) = cosh(iz)
+    return ccosh(-y, x)
+
+
+@jit(device=True)
+def ctanh(x, y):
+    if abs(x) > 20:
+        # tanh(x) is +-1 to every digit; the imaginary part decays like exp(-2|x|)
+        return math.copysign(1.0, x), 4 * math.sin(y) * math.cos(y) * math.exp(-2 * abs(x))
+    tx = math.tanh(x)
+    ty = math.tan(y)
+    cx = 1 / math.cosh(x)
+    txty = tx * ty
+    denom = 1 + txty * txty
+    return tx * (1 + ty * ty) / denom, ((ty / denom) * cx) * cx
+
+
+@jit(device=True)
+def ctan(x, y):
+    # tan(z) = -i tanh(iz)
+    re, im = ctanh(-y, x)
+    return im, -re
+
+
+@jit(device=True)
+def casinh(x, y):
+    s1r, s1i = csqrt(1 + y, -x)
+    s2r, s2i = csqrt(1 - y, x)
+    return math.asinh(s1r * s2i - s2r * s1i), math.atan2(y, s1r * s2r - s1i * s2i)
+
+
+@jit(device=True)
+def casin(x, y):
+    # asin(z) = -i asinh(iz)
+    re, im = casinh(-y, x)
+    return im, -re
+
+
+@jit(device=True)
+def cacos(x, y):
+    s1r, s1i = csqrt(1 - x, -y)
+    s2r, s2i = csqrt(1 + x, y)
+    return 2 * math.atan2(s1r, s2r), math.asinh(s2r * s1i - s2i * s1r)
+
+
+@jit(device=True)
+def cacosh(x, y):
+    s1r, s1i = csqrt(x - 1, y)
+    s2r, s2i = csqrt(x + 1, y)
+    return math.asinh(s1r * s2r + s1i * s2i), 2 * math.atan2(s1i, s2r)
+
+
+@jit(device=True)
+def catanh(x, y):
+    # atanh(-z) == -atanh(z): compute for x >= 0 (CPython's formula)
+    neg = x < 0 or (x == 0 and math.copysign(1.0, x) < 0)
+    if neg:
+        x = -x
+        y = -y
+    ay = abs(y)
+    re = math.log1p(4 * x / ((1 - x) * (1 - x) + ay * ay)) / 4
+    im = -math.atan2(-2 * y, (1 - x) * (1 + x) - ay * ay) / 2
+    if neg:
+        return -re, -im
+    return re, im
+
+
+@jit(device=True)
+def catan(x, y):
+    # atan(z) = -i atanh(iz)
+    re, im = catanh(-y, x)
+    return im, -re
+
+
+@jit(device=True)
+def crect(r, phi):
+    if phi == 0:
+        return r, phi * math.copysign(1.0, r)
+    return r * math.cos(phi), r * math.sin(phi)
+
+
+@jit(device=True)
+def cpow(ar, ai, br, bi):
+    """numpy's npy_cpow: exact answers for zero exponents and bases, repeated
+    multiplication for integer exponents below 100, exp(b * log(a)) otherwise."""
+    if br == 0 and bi == 0:
+        return br + 1, bi * 0
+    if ar == 0 and ai == 0:
+        if br > 0:
+            return ar * 0, ai * 0
+        return (ar * 0) * math.nan, (ai * 0) * math.nan
+    if bi == 0 and br == math.floor(br) and abs(br) < 100:
+        n = int(abs(br))
+        pr = ar
+        pi = ai
+        rr = ar * 0 + 1
+        ri = ai * 0
+        mask = 1
+        while True:
+            if n & mask:
+                t = rr * pr - ri * pi
+                ri = rr * pi + ri * pr
+                rr = t
+            mask <<= 1
+            if n < mask:
+                break
+            t = pr * pr - pi * pi
+            pi = pr * pi + pi * pr
+            pr = t
+        if br < 0:
+            # 1 / r, Smith's division as numpy
+            if abs(rr) >= abs(ri):
+                rat = ri / rr
+                scl = 1 / (rr + ri * rat)
+                return scl, -rat * scl
+            rat = rr / ri
+            scl = 1 / (ri + rr * rat)
+            return rat * scl, -scl
+        return rr, ri
+    lr, li = clog(ar, ai)
+    return cexp(lr * br - li * bi, lr * bi + li * br)

@@ -1,0 +1,285 @@
+"""The rest of numba.cuda's math and kernel intrinsics (issue 12, item 7):
+math.frexp/ldexp/modf/remainder/nextafter, cuda.cbrt/selp/nanosleep,
+cuda.match_any_sync/match_all_sync (64-bit masks), cuda.atomic.nanmax/nanmin and
+numba's NaN rules of atomic.max/min -- against Python/numpy on the cpu target,
+compiled for the amdgpu archs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pykern as cuda
+from pykern.frontend import types as T
+
+from types_helpers import ARCHS, amdgpu_compile, needs_llvm_tools
+
+pytestmark = pytest.mark.usefixtures("cpu_target")
+
+SPECIAL = [0.0, -0.0, 1.5, -2.75, np.inf, -np.inf, np.nan, 5e-324, 1e-310, 3.0, 1e300, -7.0]
+floats64 = st.one_of(st.floats(width=64), st.sampled_from(SPECIAL))
+floats32 = st.one_of(st.floats(width=32), st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40]))
+
+
+@cuda.jit
+def math_kernel(x, y, k, fr, ex, md, rem, nx, ld, cb):
+    i = cuda.grid(1)
+    if i < x.size:
+        m, e = math.frexp(x[i])
+        fr[i] = m
+        ex[i] = e
+        f, w = math.modf(x[i])
+        md[0, i] = f
+        md[1, i] = w
+        rem[i] = math.remainder(x[i], y[i])
+        nx[i] = math.nextafter(x[i], y[i])
+        ld[i] = math.ldexp(x[i], k[i])
+        cb[i] = cuda.cbrt(x[i])
+
+
+def py_remainder(a, b):
+    try:
+        return math.remainder(a, b)
+    except ValueError:
+        return math.nan  # Python raises for remainder(inf, y) and remainder(x, 0): IEEE gives NaN
+
+
+def py_ldexp(a, k):
+    try:
+        return math.ldexp(a, k)
+    except OverflowError:
+        return math.copysign(math.inf, a)  # Python raises; C (and kernels) give inf
+
+
+def same(got, want):
+    got, want = np.asarray(got), np.asarray(want, dtype=got.dtype)
+    return (got == want) & (np.signbit(got) == np.signbit(want)) | (np.isnan(got) & np.isnan(want))
+
+
+def run_math(x, y, k, dt):
+    n = x.size
+    fr, ex = np.zeros(n, dt), np.zeros(n, np.int32)
+    md = np.zeros((2, n), dt)
+    rem, nx, ld, cb = (np.zeros(n, dt) for _ in range(4))
+    math_kernel[(n + 63) // 64, 64](x, y, k, fr, ex, md, rem, nx, ld, cb)
+    return fr, ex, md, rem, nx, ld, cb
+
+
+def check_math(x, y, k, dt):
+    fr, ex, md, rem, nx, ld, cb = run_math(x, y, k, dt)
+    ftype = np.dtype(dt).type
+    for j, (a, b, kk) in enumerate(zip(x.tolist(), y.tolist(), k.tolist())):
+        m, e = math.frexp(a)
+        assert same(fr[j], m) and ex[j] == e, ("frexp", a, fr[j], ex[j])
+        f, w = math.modf(a)
+        assert same(md[0, j], f) and same(md[1, j], w), ("modf", a, md[:, j])
+        assert same(rem[j], py_remainder(a, b)), ("remainder", a, b, rem[j])
+        assert same(nx[j], np.nextafter(ftype(a), ftype(b))), ("nextafter", a, b, nx[j])
+        with np.errstate(over="ignore"):
+            assert same(ld[j], ftype(py_ldexp(a, kk))), ("ldexp", a, kk, ld[j])
+        assert same(cb[j], np.cbrt(ftype(a))), ("cbrt", a, cb[j])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(floats64, floats64, st.integers(-1100, 1100)), min_size=1, max_size=40))
+def test_math_float64_hypothesis(vals):
+    x = np.array([v[0] for v in vals])
+    y = np.array([v[1] for v in vals])
+    k = np.array([v[2] for v in vals], np.int64)
+    check_math(x, y, k, np.float64)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(floats32, floats32, st.integers(-300, 300)), min_size=1, max_size=40))
+def test_math_float32_hypothesis(vals):
+    x = np.array([v[0] for v in vals], np.float32)
+    y = np.array([v[1] for v in vals], np.float32)
+    k = np.array([v[2] for v in vals], np.int64)
+    check_math(x, y, k, np.float32)
+
+
+def test_math_special_values():
+    x = np.array(SPECIAL)
+    y = np.array(SPECIAL[::-1])
+    k = np.array([0, 1, -1, 5, 2000, -2000, 3, 1074, -5, 2**40, -(2**40), 7], np.int64)  # huge k: clamped, not wrapped
+    check_math(x, y, k, np.float64)
+
+
+def test_frexp_modf_types_and_float16(capsys):
+    @cuda.jit
+    def k(x, m, e, f):
+        mm, ee = math.frexp(x[0])
+        m[0] = mm
+        e[0] = ee
+        a, b = math.modf(x[0])
+        f[0] = a
+        f[1] = b
+
+    x = np.array([np.float16(-6.5)])
+    m, e, f = np.zeros(1, np.float16), np.zeros(1, np.int32), np.zeros(2, np.float16)
+    k[1, 1](x, m, e, f)
+    assert (m[0], e[0]) == math.frexp(-6.5) and tuple(f) == math.modf(-6.5)
+    k.inspect_types()
+    assert "mm: float16, ee: int32" in capsys.readouterr().out  # numba: (float, intc)
+
+
+def test_nextafter_of_float16_is_a_located_error(tmp_path):
+    @cuda.jit
+    def k(x):
+        x[0] = math.nextafter(x[0], x[1])
+
+    with pytest.raises(cuda.CompileError, match="float16") as ei:
+        k[1, 1](np.zeros(2, np.float16))
+    assert "test_types_math.py:" in str(ei.value)
+
+
+@cuda.jit
+def selp_kernel(x, out, calls):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = cuda.selp(x[i] > 0, x[i], cuda.atomic.add(calls, 0, 1))
+
+
+def test_selp_evaluates_both_and_picks_one():
+    x = np.array([1.5, -2.0, 0.0, 4.0])
+    out = np.zeros(4)
+    calls = np.zeros(1, np.int64)
+    selp_kernel[1, 4](x, out, calls)
+    assert calls[0] == 4  # both operands are arguments: evaluated by every thread (as numba)
+    assert out[0] == 1.5 and out[3] == 4.0 and set(out[1:3]) <= {0.0, 1.0, 2.0, 3.0}
+
+
+@cuda.jit
+def match_kernel(v, any_, all_m, all_p):
+    i = cuda.grid(1)
+    if i < v.size:
+        any_[i] = cuda.match_any_sync(0xFFFFFFFF, v[i])
+        m, p = cuda.match_all_sync(-1, v[i])
+        all_m[i] = m
+        all_p[i] = p
+
+
+def expected_match(v, wave):
+    any_, all_m, all_p = [], [], []
+    for i in range(v.size):
+        w0 = i // wave * wave
+        lanes = range(w0, min(w0 + wave, v.size))
+        eq = lambda a, b: a == b or (a != a and b != b)  # noqa: E731
+        any_.append(sum(1 << (j - w0) for j in lanes if eq(v[j], v[i])))
+        allsame = all(eq(v[j], v[w0]) for j in lanes)
+        active = sum(1 << (j - w0) for j in lanes)
+        all_m.append(active if allsame else 0)
+        all_p.append(allsame)
+    return any_, all_m, all_p
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(0, 3), min_size=1, max_size=150), st.sampled_from([np.int32, np.int64, np.uint32, np.float64]))
+def test_match_sync_hypothesis(vals, dt):
+    v = np.array(vals).astype(dt)
+    if dt == np.float64 and v.size > 3:
+        v[2] = np.nan
+        v[3] = np.nan
+    any_, all_m = np.zeros(v.size, np.uint64), np.zeros(v.size, np.uint64)
+    all_p = np.zeros(v.size, np.bool_)
+    match_kernel[1, v.size](v, any_, all_m, all_p)  # one block: the last wave may be partial
+    ea, em, ep = expected_match(v, 64)
+    assert [int(a) for a in any_] == ea
+    assert [int(a) for a in all_m] == em and list(all_p) == ep
+
+
+@cuda.jit
+def atomics(arr, vals):
+    i = cuda.grid(1)
+    if i < vals.size:
+        cuda.atomic.max(arr, 0, vals[i])
+        cuda.atomic.nanmax(arr, 1, vals[i])
+        cuda.atomic.min(arr, 2, vals[i])
+        cuda.atomic.nanmin(arr, 3, vals[i])
+        cuda.atomic.max(arr, 4, vals[i])
+        cuda.atomic.nanmax(arr, 5, vals[i])
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+def test_atomic_nanmax_nanmin_and_numba_nan_rules(dt):
+    vals = np.array([1.0, np.nan, 5.0, -3.0, np.nan, 2.0], dt)
+    arr = np.array([np.nan, np.nan, 0.0, np.nan, 0.0, 0.0], dt)
+    atomics[1, 64](arr, vals)
+    # numba.cuda: max/min leave a NaN element alone and ignore NaN values; nanmax/nanmin treat NaN as missing
+    assert np.isnan(arr[0]) and arr[1] == 5 and arr[2] == -3 and arr[3] == -3 and arr[4] == 5 and arr[5] == 5
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=64))
+def test_atomic_nanmax_integers(vals):
+    @cuda.jit
+    def k(arr, v):
+        i = cuda.grid(1)
+        if i < v.size:
+            cuda.atomic.nanmax(arr, 0, v[i])
+            cuda.atomic.nanmin(arr, 1, v[i])
+
+    v = np.array(vals, np.int64)
+    arr = np.array([-(2**63), 2**63 - 1], np.int64)
+    k[1, 64](arr, v)
+    assert arr[0] == v.max() and arr[1] == v.min()
+
+
+def test_nanosleep_runs():
+    @cuda.jit
+    def k(out):
+        cuda.nanosleep(100)
+        out[0] = 1
+
+    out = np.zeros(1, np.int32)
+    k[1, 1](out)
+    assert out[0] == 1
+
+
+@needs_llvm_tools
+@pytest.mark.parametrize("arch", ARCHS)
+def test_compiles_for_amdgpu(arch, tmp_path):
+    a64 = T.Array(T.float64, 1, "C")
+    _, ops = amdgpu_compile(math_kernel, [a64, a64, T.Array(T.int64, 1, "C"), a64, T.Array(T.int32, 1, "C"),
+                                          T.Array(T.float64, 2, "C"), a64, a64, a64, a64], arch, tmp_path)
+    assert "v_frexp_mant_f64_e32" in ops or any(o.startswith("v_frexp_mant_f64") for o in ops)
+    assert any(o.startswith("v_ldexp_f64") for o in ops)
+    _, ops = amdgpu_compile(match_kernel, [T.Array(T.int32, 1, "C"), T.Array(T.uint64, 1, "C"),
+                                           T.Array(T.uint64, 1, "C"), T.Array(T.boolean, 1, "C")], arch, tmp_path)
+    assert any(o.startswith("ds_bpermute") or "readlane" in o for o in ops)
+    f32 = T.Array(T.float32, 1, "C")
+    amdgpu_compile(atomics, [f32, f32], arch, tmp_path)
+    amdgpu_compile(selp_kernel, [a64, a64, T.Array(T.int64, 1, "C")], arch, tmp_path)
+
+    def sleeper(out):
+        cuda.nanosleep(10000)
+        out[0] = 1
+
+    _, ops = amdgpu_compile(sleeper, [T.Array(T.int32, 1, "C")], arch, tmp_path)
+    assert "s_sleep" in ops
+
+
+def match32(v, any_, all_m, all_p):
+    i = cuda.grid(1)
+    if i < v.size:
+        any_[i] = cuda.match_any_sync(0xFFFFFFFF, v[i])
+        m, p = cuda.match_all_sync(0xFFFFFFFF, v[i])
+        all_m[i] = m
+        all_p[i] = p
+
+
+def test_match_sync_with_32_lane_waves(monkeypatch):
+    from cpu_helpers import run_py
+
+    monkeypatch.setenv("PYKERN_CPU_WAVESIZE", "32")
+    v = np.array([5] * 32 + [1, 2] * 16 + [9] * 10, np.int64)
+    any_, all_m = np.zeros(v.size, np.uint64), np.zeros(v.size, np.uint64)
+    all_p = np.zeros(v.size, np.bool_)
+    run_py(match32, (1,), (v.size,), v, any_, all_m, all_p)
+    ea, em, ep = expected_match(v, 32)
+    assert [int(a) for a in any_] == ea and [int(a) for a in all_m] == em and list(all_p) == ep
+    assert int(any_[0]) == 0xFFFFFFFF and int(any_[32]) == 0x55555555 and int(any_[64]) == 0x3FF
