@@ -663,10 +663,18 @@ class FunctionLowering:
         if op == "^":
             return b.xor(a, c)
         if op in ("<<", ">>"):
-            cnt = b.and_(c, L.Constant(llty, bits - 1)) if bits > 1 else zero
-            if op == "<<":
-                return b.shl(a, cnt)
-            return b.ashr(a, cnt) if signed else b.lshr(a, cnt)
+            # numpy's and Python's rule: a count >= the width (or negative, which compares as a
+            # huge unsigned) shifts everything out: 0, or the sign for >> of signed. Selects,
+            # never a branch; LLVM's shift by >= width would be poison.
+            if bits == 1:
+                return a if op == ">>" else b.select(b.icmp_unsigned("==", c, zero), a, zero)
+            width = L.Constant(llty, bits)
+            out = b.icmp_unsigned(">=", c, width)
+            if op == ">>" and signed:
+                return b.ashr(a, b.select(out, L.Constant(llty, bits - 1), c))
+            cnt = b.and_(c, L.Constant(llty, bits - 1))
+            r = b.shl(a, cnt) if op == "<<" else b.lshr(a, cnt)
+            return b.select(out, zero, r)
         if op in ("//", "%"):
             is0 = b.icmp_unsigned("==", c, zero)
             if not signed:
@@ -1253,11 +1261,80 @@ class FunctionLowering:
             else:
                 take_c = b.icmp_unsigned("<" if n == "min" else ">", c, a)
             return b.select(take_c, c, a)
+        if n in ("minimum", "maximum", "fmin", "fmax"):
+            # numpy's loops: x86 minps order for float32/64 (of equal values, b), float16's
+            # half loops keep a; minimum/maximum keep a NaN a, fmin/fmax drop a NaN b
+            a, c = args
+            cmp = "<" if n in ("minimum", "fmin") else ">"
+            if e.type == T.float16:
+                cmp += "="
+            keep_a = b.fcmp_ordered(cmp, a, c)
+            nan = a if n in ("minimum", "maximum") else c
+            keep_a = b.or_(keep_a, b.fcmp_unordered("uno", nan, nan))
+            return b.select(keep_a, a, c)
+        if n == "fmod" and isinstance(e.type, T.Integer):
+            return self._int_fmod(args[0], args[1], e.type.signed)
         if n == "round":
+            nd = (e.attrs or {}).get("ndigits")
+            if nd is not None:
+                return self._round_ndigits(args[0], nd)
             return tgt.math(self, "rint", args, e.type)
         if n in _MATH_NAMES:
             return tgt.math(self, n, args, e.type)
         self.fail(f"internal error: intrinsic {n!r} not implemented by codegen")
+
+    def _round_ndigits(self, x, nd):
+        """Python's ``round(x, nd)`` of a double, selects only. Python rounds the exact
+        decimal value: with p = 10**|nd| (exact for |nd| <= 22), x*p (or x/p) is split
+        exactly into hi + lo by an FMA, k is the integer nearest to hi + lo (ties to even),
+        and k/p (k*p) is one correctly rounded operation. When |hi| >= 2**53 the digit
+        is below x's precision and x is the answer (also inf/nan; never an overflow)."""
+        b = self.builder
+        D = x.type
+        f64 = T.float64
+        math = lambda name, *a: self.target.math(self, name, list(a), f64)  # noqa: E731
+        c = lambda v: L.Constant(D, v)  # noqa: E731
+        if nd > 323:  # CPython's NDIGITS_MAX: x rounds to itself
+            return x
+        if nd < -308:  # NDIGITS_MIN: +-0, inf/nan stay
+            finite = b.fcmp_ordered("<", math("fabs", x), c(float("inf")))
+            return b.select(finite, math("copysign", c(0.0), x), x)
+        p = c(10.0 ** abs(nd))
+        if nd > 0:
+            hi = b.fmul(x, p)
+        else:
+            hi = b.fdiv(x, p)
+        r = math("rint", hi)
+        if abs(nd) <= 22:
+            if nd > 0:
+                lo, half = math("fma", x, p, b.fneg(hi)), c(0.5)  # x*p == hi + lo
+            else:
+                lo, half = math("fma", b.fneg(hi), p, x), c(10.0 ** -nd / 2)  # x/p == hi + lo/p
+            d = b.fsub(hi, r)  # exact, in [-0.5, 0.5]
+            hr = b.fmul(r, c(0.5))
+            odd = b.fcmp_ordered("!=", math("rint", hr), hr)
+            zero = c(0.0)
+            up = b.or_(b.and_(b.fcmp_ordered("==", d, c(0.5)), b.fcmp_ordered(">", lo, zero)),
+                       b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, half)), odd))
+            down = b.or_(b.and_(b.fcmp_ordered("==", d, c(-0.5)), b.fcmp_ordered("<", lo, zero)),
+                         b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, b.fneg(half))), odd))
+            r = b.select(up, b.fadd(r, c(1.0)), b.select(down, b.fsub(r, c(1.0)), r))
+        # beyond 10**22 the power of ten is inexact: scaled and unscaled (may differ from
+        # Python in the last bit, never overflows)
+        res = b.fdiv(r, p) if nd > 0 else b.fmul(r, p)
+        small = b.fcmp_ordered("<", math("fabs", hi), c(2.0**53))
+        return b.select(small, res, x)
+
+    def _int_fmod(self, a, c, signed):
+        """C remainder (numpy's fmod on integers): by 0 gives 0; ``x % -1`` is 0 (no idiv trap)."""
+        b = self.builder
+        zero, one = L.Constant(a.type, 0), L.Constant(a.type, 1)
+        bad = b.icmp_unsigned("==", c, zero)
+        if signed:
+            bad = b.or_(bad, b.icmp_signed("==", c, L.Constant(a.type, -1)))
+        safe = b.select(bad, one, c)
+        r = b.srem(a, safe) if signed else b.urem(a, safe)
+        return b.select(bad, zero, r)
 
     def _bit_op(self, n, x, e):
         b = self.builder

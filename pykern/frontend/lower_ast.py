@@ -109,6 +109,7 @@ _PURE_INTRINSICS = frozenset(
     + infer.BINARY_MATH
     + list(infer.PREDICATES)
     + ["abs", "min", "max", "round"]
+    + list(infer.NP_MINMAX)
 )
 
 _UNSUPPORTED_STMTS = {
