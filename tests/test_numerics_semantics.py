@@ -405,3 +405,53 @@ def test_round_huge_ndigits_follow_python():
     out = np.zeros(3)
     k[1, 1](a, out)
     assert same_floats(out, np.array([round(-123.456, 400), round(-123.456, -400), round(np.inf, -400)]))
+
+
+# ------------------------------------------------------------------ small ones
+def test_class_named_ndarray_is_a_launch_error():
+    """Types are checked by identity, not by class name."""
+
+    class ndarray:  # noqa: N801  (the point: not numpy's)
+        dtype = np.dtype(np.float32)
+
+    class DeviceArray:
+        pass
+
+    @jit
+    def k(a):
+        a[0] = 1
+
+    for fake in (ndarray(), DeviceArray()):
+        with pytest.raises(cuda.LaunchError, match=r"argument 1: cannot pass a .*\.(ndarray|DeviceArray) to a kernel"):
+            k[1, 1](fake)
+    a = np.zeros(1, np.float32)
+    k[1, 1](a)
+    assert a[0] == 1
+
+
+@jit(debug=True)
+def _index_u64(a, i, out):
+    out[0] = a[i]
+
+
+@pytest.mark.parametrize("idx", [2**63 + 3, 2**64 - 1, 10])
+def test_debug_reports_uint64_index_unsigned(idx):
+    a = np.arange(10, dtype=np.int64)
+    out = np.zeros(1, np.int64)
+    with pytest.raises(cuda.KernelRuntimeError) as ei:
+        _index_u64[1, 1](a, np.uint64(idx), out)
+    assert f"index {idx} is out of bounds for axis 0 with size 10" in str(ei.value), str(ei.value)
+    _index_u64[1, 1](a, np.uint64(9), out)
+    assert out[0] == 9
+
+
+def test_amdgpu_error_record_shows_uint64_index_unsigned():
+    """The amdgpu debug record decodes a uint64 index unsigned too (2**64-1 above is out of
+    bounds on both targets, never a[-1])."""
+    from pykern.codegen.amdgpu import format_error_record
+    from pykern.codegen.lower import UNSIGNED_INDEX
+    import struct
+
+    raw = struct.pack("<iiqqqqqqqqq", 1, 0, -(2**63) + 3, 10, UNSIGNED_INDEX | 1, 0, 0, 0, 0, 0, 0)
+    text = format_error_record(raw + bytes(80 - len(raw)), ["k.py:3: index out of bounds for array 'x'"])
+    assert f"index {2**63 + 3} is out of range for axis 1 with extent 10" in text, text

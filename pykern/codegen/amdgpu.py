@@ -609,6 +609,9 @@ def format_error_record(raw: bytes, messages: list) -> Optional[str]:
     if kind == 0:
         return None
     text = messages[msg] if 0 <= msg < len(messages) else f"kernel error kind {kind}"
+    if axis >> 32:  # lower.UNSIGNED_INDEX: a uint64 index, shown unsigned
+        axis &= 0xFFFFFFFF
+        index &= (1 << 64) - 1
     return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
 

@@ -51,6 +51,8 @@ _MATH_NAMES = set(
         "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs atan2 pow hypot copysign fmod fma"
     ).split()
 )
+#: flag in the axis value of a "bounds" error: the index was a uint64
+UNSIGNED_INDEX = 1 << 32
 _SPECIAL = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
@@ -940,14 +942,17 @@ class FunctionLowering:
             i = self.expr(ie)
             if i.type != I64:
                 i = self.cast(i, ie.type, T.int64)
-            if not (isinstance(ie, ir.Const) and int(ie.value) >= 0):
+            # a uint64 index (cast to int64 by the frontend) is never negative: 2**64-1 is out
+            # of bounds, not the last element, and debug reports it unsigned
+            unsigned = isinstance(ie, ir.Cast) and ie.value.type == T.uint64
+            if not (isinstance(ie, ir.Const) and int(ie.value) >= 0) and not unsigned:
                 neg = b.icmp_signed("<", i, L.Constant(I64, 0))
                 # i < 0 <= shape: the sum cannot overflow
                 wrapped = b.select(neg, b.add(i, shape[k], flags=("nsw",)), i)
             else:
                 wrapped = i
             if self.options.debug:
-                self._bounds_check(arr_expr, wrapped, i, shape[k], k)
+                self._bounds_check(arr_expr, wrapped, i, shape[k], k, unsigned)
             idx.append(wrapped)
         et = self.types.memory(t.dtype)
         if t.ndim == 0:
@@ -964,7 +969,7 @@ class FunctionLowering:
             off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
         return b.gep(data, [off], source_etype=et)
 
-    def _bounds_check(self, arr_expr, idx, orig, extent, axis):
+    def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False):
         b = self.builder
         ok = b.icmp_unsigned("<", idx, extent)
         fail_bb = self._new_block("oob")
@@ -977,7 +982,8 @@ class FunctionLowering:
         msg = f"{where}: index out of bounds for array '{self._array_name(arr_expr)}'"
         if src:
             msg += f" in `{src}`"
-        self.target.record_error(self, "bounds", msg, [orig, extent, L.Constant(I64, axis)])
+        # the axis value carries UNSIGNED_INDEX when the index is a uint64 (printed unsigned)
+        self.target.record_error(self, "bounds", msg, [orig, extent, L.Constant(I64, axis | (UNSIGNED_INDEX if unsigned else 0))])
         self.stop_thread()
         b.position_at_end(ok_bb)
 
