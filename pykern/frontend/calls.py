@@ -563,7 +563,7 @@ def _np_minmax(lw, node, name, which):
     _nargs(lw, node, name, 2)
     vals = [_scalar(lw, a, name) for a in node.args]
     if all(_is_weak(v) for v in vals):
-        return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value, half=False), node)
+        return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
     t = infer.common_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
     if not isinstance(t, T.Float):
         ct = T.int64 if isinstance(t, T.Boolean) else t
@@ -573,13 +573,13 @@ def _np_minmax(lw, node, name, which):
     return _intr(lw, which, [lw.cast(v, t, node) for v in vals], t, node)
 
 
-def _np_minmax_py(which, a, b, half):
-    """The rule of ``minimum``/``maximum``/``fmin``/``fmax`` (see ``ir.INTRINSICS``), in Python."""
+def _np_minmax_py(which, a, b):
+    """The float64 rule of ``minimum``/``maximum``/``fmin``/``fmax`` (``ir.INTRINSICS``), in Python."""
     if not (isinstance(a, float) or isinstance(b, float)):
         return min(a, b) if which in ("minimum", "fmin") else max(a, b)
     a, b = float(a), float(b)
     less = which in ("minimum", "fmin")
-    keep_a = (a <= b if less else a >= b) if half else (a < b if less else a > b)
+    keep_a = a < b if less else a > b
     keep_a = keep_a or ((a != a) if which in ("minimum", "maximum") else (b != b))
     return a if keep_a else b
 
