@@ -131,6 +131,17 @@ def median_time(fn: Callable[[], object], repeat: int = 5) -> float:
     return statistics.median(times)
 
 
+def scratch_dir(prefix: str) -> str:
+    """A fresh temporary directory, removed when the run ends (a benchmark run leaves
+    nothing behind in /tmp, and never reads what an earlier run left there)."""
+    import atexit
+    import tempfile
+
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, ignore_errors=True)
+    return d
+
+
 def run_child(code: str, env: Optional[dict] = None, timeout: float = 300) -> tuple:
     """Run ``python -c code`` in a fresh interpreter (cwd = benchmarks/); returns
     (wall seconds of the whole subprocess, stdout). Raises on failure with the

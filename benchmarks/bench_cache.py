@@ -17,9 +17,8 @@ Run alone: ``python benchmarks/bench_cache.py [--quick]``.
 from __future__ import annotations
 
 import statistics
-import tempfile
 
-from _common import Row, main_for, parse_child_values, run_child
+from _common import Row, main_for, parse_child_values, run_child, scratch_dir
 
 FIRST_LAUNCH_CHILD = r"""
 import time
@@ -81,14 +80,14 @@ def run(quick: bool = False) -> list:
     reps = 5 if not quick else 1
     cold, warm, wall_cold, wall_warm = [], [], [], []
     for _ in range(reps):
-        env = {"PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": tempfile.mkdtemp(prefix="pykern-bench-cache-")}
+        env = {"PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": scratch_dir("pykern-bench-cache-")}
         w1, out1 = run_child(FIRST_LAUNCH_CHILD, env)
         w2, out2 = run_child(FIRST_LAUNCH_CHILD, env)
         cold.append(parse_child_values(out1)["first_launch"])
         warm.append(parse_child_values(out2)["first_launch"])
         wall_cold.append(w1)
         wall_warm.append(w2)
-    env = {"PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": tempfile.mkdtemp(prefix="pykern-bench-cache-")}
+    env = {"PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": scratch_dir("pykern-bench-cache-")}
     _, out = run_child(NOTEBOOK_CHILD, env)
     nb = parse_child_values(out)
     _, out_off = run_child(NOTEBOOK_CHILD, {"PYKERN_CACHE": "off"})

@@ -13,9 +13,8 @@ Run alone: ``python benchmarks/bench_codegen.py [--quick]``.
 from __future__ import annotations
 
 import os
-import tempfile
 
-from _common import Row, clang, main_for, objdump
+from _common import Row, clang, main_for, objdump, scratch_dir
 
 TARGET = 1.1
 ARCHS = ("gfx942", "gfx1100")
@@ -26,7 +25,7 @@ def run(quick: bool = False) -> list:
     from hip_kernels import SOURCES, code_object_metadata, compile_hip, instruction_count, write_bytes
     from kernels import AOT_KERNELS
 
-    tmp = tempfile.mkdtemp(prefix="pykern-bench-cq-")
+    tmp = scratch_dir("pykern-bench-cq-")
     rows = []
     if objdump() is None:
         return [Row("5 code quality", "all", None, None, "", "llvm-objdump-22 not installed")]

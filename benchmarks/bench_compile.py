@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import os
 import statistics
-import tempfile
 
-from _common import Row, clang, main_for, parse_child_values, run_child
+from _common import Row, clang, main_for, parse_child_values, run_child, scratch_dir
 
 TARGET = 0.5
 
@@ -49,7 +48,7 @@ def run(quick: bool = False) -> list:
     env = {"PYKERN_CACHE": "off"}
     py_in, py_imp, py_wall, cl, cl_bare = [], [], [], [], []
     clang_err = None if clang() else "clang-22 not installed"
-    tmp = tempfile.mkdtemp(prefix="pykern-bench-cc-")
+    tmp = scratch_dir("pykern-bench-cc-")
     from hip_kernels import SAXPY, compile_hip
 
     for i in range(reps):

@@ -1,10 +1,12 @@
 """Optional row 7: numba on the CPU as a second reference, from a separate venv.
 
 numba is never installed into pykern's environment (it pins its own llvmlite);
-this row runs only when ``/tmp/bench-venv`` (or ``$PYKERN_BENCH_NUMBA_PYTHON``)
-has numba, e.g. after::
+this row runs only when a separate venv has numba: ``$PYKERN_BENCH_NUMBA_PYTHON`` (an
+interpreter), else ``$PYKERN_BENCH_NUMBA_VENV``, else the user's cache directory
+(``${XDG_CACHE_HOME:-~/.cache}/pykern/bench-numba-venv``), e.g. after::
 
-    python -m venv /tmp/bench-venv && /tmp/bench-venv/bin/pip install numba numpy
+    python -m venv ~/.cache/pykern/bench-numba-venv
+    ~/.cache/pykern/bench-numba-venv/bin/pip install numba numpy
 
 There is no NVIDIA GPU here, so numba.cuda cannot launch; the reference is
 ``@numba.njit(parallel=True)`` saxpy with ``prange`` over the same 1e7
@@ -78,8 +80,18 @@ print(f"BENCH_first_launch={time.perf_counter() - t0}")
 """
 
 
+def numba_venv() -> str:
+    """Where the optional numba venv is looked for (never a fixed /tmp path: a
+    shared, world-writable directory another user could plant an interpreter in)."""
+    v = os.environ.get("PYKERN_BENCH_NUMBA_VENV")
+    if v:
+        return v
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "pykern", "bench-numba-venv")
+
+
 def numba_python():
-    p = os.environ.get("PYKERN_BENCH_NUMBA_PYTHON", "/tmp/bench-venv/bin/python")
+    p = os.environ.get("PYKERN_BENCH_NUMBA_PYTHON") or os.path.join(numba_venv(), "bin", "python")
     if not os.path.exists(p):
         return None
     ok = subprocess.run([p, "-c", "import numba"], capture_output=True).returncode == 0
@@ -89,8 +101,9 @@ def numba_python():
 def run(quick: bool = False) -> list:
     py = numba_python()
     if py is None:
+        venv = numba_venv()
         return [Row("7 numba reference (optional)", "skipped", None, None, "",
-                    "numba venv not found (python -m venv /tmp/bench-venv && /tmp/bench-venv/bin/pip install numba)")]
+                    f"numba venv not found (python -m venv {venv} && {venv}/bin/pip install numba numpy)")]
     n = 10_000_000 if not quick else 2_000_000
     repeat = 5 if not quick else 3
     env = dict(os.environ, NUMBA_CACHE_DIR=os.path.join(HERE, ".numba-unused"))
@@ -120,7 +133,7 @@ def run(quick: bool = False) -> list:
     return [
         Row("7 numba reference (optional)", f"saxpy cpu, device arrays, n={n:,}", t * 1e3, best_nb * 1e3, "ms",
             best_name, "—", None, f"faster of njit(parallel) {nb['run'] * 1e3:.2f} ms and serial "
-            f"{nb['serial'] * 1e3:.2f} ms; numba from /tmp/bench-venv"),
+            f"{nb['serial'] * 1e3:.2f} ms; numba from {py}"),
         Row("7 numba reference (optional)", "cold first call (compile) in a fresh process, cache off",
             first * 1e3, nb["first_call"] * 1e3, "ms", name, "—", None,
             "pykern: cpu-target first launch incl. compile"),

@@ -14,7 +14,7 @@ strides of 2-D arrays), so the comparison is kernel against kernel.
 
 Example::
 
-    obj, seconds = compile_hip(SAXPY, "gfx942", "/tmp/saxpy.hsaco")
+    obj, seconds = compile_hip(SAXPY, "gfx942", os.path.join(tmpdir, "saxpy.hsaco"))
 """
 
 from __future__ import annotations

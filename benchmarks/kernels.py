@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
 from matmul import TPB, matmul  # noqa: E402  (samples/matmul.py)
@@ -46,7 +45,9 @@ def trivial_kernel(nargs: int):
     string would not be representative)."""
     global _TRIVIAL_DIR
     if _TRIVIAL_DIR is None:
-        _TRIVIAL_DIR = tempfile.mkdtemp(prefix="pykern-bench-")
+        from _common import scratch_dir
+
+        _TRIVIAL_DIR = scratch_dir("pykern-bench-")
     path = os.path.join(_TRIVIAL_DIR, f"noop_{nargs}.py")
     with open(path, "w") as f:
         f.write(trivial_kernel_source(nargs))

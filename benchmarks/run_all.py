@@ -52,7 +52,8 @@ METHOD = """\
   (`benchmarks/hip_kernels.py`) with `-x hip --cuda-device-only --offload-arch=gfx942 -O3 -nogpulib
   --no-gpu-bundle-output` (its HIP wrapper headers pre-included, as in any HIP compile); `-nogpuinc`
   (no headers at all) is the stricter baseline.
-- Row 7 (optional) runs numba from a separate venv (`/tmp/bench-venv`), never the main environment;
+- Row 7 (optional) runs numba from a separate venv (`$PYKERN_BENCH_NUMBA_VENV`, default
+  `~/.cache/pykern/bench-numba-venv`), never the main environment;
   no NVIDIA GPU here, so it is `numba.njit` on the CPU, not numba.cuda.
 - Row 5 counts instruction lines in the `.text` of `llvm-objdump-22 -d` (alignment padding after the last
   `s_endpgm` excluded) and reads `.vgpr_count` from the amdhsa metadata.

@@ -1,7 +1,7 @@
 """Collect the core suite's Python kernels and compile each for AMDGPU archs.
 
 The core suite is every Python-source kernel that tests/test_cpu_kernels.py,
-tests/test_frontend_e2e.py, tests/test_codegen_semantics.py and the samples
+tests/test_frontend_e2e.py, tests/test_codegen_semantics.py, tests/test_numerics_semantics.py and the samples
 (samples/*.py) compile for the cpu target. Rather than copying those kernels,
 this module runs them -- in its own process, since it patches pykern -- and
 records every (kernel function, argument types, options) the frontend is asked
@@ -30,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 #: The test modules whose Python kernels form the core suite.
-CORE_TEST_MODULES = ["tests/test_cpu_kernels.py", "tests/test_frontend_e2e.py", "tests/test_codegen_semantics.py"]
+CORE_TEST_MODULES = ["tests/test_cpu_kernels.py", "tests/test_frontend_e2e.py", "tests/test_codegen_semantics.py",
+                     "tests/test_numerics_semantics.py"]
 
 #: Small sizes for the samples' ``main`` (only argument *types* matter here);
 #: a sample missing from this table runs with its defaults.

@@ -99,7 +99,14 @@ def test_int_min_div_minus_one_wraps_not_traps():
     assert r.tolist() == [0, 0, 0, 0, 0]
 
 
-def test_int_shift_masked_and_bitops():
+def _shift(o, x, c, t):
+    """numpy's/Python's shift: a count >= the width or negative shifts everything out."""
+    if not 0 <= c < t.bits:
+        return 0 if o == "<<" or x >= 0 else -1
+    return _wrap(x << c, t) if o == "<<" else x >> c
+
+
+def test_int_shift_out_of_range_and_bitops():
     t = T.int32
     k = elementwise(
         "shifts", (t, t),
@@ -113,11 +120,10 @@ def test_int_shift_masked_and_bitops():
     b = np.array([33, 1, 3, 5, 31, 2], np.int32)
     shl, shr, ushr, logic, popc, clz, ffs, brev = run_elementwise(k, a, b)
     for x, y, *got in zip(a.tolist(), b.tolist(), shl, shr, ushr, logic, popc, clz, ffs, brev):
-        c = y & 31
         ux = x & 0xFFFFFFFF
-        assert int(got[0]) == _wrap(x << c, t)
-        assert int(got[1]) == x >> c
-        assert int(got[2]) == ux >> c
+        assert int(got[0]) == _shift("<<", x, y, t)
+        assert int(got[1]) == _shift(">>", x, y, t)
+        assert int(got[2]) == _shift(">>", ux, y & 0xFFFFFFFF, T.uint32)
         assert int(got[3]) == _wrap((x | y) & (x ^ y), t)
         assert int(got[4]) == bin(ux).count("1")
         assert int(got[5]) == 32 - ux.bit_length()
@@ -312,8 +318,7 @@ def _eval(e, t, a, b):
     if o in ("//", "%"):
         return 0 if y == 0 else _wrap(x // y if o == "//" else x % y, t)
     if o in ("<<", ">>"):
-        c = y & (t.bits - 1)
-        return _wrap(x << c, t) if o == "<<" else x >> c
+        return _shift(o, x, y, t)
     return _wrap({"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y}[o], t)
 
 

@@ -312,11 +312,21 @@ class AmdgpuTarget(Target):
     def dynamic_shared_bytes(self, fx):
         """COv5+: the ``hidden_dynamic_lds_size`` argument (implicit area +120,
         listed in the metadata only when the kernel uses dynamic LDS, and then
-        filled by the runtime). COv4 has no such argument: None."""
-        if self.code_object_version < 5:
-            return None
+        filled by the runtime). COv4 has no such argument; there the dispatch packet's
+        ``group_segment_size`` (u32 at +28 of hsa_kernel_dispatch_packet_t) is static +
+        dynamic LDS (the runtime adds the launch's dynamic bytes to the kernel's
+        ``.group_segment_fixed_size``). The static part is known only after codegen, but
+        LLVM places the dynamic buffer right after all static LDS (aligned up to its
+        alignment, which the fixed size includes): the buffer's own address is it."""
         ir = _ir()
-        return fx.builder.zext(self._hidden_load(fx, 120, 32), ir.IntType(64))
+        i32 = ir.IntType(32)
+        b = fx.builder
+        if self.code_object_version < 5:
+            total = self._dispatch_load(fx, 28, 32)
+            static = b.ptrtoint(self.dynamic_shared(fx, None), i32)
+            dyn = b.select(b.icmp_unsigned(">", total, static), b.sub(total, static), i32(0))
+            return b.zext(dyn, ir.IntType(64))
+        return b.zext(self._hidden_load(fx, 120, 32), ir.IntType(64))
 
     def local_array(self, fx, name: str, elem_type, count: int):
         """A private (addrspace 5) array. ``fx.alloca`` makes a generic alloca,
@@ -678,6 +688,9 @@ def format_error_record(raw: bytes, messages: list) -> Optional[str]:
     if kind == 0:
         return None
     text = messages[msg] if 0 <= msg < len(messages) else f"kernel error kind {kind}"
+    if axis >> 32:  # lower.UNSIGNED_INDEX: a uint64 index, shown unsigned
+        axis &= 0xFFFFFFFF
+        index &= (1 << 64) - 1
     return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
 

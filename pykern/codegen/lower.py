@@ -52,6 +52,8 @@ _MATH_NAMES = set(
         " remainder nextafter"
     ).split()
 )
+#: flag in the axis value of a "bounds" error: the index was a uint64
+UNSIGNED_INDEX = 1 << 32
 _SPECIAL = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
@@ -692,10 +694,18 @@ class FunctionLowering:
         if op == "^":
             return b.xor(a, c)
         if op in ("<<", ">>"):
-            cnt = b.and_(c, L.Constant(llty, bits - 1)) if bits > 1 else zero
-            if op == "<<":
-                return b.shl(a, cnt)
-            return b.ashr(a, cnt) if signed else b.lshr(a, cnt)
+            # numpy's and Python's rule: a count >= the width (or negative, which compares as a
+            # huge unsigned) shifts everything out: 0, or the sign for >> of signed. Selects,
+            # never a branch; LLVM's shift by >= width would be poison.
+            if bits == 1:
+                return a if op == ">>" else b.select(b.icmp_unsigned("==", c, zero), a, zero)
+            width = L.Constant(llty, bits)
+            out = b.icmp_unsigned(">=", c, width)
+            if op == ">>" and signed:
+                return b.ashr(a, b.select(out, L.Constant(llty, bits - 1), c))
+            cnt = b.and_(c, L.Constant(llty, bits - 1))
+            r = b.shl(a, cnt) if op == "<<" else b.lshr(a, cnt)
+            return b.select(out, zero, r)
         if op in ("//", "%"):
             is0 = b.icmp_unsigned("==", c, zero)
             if not signed:
@@ -1027,14 +1037,17 @@ class FunctionLowering:
             i = self.expr(ie)
             if i.type != I64:
                 i = self.cast(i, ie.type, T.int64)
-            if not (isinstance(ie, ir.Const) and int(ie.value) >= 0):
+            # a uint64 index (cast to int64 by the frontend) is never negative: 2**64-1 is out
+            # of bounds, not the last element, and debug reports it unsigned
+            unsigned = isinstance(ie, ir.Cast) and ie.value.type == T.uint64
+            if not (isinstance(ie, ir.Const) and int(ie.value) >= 0) and not unsigned:
                 neg = b.icmp_signed("<", i, L.Constant(I64, 0))
                 # i < 0 <= shape: the sum cannot overflow
                 wrapped = b.select(neg, b.add(i, shape[k], flags=("nsw",)), i)
             else:
                 wrapped = i
             if self.options.debug:
-                self._bounds_check(arr_expr, wrapped, i, shape[k], k)
+                self._bounds_check(arr_expr, wrapped, i, shape[k], k, unsigned)
             idx.append(wrapped)
         et = self.types.memory(t.dtype)
         if t.ndim == 0:
@@ -1051,7 +1064,7 @@ class FunctionLowering:
             off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
         return b.gep(data, [off], source_etype=et)
 
-    def _bounds_check(self, arr_expr, idx, orig, extent, axis):
+    def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False):
         b = self.builder
         ok = b.icmp_unsigned("<", idx, extent)
         fail_bb = self._new_block("oob")
@@ -1064,7 +1077,8 @@ class FunctionLowering:
         msg = f"{where}: index out of bounds for array '{self._array_name(arr_expr)}'"
         if src:
             msg += f" in `{src}`"
-        self.target.record_error(self, "bounds", msg, [orig, extent, L.Constant(I64, axis)])
+        # the axis value carries UNSIGNED_INDEX when the index is a uint64 (printed unsigned)
+        self.target.record_error(self, "bounds", msg, [orig, extent, L.Constant(I64, axis | (UNSIGNED_INDEX if unsigned else 0))])
         self.stop_thread()
         b.position_at_end(ok_bb)
 
@@ -1375,7 +1389,23 @@ class FunctionLowering:
             else:
                 take_c = b.icmp_unsigned("<" if n == "min" else ">", c, a)
             return b.select(take_c, c, a)
+        if n in ("minimum", "maximum", "fmin", "fmax"):
+            # numpy's loops: x86 minps order for float32/64 (of equal values, b), float16's
+            # half loops keep a; minimum/maximum keep a NaN a, fmin/fmax drop a NaN b
+            a, c = args
+            cmp = "<" if n in ("minimum", "fmin") else ">"
+            if e.type == T.float16:
+                cmp += "="
+            keep_a = b.fcmp_ordered(cmp, a, c)
+            nan = a if n in ("minimum", "maximum") else c
+            keep_a = b.or_(keep_a, b.fcmp_unordered("uno", nan, nan))
+            return b.select(keep_a, a, c)
+        if n == "fmod" and isinstance(e.type, T.Integer):
+            return self._int_fmod(args[0], args[1], e.type.signed)
         if n == "round":
+            nd = (e.attrs or {}).get("ndigits")
+            if nd is not None:
+                return self._round_ndigits(args[0], nd)
             return tgt.math(self, "rint", args, e.type)
         if n == "print":
             kinds = ["b" if isinstance(a.type, T.Boolean) else "f" if isinstance(a.type, T.Float) else "i"
@@ -1436,6 +1466,59 @@ class FunctionLowering:
         b.cbranch(b.extract_value(res, 1), done, loop)
         b.position_at_end(done)
         return b.bitcast(cur, v.type)  # the element's value before this operation
+
+    def _round_ndigits(self, x, nd):
+        """Python's ``round(x, nd)`` of a double, selects only. Python rounds the exact
+        decimal value: with p = 10**|nd| (exact for |nd| <= 22), x*p (or x/p) is split
+        exactly into hi + lo by an FMA, k is the integer nearest to hi + lo (ties to even),
+        and k/p (k*p) is one correctly rounded operation. When |hi| >= 2**53 the digit
+        is below x's precision and x is the answer (also inf/nan; never an overflow)."""
+        b = self.builder
+        D = x.type
+        f64 = T.float64
+        math = lambda name, *a: self.target.math(self, name, list(a), f64)  # noqa: E731
+        c = lambda v: L.Constant(D, v)  # noqa: E731
+        if nd > 323:  # CPython's NDIGITS_MAX: x rounds to itself
+            return x
+        if nd < -308:  # NDIGITS_MIN: +-0, inf/nan stay
+            finite = b.fcmp_ordered("<", math("fabs", x), c(float("inf")))
+            return b.select(finite, math("copysign", c(0.0), x), x)
+        p = c(10.0 ** abs(nd))
+        if nd > 0:
+            hi = b.fmul(x, p)
+        else:
+            hi = b.fdiv(x, p)
+        r = math("rint", hi)
+        if abs(nd) <= 22:
+            if nd > 0:
+                lo, half = math("fma", x, p, b.fneg(hi)), c(0.5)  # x*p == hi + lo
+            else:
+                lo, half = math("fma", b.fneg(hi), p, x), c(10.0 ** -nd / 2)  # x/p == hi + lo/p
+            d = b.fsub(hi, r)  # exact, in [-0.5, 0.5]
+            hr = b.fmul(r, c(0.5))
+            odd = b.fcmp_ordered("!=", math("rint", hr), hr)
+            zero = c(0.0)
+            up = b.or_(b.and_(b.fcmp_ordered("==", d, c(0.5)), b.fcmp_ordered(">", lo, zero)),
+                       b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, half)), odd))
+            down = b.or_(b.and_(b.fcmp_ordered("==", d, c(-0.5)), b.fcmp_ordered("<", lo, zero)),
+                         b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, b.fneg(half))), odd))
+            r = b.select(up, b.fadd(r, c(1.0)), b.select(down, b.fsub(r, c(1.0)), r))
+        # beyond 10**22 the power of ten is inexact: scaled and unscaled (may differ from
+        # Python in the last bit, never overflows)
+        res = b.fdiv(r, p) if nd > 0 else b.fmul(r, p)
+        small = b.fcmp_ordered("<", math("fabs", hi), c(2.0**53))
+        return b.select(small, res, x)
+
+    def _int_fmod(self, a, c, signed):
+        """C remainder (numpy's fmod on integers): by 0 gives 0; ``x % -1`` is 0 (no idiv trap)."""
+        b = self.builder
+        zero, one = L.Constant(a.type, 0), L.Constant(a.type, 1)
+        bad = b.icmp_unsigned("==", c, zero)
+        if signed:
+            bad = b.or_(bad, b.icmp_signed("==", c, L.Constant(a.type, -1)))
+        safe = b.select(bad, one, c)
+        r = b.srem(a, safe) if signed else b.urem(a, safe)
+        return b.select(bad, zero, r)
 
     def _bit_op(self, n, x, e):
         b = self.builder

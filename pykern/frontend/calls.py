@@ -100,14 +100,16 @@ def lower_call(lw, fobj, node):
                     return _cmath_value(lw, np_unary[f], v, node)
                 return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v)
             return _unary_math(lw, node, name, np_unary[f], to_int=False)
+        if f is np.fmod:
+            return _np_fmod(lw, node, name)
         if f in binary or f in np_binary:
             return _binary_math(lw, node, name, binary.get(f) or np_binary[f])
         if f in preds or f in np_preds:
             return _predicate(lw, node, name, preds.get(f) or np_preds[f])
         if f in (np.abs, np.absolute):
             return _abs(lw, node, name)
-        if f in (np.minimum, np.maximum):
-            return _minmax(lw, node, name, "min" if f is np.minimum else "max")
+        if f in _NP_MINMAX:
+            return _np_minmax(lw, node, name, _NP_MINMAX[f])
         if f is np.power:
             _nargs(lw, node, name, 2)
             return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
@@ -440,6 +442,15 @@ def _in_float(lw, node, name, vals, ft):
 def _unary_math(lw, node, fname, name, to_int, v=None):
     _nargs(lw, node, fname, 1)
     v = _math_arg(lw, node.args[0]) if v is None else v
+    if name in infer.TO_INT and not isinstance(v.type, T.Float):
+        # floor/ceil/trunc of an integer is the integer itself, exactly (no float round trip):
+        # math.* gives Python's int (int64; uint64 stays uint64, it may not fit), np.* keeps the
+        # type as numpy >= 2.3 does (bool stays bool)
+        if not to_int:
+            return v
+        if _is_weak(v):
+            return lw.pyconst(int(v.value), node)
+        return v if v.type == T.uint64 else lw.cast(v, T.int64, node)
     if _is_weak(v) or (isinstance(v, ir.Const) and not isinstance(v.type, T.Float)):
         # a constant argument: fold with Python's math (same rounding as float64)
         if name == "rint":
@@ -466,6 +477,23 @@ def _binary_math(lw, node, fname, name):
     a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
     ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
     return _in_float(lw, node, name, [a, b], ft)
+
+
+def _np_fmod(lw, node, fname):
+    """``np.fmod``: on integers exact (C remainder, the dividend's sign; by zero 0, as numpy);
+    on floats (or mixed int64/uint64, which promote to float64) the float fmod."""
+    _nargs(lw, node, fname, 2)
+    a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
+    t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    if isinstance(t, T.Float):
+        return _binary_math(lw, node, fname, "fmod")
+    if _is_weak(a) and _is_weak(b):
+        x, y = int(a.value), int(b.value)
+        r = 0 if y == 0 else (abs(x) % abs(y)) * (-1 if x < 0 else 1)
+        return lw.pyconst(r, node)
+    if isinstance(t, T.Boolean):
+        t = T.int8  # numpy: fmod of booleans is int8
+    return _intr(lw, "fmod", [lw.cast(a, t, node), lw.cast(b, t, node)], t, node)
 
 
 def _math_log(lw, node):
@@ -556,6 +584,36 @@ def _minmax(lw, node, name, which=None):
     return lw.cast(acc, t, node)
 
 
+def _np_minmax(lw, node, name, which):
+    """``np.minimum``/``np.maximum`` (a NaN operand gives NaN) and ``np.fmin``/``np.fmax``
+    (a NaN operand is ignored), exactly as numpy's loops, sign of equal zeros included."""
+    _nargs(lw, node, name, 2)
+    vals = [_scalar(lw, a, name) for a in node.args]
+    if all(_is_weak(v) for v in vals):
+        return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
+    t = infer.common_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
+    if not isinstance(t, T.Float):
+        ct = T.int64 if isinstance(t, T.Boolean) else t
+        pick = "min" if which in ("minimum", "fmin") else "max"
+        r = _intr(lw, pick, [lw.cast(v, ct, node) for v in vals], ct, node)
+        return lw.cast(r, t, node)
+    return _intr(lw, which, [lw.cast(v, t, node) for v in vals], t, node)
+
+
+def _np_minmax_py(which, a, b):
+    """The float64 rule of ``minimum``/``maximum``/``fmin``/``fmax`` (``ir.INTRINSICS``), in Python."""
+    if not (isinstance(a, float) or isinstance(b, float)):
+        return min(a, b) if which in ("minimum", "fmin") else max(a, b)
+    a, b = float(a), float(b)
+    less = which in ("minimum", "fmin")
+    keep_a = a < b if less else a > b
+    keep_a = keep_a or ((a != a) if which in ("minimum", "maximum") else (b != b))
+    return a if keep_a else b
+
+
+_NP_MINMAX = {np.minimum: "minimum", np.maximum: "maximum", np.fmin: "fmin", np.fmax: "fmax"}
+
+
 def lw_is_pure(e):
     return is_pure(e)
 
@@ -585,13 +643,10 @@ def _round(lw, node, name):
     ft = v.type
     if nd == 0:
         return _in_float(lw, node, "round", [v], ft)
-    # scaled in float64 whatever the type, as numba and Python do: in float32,
-    # 14.415f * 100 rounds up to 1441.5 and the result would be 14.42, not 14.41
-    v, ct = lw.cast(v, T.float64, node), T.float64
-    p = lw.const(10.0 ** abs(nd), ct, node)
-    scaled = ir.BinOp("*" if nd > 0 else "/", v, p, ct, lw.loc(node))
-    r = _in_float(lw, node, "round", [scaled], ct)
-    return lw.cast(ir.BinOp("/" if nd > 0 else "*", r, p, ct, lw.loc(node)), ft, node)
+    # Python rounds the float64 value of x at decimal digit nd (correctly: round(1.7e308, 2) is
+    # 1.7e308, never inf); float32/float16 round that float64 result, as np.float32(round(x, nd))
+    r = _intr(lw, "round", [lw.cast(v, T.float64, node)], T.float64, node, ndigits=nd)
+    return lw.cast(r, ft, node)
 
 
 def _convert(lw, node, name, t):

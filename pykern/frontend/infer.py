@@ -55,8 +55,13 @@ Math
     ``math.f(int or bool) -> float64``; float16 arguments are computed in float32
     and cast back. Two-argument functions promote their arguments first.
   * ``math.floor/ceil/trunc`` return int64 (Python and numba.cuda); the numpy
-    versions ``np.floor`` etc. return the float type. ``math.isnan/isinf/isfinite``
+    versions ``np.floor`` etc. return the float type. Of an integer they are that
+    integer, exactly: ``math.*`` gives int64 (uint64 stays uint64), ``np.*`` keeps the
+    type (numpy >= 2.3). ``np.fmod`` of integers is integer (C remainder, 0 for a
+    zero divisor), ``math.fmod`` is always float. ``math.isnan/isinf/isfinite``
     of an integer are constant.
+  * ``np.minimum/np.maximum`` propagate NaN, ``np.fmin/np.fmax`` ignore it (numpy);
+    builtin ``min``/``max`` follow Python's comparisons instead.
   * ``abs`` keeps the type (bool -> int64); ``min``/``max`` promote all
     arguments (booleans compare as 0/1 and stay boolean), ``min(t)`` of a tuple
     reduces its elements; ``round(x)`` gives int64 for floats (round half to even), the
@@ -213,6 +218,8 @@ UNARY_MATH = (
 ).split()
 BINARY_MATH = "atan2 pow hypot copysign fmod remainder nextafter".split()
 PREDICATES = ("isnan", "isinf", "isfinite")
+#: np.minimum/np.maximum/np.fmin/np.fmax on floats (numpy's NaN and equal-value rules)
+NP_MINMAX = ("minimum", "maximum", "fmin", "fmax")
 #: math.* functions that return an int64 (Python's int) instead of a float.
 TO_INT = ("floor", "ceil", "trunc")
 
@@ -305,6 +312,12 @@ def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
         )
     if name in UNARY_MATH or name == "round":
         return want(1) or (None if isinstance(result, T.Float) and argtypes[0] == result else f"{name} is (f) -> f")
+    if name == "fmod" and isinstance(result, T.Integer):
+        return want(2) or (None if all(a == result for a in argtypes) else "fmod is (i, i) -> i")
+    if name in NP_MINMAX:
+        return want(2) or (
+            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else f"{name} is (f, f) -> f"
+        )
     if name in BINARY_MATH:
         return want(2) or (
             None if isinstance(result, T.Float) and all(a == result for a in argtypes) else f"{name} is (f, f) -> f"

@@ -639,7 +639,12 @@ INTRINSICS = {
             "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
         ).split()
     },
-    **{name: "(f, f) -> f" for name in "atan2 pow hypot copysign fmod".split()},
+    **{name: "(f, f) -> f" for name in "atan2 pow hypot copysign".split()},
+    "fmod": "(f, f) -> f, or (i, i) -> i: C remainder, the dividend's sign, 0 for a zero divisor (numpy)",
+    "minimum": "(f, f) -> f (np.minimum: NaN if either is; of equal values b, float16 a, as numpy's loops)",
+    "maximum": "(f, f) -> f (np.maximum: as minimum)",
+    "fmin": "(f, f) -> f (np.fmin: a NaN operand is ignored; otherwise as minimum)",
+    "fmax": "(f, f) -> f (np.fmax: as fmin)",
     "isnan": "(f) -> boolean",
     "isinf": "(f) -> boolean",
     "isfinite": "(f) -> boolean",

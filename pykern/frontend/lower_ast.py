@@ -128,6 +128,7 @@ _PURE_INTRINSICS = frozenset(
     + list(infer.PREDICATES)
     + ["abs", "min", "max", "round"]
     + ["complex", "real", "imag"]
+    + list(infer.NP_MINMAX)
 )
 
 _UNSUPPORTED_STMTS = {

@@ -356,7 +356,9 @@ class CpuKernel:
         v = list(ctx.vals)
         msg1 = ctypes.string_at(ctx.msg1).decode() if ctx.msg1 else "<unknown>"
         if ctx.kind == 1:  # bounds
-            idx, extent, axis = v[0], v[1], v[2]
+            idx, extent, axis = v[0], v[1], v[2] & 0xFFFFFFFF
+            if v[2] >> 32:  # codegen's UNSIGNED_INDEX: a uint64 index
+                idx &= (1 << 64) - 1
             return (
                 f"{msg1}: index {idx} is out of bounds for axis {axis} with size {extent} "
                 f"(thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"

@@ -14,8 +14,11 @@ Example::
 
 from __future__ import annotations
 
+from numpy import ndarray as _ndarray
+
 from ..errors import LaunchError
 from ..frontend.typeof import typeof
+from .memory import DeviceArray as _DeviceArray
 
 # ----------------------------------------------------------------- argument types
 
@@ -29,7 +32,7 @@ def _memo_key(a):
         if cls is int and not (-(1 << 63) <= a < (1 << 63)):
             return None  # uint64-range or too large: let typeof decide
         return cls
-    if cls.__name__ == "ndarray":
+    if cls is _ndarray:  # by identity: any class may be named "ndarray"
         flags = a.flags
         return (cls, a.dtype, a.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
     dtype = getattr(a, "dtype", None)
@@ -46,7 +49,7 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
     out = []
     converted = None
     for i, a in enumerate(args):
-        if type(a).__name__ == "DeviceArray":
+        if type(a) is _DeviceArray:
             t = a._pk_type
             if t is None:
                 t = a._pk_type = typeof(a)
@@ -88,7 +91,7 @@ def cls_name(a) -> str:
 
 def _is_foreign_array(a) -> bool:
     cls = type(a)
-    if cls.__name__ == "ndarray" or isinstance(a, (tuple, int, float, bool)):
+    if cls is _ndarray or isinstance(a, (tuple, int, float, bool)):
         return False
     if any(c.__name__ == "ndarray" and c.__module__ == "numpy" for c in cls.__mro__):
         return False  # a numpy subclass (np.recarray, np.matrix): used as the array it is

@@ -4,7 +4,10 @@ A program is one module: optionally a device function, then a kernel
 ``kern_<id>(out_i, out_f, x, y)`` (int64/float64 outputs, int64/float64 inputs)
 in which thread ``i`` computes one int64 and one float64 value and writes them
 to ``out_i[i]`` and ``out_f[i]``. Valid programs use only the supported
-grammar: int/float arithmetic (``// % **`` with Python semantics), bit ops,
+grammar: int/float arithmetic (``// % **`` with Python semantics), bit ops and
+shifts (counts >= 64 and negative run-time counts, numpy's rule), ``np.minimum/
+maximum/fmin/fmax`` (with NaN and +-0 operands), ``np.fmod`` and floor/ceil/trunc
+of integers (exact),
 comparisons (chained), ``and/or/not``, conditional expressions,
 ``if/elif/else``, ``for range`` with any step, bounded ``while``,
 ``break/continue``, early ``return``, tuples, loads at computed indices, math
@@ -122,7 +125,17 @@ class _Gen:
         # them (a documented CompileError), so never combine two constants
         if _is_const(a):
             a = r.choice(self.int_vars)
-        c = r.randrange(17)
+        c = r.randrange(21)
+        if c == 17:  # numpy's shift rule: counts >= 64 and negative (run-time) counts shift all out
+            return f"({a} {r.choice(['<<', '>>'])} ({r.choice(self.int_vars)} % 80 - 8))"
+        if c == 18:  # exact integer fmod (C remainder; 0 for a zero divisor, as numpy)
+            return f"np.fmod({a}, {r.choice([b, f'({b} % 5)', str(r.choice([2, -3, 7, 0]))])})"
+        if c == 19:
+            return f"np.{r.choice(['minimum', 'maximum', 'fmin', 'fmax'])}({a}, {b})"
+        if c == 20:  # floor/ceil/trunc of an integer: the integer, exactly (no float64 round trip)
+            return f"{r.choice(['math.floor', 'math.ceil', 'math.trunc', 'np.floor', 'np.ceil', 'np.trunc'])}({a})"
+        if c == 16:
+            return f"({a} {r.choice(['<<', '>>'])} {r.randint(0, 70)})"
         if c < 5:
             return f"({a} {r.choice(['+', '-', '*', '+', '-'])} {b})"
         if c == 5:
@@ -169,7 +182,12 @@ class _Gen:
         if d <= 0 or self.chance(0.25):
             return self.flt_atom()
         a, b = self.flt_expr(d - 1), self.flt_expr(d - 1)
-        c = r.randrange(18)
+        c = r.randrange(20)
+        if c == 18:  # numpy's NaN rules: minimum/maximum propagate, fmin/fmax ignore; +-0 and NaN operands
+            x = r.choice([b, "float('nan')", "-0.0", "0.0", f"(-{b})"])
+            return f"np.{r.choice(['minimum', 'maximum', 'fmin', 'fmax'])}({a}, {x})"
+        if c == 19:
+            return f"np.fmod({a}, {r.choice([b, '0.0', '-2.5', '(abs(' + b + ') + 0.5)'])})"
         if c == 14:
             return f"math.sqrt(abs({self.int_atom()}))"  # int argument -> float
         if c == 15:

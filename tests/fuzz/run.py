@@ -102,6 +102,11 @@ def _f1(fn):
     return call
 
 
+def _to_int(fn, v):
+    """math.floor/ceil/trunc as Python: of an integer exact (never through float64)."""
+    return np.int64(fn(int(v) if isinstance(v, (int, np.integer)) else float(v)))
+
+
 def _hypot(a, b):
     return np.float64(math.hypot(float(a), float(b)))
 
@@ -109,7 +114,7 @@ def _hypot(a, b):
 _FAKE_MATH = types.SimpleNamespace(
     sin=_f1(math.sin), cos=_f1(math.cos), sqrt=_f1(math.sqrt), exp=_f1(math.exp), log=_f1(math.log),
     fabs=_f1(math.fabs), atan=_f1(math.atan), tanh=_f1(math.tanh), hypot=_hypot,
-    floor=lambda v: np.int64(math.floor(float(v))), ceil=lambda v: np.int64(math.ceil(float(v))),
+    floor=lambda v: _to_int(math.floor, v), ceil=lambda v: _to_int(math.ceil, v), trunc=lambda v: _to_int(math.trunc, v),
 )
 
 
