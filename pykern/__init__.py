@@ -23,7 +23,8 @@ that ``import pykern`` stays fast.
 
 from __future__ import annotations
 
-from .errors import CompileError, HipError, KernelRuntimeError, LaunchError
+from .errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
+from .errors import KernelIndexError, KernelZeroDivisionError  # noqa: F401
 from .frontend.types import (
     boolean,
     float16,
@@ -132,7 +133,8 @@ def detect() -> bool:
 
 __all__ = [
     "jit", "compile", "set_target", "current_target", "is_available", "detect",
-    "CompileError", "LaunchError", "HipError", "KernelRuntimeError",
+    "CompileError", "LaunchError", "HipError", "KernelRuntimeError", "LaunchValueError",
+    "KernelIndexError", "KernelZeroDivisionError",
     "boolean", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
     *_kernel_names, *_LAZY, "gpus", "random",

@@ -54,7 +54,7 @@ _AXES = "xyz"
 #: threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
 ERROR_SYMBOL = "__pykern_error"
 ERROR_RECORD_BYTES = 80
-ERROR_KINDS = {"bounds": 1}
+ERROR_KINDS = {"bounds": 1, "zerodiv": 3}
 ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
 
 #: math names computed with LLVM intrinsics (bit-exact and lowered correctly by the backend)
@@ -599,6 +599,8 @@ def format_error_record(raw: bytes, messages: list) -> Optional[str]:
     if kind == 0:
         return None
     text = messages[msg] if 0 <= msg < len(messages) else f"kernel error kind {kind}"
+    if kind == ERROR_KINDS["zerodiv"]:
+        return f"{text} (thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))"
     return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
 

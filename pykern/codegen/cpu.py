@@ -81,6 +81,7 @@ LDS_BYTES = DEFAULT_MAX_SHARED_BYTES
 POLL_INTERVAL = 1024
 # ---- error kinds (ctx.kind)
 ERR_BOUNDS, ERR_BARRIER = 1, 2
+ERR_ZERODIV = 3  # debug=True division by zero (ZeroDivisionError)
 
 _LIBM_UNARY = set(
     "tan asin acos atan sinh cosh tanh asinh acosh atanh expm1 log1p cbrt erf erfc lgamma".split()
@@ -407,7 +408,7 @@ class CpuTarget(Target):
         res = b.cmpxchg(_gep(b, ctx, C_ERROR), L.Constant(I32, 0), L.Constant(I32, 1), "seq_cst", "seq_cst")
         won = b.extract_value(res, 1)
         with b.if_then(won):
-            b.store(L.Constant(I32, ERR_BOUNDS), _gep(b, ctx, C_KIND))
+            b.store(L.Constant(I32, ERR_ZERODIV if kind == "zerodiv" else ERR_BOUNDS), _gep(b, ctx, C_KIND))
             b.store(fx.cstring(message), _gep(b, ctx, C_MSG1))
             vals = list(values)
             vals += [b.sext(b.load(_gep(b, t, T_TID + 4 * k), typ=I32), I64) for k in range(3)]

@@ -637,6 +637,8 @@ class FunctionLowering:
         a = self.expr(e.lhs)
         c = self.expr(e.rhs)
         t = e.type
+        if self.options.debug and e.op in ("/", "//", "%") and isinstance(t, (T.Float, T.Integer, T.Boolean)):
+            self._zero_division_check(c, e.op)
         if isinstance(t, T.Float):
             return self._float_binop(e.op, a, c, t)
         if isinstance(t, (T.Integer, T.Boolean)):
@@ -955,6 +957,28 @@ class FunctionLowering:
         for k in order:
             off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
         return b.gep(data, [off], source_etype=et)
+
+    def _zero_division_check(self, divisor, op):
+        """debug=True: numba's debug mode uses the Python error model, so a
+        division or modulo by zero (integer or float) is a ZeroDivisionError."""
+        b = self.builder
+        if isinstance(divisor.type, L.IntType):
+            is0 = b.icmp_unsigned("==", divisor, L.Constant(divisor.type, 0))
+        else:
+            is0 = b.fcmp_ordered("==", divisor, L.Constant(divisor.type, 0.0))
+        fail_bb = self._new_block("divzero")
+        ok_bb = self._new_block("divok")
+        b.cbranch(is0, fail_bb, ok_bb)
+        b.position_at_end(fail_bb)
+        loc = self.loc
+        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
+        src = (loc.source_line or "").strip() if loc else ""
+        what = {"/": "division", "//": "integer division or modulo", "%": "modulo"}[op]
+        msg = f"{where}: {what} by zero" + (f" in `{src}`" if src else "")
+        zero = L.Constant(I64, 0)
+        self.target.record_error(self, "zerodiv", msg, [zero, zero, zero])
+        self.stop_thread()
+        b.position_at_end(ok_bb)
 
     def _bounds_check(self, arr_expr, idx, orig, extent, axis):
         b = self.builder

@@ -24,7 +24,7 @@ import ctypes
 import os
 import threading
 
-from ..errors import KernelRuntimeError, LaunchError
+from ..errors import KernelRuntimeError, LaunchError, LaunchValueError
 
 #: shared memory (static + dynamic) per block: the 64 KiB LDS of the GPUs
 #: pykern targets, so that what runs here fits them too. Must equal
@@ -161,12 +161,12 @@ def _dim3(v, what):
         v = (v,)
     v = tuple(int(x) for x in v)
     if not 1 <= len(v) <= 3:
-        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {v}")
+        raise LaunchValueError(f"{what} must have 1 to 3 dimensions, got {v}")
     v = v + (1,) * (3 - len(v))
     if any(x < 1 for x in v):
-        raise LaunchError(f"{what} dimensions must be >= 1, got {v}")
+        raise LaunchValueError(f"{what} dimensions must be >= 1, got {v}")
     if any(x > 0x7FFFFFFF for x in v):
-        raise LaunchError(f"{what} dimension too large: {v}")
+        raise LaunchValueError(f"{what} dimension too large: {v}")
     return v
 
 
@@ -263,11 +263,11 @@ class CpuKernel:
         block = _dim3(block, "block")
         nthreads = block[0] * block[1] * block[2]
         if nthreads > art.max_block_size:
-            raise LaunchError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
+            raise LaunchValueError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
         dynamic_shared = int(dynamic_shared or 0)
         max_dynamic = MAX_SHARED_BYTES - art.static_shared_bytes
         if not 0 <= dynamic_shared <= max_dynamic:
-            raise LaunchError(
+            raise LaunchValueError(
                 f"dynamic shared memory size must be between 0 and {max_dynamic} bytes (the {MAX_SHARED_BYTES} "
                 f"bytes of shared memory (LDS) of a block less {art.static_shared_bytes} static), got {dynamic_shared}"
             )
@@ -276,7 +276,7 @@ class CpuKernel:
         if len(argbuf) < 8 or not isinstance(argbuf, bytearray):
             argbuf = bytearray(bytes(argbuf).ljust(8, b"\0"))
         if grid[0] * grid[1] * grid[2] >= 1 << 62:
-            raise LaunchError(f"grid {grid} has too many blocks")
+            raise LaunchValueError(f"grid {grid} has too many blocks")
         self.run(grid, block, dynamic_shared, argbuf)
 
     def run(self, grid, block, dynamic_shared: int, argbuf: bytearray) -> None:
@@ -314,7 +314,9 @@ class CpuKernel:
         else:
             self._run_pool(args_p, ctx_p, ctx, nblocks, _NCPU, (argbuf, buf))
         if ctx.error:
-            raise KernelRuntimeError(self._format_error(ctx, block))
+            from ..errors import error_class_for_kind  # IndexError/ZeroDivisionError subclasses, as numba
+
+            raise error_class_for_kind(ctx.kind)(self._format_error(ctx, block))
         if not ctx.cancel:  # a cancelled launch may still have workers touching it
             self._spare_ctx.append(ctx)
 
@@ -361,6 +363,8 @@ class CpuKernel:
                 f"{msg1}: index {idx} is out of bounds for axis {axis} with size {extent} "
                 f"(thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"
             )
+        if ctx.kind == 3:  # debug division by zero: the message says where
+            return f"{msg1} (thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"
         if ctx.kind == 2:  # divergent barrier
             bx, by = block[0], block[1]
 

@@ -22,7 +22,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 
-from pykern.errors import LaunchError
+from pykern.errors import LaunchError, LaunchValueError
 from pykern.runtime import PerformanceWarning, hip_api
 from pykern.runtime.kernargs import KernParam, flatten_values, get_packer
 
@@ -117,7 +117,7 @@ def _dim3(v, what: str) -> tuple:
     except (TypeError, ValueError):
         raise LaunchError(f"{what} must be an int or a tuple of 1-3 ints, got {v!r}") from None
     if not 1 <= len(t) <= 3:
-        raise LaunchError(f"{what} must have 1-3 dimensions, got {v!r}")
+        raise LaunchValueError(f"{what} must have 1-3 dimensions, got {v!r}")
     return t + (1,) * (3 - len(t))
 
 
@@ -129,26 +129,26 @@ def check_launch(grid, block, dynamic_shared: int, limits: LaunchLimits) -> tupl
     """
     g, b = _dim3(grid, "griddim"), _dim3(block, "blockdim")
     if any(x < 1 for x in g):
-        raise LaunchError(f"griddim {g}: every dimension must be >= 1")
+        raise LaunchValueError(f"griddim {g}: every dimension must be >= 1")
     if any(x < 1 for x in b):
-        raise LaunchError(f"blockdim {b}: every dimension must be >= 1")
+        raise LaunchValueError(f"blockdim {b}: every dimension must be >= 1")
     threads = b[0] * b[1] * b[2]
     if threads > limits.max_block_size:
-        raise LaunchError(
+        raise LaunchValueError(
             f"blockdim {b} has {threads} threads; this kernel on this device allows at most {limits.max_block_size}"
             " (its .max_flat_workgroup_size and the device limit)"
         )
     for i, c in enumerate("xyz"):
         if b[i] > limits.max_block_dim[i]:
-            raise LaunchError(f"blockdim.{c} = {b[i]} exceeds the device limit {limits.max_block_dim[i]}")
+            raise LaunchValueError(f"blockdim.{c} = {b[i]} exceeds the device limit {limits.max_block_dim[i]}")
         if g[i] > limits.max_grid_dim[i]:
-            raise LaunchError(f"griddim.{c} = {g[i]} exceeds the device limit {limits.max_grid_dim[i]}")
+            raise LaunchValueError(f"griddim.{c} = {g[i]} exceeds the device limit {limits.max_grid_dim[i]}")
         if g[i] * b[i] > 0xFFFFFFFF:  # the HSA dispatch packet counts work-items in 32 bits
-            raise LaunchError(f"griddim.{c} * blockdim.{c} = {g[i] * b[i]} work-items exceeds 2**32 - 1")
+            raise LaunchValueError(f"griddim.{c} * blockdim.{c} = {g[i] * b[i]} work-items exceeds 2**32 - 1")
     if dynamic_shared < 0:
-        raise LaunchError(f"dynamic shared memory size must be >= 0, got {dynamic_shared}")
+        raise LaunchValueError(f"dynamic shared memory size must be >= 0, got {dynamic_shared}")
     if dynamic_shared + limits.static_shared > limits.max_shared:
-        raise LaunchError(
+        raise LaunchValueError(
             f"{dynamic_shared} bytes of dynamic shared memory + {limits.static_shared} static exceed the"
             f" device's {limits.max_shared} bytes of LDS per block"
         )
@@ -267,7 +267,9 @@ class HipKernel:
         text = format_error_record(raw.raw, getattr(self.artifact, "error_messages", []))
         if text:
             hip.hipMemset(ptr, 0, size)
-            raise KernelRuntimeError(text)
+            from pykern.errors import error_class_for_kind
+
+            raise error_class_for_kind(int.from_bytes(raw.raw[:4], "little"))(text)
 
 
 class _LaunchBuffers:

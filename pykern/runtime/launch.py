@@ -14,7 +14,7 @@ Example::
 
 from __future__ import annotations
 
-from ..errors import LaunchError
+from ..errors import LaunchError, LaunchValueError
 from ..frontend.typeof import typeof
 
 # ----------------------------------------------------------------- argument types
@@ -119,7 +119,7 @@ def _block_check(ov):
     def check(block):
         n = block[0] * block[1] * block[2]
         if n > limit:
-            raise LaunchError(f"{name}: block {block} has {n} threads; this kernel allows at most {limit}")
+            raise LaunchValueError(f"{name}: block {block} has {n} threads; this kernel allows at most {limit}")
 
     return check
 
@@ -154,7 +154,7 @@ class CpuBackend:
         def launch(args, grid, block, stream, shared):
             check_block(block)
             if shared > max_dynamic:
-                raise LaunchError(f"{name}: {shared} bytes of dynamic shared memory plus {static} bytes of static "
+                raise LaunchValueError(f"{name}: {shared} bytes of dynamic shared memory plus {static} bytes of static "
                                   f"shared memory exceed the {MAX_SHARED_BYTES} bytes of shared memory (LDS) "
                                   "a block may use")
             for i in arrays:  # device memory of another target would be garbage here
