@@ -693,7 +693,12 @@ def prepare_ir(text: str, kernel_name: str, *, max_block_size: int = 1024, max_r
     out = []
     attrs = f'"amdgpu-flat-work-group-size"="1,{int(max_block_size)}" "uniform-work-group-size"="true"'
     if max_registers:
-        attrs += f' "amdgpu-num-vgpr"="{int(max_registers)}"'
+        n = int(max_registers)
+        if arch is not None and getattr(arch, "agprs", 0) and getattr(arch, "total_vgprs", 0) == 512:
+            # gfx90a+ (unified VGPR/AGPR file): LLVM doubles "amdgpu-num-vgpr" there,
+            # so halve it for the code object's .vgpr_count to honour the cap
+            n = max(1, n // 2)
+        attrs += f' "amdgpu-num-vgpr"="{n}"'
     kname_re = re.compile(r'^define\s.*amdgpu_kernel\s.*@"?' + re.escape(kernel_name) + r'"?\(')
     for line in lines:
         if kname_re.match(line):

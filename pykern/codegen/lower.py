@@ -1187,7 +1187,7 @@ class FunctionLowering:
         if fn is None:
             self.fail(f"internal error: unknown device function {e.func!r}")
         args = [self.expr(a) for a in e.args]
-        if self.target.must_inline(fn, self.info):
+        if getattr(fn, "force_inline", False) or self.target.must_inline(fn, self.info):
             return self._inline_call(fn, args, e)
         f = self.ml.device_function(fn)
         return self.builder.call(f, args + list(self.hidden))

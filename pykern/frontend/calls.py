@@ -661,6 +661,9 @@ def _device_call(lw, dev, name, node):
             raise lw.error("a call that returns nothing cannot be an argument", a)
         args.append(_strong(lw, v, a))
     fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node))
+    opts = getattr(dev, "options", None) or {}
+    if opts.get("forceinline") or opts.get("inline") == "always":  # numba's spellings
+        fn.force_inline = True
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
 
 

@@ -507,6 +507,8 @@ class Function:
     uses_barrier: bool = False
     uses_wave_ops: bool = False
     uses_dynamic_shared: bool = False
+    #: ``@jit(device=True, forceinline=True)``: codegen inlines every call of it
+    force_inline: bool = False
 
     def __str__(self) -> str:
         from .printer import format_function
