@@ -93,6 +93,10 @@ _LAZY = {
     "event_elapsed_time": ("pykern.runtime.streams", "event_elapsed_time"),
     "list_devices": ("pykern.runtime.devices", "list_devices"),
     "PerformanceWarning": ("pykern.runtime", "PerformanceWarning"),
+    "vectorize": ("pykern.ufuncs", "vectorize"),
+    "guvectorize": ("pykern.ufuncs", "guvectorize"),
+    "Reduce": ("pykern.reduction", "Reduce"),
+    "reduce": ("pykern.reduction", "reduce"),
 }
 
 

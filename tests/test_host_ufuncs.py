@@ -1,0 +1,140 @@
+"""cuda.vectorize / cuda.guvectorize on the cpu target against numpy: eager
+signature lists and lazy typing, broadcasting, scalars, out=, stream=, device
+and host arrays, gufunc layouts, and vectorized functions called from kernels."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+
+
+@cuda.vectorize(["float32(float32, float32)", "float64(float64, float64)"])
+def _hyp(a, b):
+    return math.sqrt(a * a + b * b)
+
+
+@cuda.vectorize
+def _axpb(a, b):
+    return a * 2 + b
+
+
+def test_eager_signatures_pick_numpys_types(cpu_target):
+    x = np.linspace(-3, 3, 50, dtype=np.float32)
+    r = _hyp(x, x[::-1])
+    assert r.dtype == np.float32 and isinstance(r, np.ndarray)
+    np.testing.assert_allclose(r, np.hypot(x, x[::-1]), rtol=1e-6)
+    r64 = _hyp(x.astype(np.float64), 2.0)
+    assert r64.dtype == np.float64
+    assert _hyp(x, 2).dtype == np.float32  # a Python scalar is weak (NEP 50)
+    assert _hyp.types == ["ff->f", "dd->d"]
+    with pytest.raises(TypeError):
+        _hyp(np.array(["a"]), x)
+
+
+@pytest.mark.parametrize("sa, sb", [((7,), (7,)), ((3, 4), (4,)), ((3, 1), (1, 5)), ((2, 3, 4), (3, 1)),
+                                    ((2, 1, 3, 2), (4, 1, 1)), ((), (6,)), ((5,), ())])
+def test_broadcasting_like_numpy(cpu_target, sa, sb):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal(sa)
+    b = rng.standard_normal(sb)
+    np.testing.assert_allclose(_hyp(a, b), np.hypot(a, b))
+
+
+def test_lazy_typing_follows_the_inputs(cpu_target):
+    i = np.arange(10, dtype=np.int32)
+    r = _axpb(i, 3)
+    assert r.dtype == np.int32 and (r == i * 2 + 3).all()
+    f = np.arange(10, dtype=np.float32)
+    assert _axpb(f, 0.5).dtype == np.float32
+    np.testing.assert_array_equal(_axpb(f, np.float32(0.5)), f * 2 + np.float32(0.5))
+    assert _axpb(2, 3) == 7
+    np.testing.assert_array_equal(_axpb(i.astype(np.int64), i.astype(np.float64)), i * 2.0 + i)
+
+
+def test_out_stream_and_device_arrays(cpu_target):
+    x = np.arange(64, dtype=np.float64).reshape(8, 8)
+    out = np.zeros_like(x)
+    s = cuda.stream()
+    r = _hyp(x, 1.0, out=out, stream=s)
+    s.synchronize()
+    assert r is out
+    np.testing.assert_allclose(out, np.hypot(x, 1.0))
+    d = cuda.to_device(x)
+    dr = _hyp(d, d)
+    assert isinstance(dr, cuda.DeviceArray)  # device in, device out
+    np.testing.assert_allclose(dr.copy_to_host(), np.hypot(x, x))
+    dout = cuda.device_array_like(x)
+    assert _hyp(x, x.T, dout) is dout  # out as the last positional argument
+    np.testing.assert_allclose(dout.copy_to_host(), np.hypot(x, x.T))
+    np.testing.assert_allclose(_hyp(d[::2, 1:], 3.0).copy_to_host(), np.hypot(x[::2, 1:], 3.0))
+
+
+def test_ufunc_called_from_a_kernel_and_calling_device_functions(cpu_target):
+    @cuda.jit(device=True)
+    def sq(v):
+        return v * v
+
+    @cuda.vectorize(["float32(float32)"])
+    def sqp1(v):
+        return sq(v) + 1
+
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = _hyp(a[i], np.float32(4)) + sqp1(a[i])
+
+    a = np.arange(20, dtype=np.float32)
+    out = np.zeros_like(a)
+    k[1, 32](a, out)
+    np.testing.assert_allclose(out, np.hypot(a, 4) + a * a + 1, rtol=1e-6)
+    np.testing.assert_allclose(sqp1(a), a * a + 1)
+
+
+@cuda.guvectorize(["void(float64[:], float64[:], float64[:])", "void(float32[:], float32[:], float32[:])"],
+                  "(n),(n)->()")
+def _dot(a, b, res):
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+    res[0] = acc
+
+
+@cuda.guvectorize(["void(float64[:, :], float64[:, :], float64[:, :])"], "(m,n),(n,p)->(m,p)")
+def _matmul(a, b, c):
+    for i in range(a.shape[0]):
+        for j in range(b.shape[1]):
+            acc = 0.0
+            for k in range(a.shape[1]):
+                acc += a[i, k] * b[k, j]
+            c[i, j] = acc
+
+
+@cuda.guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)")
+def _shift(a, s, out):
+    for i in range(a.shape[0]):
+        out[i] = a[i] + s
+
+
+def test_guvectorize_layouts_against_numpy(cpu_target):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((6, 9)), rng.standard_normal((6, 9))
+    np.testing.assert_allclose(_dot(a, b), np.einsum("ij,ij->i", a, b))
+    np.testing.assert_allclose(_dot(a, b[0]), a @ b[0])  # the loop dimension broadcasts
+    assert np.isclose(_dot(a[0], b[0]), a[0] @ b[0])
+    assert _dot(a.astype(np.float32), b.astype(np.float32)).dtype == np.float32
+    m1, m2 = rng.standard_normal((4, 3, 5)), rng.standard_normal((5, 2))
+    np.testing.assert_allclose(_matmul(m1, m2), m1 @ m2)
+    out = np.zeros((4, 3, 2))
+    assert _matmul(m1, m2, out) is out
+    np.testing.assert_allclose(out, m1 @ m2)
+    np.testing.assert_allclose(_shift(a, 2.5), a + 2.5)
+    np.testing.assert_allclose(_shift(a, np.arange(6.0)[:, None].ravel()), a + np.arange(6.0)[:, None])
+    d = cuda.to_device(a)
+    dr = _dot(d, d)
+    assert isinstance(dr, cuda.DeviceArray)
+    np.testing.assert_allclose(dr.copy_to_host(), (a * a).sum(1))
+    with pytest.raises(ValueError):
+        _dot(a, b[:, :4])
