@@ -1235,7 +1235,7 @@ class FunctionLowering:
         if n in BARRIER_KINDS:
             site = self.ml.new_site(n, e.loc or self.loc)
             pred = None
-            if n != "syncthreads":
+            if n not in ("syncthreads", "grid_sync"):
                 pred = self.expr(e.args[0])
                 if pred.type != I1:
                     pred = self._to_bool(pred, e.args[0].type)

@@ -558,6 +558,7 @@ INTRINSICS = {
     # grid()/gridsize() are expanded by the frontend into the ops above (int64 math)
     # --- block synchronisation ---
     "syncthreads": "() -> void",
+    "grid_sync": "() -> void",  # cg.this_grid().sync(): every thread of a cooperative launch
     "syncthreads_count": "(boolean) -> int32",
     "syncthreads_and": "(boolean) -> int32",
     "syncthreads_or": "(boolean) -> int32",
