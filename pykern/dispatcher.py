@@ -217,6 +217,11 @@ class Dispatcher:
         target's 1024 otherwise)."""
         return self._per_overload(signature, lambda ov: int(ov.artifact.max_block_size))
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0, signature=None):
+        """The most blocks a cooperative launch of this kernel may have (see
+        ``Overload.max_cooperative_grid_blocks``); per overload as the get_*() queries."""
+        return self._per_overload(signature, lambda ov: ov.max_cooperative_grid_blocks(blockdim, dynsmemsize))
+
     def get_const_mem_size(self, signature=None):
         """Bytes of ``const.array_like`` data (0 on the cpu target, where it is host memory)."""
         return self._per_overload(signature, lambda ov: 0)

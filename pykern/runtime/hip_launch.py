@@ -210,6 +210,10 @@ class HipKernel:
             static_shared=int(_md(md, ".group_segment_fixed_size", 0) or getattr(artifact, "static_shared_bytes", 0) or 0),
         )
         self.function = module_cache.function(artifact.binary, artifact.name, self.device_id)
+        # cg.this_grid().sync(): launched with hipModuleLaunchCooperativeKernel, grid bounded by occupancy
+        self.cooperative = bool(getattr(artifact, "cooperative", False))
+        self._compute_units = int(getattr(dev, "compute_units", 0) or 0)
+        self._coop_limits: dict = {}
         self._checked: dict = {}
         self._tls = threading.local()
         # debug builds: the kernel's failure record (a device global), read after each launch
@@ -249,9 +253,53 @@ class HipKernel:
             st = _LaunchBuffers(n, argbuf)  # a local: alive until the call returns
         extra = st.extra
         s = stream if isinstance(stream, int) else int(getattr(stream, "handle", 0) or 0)
+        if self.cooperative:
+            self._launch_cooperative(g, b, dynamic_shared, st, s)
+            return
         _hip().hipModuleLaunchKernel(self.function, g[0], g[1], g[2], b[0], b[1], b[2], dynamic_shared, s, None, extra)
         if self._error_record is not None:
             self._check_error_record(s)
+
+    def max_cooperative_blocks(self, block, dynamic_shared: int = 0) -> int:
+        """Blocks a cooperative launch of this kernel may have on its device:
+        blocks resident per CU (from the code object's registers and LDS, and
+        the runtime's occupancy query when it has one) x the device's CUs."""
+        b = _dim3(block, "blockdim")
+        key = (b, dynamic_shared)
+        hit = self._coop_limits.get(key)
+        if hit is None:
+            threads = b[0] * b[1] * b[2]
+            hit = cooperative_max_blocks(self.artifact.metadata or {}, self.artifact.arch, self._compute_units,
+                                         threads, dynamic_shared)
+            lib = _hip()
+            occ = getattr(lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", None)
+            if occ is not None:
+                n = ctypes.c_int()
+                try:
+                    occ(ctypes.byref(n), self.function, threads, dynamic_shared)
+                    hit = min(hit, n.value * self._compute_units)
+                except Exception:  # an older runtime refusing the query: the code object's numbers stand
+                    pass
+            self._coop_limits[key] = hit
+        return hit
+
+    def _launch_cooperative(self, g, b, dynamic_shared, st, stream):
+        limit = self.max_cooperative_blocks(b, dynamic_shared)
+        n = g[0] * g[1] * g[2]
+        if n > limit:
+            raise LaunchValueError(
+                f"kernel {self.name}: grid {g} has {n} blocks, but a kernel that calls cg.this_grid().sync() "
+                f"needs a cooperative launch, and at most {limit} blocks of {b[0] * b[1] * b[2]} threads fit on "
+                f"the device at once ({self._compute_units} CUs; see max_cooperative_grid_blocks)")
+        lib = _hip()
+        fn = getattr(lib, "hipModuleLaunchCooperativeKernel", None)
+        if fn is None:
+            raise LaunchError(f"kernel {self.name} syncs its grid (cg.this_grid().sync()), which needs "
+                              "hipModuleLaunchCooperativeKernel (ROCm 6.x); this HIP runtime does not have it")
+        params = kernel_params(ctypes.addressof(st.buf), self.params)
+        fn(self.function, g[0], g[1], g[2], b[0], b[1], b[2], dynamic_shared, stream, params)
+        if self._error_record is not None:
+            self._check_error_record(stream)
 
     def _check_error_record(self, stream: int) -> None:
         """debug=True: wait for the kernel, read its failure record, raise the
@@ -270,6 +318,34 @@ class HipKernel:
             from pykern.errors import error_class_for_kind
 
             raise error_class_for_kind(int.from_bytes(raw.raw[:4], "little"))(text)
+
+
+def kernel_params(base: int, params) -> ctypes.Array:
+    """``kernelParams`` for a launch API without ``extra`` (the cooperative
+    one): one pointer per explicit kernel argument, into the packed buffer at
+    ``base`` at the argument's code-object offset.
+
+    >>> list(kernel_params(0x1000, [KernParam("a", None, 0, 8, "data", 0), KernParam("n", None, 8, 4, "scalar", 1)]))
+    [4096, 4104]
+    """
+    return (ctypes.c_void_p * max(1, len(params)))(*[base + p.offset for p in params])
+
+
+def cooperative_max_blocks(metadata: dict, arch, compute_units: int, block_threads: int,
+                           dynamic_shared: int = 0) -> int:
+    """Resident blocks per CU for this code object (registers, LDS, wave slots,
+    as ``codeobject.resources``) times ``compute_units``.
+
+    >>> cooperative_max_blocks({".vgpr_count": 32, ".sgpr_count": 16}, "gfx942", 304, 256)
+    2432
+    """
+    from pykern.codegen import archs, codeobject
+
+    a = archs.parse_target_id(arch) if isinstance(arch, str) else arch
+    res = codeobject.resources(metadata, a, block_threads, dynamic_shared)
+    waves_per_group = -(-max(1, block_threads) // res["wave_size"])
+    per_cu = res["waves_per_simd"] * a.simds_per_cu // waves_per_group
+    return max(0, per_cu) * int(compute_units)
 
 
 class _LaunchBuffers:
