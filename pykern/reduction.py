@@ -2,7 +2,9 @@
 with any binary device function.
 
 Each launch runs blocks of ``BLOCK`` threads: each block takes one contiguous
-chunk, every thread folds a block-strided run of it, then the block combines its threads' values
+chunk, every thread folds a part of it (block-strided on a GPU, so reads
+coalesce; a contiguous run on the cpu target, where a block's threads run
+one after another on one core), then the block combines its threads' values
 in shared memory (a tree of ``syncthreads`` steps) and thread 0 writes the
 block's partial result. With more than one block a second launch (one block)
 reduces the partials in place; ``init`` is combined once, last, as numba does
@@ -28,8 +30,19 @@ import numpy as np
 
 #: threads per block of the reduction kernels
 BLOCK = 256
-#: at most this many blocks in the first pass (each thread folds a strided run)
+#: at most this many blocks in the first pass on a GPU (each thread folds a run)
 MAX_BLOCKS = 256
+#: on the cpu target: a few blocks per core (each block's barriers cost a
+#: scheduler sweep over its threads, so fewer, longer blocks are faster)
+CPU_BLOCKS_PER_CORE = 4
+
+
+def blocks_for(n: int, target: str) -> int:
+    """Blocks of the first pass for ``n`` elements on ``target``."""
+    import os
+
+    cap = MAX_BLOCKS if target != "cpu" else min(MAX_BLOCKS, CPU_BLOCKS_PER_CORE * (os.cpu_count() or 1))
+    return max(1, min(cap, -(-n // BLOCK)))
 
 _SOURCE = f"""
 def reduce_kernel(src, n, dst, init, use_init):
@@ -41,13 +54,39 @@ def reduce_kernel(src, n, dst, init, use_init):
     chunk = (n + cuda.gridDim.x - 1) // cuda.gridDim.x
     lo = cuda.blockIdx.x * chunk
     hi = min(lo + chunk, n)
-    i = lo + tid
+    if CONTIGUOUS:
+        # cpu target: a block's threads run one after another on one core, so
+        # each thread takes its own contiguous run (cache lines read once)
+        per = (hi - lo + {BLOCK} - 1) // {BLOCK}
+        i = lo + tid * per
+        end = min(i + per, hi)
+        step = 1
+    else:
+        # GPU: neighbouring threads read neighbouring elements (coalesced)
+        i = lo + tid
+        end = hi
+        step = {BLOCK}
     acc = DT(0)
     got = 0
-    if i < hi:
+    if i < end:
         acc = src[i]
         got = 1
-        for j in range(i + {BLOCK}, hi, {BLOCK}):
+        i += step
+        if CONTIGUOUS and end - i >= 8:
+            # four independent chains: the loop is not bound by fn's latency
+            m = (end - i) // 4 * 4
+            a1 = src[i]
+            a2 = src[i + 1]
+            a3 = src[i + 2]
+            a4 = src[i + 3]
+            for j in range(i + 4, i + m, 4):
+                a1 = DT(fn(a1, src[j]))
+                a2 = DT(fn(a2, src[j + 1]))
+                a3 = DT(fn(a3, src[j + 2]))
+                a4 = DT(fn(a4, src[j + 3]))
+            acc = DT(fn(acc, DT(fn(DT(fn(a1, a2)), DT(fn(a3, a4))))))
+            i += m
+        for j in range(i, end, step):
             acc = DT(fn(acc, src[j]))
     vals[tid] = acc
     have[tid] = got
@@ -90,15 +129,16 @@ class Reduce:
         self.__doc__ = py.__doc__
         self._kernels = {}
 
-    def _kernel(self, dtype):
-        k = self._kernels.get(dtype)
+    def _kernel(self, dtype, target="cpu"):
+        key = (dtype, target == "cpu")
+        k = self._kernels.get(key)
         if k is None:
             from . import stubs
             from .dispatcher import Dispatcher
             from .ufuncs import _generate
 
-            ns = {"cuda": stubs, "np": np, "DT": dtype.type, "fn": self._device}
-            k = self._kernels[dtype] = Dispatcher(_generate("reduce_kernel", _SOURCE, ns))
+            ns = {"cuda": stubs, "np": np, "DT": dtype.type, "fn": self._device, "CONTIGUOUS": target == "cpu"}
+            k = self._kernels[key] = Dispatcher(_generate("reduce_kernel", _SOURCE, ns))
         return k
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
@@ -125,8 +165,8 @@ class Reduce:
         target = current_target()
         if target == "hip" and not isinstance(arr, DeviceArray):
             arr = to_device(arr, stream=stream)
-        k = self._kernel(dtype)
-        nblocks = min(MAX_BLOCKS, -(-n // BLOCK))
+        k = self._kernel(dtype, target)
+        nblocks = blocks_for(n, target)
         partials = device_array(nblocks, dtype, stream=stream) if (target == "hip" or isinstance(arr, DeviceArray)) \
             else np.empty(nblocks, dtype)
         k[nblocks, BLOCK, stream](arr, n, partials, init, nblocks == 1)

@@ -66,7 +66,7 @@ def test_res_stream_and_device_arrays(cpu_target):
 
 
 def test_it_is_a_device_tree_reduction(cpu_target):
-    k = _sum._kernel(np.dtype(np.float64))
+    k = _sum._kernel(np.dtype(np.float64), "cpu")
     calls = []
     orig = k.launch
 
@@ -80,15 +80,16 @@ def test_it_is_a_device_tree_reduction(cpu_target):
         assert _sum(a) == 100_000
     finally:
         del k.launch
-    nblocks = -(-100_000 // reduction.BLOCK)
-    assert calls == [(min(nblocks, reduction.MAX_BLOCKS), reduction.BLOCK, 100_000),
-                     (1, reduction.BLOCK, min(nblocks, reduction.MAX_BLOCKS))]
+    nblocks = reduction.blocks_for(100_000, "cpu")
+    assert nblocks > 1
+    assert calls == [(nblocks, reduction.BLOCK, 100_000), (1, reduction.BLOCK, nblocks)]
+    assert reduction.blocks_for(100_000, "hip") == min(reduction.MAX_BLOCKS, -(-100_000 // reduction.BLOCK))
     ov = next(iter(k.overloads.values()))
     assert ov.artifact.uses_barrier and ov.artifact.static_shared_bytes >= reduction.BLOCK * 12
 
 
 def test_reduce_kernel_compiles_for_amdgpu():
-    k = _sum._kernel(np.dtype(np.float32))
+    k = _sum._kernel(np.dtype(np.float32), "hip")  # the GPU variant (coalesced block-strided reads)
     for arch in ("gfx90a", "gfx942", "gfx1100", "gfx1201"):
         asm = k.inspect_asm("void(float32[::1], int64, float32[::1], float32, boolean)", arch=arch)
         assert "s_barrier" in asm and ("ds_write" in asm or "ds_store" in asm)
