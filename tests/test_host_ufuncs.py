@@ -138,3 +138,64 @@ def test_guvectorize_layouts_against_numpy(cpu_target):
     np.testing.assert_allclose(dr.copy_to_host(), (a * a).sum(1))
     with pytest.raises(ValueError):
         _dot(a, b[:, :4])
+
+
+# ---- numpy ufuncs on arrays inside kernels (numba's kernels accept np.sin(x, out))
+@cuda.jit
+def _uf_unary(x, out_sin, out_sqrt, out_neg):
+    if cuda.grid(1) == 0:
+        np.sin(x, out_sin)
+        np.sqrt(x, out=out_sqrt)
+        np.negative(x, out_neg)
+
+
+@cuda.jit
+def _uf_binary(a, b, s, out_add, out_mul, out_hyp, out_pow):
+    if cuda.grid(1) == 0:
+        np.add(a, b, out_add)  # b broadcasts along the rows
+        np.multiply(a, s, out=out_mul)  # a scalar operand
+        np.hypot(a, b, out_hyp)
+        np.power(a, 2, out_pow)
+
+
+def test_ufunc_array_forms_in_kernels(cpu_target):
+    x = np.linspace(0, 4, 24).reshape(4, 6)
+    outs = [np.zeros_like(x) for _ in range(3)]
+    _uf_unary[1, 1](x, *outs)
+    np.testing.assert_allclose(outs[0], np.sin(x))
+    np.testing.assert_allclose(outs[1], np.sqrt(x))
+    np.testing.assert_array_equal(outs[2], -x)
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    b = np.linspace(1, 2, 4, dtype=np.float32)
+    outs = [np.zeros_like(a) for _ in range(4)]
+    _uf_binary[1, 1](a, b, np.float32(1.5), *outs)
+    np.testing.assert_allclose(outs[0], a + b)
+    np.testing.assert_allclose(outs[1], a * np.float32(1.5))
+    np.testing.assert_allclose(outs[2], np.hypot(a, b), rtol=1e-6)
+    np.testing.assert_allclose(outs[3], a ** 2)
+
+
+def test_scalar_arithmetic_ufuncs_and_errors(cpu_uncached):
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = np.subtract(np.multiply(a[i], 3), np.floor_divide(a[i], 2))
+
+    a = np.arange(-8, 8, dtype=np.int64)
+    out = np.zeros_like(a)
+    k[1, 16](a, out)
+    np.testing.assert_array_equal(out, a * 3 - a // 2)
+
+    @cuda.jit
+    def needs_out(a):
+        np.sin(a)
+
+    with pytest.raises(cuda.CompileError, match="output array"):
+        needs_out[1, 1](np.zeros(3))
+
+
+def test_ufunc_array_form_compiles_for_amdgpu():
+    ck = cuda.compile(_uf_unary, "void(float64[:, ::1], float64[:, ::1], float64[:, ::1], float64[:, ::1])",
+                      arch="gfx942")
+    assert "sin" in ck.llvm_ir or "__ocml_sin" in ck.asm or "v_sin" in ck.asm

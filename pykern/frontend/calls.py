@@ -70,6 +70,12 @@ def lower_call(lw, fobj, node):
         return handler(lw, node, f._pk_name)
     if getattr(f, "__pykern_device__", False):
         return _device_call(lw, f, name, node)
+    if isinstance(f, np.ufunc):  # np.sin(x, out) on arrays (numba accepts it), np.add(a, b) on scalars
+        from .ufunc_loops import array_form
+
+        r = array_form(lw, f, node, name)
+        if r is not None:
+            return r
     if hasattr(f, "py_func") and hasattr(f, "__pykern_device__"):
         raise lw.error(
             f"'{name}' is a kernel; kernels cannot call kernels",
