@@ -199,3 +199,56 @@ def test_ufunc_array_form_compiles_for_amdgpu():
     ck = cuda.compile(_uf_unary, "void(float64[:, ::1], float64[:, ::1], float64[:, ::1], float64[:, ::1])",
                       arch="gfx942")
     assert "sin" in ck.llvm_ir or "__ocml_sin" in ck.asm or "v_sin" in ck.asm
+
+
+def test_hip_host_path_copies_in_and_back(cpu_target, monkeypatch):
+    """The "hip" branch of the host logic (host arrays copied to device arrays,
+    results copied back; device arrays stay) run with cpu memory: only the
+    target the ufunc sees is switched, launches and allocations stay on cpu."""
+    from pykern import targets
+
+    monkeypatch.setattr(targets, "current_target", lambda: "hip")
+    x = np.linspace(0, 2, 30).reshape(5, 6)
+    r = _hyp(x, 2.0)
+    assert isinstance(r, np.ndarray)
+    np.testing.assert_allclose(r, np.hypot(x, 2.0))
+    out = np.zeros_like(x)
+    assert _hyp(x, x, out=out) is out
+    np.testing.assert_allclose(out, np.hypot(x, x))
+    d = cuda.to_device(x)
+    assert isinstance(_hyp(d, 1.0), cuda.DeviceArray)
+    a, b = np.random.default_rng(4).random((2, 7, 5))
+    np.testing.assert_allclose(_dot(a, b), (a * b).sum(1))
+    np.testing.assert_allclose(_shift(a, 1.5), a + 1.5)
+
+    @cuda.reduce
+    def add(p, q):
+        return p + q
+
+    v = np.arange(3000.0)
+    assert add(v) == v.sum()
+
+
+try:
+    from hypothesis import given, settings, strategies as st
+    from hypothesis.extra import numpy as hnp
+except ImportError:  # pragma: no cover - hypothesis is a test extra
+    given = None
+
+if given is not None:
+    @cuda.vectorize
+    def _fma_like(a, b):
+        return a * b + a
+
+    _floats = hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=6),
+                         elements=st.floats(allow_nan=True, allow_infinity=True, width=64))
+
+    @settings(max_examples=40, deadline=None)
+    @given(_floats, st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([-0.0, 0.0]))
+    def test_vectorize_matches_numpy_on_special_values(a, s):
+        cuda.set_target("cpu")
+        with np.errstate(all="ignore"):
+            want = a * s + a
+        got = _fma_like(a, s)
+        np.testing.assert_array_equal(got, want)  # NaN == NaN here; -0.0 vs 0.0 checked below
+        assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
