@@ -52,6 +52,7 @@ def _np_dtype(t) -> np.dtype:
 def _generate(name: str, source: str, namespace: dict):
     """Define a Python function from generated ``source`` with a real source
     (the frontend and the cache read it through ``linecache``)."""
+    namespace.setdefault("__name__", __name__)  # the function's __module__ (tools sort and report by it)
     fname = f"<pykern-{name}-{next(_counter)}>"
     linecache.cache[fname] = (len(source), None, source.splitlines(True), fname)
     exec(compile(source, fname, "exec"), namespace)
