@@ -119,9 +119,12 @@ class Reduce:
     def __init__(self, functor):
         from .dispatcher import Dispatcher
 
+        from .ufuncs import as_def
+
         py = getattr(functor, "py_func", functor)
         if not callable(py) or not hasattr(py, "__code__"):
             raise TypeError(f"Reduce needs a Python function, got {functor!r}")
+        py = as_def(py)  # numba's example: cuda.reduce(lambda a, b: a + b)
         self._functor = functor
         self._device = functor if getattr(functor, "__pykern_device__", False) and isinstance(functor, Dispatcher) \
             else Dispatcher(py, None, device=True)

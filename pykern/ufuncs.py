@@ -59,6 +59,38 @@ def _generate(name: str, source: str, namespace: dict):
     return namespace[name]
 
 
+def as_def(fn):
+    """``fn`` itself, or for a lambda (numba's own example is
+    ``cuda.reduce(lambda a, b: a + b)``) an equivalent ``def`` with real
+    source, which the frontend can compile: same globals, closure values
+    frozen (as numba freezes them)."""
+    if getattr(fn, "__name__", "") != "<lambda>":
+        return fn
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        raise TypeError("the lambda's source is not available; define the function with 'def'") from None
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:  # a lambda inside a longer expression: parse the line alone
+        tree = ast.parse(src.strip().rstrip(",").split("=", 1)[-1].strip())
+    names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
+             and tuple(a.arg for a in n.args.args) == tuple(names)]
+    if len(found) != 1:
+        raise TypeError("cannot tell which lambda on its line this is; define the function with 'def'")
+    lam = found[0]
+    text = f"def pykern_lambda({', '.join(names)}):\n    return {ast.unparse(lam.body)}\n"
+    ns = dict(fn.__globals__)
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        ns[name] = cell.cell_contents
+    return _generate("pykern_lambda", text, ns)
+
+
 def _is_device(a) -> bool:
     from .runtime.memory import DeviceArray
 
@@ -173,6 +205,7 @@ class CUDAUFunc:
         from .dispatcher import Dispatcher
         from .frontend import parse_signature
 
+        func = as_def(func)
         self.py_func = func
         self.__name__ = getattr(func, "__name__", "ufunc")
         self.__doc__ = func.__doc__
@@ -325,6 +358,7 @@ class CUDAGUFunc:
 
         if not signatures:
             raise TypeError("guvectorize needs a list of signatures, e.g. ['void(float32[:], float32[:])']")
+        func = as_def(func)
         self.py_func = func
         self.__name__ = getattr(func, "__name__", "gufunc")
         self.options = dict(options)

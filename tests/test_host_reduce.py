@@ -93,3 +93,14 @@ def test_reduce_kernel_compiles_for_amdgpu():
     for arch in ("gfx90a", "gfx942", "gfx1100", "gfx1201"):
         asm = k.inspect_asm("void(float32[::1], int64, float32[::1], float32, boolean)", arch=arch)
         assert "s_barrier" in asm and ("ds_write" in asm or "ds_store" in asm)
+
+
+def test_lambda_functors_as_in_numbas_docs(cpu_target):
+    sum_reduce = cuda.reduce(lambda a, b: a + b)  # numba's documented example
+    a = np.arange(1234, dtype=np.float64) + 1
+    assert sum_reduce(a) == a.sum()
+    k = 3
+    scaled_max = cuda.Reduce(lambda p, q: max(p, q) * 1 + k - k)  # closure value frozen, as numba does
+    assert scaled_max(a) == a.max()
+    double = cuda.vectorize(["float64(float64)"])(lambda v: v * 2)
+    np.testing.assert_array_equal(double(a), a * 2)
