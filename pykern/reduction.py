@@ -140,7 +140,8 @@ class Reduce:
             from .dispatcher import Dispatcher
             from .ufuncs import _generate
 
-            ns = {"cuda": stubs, "np": np, "DT": dtype.type, "fn": self._device, "CONTIGUOUS": target == "cpu"}
+            ns = {"cuda": stubs, "np": np, "DT": dtype.type, "fn": self._device, "CONTIGUOUS": target == "cpu",
+                  "__name__": getattr(self._device.py_func, "__module__", None) or __name__}
             k = self._kernels[key] = Dispatcher(_generate("reduce_kernel", _SOURCE, ns))
         return k
 

@@ -52,7 +52,9 @@ def _np_dtype(t) -> np.dtype:
 def _generate(name: str, source: str, namespace: dict):
     """Define a Python function from generated ``source`` with a real source
     (the frontend and the cache read it through ``linecache``)."""
-    namespace.setdefault("__name__", __name__)  # the function's __module__ (tools sort and report by it)
+    # the function's __module__: the user's module where known (tools report by it)
+    if not namespace.get("__name__"):
+        namespace["__name__"] = __name__
     fname = f"<pykern-{name}-{next(_counter)}>"
     linecache.cache[fname] = (len(source), None, source.splitlines(True), fname)
     exec(compile(source, fname, "exec"), namespace)
@@ -253,7 +255,7 @@ class CUDAUFunc:
                 lines.append(f"        r = r // out.shape[{d}]")
             call = ", ".join(f"cast{j}(a{j}[{idx}])" for j in range(nin))
             lines.append(f"        out[{idx}] = fn({call})")
-            ns = {"cuda": stubs, "fn": self._device}
+            ns = {"cuda": stubs, "fn": self._device, "__name__": getattr(self.py_func, "__module__", None) or __name__}
             for j, t in enumerate(argtypes):
                 ns[f"cast{j}"] = _np_dtype(t).type
             k = self._kernels[key] = Dispatcher(_generate("ufunc_kernel", "\n".join(lines) + "\n", ns), None,
@@ -390,7 +392,9 @@ class CUDAGUFunc:
             call = ", ".join(f"{nm}[{idx}]" for nm in names)  # scalars: an element; arrays: the core view
             lines.append(f"        fn({call})")
             k = self._kernels[key] = Dispatcher(
-                _generate("gufunc_kernel", "\n".join(lines) + "\n", {"cuda": stubs, "fn": self._device}), None,
+                _generate("gufunc_kernel", "\n".join(lines) + "\n",
+                          {"cuda": stubs, "fn": self._device,
+                           "__name__": getattr(self.py_func, "__module__", None) or __name__}), None,
                 **{o: v for o, v in self.options.items() if o != "forceinline"})
         return k
 
