@@ -489,6 +489,8 @@ class CUDAGUFunc:
             elif isinstance(res, DeviceArray):
                 rets.append(res.reshape(shape) if shape else res)
             elif given is not None:
+                if not np.shares_memory(res, given):  # reshape had to copy (a strided out): write back
+                    given[...] = res.reshape(given.shape)
                 rets.append(given)
             else:
                 r = res.reshape(shape)

@@ -131,6 +131,10 @@ def test_guvectorize_layouts_against_numpy(cpu_target):
     assert _matmul(m1, m2, out) is out
     np.testing.assert_allclose(out, m1 @ m2)
     np.testing.assert_allclose(_shift(a, 2.5), a + 2.5)
+    m3 = rng.standard_normal((6, 4, 5))
+    strided = np.zeros((6, 8))[:, ::2]  # a non-contiguous host out
+    assert _dot(m3, m3, strided) is strided
+    np.testing.assert_allclose(strided, (m3 * m3).sum(-1))
     np.testing.assert_allclose(_shift(a, np.arange(6.0)[:, None].ravel()), a + np.arange(6.0)[:, None])
     d = cuda.to_device(a)
     dr = _dot(d, d)
