@@ -28,6 +28,7 @@ from _common import HERE, Row, format_rows, machine_info, markdown_table, versio
 BENCHMARKS = [
     ("bench_saxpy", "saxpy on the cpu target vs numpy"),
     ("bench_matmul", "tiled matmul on the cpu target vs numpy"),
+    ("bench_reduce", "cuda.reduce on the cpu target vs numpy.sum"),
     ("bench_launch", "per-launch host overhead"),
     ("bench_hip_launch", "per-launch host overhead on the hip path, driver call counted"),
     ("bench_compile", "cold compile to a gfx942 code object vs clang-22"),

@@ -23,7 +23,8 @@ that ``import pykern`` stays fast.
 
 from __future__ import annotations
 
-from .errors import CompileError, HipError, KernelRuntimeError, LaunchError
+from .errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
+from .errors import KernelIndexError, KernelZeroDivisionError  # noqa: F401
 from .frontend.types import (
     boolean,
     complex64,
@@ -94,6 +95,9 @@ _LAZY = {
     "device_array": ("pykern.runtime.memory", "device_array"),
     "device_array_like": ("pykern.runtime.memory", "device_array_like"),
     "pinned_array": ("pykern.runtime.memory", "pinned_array"),
+    "pinned_array_like": ("pykern.runtime.memory", "pinned_array_like"),
+    "mapped_array_like": ("pykern.runtime.memory", "mapped_array_like"),
+    "DeviceNDArray": ("pykern.runtime.memory", "DeviceArray"),
     "DeviceArray": ("pykern.runtime.memory", "DeviceArray"),
     "as_cuda_array": ("pykern.runtime.memory", "as_device_array"),
     "as_device_array": ("pykern.runtime.memory", "as_device_array"),
@@ -114,6 +118,10 @@ _LAZY = {
     "event_elapsed_time": ("pykern.runtime.streams", "event_elapsed_time"),
     "list_devices": ("pykern.runtime.devices", "list_devices"),
     "PerformanceWarning": ("pykern.runtime", "PerformanceWarning"),
+    "vectorize": ("pykern.ufuncs", "vectorize"),
+    "guvectorize": ("pykern.ufuncs", "guvectorize"),
+    "Reduce": ("pykern.reduction", "Reduce"),
+    "reduce": ("pykern.reduction", "reduce"),
 }
 
 
@@ -157,7 +165,8 @@ def detect() -> bool:
 
 __all__ = [
     "jit", "compile", "set_target", "current_target", "is_available", "detect", "from_dtype", "is_float16_supported",
-    "CompileError", "LaunchError", "HipError", "KernelRuntimeError",
+    "CompileError", "LaunchError", "HipError", "KernelRuntimeError", "LaunchValueError",
+    "KernelIndexError", "KernelZeroDivisionError",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
     *_kernel_names, *_LAZY, "gpus", "random",

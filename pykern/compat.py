@@ -130,12 +130,8 @@ def pinned(*arrays):
 
 
 def mapped_array(shape, dtype=float, order="C", stream=0, portable=False, wc=False):
-    """A host array the kernel can use directly. On the cpu target that is any host
-    array; on "hip", mapped (zero-copy) memory is not supported yet."""
-    from .errors import LaunchError
-    from .runtime.memory import pinned_array
+    """A host array kernels use in place (see ``runtime.memory.mapped_array``):
+    zero-copy mapped page-locked memory on "hip", host memory on "cpu"."""
+    from .runtime.memory import mapped_array as _mapped
 
-    if _target() == "hip":
-        raise LaunchError("mapped_array (zero-copy host memory) is not supported on the hip target yet; "
-                          "use pinned_array with to_device/copy_to_host")
-    return pinned_array(shape, dtype=dtype, order=order)
+    return _mapped(shape, dtype, order, stream, portable, wc)

@@ -38,6 +38,20 @@ class Overload:
     _typed_ir: Optional[str] = None
     launch_plan: Any = field(default=None, repr=False)  # filled by runtime.launch
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0) -> int:
+        """numba's ``_Kernel.max_cooperative_grid_blocks``: the most blocks of
+        ``blockdim`` a cooperative launch (a kernel calling
+        ``cg.this_grid().sync()``) may have on the current device."""
+        dims = tuple(blockdim) if isinstance(blockdim, (tuple, list)) else (blockdim,)
+        threads = 1
+        for d in dims:
+            threads *= int(d)
+        if self.target == "hip":
+            return self.kernel.max_cooperative_blocks(dims, int(dynsmemsize))
+        from .runtime.cpu_executor import max_cooperative_blocks
+
+        return max_cooperative_blocks(threads)
+
     def typed_ir(self) -> str:
         if self._typed_ir is None:
             self._typed_ir = str(_frontend_ir(self.dispatcher, self.argtypes))

@@ -58,6 +58,11 @@ class Dispatcher:
             raise TypeError(f"@pykern.jit needs a Python function, got {py_func!r}")
         self.py_func = py_func
         self.__pykern_device__ = bool(device)
+        #: numba's argument-preparation hooks: objects with
+        #: ``prepare_args(ty, val, stream=, retr=) -> (ty, val)``, applied last-first
+        self.extensions = list(options.pop("extensions", None) or [])
+        self._specialized = False
+        self._specializations = {}  # (target, argtypes) -> specialised Dispatcher
         self.options = _check_options(options)
         self._overloads = {}  # (target, argtypes) -> Overload
         self._aliases = {}  # (target, launch argument types) -> the eager overload they converted to
@@ -110,7 +115,7 @@ class Dispatcher:
             return _NoLaunch()
         return self[blocks, tpb, stream, sharedmem]
 
-    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0):
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, _prepared=False):
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls)."""
         rt_launch = _rt_launch or _load_rt_launch()
         lo, hi = self._arity
@@ -121,6 +126,8 @@ class Dispatcher:
             # defaults are passed as arguments, as numba does (they are values, not code)
             args = tuple(args) + self.py_func.__defaults__[len(args) - lo:]
         target = _chosen[0] if _chosen else current_target()
+        if self.extensions and not _prepared:
+            return self._launch_with_extensions(rt_launch, target, args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
             self._revalidate()
         argtypes, args = rt_launch.argument_types(args, self.__name__, target)
@@ -130,6 +137,107 @@ class Dispatcher:
             if self._signatures:  # argument types that converted to an eager signature: remember the match
                 self._aliases[(target, argtypes)] = ov
         rt_launch.launch(ov, args, griddim, blockdim, stream, sharedmem)
+
+    def _launch_with_extensions(self, rt_launch, target, args, griddim, blockdim, stream, sharedmem):
+        """numba's protocol: every argument goes through each extension's
+        ``prepare_args(ty, val, stream=, retr=)`` (the last registered first);
+        the callables an extension appends to ``retr`` run after the launch
+        (write-backs). ``ty`` is pykern's type of the value, or None when
+        pykern cannot type it (the extension must then convert it)."""
+        from .frontend.typeof import typeof
+
+        retr, prepared = [], []
+        for a in args:
+            try:
+                ty = typeof(a)
+            except (TypeError, ValueError, AttributeError):
+                ty = None
+            for ext in reversed(self.extensions):
+                ty, a = ext.prepare_args(ty, a, stream=stream, retr=retr)
+            prepared.append(a)
+        self.launch(tuple(prepared), griddim, blockdim, stream, sharedmem, _prepared=True)
+        for wb in retr:
+            wb()
+
+    # ------------------------------------------------------------------ numba's Dispatcher API
+    @property
+    def specialized(self) -> bool:
+        """True when this dispatcher compiles for one signature only (one eager
+        signature, or made by :meth:`specialize`), as numba defines it."""
+        return self._specialized or len(self._signatures) == 1
+
+    def specialize(self, *args):
+        """A dispatcher compiled for the types of ``args`` (numba's
+        ``kernel.specialize(a, b)``); other argument types are refused.
+
+        Example: ``k1 = k.specialize(x, y); k1[4, 64](x, y)``"""
+        if self.specialized:
+            raise RuntimeError("Dispatcher already specialized")
+        from .runtime.launch import argument_types
+
+        target = current_target()
+        argtypes, _ = argument_types(args, self.__name__, target)
+        key = (target, argtypes)
+        d = self._specializations.get(key)
+        if d is None:
+            d = Dispatcher(self.py_func, [argtypes], self.__pykern_device__,
+                           extensions=self.extensions, **self.options)
+            d._specialized = True
+            self._specializations[key] = d
+        return d
+
+    @property
+    def definitions(self):
+        """numba's older name for :attr:`overloads`."""
+        return self.overloads
+
+    def _per_overload(self, signature, fn):
+        if signature is not None:
+            from .frontend import parse_signature
+
+            argtypes = tuple(parse_signature(signature)[1]) if not _is_type_tuple(signature) else tuple(signature)
+            return fn(self._get_overload(argtypes))
+        if self.specialized:
+            if not self.overloads and self._signatures:
+                self._get_overload(tuple(self._signatures[0][1]))
+            return fn(next(iter(self.overloads.values())))
+        return {sig: fn(ov) for sig, ov in self.overloads.items()}
+
+    def _amdgpu_facts(self, ov):
+        """The amdhsa metadata of ``ov``: its own code object on "hip"; on the
+        cpu target, that of the same kernel compiled for the active arch
+        (``$PYKERN_ARCH``, default gfx942), so ported tuning code sees GPU numbers."""
+        if ov.target == "hip":
+            return ov.artifact.metadata or {}
+        return self._amdgpu(ov.argtypes, None).metadata or {}
+
+    def get_regs_per_thread(self, signature=None):
+        """VGPRs per thread (AMD's registers); a dict over overloads without a
+        signature unless specialised, as numba's."""
+        return self._per_overload(signature, lambda ov: int(self._amdgpu_facts(ov).get(".vgpr_count", 0)))
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Static shared memory (LDS) bytes per block."""
+        return self._per_overload(signature, lambda ov: int(ov.artifact.static_shared_bytes))
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Private (scratch) bytes per thread of the amdgpu code object."""
+        return self._per_overload(
+            signature, lambda ov: int(self._amdgpu_facts(ov).get(".private_segment_fixed_size", 0)))
+
+    def get_max_threads_per_block(self, signature=None):
+        """The largest block this kernel launches with (its launch bound, the
+        target's 1024 otherwise)."""
+        return self._per_overload(signature, lambda ov: int(ov.artifact.max_block_size))
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0, signature=None):
+        """The most blocks a cooperative launch of this kernel may have (see
+        ``Overload.max_cooperative_grid_blocks``); per overload as the get_*() queries."""
+        return self._per_overload(signature, lambda ov: ov.max_cooperative_grid_blocks(blockdim, dynsmemsize))
+
+    def get_const_mem_size(self, signature=None):
+        """Bytes of ``const.array_like`` data (0 on the cpu target, where it is host memory)."""
+        return self._per_overload(signature, lambda ov: 0)
 
     # ------------------------------------------------------------------ compiling
     def _match_eager(self, argtypes):
@@ -319,6 +427,7 @@ class _NoLaunch:
 _KNOWN_OPTIONS = {
     "debug", "fastmath", "opt", "cache", "max_registers", "launch_bounds", "lineinfo", "inline",
     "link", "max_block_size", "code_object_version",
+    "forceinline",  # device functions: inlined at every call (numba-cuda's option)
 }
 
 

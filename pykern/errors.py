@@ -80,7 +80,17 @@ class CompileError(PykernError):
 
 
 class LaunchError(PykernError, TypeError):
-    """A launch was refused before anything ran: bad grid/block, wrong arguments."""
+    """A launch was refused before anything ran: bad grid/block, wrong arguments.
+
+    Also a ``TypeError``, as numba's errors for non-integer dimensions and
+    arguments matching no signature are; see :class:`LaunchValueError`."""
+
+
+class LaunchValueError(LaunchError, ValueError):
+    """A launch refused for a bad *value* (too many dimensions, a zero or
+    negative size, a grid or block too large, a cooperative grid beyond the
+    occupancy limit): also a ``ValueError``, as numba's
+    ``normalize_kernel_dimensions`` raises, so ``except ValueError`` ports."""
 
 
 class HipError(PykernError, RuntimeError):
@@ -98,3 +108,18 @@ class HipError(PykernError, RuntimeError):
 
 class KernelRuntimeError(PykernError, RuntimeError):
     """A kernel failed while running (debug bounds check, divergent barrier)."""
+
+
+class KernelIndexError(KernelRuntimeError, IndexError):
+    """``debug=True``: an index outside ``[-n, n)`` (numba raises ``IndexError``)."""
+
+
+class KernelZeroDivisionError(KernelRuntimeError, ZeroDivisionError):
+    """``debug=True``: a division or modulo by zero (numba's debug mode uses the
+    Python error model and raises ``ZeroDivisionError``, for floats too)."""
+
+
+def error_class_for_kind(kind: int):
+    """The exception class of a kernel error record's kind (both targets use
+    1 = index out of bounds, 3 = division by zero; others: KernelRuntimeError)."""
+    return {1: KernelIndexError, 3: KernelZeroDivisionError}.get(kind, KernelRuntimeError)

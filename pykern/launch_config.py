@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 
-from .errors import LaunchError
+from .errors import LaunchError, LaunchValueError
 
 #: The per-block thread limit of every AMD GPU and of the cpu target.
 MAX_BLOCK_THREADS = 1024
@@ -24,7 +24,7 @@ def _dims(value, what):
     else:
         items = [value]
     if not 1 <= len(items) <= 3:
-        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+        raise LaunchValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
     out = []
     for v in items:
         try:
@@ -32,7 +32,7 @@ def _dims(value, what):
         except TypeError:
             raise LaunchError(f"{what} must hold ints, got {value!r} ({type(v).__name__})") from None
         if n <= 0:
-            raise LaunchError(f"{what} must be positive in every dimension, got {value!r}")
+            raise LaunchValueError(f"{what} must be positive in every dimension, got {value!r}")
         out.append(n)
     while len(out) < 3:
         out.append(1)
@@ -70,7 +70,7 @@ def _plain(config) -> bool:
 
 def _normalize(config):
     if not isinstance(config, tuple) or not 2 <= len(config) <= 4:
-        raise LaunchError(
+        raise LaunchValueError(
             f"launch configuration must be [griddim, blockdim] or [griddim, blockdim, stream, sharedmem], got {config!r}"
         )
     griddim = _dims(config[0], "griddim")
@@ -82,13 +82,13 @@ def _normalize(config):
     except TypeError:
         raise LaunchError(f"dynamic shared memory size must be an int (bytes), got {shared!r}") from None
     if shared < 0:
-        raise LaunchError(f"dynamic shared memory size must be >= 0 bytes, got {shared}")
+        raise LaunchValueError(f"dynamic shared memory size must be >= 0 bytes, got {shared}")
     threads = blockdim[0] * blockdim[1] * blockdim[2]
     if threads > MAX_BLOCK_THREADS:
-        raise LaunchError(f"block {blockdim} has {threads} threads; the limit is {MAX_BLOCK_THREADS} per block")
+        raise LaunchValueError(f"block {blockdim} has {threads} threads; the limit is {MAX_BLOCK_THREADS} per block")
     for axis, (g, b) in enumerate(zip(griddim, blockdim)):
         if g * b > MAX_GRID_ITEMS:
-            raise LaunchError(
+            raise LaunchValueError(
                 f"grid too large on axis {'xyz'[axis]}: {g} blocks x {b} threads exceeds {MAX_GRID_ITEMS} threads"
             )
     return griddim, blockdim, stream, shared

@@ -144,6 +144,25 @@ def literal_unroll(container):
     return container
 
 
+class GroupStub(Stub):
+    """A cooperative group inside a kernel (``cuda.cg.this_grid()``): its
+    ``.sync()``, ``.size`` and ``.thread_rank`` are resolved at compile time."""
+
+
+_GRID_GROUP = GroupStub("cg.grid_group", "The grid group: .sync(), .size, .thread_rank.")
+_BLOCK_GROUP = GroupStub("cg.thread_block", "The thread block group: .sync(), .size, .thread_rank.")
+
+cg = Namespace(
+    "cg",
+    {
+        "this_grid": Stub("cg.this_grid", "cg.this_grid(): the grid group; g.sync() waits for every thread of a "
+                          "cooperative launch (numba launches cooperatively when a kernel grid-syncs)."),
+        "this_thread_block": Stub("cg.this_thread_block", "cg.this_thread_block(): the block group; "
+                                  ".sync() is syncthreads()."),
+    },
+    "Cooperative groups (numba.cuda.cg).",
+)
+
 #: Every name pykern/__init__.py should re-export for kernels.
 __all__ = [
     "threadIdx",
@@ -168,6 +187,7 @@ __all__ = [
     "atomic",
     "literal_unroll",
     "fp16",
+    "cg",
     *_WAVE_NAMES,
     *_BIT_NAMES,
     *_MORE_NAMES,

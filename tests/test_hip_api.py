@@ -24,7 +24,7 @@ DRIVER_TYPES = os.path.join(HEADER_DIR, "driver_types.h")
 pytestmark = pytest.mark.skipif(not os.path.exists(HEADER), reason="libamdhip64-dev headers not installed")
 
 # Entry points newer than the installed (ROCm 5.2) header.
-NEWER_THAN_HEADER = {"hipGetDevicePropertiesR0600"}
+NEWER_THAN_HEADER = {"hipGetDevicePropertiesR0600", "hipModuleLaunchCooperativeKernel"}  # ROCm 6.x
 # hipError_t values added after ROCm 5.2.
 NEWER_ERRORS = {"hipErrorInvalidChannelDescriptor": 911, "hipErrorInvalidTexture": 912}
 

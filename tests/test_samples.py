@@ -36,4 +36,4 @@ def test_sample_runs_and_checks(name, tmp_path):
 
 def test_sample_list_is_complete():
     assert {"saxpy", "heat2d", "matmul", "reduction", "histogram", "scan", "monte_carlo_pi", "nbody",
-            "mandelbrot"} <= set(SAMPLES)
+            "mandelbrot", "ufuncs", "reduce", "grid_sync"} <= set(SAMPLES)

@@ -56,7 +56,7 @@ _AXES = "xyz"
 #: threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
 ERROR_SYMBOL = "__pykern_error"
 ERROR_RECORD_BYTES = 80
-ERROR_KINDS = {"bounds": 1}
+ERROR_KINDS = {"bounds": 1, "zerodiv": 3}
 ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
 
 #: math names computed with LLVM intrinsics (bit-exact and lowered correctly by the backend)
@@ -348,12 +348,67 @@ class AmdgpuTarget(Target):
     def barrier(self, fx, kind: str, pred, site):
         ir = _ir()
         i32 = ir.IntType(32)
+        if kind == "grid_sync":
+            self._grid_sync(fx)
+            return None
         self._workgroup_barrier(fx)
         if kind == "syncthreads":
             return None
         op = {"syncthreads_count": "add", "syncthreads_and": "and", "syncthreads_or": "or"}[kind]
         fn = self._declare(fx, f"__ockl_wgred_{op}_i32", i32, [i32], convergent=True)
         return fx.builder.call(fn, [fx.builder.zext(pred, i32)])
+
+    def _grid_sync(self, fx) -> None:
+        """``cg.this_grid().sync()``, as HIP's ``__ockl_grid_sync`` (device-libs
+        ``ockl/src/cg.cl``): device-scope fence, block barrier, then one
+        work-item per block waits for the grid -- with the GWS hardware barrier
+        on gfx90a, and on archs without GWS (gfx940-942, gfx950, gfx11+) with
+        the counter ``mg_info.sgs`` that the runtime's cooperative launch
+        passes in the hidden ``multigrid_sync_arg`` (COv5 implicit argument
+        +88, COv4 +48) -- then a block barrier again. Only valid in a
+        cooperative launch (``hipModuleLaunchCooperativeKernel``)."""
+        ir = _ir()
+        b = fx.builder
+        i32, i64 = ir.IntType(32), ir.IntType(64)
+        b.fence("seq_cst", "agent")
+        self._workgroup_barrier(fx)
+        tid = b.or_(b.or_(self.special_register(fx, "thread_idx", 0), self.special_register(fx, "thread_idx", 1)),
+                    self.special_register(fx, "thread_idx", 2))
+        leader = b.icmp_unsigned("==", tid, i32(0))
+        isa = self.arch_info.isa_version
+        avoid_gws = isa >= 9400 or self.arch_info.major >= 10
+        with b.if_then(leader):
+            if not avoid_gws:
+                g = [self.special_register(fx, "grid_dim", k) for k in range(3)]
+                nwm1 = b.sub(b.mul(b.mul(g[0], g[1]), g[2]), i32(1))
+                gws = fx.intrinsic("llvm.amdgcn.ds.gws.barrier", ir.VoidType(), [i32, i32])
+                b.call(gws, [nwm1, i32(0)])
+            else:
+                base = self._call(fx, "llvm.amdgcn.implicitarg.ptr", ir.PointerType(addrspace=CONST))
+                off = 88 if self.code_object_version >= 5 else 48
+                slot = b.gep(base, [i64(off)], source_etype=ir.IntType(8), inbounds=True)
+                mi = b.inttoptr(b.load(slot, typ=i64, align=8), ir.PointerType(addrspace=GLOBAL))
+                sgs = b.gep(mi, [i64(32)], source_etype=ir.IntType(8), inbounds=True)
+                members = b.load(b.gep(mi, [i64(40)], source_etype=ir.IntType(8), inbounds=True), typ=i32, align=4)
+                agent = 'syncscope("agent") monotonic'  # llvmlite prints the ordering text as given
+                v = b.atomic_rmw("add", sgs, i32(1), agent)
+                last = b.icmp_unsigned("==", b.and_(v, i32(0xFFFF)), b.sub(members, i32(1)))
+                with b.if_else(last) as (then, otherwise):
+                    with then:
+                        b.atomic_rmw("add", sgs, b.sub(i32(0x10000), members), agent)
+                    with otherwise:
+                        gen = b.and_(v, i32(~0xFFFF & 0xFFFFFFFF))
+                        loop = fx.function.append_basic_block("gridsync.wait")
+                        done = fx.function.append_basic_block("gridsync.done")
+                        b.branch(loop)
+                        b.position_at_end(loop)
+                        b.call(fx.intrinsic("llvm.amdgcn.s.sleep", ir.VoidType(), [i32]), [i32(1)])
+                        cur = b.load_atomic(sgs, agent, 4, typ=i32)
+                        same = b.icmp_unsigned("==", b.and_(cur, i32(~0xFFFF & 0xFFFFFFFF)), gen)
+                        b.cbranch(same, loop, done)
+                        b.position_at_end(done)
+        self._workgroup_barrier(fx)
+        b.fence("seq_cst", "agent")
 
     def _declare(self, fx, name, ret, argtys, convergent=False):
         ir = _ir()
@@ -651,6 +706,7 @@ class AmdgpuTarget(Target):
         _attach(art, "code_object_version", self.code_object_version)
         _attach(art, "device_libs", built.device_libs)
         _attach(art, "error_messages", list(lowered.llmodule.__dict__.get("_pykern_error_messages", [])))
+        _attach(art, "cooperative", any(s.kind == "grid_sync" for s in info.sync_sites))
         _attach(art, "error_symbol", ERROR_SYMBOL if art.error_messages else None)
         return art
 
@@ -691,6 +747,8 @@ def format_error_record(raw: bytes, messages: list) -> Optional[str]:
     if axis >> 32:  # lower.UNSIGNED_INDEX: a uint64 index, shown unsigned
         axis &= 0xFFFFFFFF
         index &= (1 << 64) - 1
+    if kind == ERROR_KINDS["zerodiv"]:
+        return f"{text} (thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))"
     return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
 
@@ -783,7 +841,12 @@ def prepare_ir(text: str, kernel_name: str, *, max_block_size: int = 1024, max_r
     out = []
     attrs = f'"amdgpu-flat-work-group-size"="1,{int(max_block_size)}" "uniform-work-group-size"="true"'
     if max_registers:
-        attrs += f' "amdgpu-num-vgpr"="{int(max_registers)}"'
+        n = int(max_registers)
+        if arch is not None and getattr(arch, "agprs", 0) and getattr(arch, "total_vgprs", 0) == 512:
+            # gfx90a+ (unified VGPR/AGPR file): LLVM doubles "amdgpu-num-vgpr" there,
+            # so halve it for the code object's .vgpr_count to honour the cap
+            n = max(1, n // 2)
+        attrs += f' "amdgpu-num-vgpr"="{n}"'
     kname_re = re.compile(r'^define\s.*amdgpu_kernel\s.*@"?' + re.escape(kernel_name) + r'"?\(')
     for line in lines:
         if kname_re.match(line):

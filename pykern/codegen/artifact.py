@@ -41,5 +41,7 @@ class KernelArtifact:
     #: cpu: ``pykern.hostinfo.cpu_identity()`` of the compiling host (checked
     #: without LLVM before ``shared_object`` is loaded)
     host_cpu: str = ""
+    #: the kernel syncs its grid (cg.this_grid().sync()): it needs a cooperative launch
+    cooperative: bool = False
     #: amdgpu: registers, LDS, scratch, spills, occupancy (``codeobject.resources``)
     resources: dict = field(default_factory=dict)

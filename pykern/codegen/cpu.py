@@ -71,6 +71,9 @@ B_SHARED, B_DYNSHARED, B_CTX, B_THREADS, B_BARRES, B_FRAMES = 40, 48, 56, 64, 72
 B_SIZE = 88
 # ---- launch context (must match cpu_executor.LaunchCtx)
 C_GRID, C_BLOCK, C_DYN, C_ERROR, C_CANCEL, C_KIND, C_MSG1, C_MSG2, C_VALS = 0, 12, 24, 32, 36, 40, 48, 56, 64
+#: grid barrier of cooperative launches (cg.this_grid().sync()): arrived,
+#: generation, exited blocks, blocks in the grid -- i32 each (LaunchCtx.gbar)
+C_GBAR = 160
 # ---- thread status
 RUNNABLE, AT_BARRIER, AT_WAVE, DONE = 0, 1, 2, 3
 #: shared memory per block (static + dynamic), as on the GPUs pykern targets;
@@ -83,6 +86,9 @@ LDS_BYTES = DEFAULT_MAX_SHARED_BYTES
 POLL_INTERVAL = 1024
 # ---- error kinds (ctx.kind)
 ERR_BOUNDS, ERR_BARRIER = 1, 2
+ERR_ZERODIV = 3  # debug=True division by zero (ZeroDivisionError)
+ERR_GRIDSYNC = 4  # a grid sync that some block of the cooperative launch never reaches
+ERR_REGION_BARRIER = 5  # divergent barrier found by a work-item loop (cpu_regions): msg2 says how
 
 _LIBM_UNARY = set(
     "tan asin acos atan sinh cosh tanh asinh acosh atanh expm1 log1p cbrt erf erfc lgamma".split()
@@ -122,6 +128,7 @@ def _gep(b, base, off):
 _LAYOUT = types.SimpleNamespace(
     gep=_gep, T_TID=T_TID, T_LIN=T_LIN, B_BID=B_BID, B_BDIM=B_BDIM, B_NTHREADS=B_NTHREADS, B_CTX=B_CTX,
     B_FRAMES=B_FRAMES, C_ERROR=C_ERROR, C_KIND=C_KIND, C_MSG1=C_MSG1, C_MSG2=C_MSG2, C_VALS=C_VALS,
+    ERR_BARRIER=ERR_BARRIER, ERR_REGION_BARRIER=ERR_REGION_BARRIER,
 )
 
 
@@ -317,7 +324,7 @@ class CpuTarget(Target):
         b.fence("seq_cst", "singlethread")
         self._suspend(fx, AT_BARRIER, site.id)
         b.fence("seq_cst", "singlethread")
-        if kind == "syncthreads":
+        if kind in ("syncthreads", "grid_sync"):  # grid_sync: the scheduler also waits for the grid
             return None
         blk = self._blk(fx)
         count = b.load(_gep(b, blk, B_BARRES), typ=I32)
@@ -442,7 +449,7 @@ class CpuTarget(Target):
         res = b.cmpxchg(_gep(b, ctx, C_ERROR), L.Constant(I32, 0), L.Constant(I32, 1), "seq_cst", "seq_cst")
         won = b.extract_value(res, 1)
         with b.if_then(won):
-            b.store(L.Constant(I32, ERR_BOUNDS), _gep(b, ctx, C_KIND))
+            b.store(L.Constant(I32, ERR_ZERODIV if kind == "zerodiv" else ERR_BOUNDS), _gep(b, ctx, C_KIND))
             b.store(fx.cstring(message), _gep(b, ctx, C_MSG1))
             vals = list(values)
             vals += [b.sext(b.load(_gep(b, t, T_TID + 4 * k), typ=I32), I64) for k in range(3)]
@@ -500,7 +507,9 @@ class CpuTarget(Target):
         sites = [s.describe() for s in info.sync_sites]
         # the runner's per-worker frame area holds the region path's per-thread slots
         fcap = info.target_facts.get("thread_slot_bytes", 0) if regions else None
-        tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, fcap)
+        grid_sites = [s.kind == "grid_sync" for s in info.sync_sites]
+        tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, grid_sites,
+                          fcap)
         with llvm_util.LLVM_LOCK:
             llmod = llvm_util.parse_and_verify(text, info.kernel_name)
             extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler")
@@ -548,6 +557,7 @@ class CpuTarget(Target):
             host=host_id(),
             shared_object=shared_object,
             host_cpu=cpu_identity(),
+            cooperative=any(grid_sites),
         )
 
     def _load_params(self, b, args, params, ptypes):
@@ -1050,9 +1060,17 @@ b.check:
 release:
   %pres = getelementptr i8, ptr %B, i64 72
   store i32 %count, ptr %pres
-  br label %rel.loop
+  ; cg.this_grid().sync(): the whole block is here; now wait for the other blocks
+  %gsp = getelementptr [$NSITES x i8], ptr @$BASE.gridsite, i32 0, i32 %site0
+  %gs = load i8, ptr %gsp
+  %isgrid = icmp ne i8 %gs, 0
+  br i1 %isgrid, label %gridwait, label %rel.loop
+gridwait:
+  %gok = call i32 @$BASE.gridbar(ptr %ctx, i32 %site0)
+  %gpass = icmp eq i32 %gok, 0
+  br i1 %gpass, label %rel.loop, label %destroy
 rel.loop:
-  %li = phi i32 [ 0, %release ], [ %li1, %rel.body ]
+  %li = phi i32 [ 0, %release ], [ 0, %gridwait ], [ %li1, %rel.body ]
   %lc = icmp slt i32 %li, %n
   br i1 %lc, label %rel.body, label %sweep
 rel.body:
@@ -1139,9 +1157,14 @@ s.cont:
 
 ; ---- free every coroutine frame (done ones wait at their final suspend)
 destroy:
+  br i1 $HASGRID, label %gexit, label %x.loop
+gexit:
+  ; a block that ends (or fails) can never reach a later grid sync: tell the waiters
+  %pgx = getelementptr i8, ptr %ctx, i64 168
+  %gxold = atomicrmw add ptr %pgx, i32 1 acq_rel
   br label %x.loop
 x.loop:
-  %xi = phi i32 [ 0, %destroy ], [ %xi1, %x.body ]
+  %xi = phi i32 [ 0, %destroy ], [ 0, %gexit ], [ %xi1, %x.body ]
   %xc = icmp slt i32 %xi, %n
   br i1 %xc, label %x.body, label %x.done
 x.body:
@@ -1157,7 +1180,84 @@ x.done:
 """)
 
 
-def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, fcap=None):
+# The grid barrier of cooperative launches (blocks run on their own OS
+# threads then, see cpu_executor): the last block to arrive opens the
+# generation; the others yield until it moves. A block that ended while others
+# wait (arrived + exited == blocks) can never come: that is reported as an
+# error naming the sync's line instead of waiting forever. Ctrl-C and errors
+# of other blocks also end the wait.
+_GRIDBAR = string.Template(r"""
+declare i32 @sched_yield()
+
+define internal i32 @$BASE.gridbar(ptr %ctx, i32 %site) {
+entry:
+  %pa = getelementptr i8, ptr %ctx, i64 160
+  %pg = getelementptr i8, ptr %ctx, i64 164
+  %px = getelementptr i8, ptr %ctx, i64 168
+  %pn = getelementptr i8, ptr %ctx, i64 172
+  %perr = getelementptr i8, ptr %ctx, i64 32
+  %pcan = getelementptr i8, ptr %ctx, i64 36
+  %n = load i32, ptr %pn
+  %gen = load atomic i32, ptr %pg acquire, align 4
+  %old = atomicrmw add ptr %pa, i32 1 acq_rel
+  %now = add i32 %old, 1
+  %last = icmp eq i32 %now, %n
+  br i1 %last, label %open, label %wait
+open:
+  store atomic i32 0, ptr %pa release, align 4
+  %g1 = atomicrmw add ptr %pg, i32 1 acq_rel
+  ret i32 0
+wait:
+  %g = load atomic i32, ptr %pg acquire, align 4
+  %moved = icmp ne i32 %g, %gen
+  br i1 %moved, label %passed, label %check
+passed:
+  ret i32 0
+check:
+  %err = load atomic i32, ptr %perr monotonic, align 4
+  %can = load atomic i32, ptr %pcan monotonic, align 4
+  %stop0 = or i32 %err, %can
+  %stop = icmp ne i32 %stop0, 0
+  br i1 %stop, label %fail, label %dead
+dead:
+  %x = load atomic i32, ptr %px acquire, align 4
+  %a = load atomic i32, ptr %pa acquire, align 4
+  %ax = add i32 %a, %x
+  %anyx = icmp ne i32 %x, 0
+  %all = icmp uge i32 %ax, %n
+  %stuck = and i1 %anyx, %all
+  br i1 %stuck, label %report, label %yield
+yield:
+  %y = call i32 @sched_yield()
+  br label %wait
+report:
+  %won = cmpxchg ptr %perr, i32 0, i32 1 seq_cst seq_cst
+  %wonb = extractvalue { i32, i1 } %won, 1
+  br i1 %wonb, label %record, label %fail
+record:
+  %pkind = getelementptr i8, ptr %ctx, i64 40
+  store i32 4, ptr %pkind
+  %sp = getelementptr [$NSITES x ptr], ptr @$BASE.sites, i32 0, i32 %site
+  %s = load ptr, ptr %sp
+  %pm1 = getelementptr i8, ptr %ctx, i64 48
+  store ptr %s, ptr %pm1
+  %v0 = getelementptr i8, ptr %ctx, i64 64
+  %a64 = zext i32 %a to i64
+  store i64 %a64, ptr %v0
+  %v1 = getelementptr i8, ptr %ctx, i64 72
+  %x64 = zext i32 %x to i64
+  store i64 %x64, ptr %v1
+  %v2 = getelementptr i8, ptr %ctx, i64 80
+  %n64 = zext i32 %n to i64
+  store i64 %n64, ptr %v2
+  br label %fail
+fail:
+  ret i32 1
+}
+""")
+
+
+def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_sites=(), fcap=None):
     """The exported block runner; ``fcap``: per-thread bytes of the frame area (default: the
     coroutine frame cap on the coroutine path, nothing on the fast path)."""
     blockfn = f"{base}.sched" if coroutine else f"{base}.block"
@@ -1174,8 +1274,11 @@ def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, fcap=N
         n = max(1, len(sites))
         elems = ", ".join(f"ptr @{base}.site{i}" for i in range(len(sites))) or "ptr null"
         table = f"@{base}.sites = internal constant [{n} x ptr] [{elems}]\n"
+        flags = ", ".join(f"i8 {int(bool(g))}" for g in grid_sites) or "i8 0"
+        table += f"@{base}.gridsite = internal constant [{n} x i8] [{flags}]\n"
+        has_grid = any(grid_sites)
         text += strs + table + _SCHED.substitute(
             BASE=base, TSIZE=T_SIZE, WS=ws, NSITES=n, FCAP=FRAME_CAP, TFRAME=T_FRAME,
-            HASWAVE="true" if has_wave else "false",
-        )
+            HASWAVE="true" if has_wave else "false", HASGRID="true" if has_grid else "false",
+        ) + _GRIDBAR.substitute(BASE=base, NSITES=n)
     return text

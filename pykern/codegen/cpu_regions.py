@@ -624,7 +624,7 @@ class RegionLowering(FunctionLowering):
         # one thread that exited and one that did not, for the message
         live = self._find_thread(want_exited=False)
         gone = self._find_thread(want_exited=True)
-        self._diverge(2, stmt.loc, live, L.Constant(I32, -1), gone, n)
+        self._diverge(self.tgt.ERR_BARRIER, stmt.loc, live, L.Constant(I32, -1), gone, n)
         b.position_at_end(ok)
 
     def _find_thread(self, want_exited):
@@ -643,9 +643,9 @@ class RegionLowering(FunctionLowering):
         return b.load(found)
 
     def _diverge(self, kind, site_loc, i0, iother, idone, nexit, msg2=None):
-        """Record a divergent-barrier error in the launch context and leave the block: kind 2 is
-        the coroutine path's record (``msg2`` another barrier), kind 3 the region path's (``msg2``
-        says what the other thread did instead)."""
+        """Record a divergent-barrier error in the launch context and leave the block: ``kind``
+        ERR_BARRIER is the coroutine path's record (``msg2`` another barrier), ERR_REGION_BARRIER
+        the region path's (``msg2`` says what the other thread did instead)."""
         b = self.builder
         c = self.tgt
         ctx = b.load(c.gep(b, self.target._blk(self), c.B_CTX), typ=L.PointerType())
@@ -740,10 +740,10 @@ class RegionLowering(FunctionLowering):
 
             def report():
                 if sites[0] and sites[1]:
-                    self._diverge(2, sites[0], t_in, t_out, zero, zero, msg2=_site(sites[1]))
+                    self._diverge(self.tgt.ERR_BARRIER, sites[0], t_in, t_out, zero, zero, msg2=_site(sites[1]))
                 else:
                     i0, i1 = (t_in, t_out) if sites[0] else (t_out, t_in)
-                    self._diverge(3, sites[0] or sites[1], i0, i1, zero, zero, msg2=(
+                    self._diverge(self.tgt.ERR_REGION_BARRIER, sites[0] or sites[1], i0, i1, zero, zero, msg2=(
                         f"skipped it (the condition of the `if` at {at} differs between threads), so that "
                         "thread exited or waits at another barrier"))
             self._check_agreed(o, report)
@@ -764,7 +764,8 @@ class RegionLowering(FunctionLowering):
             else:
                 (cond,), f, o = self._agree(lambda: [self.expr(s.cond)])
                 self._check_agreed(o, lambda: self._diverge(
-                    3, _first_barrier(node.parts[0]), b.select(cond, f, o), b.select(cond, o, f), zero, zero,
+                    self.tgt.ERR_REGION_BARRIER, _first_barrier(node.parts[0]), b.select(cond, f, o),
+                    b.select(cond, o, f), zero, zero,
                     msg2=(f"left the `while` at {at} (its condition differs between threads), so that "
                           "thread exited or waits at another barrier")))
             b.cbranch(cond, body, end)
@@ -789,7 +790,7 @@ class RegionLowering(FunctionLowering):
             (start, stop, step), f, o = self._agree(lambda: [self.expr(x) for x in bounds])
             zero = L.Constant(I32, 0)
             self._check_agreed(o, lambda: self._diverge(
-                3, _first_barrier(node.parts[0]), f, o, zero, zero,
+                self.tgt.ERR_REGION_BARRIER, _first_barrier(node.parts[0]), f, o, zero, zero,
                 msg2=f"has another range in the `for` at {at} (it must be the same in every thread of the block)"))
         trip = range_trip(b, start, stop, step, llty, signed)
         kslot = self.alloca(llty, name="urange.k")

@@ -666,6 +666,8 @@ class FunctionLowering:
         a = self.expr(e.lhs)
         c = self.expr(e.rhs)
         t = e.type
+        if self.options.debug and e.op in ("/", "//", "%") and isinstance(t, (T.Float, T.Integer, T.Boolean)):
+            self._zero_division_check(c, e.op)
         if isinstance(t, T.Float):
             return self._float_binop(e.op, a, c, t)
         if isinstance(t, T.Complex):
@@ -1064,6 +1066,28 @@ class FunctionLowering:
             off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
         return b.gep(data, [off], source_etype=et)
 
+    def _zero_division_check(self, divisor, op):
+        """debug=True: numba's debug mode uses the Python error model, so a
+        division or modulo by zero (integer or float) is a ZeroDivisionError."""
+        b = self.builder
+        if isinstance(divisor.type, L.IntType):
+            is0 = b.icmp_unsigned("==", divisor, L.Constant(divisor.type, 0))
+        else:
+            is0 = b.fcmp_ordered("==", divisor, L.Constant(divisor.type, 0.0))
+        fail_bb = self._new_block("divzero")
+        ok_bb = self._new_block("divok")
+        b.cbranch(is0, fail_bb, ok_bb)
+        b.position_at_end(fail_bb)
+        loc = self.loc
+        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
+        src = (loc.source_line or "").strip() if loc else ""
+        what = {"/": "division", "//": "integer division or modulo", "%": "modulo"}[op]
+        msg = f"{where}: {what} by zero" + (f" in `{src}`" if src else "")
+        zero = L.Constant(I64, 0)
+        self.target.record_error(self, "zerodiv", msg, [zero, zero, zero])
+        self.stop_thread()
+        b.position_at_end(ok_bb)
+
     def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False):
         b = self.builder
         ok = b.icmp_unsigned("<", idx, extent)
@@ -1299,7 +1323,7 @@ class FunctionLowering:
         if fn is None:
             self.fail(f"internal error: unknown device function {e.func!r}")
         args = [self.expr(a) for a in e.args]
-        if self.target.must_inline(fn, self.info):
+        if getattr(fn, "force_inline", False) or self.target.must_inline(fn, self.info):
             return self._inline_call(fn, args, e)
         f = self.ml.device_function(fn)
         return self.builder.call(f, args + list(self.hidden))
@@ -1347,7 +1371,7 @@ class FunctionLowering:
         if n in BARRIER_KINDS:
             site = self.ml.new_site(n, e.loc or self.loc)
             pred = None
-            if n != "syncthreads":
+            if n not in ("syncthreads", "grid_sync"):
                 pred = self.expr(e.args[0])
                 if pred.type != I1:
                     pred = self._to_bool(pred, e.args[0].type)

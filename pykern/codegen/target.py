@@ -156,7 +156,7 @@ WAVE_OPS = (
     "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask", "syncwarp",
 )
 #: Block barriers routed to ``Target.barrier`` (kind argument).
-BARRIER_KINDS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
+BARRIER_KINDS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "grid_sync")
 
 
 class Target(abc.ABC):

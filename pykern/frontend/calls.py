@@ -73,6 +73,18 @@ def lower_call(lw, fobj, node):
         # a device function, or a plain @jit function called from a kernel: numba-cuda
         # compiles the callee as a device function either way
         return _device_call(lw, f, name, node)
+    if isinstance(f, np.ufunc):  # np.sin(x, out) on arrays (numba accepts it), np.add(a, b) on scalars
+        from .ufunc_loops import array_form
+
+        r = array_form(lw, f, node, name)
+        if r is not None:
+            return r
+    if hasattr(f, "py_func") and hasattr(f, "__pykern_device__"):
+        raise lw.error(
+            f"'{name}' is a kernel; kernels cannot call kernels",
+            node,
+            hint="make the callee a device function: @pykern.jit(device=True)",
+        )
     handler = _BUILTINS.get(f) if _hashable(f) else None
     if handler is not None:
         return handler(lw, node, name)
@@ -893,6 +905,9 @@ def _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_def
         # the declared signature converts the arguments (numba: int64 params given 1.5 get 1)
         args = [lw.cast(a, t, an) for a, t, an in zip(args, sig_types, arg_nodes)]
     fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node), static=static, ret=ret)
+    opts = getattr(dev, "options", None) or {}
+    if opts.get("forceinline") or opts.get("inline") == "always":  # numba's spellings
+        fn.force_inline = True
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
 
 
@@ -920,6 +935,51 @@ def _static_value(v):
     if isinstance(x, (T.Type, np.dtype, type)) or callable(x) or _foreign_scalar_type(x) is not None:
         return x
     return _NOT_STATIC
+
+
+def _this_group(lw, node, which):
+    _nargs(lw, node, which, 0)
+    from .lower_ast import PyObj
+
+    return PyObj(stubs._GRID_GROUP if which == "cg.this_grid" else stubs._BLOCK_GROUP, which + "()")
+
+
+def _group_sync(lw, node, which):
+    _nargs(lw, node, which, 0)
+    return _intr(lw, "grid_sync" if which == "cg.grid_group.sync" else "syncthreads", [], T.void, node)
+
+
+def group_attr(lw, group, attr, node):
+    """``g.sync`` (a callable), ``g.size``, ``g.thread_rank`` of a cooperative group
+    (int64 values: all threads of the grid or block, and this thread's linear rank)."""
+    from .lower_ast import PyObj
+
+    grid = group is stubs._GRID_GROUP
+    if attr == "sync":
+        return PyObj(stubs.Stub("cg.grid_group.sync" if grid else "cg.thread_block.sync"), "sync")
+    loc = lw.loc(node)
+
+    def reg(name, axis):
+        return ir.Cast(_intr(lw, name, [], T.int32, node, axis=axis), T.int64, loc)
+
+    def mul(a, c):
+        return ir.BinOp("*", a, c, T.int64, loc)
+
+    def add(a, c):
+        return ir.BinOp("+", a, c, T.int64, loc)
+
+    bsize = mul(mul(reg("block_dim", 0), reg("block_dim", 1)), reg("block_dim", 2))
+    brank = add(mul(add(mul(reg("thread_idx", 2), reg("block_dim", 1)), reg("thread_idx", 1)), reg("block_dim", 0)),
+                reg("thread_idx", 0))
+    if attr == "size":
+        return mul(bsize, mul(mul(reg("grid_dim", 0), reg("grid_dim", 1)), reg("grid_dim", 2))) if grid else bsize
+    if attr == "thread_rank":
+        if not grid:
+            return brank
+        block = add(mul(add(mul(reg("block_idx", 2), reg("grid_dim", 1)), reg("block_idx", 1)), reg("grid_dim", 0)),
+                    reg("block_idx", 0))
+        return add(mul(block, bsize), brank)
+    raise lw.error(f"a cooperative group has no attribute '{attr}'", node, "use .sync(), .size or .thread_rank")
 
 
 _STUB_HANDLERS = {
@@ -953,6 +1013,10 @@ _STUB_HANDLERS = {
     "ffs": _bits,
     "brev": _bits,
     "fma": _fma,
+    "cg.this_grid": _this_group,
+    "cg.this_thread_block": _this_group,
+    "cg.grid_group.sync": _group_sync,
+    "cg.thread_block.sync": _group_sync,
     **{f"atomic.{n}": _atomic for n in stubs._ATOMIC_NAMES},
 }
 

@@ -248,13 +248,13 @@ def math2_arg_type(lt, lweak, rt, rweak) -> T.Type:
 
 _INDEXING = ("thread_idx", "block_idx", "block_dim", "grid_dim")
 _NULLARY_I32 = ("warpsize", "laneid")
-_VOID0 = ("syncthreads", "threadfence_block", "threadfence", "threadfence_system")
+_VOID0 = ("syncthreads", "threadfence_block", "threadfence", "threadfence_system", "grid_sync")
 _SYNC_PRED = ("syncthreads_count", "syncthreads_and", "syncthreads_or")
 _SHFL = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
 _VOTE = ("all_sync", "any_sync", "eq_sync")
 
 #: intrinsics that are block barriers / wave operations (for analysis.py)
-BARRIER_INTRINSICS = frozenset(("syncthreads",) + _SYNC_PRED)
+BARRIER_INTRINSICS = frozenset(("syncthreads", "grid_sync") + _SYNC_PRED)
 WAVE_INTRINSICS = frozenset(_SHFL + _VOTE + ("ballot_sync", "activemask", "lanemask_lt", "syncwarp"))
 
 

@@ -557,6 +557,8 @@ class Function:
     uses_barrier: bool = False
     uses_wave_ops: bool = False
     uses_dynamic_shared: bool = False
+    #: ``@jit(device=True, forceinline=True)``: codegen inlines every call of it
+    force_inline: bool = False
 
     def __str__(self) -> str:
         from .printer import format_function
@@ -606,6 +608,7 @@ INTRINSICS = {
     # grid()/gridsize() are expanded by the frontend into the ops above (int64 math)
     # --- block synchronisation ---
     "syncthreads": "() -> void",
+    "grid_sync": "() -> void",  # cg.this_grid().sync(): every thread of a cooperative launch
     "syncthreads_count": "(boolean) -> int32",
     "syncthreads_and": "(boolean) -> int32",
     "syncthreads_or": "(boolean) -> int32",

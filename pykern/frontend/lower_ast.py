@@ -536,6 +536,10 @@ class FunctionLowerer:
             return
         if isinstance(target, ast.Name):
             v = self.expr(vnode)
+            if isinstance(v, PyObj) and isinstance(v.value, stubs.GroupStub):
+                # a cooperative group is a compile-time value: the name aliases it
+                self.__dict__.setdefault("group_aliases", {})[target.id] = v
+                return
             self.set_var(target.id, self.to_ir(v, vnode), target)
             return
         self.assign_expr(target, self.value(vnode), stmt_node)
@@ -1267,6 +1271,9 @@ class FunctionLowerer:
 
     def expr_Name(self, node):
         name = self.renames.get(node.id, node.id)
+        alias = self.__dict__.get("group_aliases", {}).get(name)
+        if alias is not None:  # g = cuda.cg.this_grid()
+            return alias
         if name in self.static:
             v = self.static[name]
             if isinstance(v, int) and not isinstance(v, bool):
@@ -1347,6 +1354,10 @@ class FunctionLowerer:
     def pyobj_attr(self, base: PyObj, attr: str, node):
         v = base.value
         full = f"{base.name}.{attr}" if base.name else attr
+        if isinstance(v, stubs.GroupStub):
+            from .calls import group_attr
+
+            return group_attr(self, v, attr, node)
         if isinstance(v, stubs.Dim3Stub):
             if attr not in ("x", "y", "z"):
                 raise self.error(f"{base.name} has no attribute '{attr}'", node, "use .x, .y or .z")

@@ -24,7 +24,7 @@ import ctypes
 import os
 import threading
 
-from ..errors import KernelRuntimeError, LaunchError
+from ..errors import KernelRuntimeError, LaunchError, LaunchValueError
 
 #: shared memory (static + dynamic) per block: the 64 KiB LDS of the GPUs
 #: pykern targets, so that what runs here fits them too. Must equal
@@ -34,6 +34,18 @@ MAX_SHARED_BYTES = 64 * 1024
 MAX_DYNAMIC_SHARED = MAX_SHARED_BYTES
 #: blocks*threads below which a launch runs on the calling thread (no pool hand-off)
 INLINE_WORK = 1 << 15
+#: cooperative launches: the cpu target's "resident threads per compute unit"
+#: (one core plays a GPU CU holding 2048 threads), and a cap on OS threads
+COOP_THREADS_PER_CORE = 2048
+COOP_MAX_BLOCKS = 256
+
+
+def max_cooperative_blocks(block_threads: int) -> int:
+    """How many blocks of ``block_threads`` threads a cooperative launch may
+    have on the cpu target (numba's ``max_cooperative_grid_blocks``): like a
+    GPU's resident-block limit, cores x blocks per core, at most 256."""
+    per_core = max(1, COOP_THREADS_PER_CORE // max(1, int(block_threads)))
+    return max(1, min(COOP_MAX_BLOCKS, _NCPU * per_core))
 
 
 class LaunchCtx(ctypes.Structure):
@@ -50,10 +62,13 @@ class LaunchCtx(ctypes.Structure):
         ("msg1", ctypes.c_void_p),
         ("msg2", ctypes.c_void_p),
         ("vals", ctypes.c_int64 * 12),
+        # cooperative launches (cg.this_grid().sync()): arrived, generation,
+        # exited blocks, blocks -- see codegen/cpu.py _GRIDBAR
+        ("gbar", ctypes.c_int32 * 4),
     ]
 
 
-assert ctypes.sizeof(LaunchCtx) == 160
+assert ctypes.sizeof(LaunchCtx) == 176
 
 _RUNFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
@@ -161,12 +176,12 @@ def _dim3(v, what):
         v = (v,)
     v = tuple(int(x) for x in v)
     if not 1 <= len(v) <= 3:
-        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {v}")
+        raise LaunchValueError(f"{what} must have 1 to 3 dimensions, got {v}")
     v = v + (1,) * (3 - len(v))
     if any(x < 1 for x in v):
-        raise LaunchError(f"{what} dimensions must be >= 1, got {v}")
+        raise LaunchValueError(f"{what} dimensions must be >= 1, got {v}")
     if any(x > 0x7FFFFFFF for x in v):
-        raise LaunchError(f"{what} dimension too large: {v}")
+        raise LaunchValueError(f"{what} dimension too large: {v}")
     return v
 
 
@@ -263,11 +278,11 @@ class CpuKernel:
         block = _dim3(block, "block")
         nthreads = block[0] * block[1] * block[2]
         if nthreads > art.max_block_size:
-            raise LaunchError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
+            raise LaunchValueError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
         dynamic_shared = int(dynamic_shared or 0)
         max_dynamic = MAX_SHARED_BYTES - art.static_shared_bytes
         if not 0 <= dynamic_shared <= max_dynamic:
-            raise LaunchError(
+            raise LaunchValueError(
                 f"dynamic shared memory size must be between 0 and {max_dynamic} bytes (the {MAX_SHARED_BYTES} "
                 f"bytes of shared memory (LDS) of a block less {art.static_shared_bytes} static), got {dynamic_shared}"
             )
@@ -276,7 +291,7 @@ class CpuKernel:
         if len(argbuf) < 8 or not isinstance(argbuf, bytearray):
             argbuf = bytearray(bytes(argbuf).ljust(8, b"\0"))
         if grid[0] * grid[1] * grid[2] >= 1 << 62:
-            raise LaunchError(f"grid {grid} has too many blocks")
+            raise LaunchValueError(f"grid {grid} has too many blocks")
         self.run(grid, block, dynamic_shared, argbuf)
 
     def run(self, grid, block, dynamic_shared: int, argbuf: bytearray) -> None:
@@ -295,7 +310,14 @@ class CpuKernel:
             ctx = LaunchCtx(grid, block, dynamic_shared)
         args_p = ctypes.addressof(buf)
         ctx_p = ctypes.addressof(ctx)
-        if nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK:
+        if getattr(self.artifact, "cooperative", False):
+            # (host) cooperative launch: every block on its own OS thread so that a
+            # grid sync can wait for all of them; added for issue 13, kept apart
+            # from the pool path on purpose
+            ctx.gbar[0] = ctx.gbar[1] = ctx.gbar[2] = 0
+            ctx.gbar[3] = nblocks
+            self._run_cooperative(args_p, ctx_p, ctx, nblocks, (argbuf, buf))
+        elif nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK:
             # on this thread: if it is the main thread, Ctrl-C reaches the
             # kernel only through the watcher
             main = _get_ident() == _MAIN_IDENT
@@ -314,9 +336,31 @@ class CpuKernel:
         else:
             self._run_pool(args_p, ctx_p, ctx, nblocks, _NCPU, (argbuf, buf))
         if ctx.error:
-            raise KernelRuntimeError(self._format_error(ctx, block))
+            from ..errors import error_class_for_kind  # IndexError/ZeroDivisionError subclasses, as numba
+
+            raise error_class_for_kind(ctx.kind)(self._format_error(ctx, block))
         if not ctx.cancel:  # a cancelled launch may still have workers touching it
             self._spare_ctx.append(ctx)
+
+    def _run_cooperative(self, args_p, ctx_p, ctx, nblocks, args_keep):
+        """One OS thread per block (ctypes releases the GIL), so all blocks are
+        resident at once, as a cooperative launch guarantees on a GPU; the
+        launcher bounds ``nblocks`` (``max_cooperative_blocks``)."""
+        threads = [threading.Thread(target=self._fn, args=(args_p, ctx_p, b, b + 1), daemon=True,
+                                    name=f"pykern-coop-{b}") for b in range(nblocks)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():  # a timed join keeps Ctrl-C deliverable
+                    t.join(0.1)
+        except BaseException:
+            ctx.cancel = 1  # blocks stop at their next poll; grid waits see it too
+            for t in threads:
+                t.join(5.0)
+            if any(t.is_alive() for t in threads):
+                _abandoned.append((args_keep, ctx, threads))
+            raise
 
     def _run_inline(self, args_p, ctx_p, ctx, nblocks):
         # chunks keep Ctrl-C responsive even without the pool
@@ -363,7 +407,13 @@ class CpuKernel:
                 f"{msg1}: index {idx} is out of bounds for axis {axis} with size {extent} "
                 f"(thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"
             )
-        if ctx.kind in (2, 3):  # divergent barrier (3: found by a work-item loop, msg2 says how)
+        if ctx.kind == 4:  # a grid sync not every block reaches (cooperative launch)
+            return (f"{msg1} (cg.this_grid().sync()): {v[0]} of {v[2]} blocks wait there but "
+                    f"{v[1]} block(s) ended without reaching it; every block of a cooperative launch must "
+                    "reach each grid sync")
+        if ctx.kind == 3:  # debug division by zero: the message says where
+            return f"{msg1} (thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"
+        if ctx.kind in (2, 5):  # divergent barrier (5: found by a work-item loop, msg2 says how)
             bx, by = block[0], block[1]
 
             def tid(lin):
@@ -371,7 +421,7 @@ class CpuKernel:
 
             i0, iother, idone = v[0], v[1], v[2]
             where = f"block ({v[5]}, {v[6]}, {v[7]})"
-            if ctx.kind == 3:
+            if ctx.kind == 5:
                 why = f"thread {tid(iother)} {ctypes.string_at(ctx.msg2).decode()}"
             elif iother >= 0:
                 msg2 = ctypes.string_at(ctx.msg2).decode() if ctx.msg2 else "another barrier"

@@ -83,6 +83,7 @@ PROTOTYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hipFree": ("hipError_t", ("void*",)),
     "hipHostMalloc": ("hipError_t", ("void**", "size_t", "unsigned int")),
     "hipHostFree": ("hipError_t", ("void*",)),
+    "hipHostGetDevicePointer": ("hipError_t", ("void**", "void*", "unsigned int")),
     "hipMemcpy": ("hipError_t", ("void*", "const void*", "size_t", "hipMemcpyKind")),
     "hipMemcpyAsync": ("hipError_t", ("void*", "const void*", "size_t", "hipMemcpyKind", "hipStream_t")),
     "hipMemset": ("hipError_t", ("void*", "int", "size_t")),
@@ -116,11 +117,22 @@ PROTOTYPES: dict[str, tuple[str, tuple[str, ...]]] = {
             "unsigned int", "hipStream_t", "void**", "void**",
         ),
     ),
+    "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor": ("hipError_t", ("int*", "hipFunction_t", "int", "size_t")),
+    # cooperative launch through the module API (ROCm >= 6.x; no ``extra``: kernelParams only)
+    "hipModuleLaunchCooperativeKernel": (
+        "hipError_t",
+        (
+            "hipFunction_t",
+            "unsigned int", "unsigned int", "unsigned int",
+            "unsigned int", "unsigned int", "unsigned int",
+            "unsigned int", "hipStream_t", "void**",
+        ),
+    ),
 }
 
 #: Entry points that only newer runtimes export; a binding missing from the
 #: loaded library is left unbound instead of failing the load.
-OPTIONAL = frozenset({"hipGetDevicePropertiesR0600", "hipGetDeviceProperties"})
+OPTIONAL = frozenset({"hipGetDevicePropertiesR0600", "hipGetDeviceProperties", "hipModuleLaunchCooperativeKernel"})
 
 # ---------------------------------------------------------------------------
 # hipError_t, complete as of ROCm 6.x. Where the header has deprecated aliases
@@ -259,6 +271,8 @@ hipEventBlockingSync = 0x1
 hipEventDisableTiming = 0x2
 hipHostMallocDefault = 0x0
 hipHostMallocPortable = 0x1
+hipHostMallocMapped = 0x2
+hipHostMallocWriteCombined = 0x4
 
 # hipModuleLaunchKernel ``extra`` markers (hip_runtime_api.h: ((void*)0x01) ...)
 HIP_LAUNCH_PARAM_BUFFER_POINTER = 0x01
@@ -274,6 +288,8 @@ DEFINES: dict[str, int] = {
     "hipEventDisableTiming": hipEventDisableTiming,
     "hipHostMallocDefault": hipHostMallocDefault,
     "hipHostMallocPortable": hipHostMallocPortable,
+    "hipHostMallocMapped": hipHostMallocMapped,
+    "hipHostMallocWriteCombined": hipHostMallocWriteCombined,
     "HIP_LAUNCH_PARAM_BUFFER_POINTER": HIP_LAUNCH_PARAM_BUFFER_POINTER,
     "HIP_LAUNCH_PARAM_BUFFER_SIZE": HIP_LAUNCH_PARAM_BUFFER_SIZE,
     "HIP_LAUNCH_PARAM_END": HIP_LAUNCH_PARAM_END,

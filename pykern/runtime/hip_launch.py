@@ -22,7 +22,7 @@ import threading
 import warnings
 from dataclasses import dataclass
 
-from pykern.errors import LaunchError
+from pykern.errors import LaunchError, LaunchValueError
 from pykern.runtime import PerformanceWarning, hip_api
 from pykern.runtime.kernargs import KernParam, flatten_values, get_packer
 
@@ -117,7 +117,7 @@ def _dim3(v, what: str) -> tuple:
     except (TypeError, ValueError):
         raise LaunchError(f"{what} must be an int or a tuple of 1-3 ints, got {v!r}") from None
     if not 1 <= len(t) <= 3:
-        raise LaunchError(f"{what} must have 1-3 dimensions, got {v!r}")
+        raise LaunchValueError(f"{what} must have 1-3 dimensions, got {v!r}")
     return t + (1,) * (3 - len(t))
 
 
@@ -129,26 +129,26 @@ def check_launch(grid, block, dynamic_shared: int, limits: LaunchLimits) -> tupl
     """
     g, b = _dim3(grid, "griddim"), _dim3(block, "blockdim")
     if any(x < 1 for x in g):
-        raise LaunchError(f"griddim {g}: every dimension must be >= 1")
+        raise LaunchValueError(f"griddim {g}: every dimension must be >= 1")
     if any(x < 1 for x in b):
-        raise LaunchError(f"blockdim {b}: every dimension must be >= 1")
+        raise LaunchValueError(f"blockdim {b}: every dimension must be >= 1")
     threads = b[0] * b[1] * b[2]
     if threads > limits.max_block_size:
-        raise LaunchError(
+        raise LaunchValueError(
             f"blockdim {b} has {threads} threads; this kernel on this device allows at most {limits.max_block_size}"
             " (its .max_flat_workgroup_size and the device limit)"
         )
     for i, c in enumerate("xyz"):
         if b[i] > limits.max_block_dim[i]:
-            raise LaunchError(f"blockdim.{c} = {b[i]} exceeds the device limit {limits.max_block_dim[i]}")
+            raise LaunchValueError(f"blockdim.{c} = {b[i]} exceeds the device limit {limits.max_block_dim[i]}")
         if g[i] > limits.max_grid_dim[i]:
-            raise LaunchError(f"griddim.{c} = {g[i]} exceeds the device limit {limits.max_grid_dim[i]}")
+            raise LaunchValueError(f"griddim.{c} = {g[i]} exceeds the device limit {limits.max_grid_dim[i]}")
         if g[i] * b[i] > 0xFFFFFFFF:  # the HSA dispatch packet counts work-items in 32 bits
-            raise LaunchError(f"griddim.{c} * blockdim.{c} = {g[i] * b[i]} work-items exceeds 2**32 - 1")
+            raise LaunchValueError(f"griddim.{c} * blockdim.{c} = {g[i] * b[i]} work-items exceeds 2**32 - 1")
     if dynamic_shared < 0:
-        raise LaunchError(f"dynamic shared memory size must be >= 0, got {dynamic_shared}")
+        raise LaunchValueError(f"dynamic shared memory size must be >= 0, got {dynamic_shared}")
     if dynamic_shared + limits.static_shared > limits.max_shared:
-        raise LaunchError(
+        raise LaunchValueError(
             f"{dynamic_shared} bytes of dynamic shared memory + {limits.static_shared} static exceed the"
             f" device's {limits.max_shared} bytes of LDS per block"
         )
@@ -210,6 +210,10 @@ class HipKernel:
             static_shared=int(_md(md, ".group_segment_fixed_size", 0) or getattr(artifact, "static_shared_bytes", 0) or 0),
         )
         self.function = module_cache.function(artifact.binary, artifact.name, self.device_id)
+        # cg.this_grid().sync(): launched with hipModuleLaunchCooperativeKernel, grid bounded by occupancy
+        self.cooperative = bool(getattr(artifact, "cooperative", False))
+        self._compute_units = int(getattr(dev, "compute_units", 0) or 0)
+        self._coop_limits: dict = {}
         self._checked: dict = {}
         self._tls = threading.local()
         # debug builds: the kernel's failure record (a device global), read after each launch
@@ -249,9 +253,53 @@ class HipKernel:
             st = _LaunchBuffers(n, argbuf)  # a local: alive until the call returns
         extra = st.extra
         s = stream if isinstance(stream, int) else int(getattr(stream, "handle", 0) or 0)
+        if self.cooperative:
+            self._launch_cooperative(g, b, dynamic_shared, st, s)
+            return
         _hip().hipModuleLaunchKernel(self.function, g[0], g[1], g[2], b[0], b[1], b[2], dynamic_shared, s, None, extra)
         if self._error_record is not None:
             self._check_error_record(s)
+
+    def max_cooperative_blocks(self, block, dynamic_shared: int = 0) -> int:
+        """Blocks a cooperative launch of this kernel may have on its device:
+        blocks resident per CU (from the code object's registers and LDS, and
+        the runtime's occupancy query when it has one) x the device's CUs."""
+        b = _dim3(block, "blockdim")
+        key = (b, dynamic_shared)
+        hit = self._coop_limits.get(key)
+        if hit is None:
+            threads = b[0] * b[1] * b[2]
+            hit = cooperative_max_blocks(self.artifact.metadata or {}, self.artifact.arch, self._compute_units,
+                                         threads, dynamic_shared)
+            lib = _hip()
+            occ = getattr(lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", None)
+            if occ is not None:
+                n = ctypes.c_int()
+                try:
+                    occ(ctypes.byref(n), self.function, threads, dynamic_shared)
+                    hit = min(hit, n.value * self._compute_units)
+                except Exception:  # an older runtime refusing the query: the code object's numbers stand
+                    pass
+            self._coop_limits[key] = hit
+        return hit
+
+    def _launch_cooperative(self, g, b, dynamic_shared, st, stream):
+        limit = self.max_cooperative_blocks(b, dynamic_shared)
+        n = g[0] * g[1] * g[2]
+        if n > limit:
+            raise LaunchValueError(
+                f"kernel {self.name}: grid {g} has {n} blocks, but a kernel that calls cg.this_grid().sync() "
+                f"needs a cooperative launch, and at most {limit} blocks of {b[0] * b[1] * b[2]} threads fit on "
+                f"the device at once ({self._compute_units} CUs; see max_cooperative_grid_blocks)")
+        lib = _hip()
+        fn = getattr(lib, "hipModuleLaunchCooperativeKernel", None)
+        if fn is None:
+            raise LaunchError(f"kernel {self.name} syncs its grid (cg.this_grid().sync()), which needs "
+                              "hipModuleLaunchCooperativeKernel (ROCm 6.x); this HIP runtime does not have it")
+        params = kernel_params(ctypes.addressof(st.buf), self.params)
+        fn(self.function, g[0], g[1], g[2], b[0], b[1], b[2], dynamic_shared, stream, params)
+        if self._error_record is not None:
+            self._check_error_record(stream)
 
     def _check_error_record(self, stream: int) -> None:
         """debug=True: wait for the kernel, read its failure record, raise the
@@ -267,7 +315,37 @@ class HipKernel:
         text = format_error_record(raw.raw, getattr(self.artifact, "error_messages", []))
         if text:
             hip.hipMemset(ptr, 0, size)
-            raise KernelRuntimeError(text)
+            from pykern.errors import error_class_for_kind
+
+            raise error_class_for_kind(int.from_bytes(raw.raw[:4], "little"))(text)
+
+
+def kernel_params(base: int, params) -> ctypes.Array:
+    """``kernelParams`` for a launch API without ``extra`` (the cooperative
+    one): one pointer per explicit kernel argument, into the packed buffer at
+    ``base`` at the argument's code-object offset.
+
+    >>> list(kernel_params(0x1000, [KernParam("a", None, 0, 8, "data", 0), KernParam("n", None, 8, 4, "scalar", 1)]))
+    [4096, 4104]
+    """
+    return (ctypes.c_void_p * max(1, len(params)))(*[base + p.offset for p in params])
+
+
+def cooperative_max_blocks(metadata: dict, arch, compute_units: int, block_threads: int,
+                           dynamic_shared: int = 0) -> int:
+    """Resident blocks per CU for this code object (registers, LDS, wave slots,
+    as ``codeobject.resources``) times ``compute_units``.
+
+    >>> cooperative_max_blocks({".vgpr_count": 32, ".sgpr_count": 16}, "gfx942", 304, 256)
+    2432
+    """
+    from pykern.codegen import archs, codeobject
+
+    a = archs.parse_target_id(arch) if isinstance(arch, str) else arch
+    res = codeobject.resources(metadata, a, block_threads, dynamic_shared)
+    waves_per_group = -(-max(1, block_threads) // res["wave_size"])
+    per_cu = res["waves_per_simd"] * a.simds_per_cu // waves_per_group
+    return max(0, per_cu) * int(compute_units)
 
 
 class _LaunchBuffers:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numpy import ndarray as _ndarray
 
-from ..errors import LaunchError
+from ..errors import LaunchError, LaunchValueError
 from ..frontend.typeof import typeof
 from .memory import DeviceArray as _DeviceArray
 
@@ -135,9 +135,25 @@ def _block_check(ov):
     def check(block):
         n = block[0] * block[1] * block[2]
         if n > limit:
-            raise LaunchError(f"{name}: block {block} has {n} threads; this kernel allows at most {limit}")
+            raise LaunchValueError(f"{name}: block {block} has {n} threads; this kernel allows at most {limit}")
 
     return check
+
+
+def cooperative_limit_cpu(block) -> int:
+    from .cpu_executor import max_cooperative_blocks
+
+    return max_cooperative_blocks(block[0] * block[1] * block[2])
+
+
+def _check_cooperative(name, grid, block, limit):
+    """A kernel that syncs its grid needs every block resident at once."""
+    n = grid[0] * grid[1] * grid[2]
+    if n > limit:
+        raise LaunchValueError(
+            f"{name}: grid {grid} has {n} blocks, but a kernel that calls cg.this_grid().sync() runs as a "
+            f"cooperative launch, and at most {limit} blocks of {block[0] * block[1] * block[2]} threads can be "
+            "resident at once (see max_cooperative_grid_blocks)")
 
 
 class CpuBackend:
@@ -167,10 +183,14 @@ class CpuBackend:
         static = ov.artifact.static_shared_bytes
         max_dynamic = MAX_SHARED_BYTES - static
 
+        coop = getattr(ov.artifact, "cooperative", False)
+
         def launch(args, grid, block, stream, shared):
             check_block(block)
+            if coop:
+                _check_cooperative(name, grid, block, cooperative_limit_cpu(block))
             if shared > max_dynamic:
-                raise LaunchError(f"{name}: {shared} bytes of dynamic shared memory plus {static} bytes of static "
+                raise LaunchValueError(f"{name}: {shared} bytes of dynamic shared memory plus {static} bytes of static "
                                   f"shared memory exceed the {MAX_SHARED_BYTES} bytes of shared memory (LDS) "
                                   "a block may use")
             for i in arrays:  # device memory of another target would be garbage here

@@ -122,6 +122,22 @@ def _is_contig(shape, strides, itemsize, order):
     return True
 
 
+def _strides_like(shape, strides, itemsize):
+    """Contiguous strides that keep the axis order of ``strides``, as
+    ``np.empty_like`` (order "K") and numba's ``device_array_like`` give:
+    axes sorted by decreasing absolute stride (stable), densely packed.
+
+    >>> _strides_like((5, 6), (16, 160), 8)
+    (8, 40)
+    """
+    perm = sorted(range(len(shape)), key=lambda k: -abs(strides[k]))
+    out, acc = [0] * len(shape), itemsize
+    for k in reversed(perm):
+        out[k] = acc
+        acc *= max(shape[k], 1)
+    return tuple(out)
+
+
 def _span(shape, strides, itemsize):
     """(lo, hi): byte range, relative to the first element, that a view touches."""
     lo = hi = 0
@@ -282,6 +298,46 @@ class DeviceArray:
 
     def ravel(self, order: str = "C") -> "DeviceArray":
         return self.reshape(self.size, order=order)
+
+    def view(self, dtype) -> "DeviceArray":
+        """The same memory seen as ``dtype`` (numba's ``DeviceNDArray.view``):
+        the last axis must be contiguous when the item size changes.
+
+        >>> device_array(4, np.float32, target="cpu").view(np.int32).dtype
+        dtype('int32')
+        """
+        dt = _check_dtype(dtype)
+        if dt.itemsize == self.dtype.itemsize:
+            return DeviceArray(self.shape, self.strides, dt, self.storage, self.ptr, self.stream)
+        if not self.shape:
+            raise ValueError("changing the dtype of a 0-d array is not supported")
+        if self.strides[-1] != self.dtype.itemsize:
+            raise ValueError("to change to a dtype of a different size, the last axis must be contiguous")
+        nbytes = self.shape[-1] * self.dtype.itemsize
+        if nbytes % dt.itemsize:
+            raise ValueError(f"when changing to a larger dtype, its size must be a divisor of the total size in "
+                             f"bytes of the last axis of the array ({nbytes} bytes, {dt} is {dt.itemsize})")
+        shape = self.shape[:-1] + (nbytes // dt.itemsize,)
+        return DeviceArray(shape, self.strides[:-1] + (dt.itemsize,), dt, self.storage, self.ptr, self.stream)
+
+    def split(self, section, stream=0) -> list:
+        """numba's ``split``: a 1-d contiguous array cut into views of ``section``
+        elements (the last one shorter when it does not divide).
+
+        >>> [v.shape for v in device_array(10, target="cpu").split(4)]
+        [(4,), (4,), (2,)]
+        """
+        if self.ndim != 1:
+            raise ValueError("only 1-d arrays can be split")
+        if not self.is_c_contiguous():
+            raise ValueError("only contiguous arrays can be split")
+        section = operator.index(section)
+        if section <= 0:
+            raise ValueError(f"section must be positive, got {section}")
+        return [self[i:i + section] for i in range(0, self.size, section)]
+
+    def get_ipc_handle(self):  # pragma: no cover - numba API name, not offered
+        raise NotImplementedError("IPC handles are not supported by pykern")
 
     def _index(self, key):
         """(shape, strides, ptr, all_int) of ``self[key]`` for basic indexing."""
@@ -498,8 +554,10 @@ def _copy(dst: int, src: int, nbytes: int, kind: int, s: Stream, keep=None) -> N
 
 
 # --------------------------------------------------------------------------- constructors
-def device_array(shape, dtype=np.float64, order: str = "C", stream=0, target: str | None = None) -> DeviceArray:
-    """An uninitialised array on the current target.
+def device_array(shape, dtype=np.float64, order: str = "C", stream=0, target: str | None = None,
+                 strides=None) -> DeviceArray:
+    """An uninitialised array on the current target (``strides=`` in bytes, as
+    numba's, for a dense layout in another axis order).
 
     >>> device_array((2, 3), np.float32, target="cpu").strides
     (12, 4)
@@ -509,20 +567,47 @@ def device_array(shape, dtype=np.float64, order: str = "C", stream=0, target: st
     if order not in ("C", "F"):
         raise ValueError("order must be 'C' or 'F'")
     t = resolve_target(target)
-    strides = (_c_strides if order == "C" else _f_strides)(shape, dt.itemsize)
+    if strides is None:
+        strides = (_c_strides if order == "C" else _f_strides)(shape, dt.itemsize)
+    else:
+        strides = tuple(operator.index(x) for x in strides)
+        if len(strides) != len(shape):
+            raise ValueError(f"strides {strides} do not match shape {shape}")
+        if _strides_like(shape, strides, dt.itemsize) != strides and any(n > 1 for n in shape):
+            raise ValueError(f"strides {strides} are not a dense layout of shape {shape} with itemsize {dt.itemsize}")
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
     s = None if (stream is None or stream == 0) else as_stream(stream, t)
     return DeviceArray(shape, strides, dt, Storage.allocate(nbytes, t), stream=s)
 
 
 def device_array_like(ary, stream=0, target: str | None = None) -> DeviceArray:
-    """An uninitialised array with the shape, dtype and memory order of ``ary``."""
+    """An uninitialised array with the shape, dtype and axis order of ``ary``:
+    the strides ``np.empty_like(ary)`` would have (a strided view gives a dense
+    array in the same axis order), as numba's ``device_array_like``.
+
+    >>> device_array_like(np.empty((10, 12), order="F")[::2, ::2], target="cpu").strides
+    (8, 40)
+    """
     a = ary if isinstance(ary, (DeviceArray, np.ndarray)) else np.asarray(ary)
-    if isinstance(a, DeviceArray):
-        f = a.is_f_contiguous() and not a.is_c_contiguous()
-    else:
-        f = a.flags.f_contiguous and not a.flags.c_contiguous
-    return device_array(a.shape, a.dtype, "F" if f else "C", stream, target)
+    strides = _strides_like(a.shape, a.strides, a.dtype.itemsize)
+    f = strides == _f_strides(a.shape, a.dtype.itemsize) and strides != _c_strides(a.shape, a.dtype.itemsize)
+    return device_array(a.shape, a.dtype, "F" if f else "C", stream, target, strides=strides)
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False, target: str | None = None):
+    """``mapped_array`` with the shape, dtype and axis order of ``ary``."""
+    a = np.asarray(ary) if not isinstance(ary, (np.ndarray, DeviceArray)) else ary
+    order = "F" if (_strides_like(a.shape, a.strides, a.dtype.itemsize) == _f_strides(a.shape, a.dtype.itemsize)
+                    and a.ndim > 1) else "C"
+    return mapped_array(a.shape, a.dtype, order, stream, portable, wc, target=target)
+
+
+def pinned_array_like(ary, target: str | None = None) -> np.ndarray:
+    """``pinned_array`` with the shape, dtype and axis order of ``ary``."""
+    a = np.asarray(ary) if not isinstance(ary, (np.ndarray, DeviceArray)) else ary
+    order = "F" if (_strides_like(a.shape, a.strides, a.dtype.itemsize) == _f_strides(a.shape, a.dtype.itemsize)
+                    and a.ndim > 1) else "C"
+    return pinned_array(a.shape, a.dtype, order, target=target)
 
 
 def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, target: str | None = None) -> DeviceArray:
@@ -548,7 +633,10 @@ def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, t
     elif ary.flags.f_contiguous:
         order = "F"
     else:
-        ary, order = np.ascontiguousarray(ary), "C"
+        # a strided view arrives dense in its own axis order (np.empty_like's layout)
+        out = device_array_like(ary, stream, target=t)
+        out.copy_to_device(np.copy(ary, order="K"), stream=stream)
+        return out
     out = device_array(ary.shape, ary.dtype, order, stream, target=t)
     out.copy_to_device(ary, stream=stream)
     return out
@@ -574,13 +662,77 @@ def pinned_array(shape, dtype=np.float64, order: str = "C", target: str | None =
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
     if nbytes == 0:
         return np.empty(shape, dt, order=order)
+    _, buf = _host_alloc(nbytes, hip_api.hipHostMallocDefault)
+    flat = np.frombuffer(buf, dtype=dt)  # keeps buf (and so the allocation) alive
+    return flat.reshape(shape, order=order)
+
+
+class MappedArray(np.ndarray):
+    """A host numpy array in page-locked memory that kernels on the GPU read
+    and write directly (zero-copy): ``hipHostMalloc(hipHostMallocMapped)``;
+    its ``__cuda_array_interface__`` gives the device pointer
+    ``hipHostGetDevicePointer`` returned, so a launch passes it without copies
+    (numba's ``MappedNDArray``)."""
+
+    def __array_finalize__(self, obj):
+        # views share the allocation: keep its host and device base addresses
+        self._pk_host_base = getattr(obj, "_pk_host_base", 0)
+        self._pk_dev_base = getattr(obj, "_pk_dev_base", 0)
+
+    @property
+    def device_ctypes_pointer(self):
+        return ctypes.c_void_p(self._pk_dev_base + (self.ctypes.data - self._pk_host_base))
+
+    @property
+    def __cuda_array_interface__(self):
+        return {
+            "shape": self.shape,
+            "strides": None if self.flags.c_contiguous else self.strides,
+            "typestr": self.dtype.str,
+            "data": (self.device_ctypes_pointer.value if self.size else 0, not self.flags.writeable),
+            "version": 3,
+            "stream": None,  # host memory: nothing to wait for
+        }
+
+
+def _host_alloc(nbytes: int, flags: int):
+    """``(address, keeper)``: page-locked host memory freed with its keeper."""
     p = ctypes.c_void_p()
-    _hip().hipHostMalloc(ctypes.byref(p), nbytes, hip_api.hipHostMallocDefault)
+    _hip().hipHostMalloc(ctypes.byref(p), nbytes, flags)
     buf = (ctypes.c_uint8 * nbytes).from_address(p.value)
     fin = weakref.finalize(buf, _pinned_free, p.value)
     fin.atexit = False
-    flat = np.frombuffer(buf, dtype=dt)  # keeps buf (and so the allocation) alive
-    return flat.reshape(shape, order=order)
+    return p.value, buf
+
+
+def mapped_array(shape, dtype=np.float64, order: str = "C", stream=0, portable=False, wc=False,
+                 target: str | None = None) -> np.ndarray:
+    """A host array kernels use in place, without copies (numba's ``mapped_array``).
+
+    On "hip": page-locked memory mapped into the GPU's address space
+    (``hipHostMalloc`` with ``hipHostMallocMapped``; ``portable`` adds
+    ``hipHostMallocPortable``, ``wc`` ``hipHostMallocWriteCombined``). On the
+    cpu target the host *is* the device: an ordinary numpy array.
+
+    >>> a = mapped_array(4, np.float32, target="cpu"); a[:] = 1; a.sum()
+    4.0
+    """
+    shape = _normalize_shape(shape)
+    dt = _check_dtype(dtype)
+    t = resolve_target(target)
+    if t != "hip":
+        return np.empty(shape, dt, order=order)
+    nbytes = max(1, int(np.prod(shape, dtype=np.int64)) * dt.itemsize)
+    flags = hip_api.hipHostMallocMapped | (hip_api.hipHostMallocPortable if portable else 0)
+    if wc:
+        flags |= hip_api.hipHostMallocWriteCombined
+    host, keeper = _host_alloc(nbytes, flags)
+    dev = ctypes.c_void_p()
+    _hip().hipHostGetDevicePointer(ctypes.byref(dev), ctypes.c_void_p(host), 0)
+    flat = np.frombuffer(keeper, dtype=np.uint8)[: int(np.prod(shape, dtype=np.int64)) * dt.itemsize]
+    arr = flat.view(dt).reshape(shape, order=order).view(MappedArray)
+    arr._pk_host_base, arr._pk_dev_base = host, dev.value
+    return arr
 
 
 def is_device_array(obj) -> bool:
