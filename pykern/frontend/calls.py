@@ -863,15 +863,16 @@ def _device_call(lw, dev, name, node):
         given[kw.arg] = kw.value
     sigs = getattr(dev, "_signatures", None) or []
     try:
-        return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, False)
+        return _device_call_with(lw, dev, name, node, pnames, given, defaults, first_default, sigs, False)
     except CompileError as e:
         if sigs or not getattr(e, "needs_constant", False):
             raise
         # as numba: int literal arguments become compile-time values only when the callee needs them
-        return _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, True)
+        return _device_call_with(lw, dev, name, node, pnames, given, defaults, first_default, sigs, True)
 
 
-def _device_call_with(lw, pyfunc, name, node, pnames, given, defaults, first_default, sigs, literal_ints):
+def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_default, sigs, literal_ints):
+    pyfunc = dev.py_func
     assigned = lw.mb.assigned_params(pyfunc) if literal_ints else set()
     args, arg_nodes, static = [], [], {}
     for k, pn in enumerate(pnames):
