@@ -722,31 +722,24 @@ class RegionLowering(FunctionLowering):
             self.loc = s.loc
         at = _at(s.loc)
         zero = L.Constant(I32, 0)
-        if isinstance(s, ir.If) and self._static(s.cond):
-            cond = self.expr(s.cond)
-            then_bb, else_bb, end = (self._new_block(f"uif.{p}") for p in ("then", "else", "end"))
-            b.cbranch(cond, then_bb, else_bb)
-            for bb, part in zip((then_bb, else_bb), node.parts):
-                b.position_at_end(bb)
-                self._seq(part)
-                if not b.block.is_terminated:
-                    b.branch(end)
-            b.position_at_end(end)
-        elif isinstance(s, ir.If):
-            (cond,), f, o = self._agree(lambda: [self.expr(s.cond)])
-            sites = [_first_barrier(part) for part in node.parts]
-            # the thread that takes the `then` branch and the one that does not
-            t_in, t_out = b.select(cond, f, o), b.select(cond, o, f)
+        if isinstance(s, ir.If):
+            if self._static(s.cond):
+                cond = self.expr(s.cond)
+            else:
+                (cond,), f, o = self._agree(lambda: [self.expr(s.cond)])
+                sites = [_first_barrier(part) for part in node.parts]
+                # the thread that takes the `then` branch and the one that does not
+                t_in, t_out = b.select(cond, f, o), b.select(cond, o, f)
 
-            def report():
-                if sites[0] and sites[1]:
-                    self._diverge(self.tgt.ERR_BARRIER, sites[0], t_in, t_out, zero, zero, msg2=_site(sites[1]))
-                else:
-                    i0, i1 = (t_in, t_out) if sites[0] else (t_out, t_in)
-                    self._diverge(self.tgt.ERR_REGION_BARRIER, sites[0] or sites[1], i0, i1, zero, zero, msg2=(
-                        f"skipped it (the condition of the `if` at {at} differs between threads), so that "
-                        "thread exited or waits at another barrier"))
-            self._check_agreed(o, report)
+                def report():
+                    if sites[0] and sites[1]:
+                        self._diverge(self.tgt.ERR_BARRIER, sites[0], t_in, t_out, zero, zero, msg2=_site(sites[1]))
+                    else:
+                        i0, i1 = (t_in, t_out) if sites[0] else (t_out, t_in)
+                        self._diverge(self.tgt.ERR_REGION_BARRIER, sites[0] or sites[1], i0, i1, zero, zero, msg2=(
+                            f"skipped it (the condition of the `if` at {at} differs between threads), so that "
+                            "thread exited or waits at another barrier"))
+                self._check_agreed(o, report)
             then_bb, else_bb, end = (self._new_block(f"uif.{p}") for p in ("then", "else", "end"))
             b.cbranch(cond, then_bb, else_bb)
             for bb, part in zip((then_bb, else_bb), node.parts):
