@@ -54,7 +54,9 @@ class Dispatcher:
         self.options = _check_options(options)
         self._overloads = {}  # (target, argtypes) -> Overload
         self._aliases = {}  # (target, launch argument types) -> the eager overload they converted to
-        self._lock = threading.RLock()
+        from .compiler import fork_safe_rlock
+
+        self._lock = fork_safe_rlock()  # a forked child finds it free
         self._signatures = []  # eager (return, argtypes)
         code = py_func.__code__
         nmax = code.co_argcount
