@@ -74,11 +74,16 @@ def _new_engine():
     # One MCJIT engine per object: adding a second object to an engine that
     # was already finalised crashed (bad relocations) in llvmlite 0.50.
     # An engine costs ~0.2 ms, so this is cheap.
+    # The engine owns (and frees with itself) the target machine it is given:
+    # never the process-wide one of codegen, since engines are freed with their kernels.
     from ..codegen import llvm_util
-    from ..codegen.cpu import host_target_machine
 
     ll = llvm_util.llvm()
-    return ll.create_mcjit_compiler(ll.parse_assembly(""), host_target_machine())
+    triple = ll.get_process_triple()
+    tm = ll.Target.from_triple(triple).create_target_machine(
+        cpu=ll.get_host_cpu_name(), features=ll.get_host_cpu_features().flatten(), opt=3, reloc="pic",
+        codemodel="jitdefault")
+    return ll.create_mcjit_compiler(ll.parse_assembly(""), tm)
 
 
 def _get_pool():
