@@ -181,10 +181,11 @@ class _Library:
     is closed right after ``dlopen`` (the loader's mappings keep the file alive),
     so live kernels cost no file descriptors. glibc identifies a loaded library
     by the *name* it was opened with before looking at the file, and the fd
-    number will be reused: each live library therefore gets a distinct spelling
-    of the path (extra slashes, which the kernel ignores)."""
+    number will be reused while the library stays loaded: each load therefore
+    spells the path differently, a serial number written in ``./`` and ``/``
+    steps the kernel ignores (``/proc/self/fd/.//./7`` is ``/proc/self/fd/7``)."""
 
-    _live_paths: set = set()  # names of libraries currently loaded (updated only under _lock or atomically)
+    _serial = 0  # loads so far in this process (a forked child continues the count)
 
     def __init__(self, cdll, path):
         self.cdll = cdll
@@ -204,10 +205,9 @@ class _Library:
                     view = view[os.write(fd, view):]
             except OSError as e:
                 raise _fd_error(e, name) from None
-            path, slashes = f"/proc/self/fd/{fd}", ""
-            while path in cls._live_paths:
-                slashes += "/"
-                path = f"/proc/self/fd/{slashes}{fd}"
+            _Library._serial += 1  # under _lock
+            steps = "".join("./" if bit == "1" else "/" for bit in bin(_Library._serial)[2:])
+            path = f"/proc/self/fd/{steps}{fd}"
             try:
                 cdll = ctypes.CDLL(path)
             except OSError as e:  # dlopen's message, no errno
@@ -220,7 +220,6 @@ class _Library:
                 raise LaunchError(f"internal error: cannot load the cpu kernel {name}: {e}") from None
         finally:
             os.close(fd)  # the loader's mappings keep the file alive
-        cls._live_paths.add(path)
         return cls(cdll, path)
 
     def close(self):
@@ -233,7 +232,6 @@ class _Library:
 
         _ctypes.dlclose(self.cdll._handle)
         self.cdll = None
-        _Library._live_paths.discard(self.path)  # only now may another library take this name
 
 
 def _dim3(v, what):
