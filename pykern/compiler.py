@@ -211,7 +211,9 @@ FORK_WAIT_SECONDS = 120.0
 
 def fork_safe_rlock():
     """A ``threading.RLock`` that a forked child finds released (a Dispatcher's
-    lock: another thread may hold it mid-compile when the process forks)."""
+    lock: another thread may hold it mid-compile when the process forks).
+
+    Example: ``self._lock = fork_safe_rlock()``"""
     lock = threading.RLock()
     _child_reinit.add(lock)
     return lock
@@ -241,8 +243,6 @@ def _fork_locks() -> list:
 
 
 _held_for_fork: list = []
-
-
 _fork_timed_out = None
 
 
