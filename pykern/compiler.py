@@ -16,6 +16,9 @@ import contextlib
 import os
 import pickle
 import sys
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -54,7 +57,8 @@ class Overload:
 
     def typed_ir(self) -> str:
         if self._typed_ir is None:
-            self._typed_ir = str(_frontend_ir(self.dispatcher, self.argtypes))
+            with _compile_lock, _deep_recursion(self.dispatcher):
+                self._typed_ir = str(_frontend_ir(self.dispatcher, self.argtypes))
         return self._typed_ir
 
 
@@ -115,8 +119,63 @@ def _devlib_paths(codegen_name: str) -> list:
 
 #: Artifacts compiled or loaded in this process, by cache-key digest: re-running
 #: an unchanged notebook cell (a new function object, the same source and
-#: globals) reuses them even with the disk cache off.
-_in_memory: dict = {}
+#: globals) reuses them even with the disk cache off. Least recently used first;
+#: bounded (``PYKERN_MEMORY_CACHE_ENTRIES``, default ``IN_MEMORY_ENTRIES``), so a
+#: notebook redefining kernels all day keeps a fixed amount. It holds artifacts
+#: (bytes, ~30 KB for a small kernel), never loaded code: a kernel's library is
+#: unloaded when no overload uses it any more (``runtime/cpu_executor.py``).
+_in_memory: "OrderedDict[str, Any]" = OrderedDict()
+_in_memory_lock = threading.Lock()
+IN_MEMORY_ENTRIES = 256
+ENV_IN_MEMORY_ENTRIES = "PYKERN_MEMORY_CACHE_ENTRIES"
+
+
+def in_memory_limit() -> int:
+    """How many artifacts the in-process reuse map keeps (``$PYKERN_MEMORY_CACHE_ENTRIES``,
+    default 256; 0 turns it off). Example: ``in_memory_limit() == 256``."""
+    text = os.environ.get(ENV_IN_MEMORY_ENTRIES, "").strip()
+    if not text:
+        return IN_MEMORY_ENTRIES
+    try:
+        return max(0, int(text))
+    except ValueError:
+        import warnings
+
+        warnings.warn(f"pykern: ignoring {ENV_IN_MEMORY_ENTRIES}={text!r} (not an integer)", stacklevel=3)
+        return IN_MEMORY_ENTRIES
+
+
+def _recall(digest: str):
+    with _in_memory_lock:
+        artifact = _in_memory.get(digest)
+        if artifact is not None:
+            _in_memory.move_to_end(digest)
+        return artifact
+
+
+def _remember(digest: str, artifact) -> None:
+    limit = in_memory_limit()
+    with _in_memory_lock:
+        _in_memory[digest] = artifact
+        _in_memory.move_to_end(digest)
+        while len(_in_memory) > limit:
+            _in_memory.popitem(last=False)
+
+
+#: Held around the frontend and codegen of one compilation: on Python 3.11
+#: ``ast.parse`` is not safe in two threads at once ("AST constructor recursion
+#: depth mismatch"), the recursion limit is process-wide, and LLVM's state is
+#: shared. Compiles from several threads therefore run one at a time; cache hits
+#: (memory or disk) and launches never take it. Lock order, everywhere (the fork
+#: handlers below take them all in it): a Dispatcher's lock, this lock,
+#: ``_in_memory_lock``, ``cpu_executor._lock``, ``llvm_util.LLVM_LOCK``, the
+#: cpu target-machine lock, llvmlite's own lock. Code run under this lock must
+#: not take a Dispatcher's lock.
+_compile_lock = threading.RLock()
+
+_recursion_lock = threading.Lock()
+_recursion_users = 0
+_recursion_saved = 0
 
 
 @contextlib.contextmanager
@@ -124,9 +183,16 @@ def _deep_recursion(dispatcher, limit: int = 12000):
     """Room for long expressions (a 400-term sum is 400 nested BinOps, and the
     frontend and lowering walk them recursively). Python 3.11+ calls between
     Python functions use no C stack, so a higher limit is safe; past it, the
-    user gets a located error instead of an internal one."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, limit))
+    user gets a located error instead of an internal one. The limit is
+    process-wide: the first user raises it and the last one restores it (two
+    threads each restoring what they saw would race)."""
+    global _recursion_users, _recursion_saved
+    with _recursion_lock:
+        if _recursion_users == 0:
+            _recursion_saved = sys.getrecursionlimit()
+            if _recursion_saved < limit:
+                sys.setrecursionlimit(limit)
+        _recursion_users += 1
     try:
         yield
     except RecursionError:
@@ -140,7 +206,106 @@ def _deep_recursion(dispatcher, limit: int = 12000):
         raise CompileError(f"'{dispatcher.__name__}' nests expressions or statements too deeply to compile", loc,
                            hint="split long expressions into several assignments") from None
     finally:
-        sys.setrecursionlimit(old)
+        with _recursion_lock:
+            _recursion_users -= 1
+            if _recursion_users == 0 and sys.getrecursionlimit() != _recursion_saved:
+                sys.setrecursionlimit(_recursion_saved)
+
+
+# ------------------------------------------------------------------------ fork
+
+#: Dispatcher locks (``fork_safe_rlock``): a thread that held one when another
+#: forked does not exist in the child, so the child re-initialises them.
+_child_reinit: "weakref.WeakSet" = weakref.WeakSet()
+#: Set in a child forked while a lock could not be taken (see ``_before_fork``).
+_fork_unsafe_reason = None
+#: How long a fork waits for compiles in flight to release the locks.
+FORK_WAIT_SECONDS = 120.0
+
+
+def fork_safe_rlock():
+    """A ``threading.RLock`` that a forked child finds released (a Dispatcher's
+    lock: another thread may hold it mid-compile when the process forks).
+
+    Example: ``self._lock = fork_safe_rlock()``"""
+    lock = threading.RLock()
+    _child_reinit.add(lock)
+    return lock
+
+
+def _fork_locks() -> list:
+    """Every lock a compile or a load may hold, in the order all code takes them
+    (modules not imported yet hold nothing and are not imported here)."""
+    mods = sys.modules
+    locks = [_compile_lock, _in_memory_lock]
+    ex = mods.get("pykern.runtime.cpu_executor")
+    if ex is not None:
+        locks.append(ex._lock)
+    lu = mods.get("pykern.codegen.llvm_util")
+    if lu is not None:
+        locks.append(lu.LLVM_LOCK)
+    cpu = mods.get("pykern.codegen.cpu")
+    if cpu is not None:
+        locks.append(cpu._tm_lock)
+    if lu is not None:
+        locks.append(lu._init_lock)
+    ffi = mods.get("llvmlite.binding.ffi")
+    raw = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_lock", None)
+    if raw is not None:  # llvmlite serialises every LLVM call on it
+        locks.append(raw)
+    return locks
+
+
+_held_for_fork: list = []
+_fork_timed_out = None
+
+
+def _before_fork():
+    """Wait until no other thread is inside pykern's compiler, loader or LLVM,
+    so that the child starts with every lock free and LLVM's own (C++) locks
+    unheld. A lock still held after ``FORK_WAIT_SECONDS`` (a compile that does
+    not end) is left alone: the child then refuses to compile, with an error,
+    rather than hang."""
+    global _fork_timed_out
+    _held_for_fork.clear()
+    _fork_timed_out = None
+    for lock in _fork_locks():
+        if lock.acquire(timeout=FORK_WAIT_SECONDS):
+            _held_for_fork.append(lock)
+        else:
+            _fork_timed_out = "another thread was compiling when this process forked and did not finish"
+
+
+def _release_fork_locks():
+    while _held_for_fork:
+        _held_for_fork.pop().release()
+
+
+def _after_fork_in_child():
+    global _fork_unsafe_reason
+    _fork_unsafe_reason = _fork_timed_out
+    if _fork_unsafe_reason is not None:  # locks held by threads that do not exist here
+        for lock in _fork_locks():
+            if lock not in _held_for_fork and hasattr(lock, "_at_fork_reinit"):
+                lock._at_fork_reinit()
+    _release_fork_locks()
+    for lock in list(_child_reinit):
+        lock._at_fork_reinit()
+    ex = sys.modules.get("pykern.runtime.cpu_executor")
+    if ex is not None:
+        ex._after_fork_in_child()
+
+
+def _fork_check():
+    if _fork_unsafe_reason is not None:
+        raise CompileError(f"cannot compile in this forked process: {_fork_unsafe_reason} (LLVM's state may be "
+                           "locked or half-updated)", hint="fork before compiling in other threads, or use the "
+                           "'spawn' start method of multiprocessing")
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=_before_fork, after_in_parent=_release_fork_locks,
+                        after_in_child=_after_fork_in_child)
 
 
 def _cache_key(dispatcher, codegen_name: str, argtypes, options):
@@ -171,22 +336,29 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
     key = None if _skip_cache else _cache_key(dispatcher, codegen_name, argtypes, options)
     disk = _cache_for(dispatcher) if key is not None else None
     if key is not None:
-        artifact = _in_memory.get(key.digest)
+        artifact = _recall(key.digest)
         if artifact is None and disk is not None:
             artifact = _from_disk(disk, key)
         if artifact is not None:
             return artifact, True
-    # processes sharing the disk cache compile a key once: the others wait for its entry
+    # processes sharing the disk cache compile a key once: the others wait for its entry (the
+    # file marker is taken before the compile lock, never while holding it)
     with disk.compiling(key) if disk is not None else contextlib.nullcontext() as claim:
         artifact = _from_disk(disk, key) if claim is not None and claim.ready else None
         if artifact is not None:
             return artifact, True
-        target = get_target(codegen_name, **target_opts)
-        with _deep_recursion(dispatcher):
-            module = _frontend_ir(dispatcher, argtypes)
-            artifact = target.compile(module, target.resolve_options(options))
+        with _compile_lock:
+            if key is not None:  # another thread may have compiled it while this one waited
+                artifact = _recall(key.digest)
+                if artifact is not None:
+                    return artifact, True
+            _fork_check()
+            target = get_target(codegen_name, **target_opts)
+            with _deep_recursion(dispatcher):
+                module = _frontend_ir(dispatcher, argtypes)
+                artifact = target.compile(module, target.resolve_options(options))
         if key is not None:
-            _in_memory[key.digest] = artifact
+            _remember(key.digest, artifact)
             if disk is not None:
                 disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
@@ -201,7 +373,7 @@ def _from_disk(disk, key):
     except Exception as e:  # an entry from an incompatible build: drop it, recompile
         disk.discard(key, f"unreadable payload: {e!r}")
         return None
-    _in_memory[key.digest] = artifact
+    _remember(key.digest, artifact)
     return artifact
 
 

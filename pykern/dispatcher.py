@@ -66,7 +66,9 @@ class Dispatcher:
         self.options = _check_options(options)
         self._overloads = {}  # (target, argtypes) -> Overload
         self._aliases = {}  # (target, launch argument types) -> the eager overload they converted to
-        self._lock = threading.RLock()
+        from .compiler import fork_safe_rlock
+
+        self._lock = fork_safe_rlock()  # a forked child finds it free
         self._signatures = []  # eager (return, argtypes)
         if device:
             _device_generation[0] += 1

@@ -90,7 +90,12 @@ def optimize(module, tm, level: int = 3) -> None:
     pto = binding.create_pipeline_tuning_options(level)
     pb = binding.create_pass_builder(tm, pto)
     mpm = pb.getModulePassManager()
-    mpm.run(module, pb)
+    try:
+        mpm.run(module, pb)
+    finally:
+        from .llvm_util import _dispose_pass_manager
+
+        _dispose_pass_manager(mpm)  # llvmlite 0.50 would keep it forever
 
 
 def verify(module, what: str = "generated LLVM IR") -> None:

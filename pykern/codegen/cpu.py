@@ -511,8 +511,11 @@ class CpuTarget(Target):
         tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, grid_sites,
                           fcap)
         with llvm_util.LLVM_LOCK:
-            llmod = llvm_util.parse_and_verify(text, info.kernel_name)
-            extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler")
+            # a context per kernel, freed with it: the global one would grow with
+            # every kernel compiled (a notebook redefines kernels all day)
+            llctx = llvm_util.llvm().create_context()
+            llmod = llvm_util.parse_and_verify(text, info.kernel_name, llctx)
+            extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler", llctx)
             extra.triple = llmod.triple
             extra.data_layout = llmod.data_layout
             llmod.link_in(extra)
@@ -646,7 +649,7 @@ def assembly_of(artifact: KernelArtifact) -> str:
     Example: ``print(assembly_of(get_target("cpu").compile(mod)))``"""
     if artifact.asm is None:
         with llvm_util.LLVM_LOCK:
-            mod = llvm_util.parse_and_verify(artifact.llvm_ir, artifact.name)
+            mod = llvm_util.parse_and_verify(artifact.llvm_ir, artifact.name, llvm_util.llvm().create_context())
             artifact.asm = host_target_machine().emit_assembly(mod)
     return artifact.asm
 

@@ -39,12 +39,14 @@ def llvm():
     return ll
 
 
-def parse_and_verify(text: str, what: str = "kernel"):
+def parse_and_verify(text: str, what: str = "kernel", context=None):
     """Parse LLVM IR text and run the verifier; any failure is a
-    ``CompileError('internal error: ...')`` (a pykern bug, not the user's)."""
+    ``CompileError('internal error: ...')`` (a pykern bug, not the user's).
+    ``context``: an ``llvm().create_context()`` to parse into instead of LLVM's
+    global context, which keeps every type and constant ever parsed into it."""
     ll = llvm()
     try:
-        mod = ll.parse_assembly(text)
+        mod = ll.parse_assembly(text, context)
         mod.verify()
     except RuntimeError as e:
         raise CompileError(f"internal error: LLVM rejected the generated IR of {what}: {e}") from None
@@ -61,7 +63,23 @@ def optimize(mod, tm, level: int = 3) -> None:
         pto.slp_vectorization = True
     pb = ll.create_pass_builder(tm, pto)
     mpm = pb.getModulePassManager()
-    mpm.run(mod, pb)
+    try:
+        mpm.run(mod, pb)
+    finally:
+        _dispose_pass_manager(mpm)
+
+
+def _dispose_pass_manager(mpm) -> None:
+    """Free a module pass manager now. llvmlite 0.50's ``ModulePassManager``
+    never frees its pipeline (``ObjectRef._dispose``, a no-op, comes before
+    ``NewPassManager._dispose`` in its MRO): ~60 KB per optimised kernel, which
+    a notebook redefining kernels all day would keep forever."""
+    from llvmlite.binding import ffi
+
+    if getattr(mpm, "_closed", True) or type(mpm)._dispose is not ffi.ObjectRef._dispose:
+        return  # a fixed llvmlite disposes it itself
+    ffi.lib.LLVMPY_DisposeNewModulePassManger(mpm)
+    mpm.detach()  # closed: nothing will dispose it again
 
 
 def clone(mod):

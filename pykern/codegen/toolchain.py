@@ -155,20 +155,44 @@ def link_host_shared(obj: bytes, env: dict | None = None) -> bytes:
     return _run_lld(cmd, obj, ("-shared",))
 
 
+def _os_error_hint(e: BaseException):
+    """The hint for a failure to run the linker: installing one helps only when
+    it is missing, not when the process is out of file descriptors or memory."""
+    import errno
+
+    if isinstance(e, (FileNotFoundError, PermissionError)):
+        return INSTALL_HINT
+    if getattr(e, "errno", None) in (errno.EMFILE, errno.ENFILE):
+        return ("the process has reached its limit of open files: raise it (`ulimit -n`, "
+                "resource.setrlimit(RLIMIT_NOFILE)) or close files it no longer needs")
+    return None
+
+
 def _run_lld(cmd, obj: bytes, args: tuple) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="pykern-lld-") as tmp:
+    try:
+        # cleanup errors (e.g. no descriptor left to walk it) must not hide the real error
+        tmp_dir = tempfile.TemporaryDirectory(prefix="pykern-lld-", ignore_cleanup_errors=True)
+    except OSError as e:
+        raise CompileError(f"cannot create a directory for the linker: {e}", hint=_os_error_hint(e)) from None
+    with tmp_dir as tmp:
         src = os.path.join(tmp, "kernel.o")
         dst = os.path.join(tmp, "kernel.so")
-        with open(src, "wb") as f:
-            f.write(obj)
+        try:
+            with open(src, "wb") as f:
+                f.write(obj)
+        except OSError as e:
+            raise CompileError(f"cannot write the linker's input: {e}", hint=_os_error_hint(e)) from None
         argv = [*cmd, *args, src, "-o", dst]
         try:
             proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
         except (OSError, subprocess.TimeoutExpired) as e:
-            raise CompileError(f"running {' '.join(cmd)} failed: {e}", hint=INSTALL_HINT) from None
+            raise CompileError(f"running {' '.join(cmd)} failed: {e}", hint=_os_error_hint(e)) from None
         if proc.returncode != 0 or not os.path.exists(dst):
             msg = (proc.stderr or proc.stdout or "").strip()
             tool = "ld.lld" if any("lld" in part for part in cmd) else os.path.basename(cmd[0])
             raise CompileError(f"{tool} failed (exit {proc.returncode}):\n{msg}")
-        with open(dst, "rb") as f:
-            return f.read()
+        try:
+            with open(dst, "rb") as f:
+                return f.read()
+        except OSError as e:
+            raise CompileError(f"cannot read the linker's output: {e}", hint=_os_error_hint(e)) from None

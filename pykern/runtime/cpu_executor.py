@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+import weakref
 
 from ..errors import KernelRuntimeError, LaunchError, LaunchValueError
 
@@ -73,7 +74,10 @@ assert ctypes.sizeof(LaunchCtx) == 176
 _RUNFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 _lock = threading.Lock()
-_loaded: dict = {}
+#: loaded kernels by symbol, while something (an Overload, a launch in flight)
+#: references them: overloads that share an artifact share its library, and
+#: the last reference gone unloads it (see ``_Library``)
+_loaded: "weakref.WeakValueDictionary[str, CpuKernel]" = weakref.WeakValueDictionary()
 _NCPU = os.cpu_count() or 1
 #: launches whose workers outlived a double Ctrl-C: their buffers must stay valid
 _abandoned: list = []
@@ -85,11 +89,16 @@ def _new_engine():
     # One MCJIT engine per object: adding a second object to an engine that
     # was already finalised crashed (bad relocations) in llvmlite 0.50.
     # An engine costs ~0.2 ms, so this is cheap.
+    # The engine owns (and frees with itself) the target machine it is given:
+    # never the process-wide one of codegen, since engines are freed with their kernels.
     from ..codegen import llvm_util
-    from ..codegen.cpu import host_target_machine
 
     ll = llvm_util.llvm()
-    return ll.create_mcjit_compiler(ll.parse_assembly(""), host_target_machine())
+    triple = ll.get_process_triple()
+    tm = ll.Target.from_triple(triple).create_target_machine(
+        cpu=ll.get_host_cpu_name(), features=ll.get_host_cpu_features().flatten(), opt=3, reloc="pic",
+        codemodel="jitdefault")
+    return ll.create_mcjit_compiler(ll.parse_assembly(""), tm)
 
 
 def _get_pool():
@@ -152,21 +161,92 @@ def _load_shared_object(artifact) -> "CpuKernel":
         k = _loaded.get(artifact.name)
         if k is not None:
             return k
-        # An anonymous in-memory file: nothing on disk to clean up or to race on.
-        # The descriptor stays open for the life of the process so that its
-        # /proc path (dlopen's identity for the library) is never reused.
-        fd = os.memfd_create(artifact.name, 0)
-        os.write(fd, artifact.shared_object)
+        lib = _Library.open(artifact.name, artifact.shared_object)
         try:
-            lib = ctypes.CDLL(f"/proc/self/fd/{fd}")
-            addr = ctypes.cast(getattr(lib, artifact.name), ctypes.c_void_p).value
-        except (OSError, AttributeError) as e:
-            os.close(fd)
+            addr = ctypes.cast(getattr(lib.cdll, artifact.name), ctypes.c_void_p).value
+        except AttributeError as e:
+            lib.close()
             raise LaunchError(f"internal error: cannot load the cpu kernel {artifact.name}: {e}") from None
         k = CpuKernel(artifact, _RUNFN(addr))
-        k._engine = (lib, fd)  # keeps the code mapped
+        k._engine = lib  # keeps the code mapped while the kernel lives
+        weakref.finalize(k, lib.close).atexit = False  # the process unmaps everything at exit anyway
         _loaded[artifact.name] = k
         return k
+
+
+def _fd_error(e: OSError, what: str) -> LaunchError:
+    import errno
+
+    if e.errno in (errno.EMFILE, errno.ENFILE):
+        return LaunchError(f"cannot load the cpu kernel {what}: {e.strerror} (the process has reached its limit of "
+                           "open files; raise it with `ulimit -n` or close files)")
+    if e.errno == errno.ENOMEM:
+        return LaunchError(f"cannot load the cpu kernel {what}: out of memory ({e.strerror})")
+    return LaunchError(f"cannot load the cpu kernel {what}: {e}")
+
+
+class _Library:
+    """One dlopen'ed kernel library, unloaded (``dlclose``) by ``close`` when the
+    last kernel using it is collected. A launch holds its kernel for its whole
+    duration (and a launch abandoned by a double Ctrl-C keeps it forever), so
+    the code is never unmapped under a running block.
+
+    The library is written to an anonymous memory file (nothing on disk to clean
+    up or race on) and loaded through its ``/proc/self/fd`` path; the descriptor
+    is closed right after ``dlopen`` (the loader's mappings keep the file alive),
+    so live kernels cost no file descriptors. glibc identifies a loaded library
+    by the *name* it was opened with before looking at the file, and the fd
+    number will be reused while the library stays loaded: each load therefore
+    spells the path differently, a serial number written in ``./`` and ``/``
+    steps the kernel ignores (``/proc/self/fd/.//./7`` is ``/proc/self/fd/7``)."""
+
+    _serial = 0  # loads so far in this process (a forked child continues the count)
+
+    def __init__(self, cdll, path):
+        self.cdll = cdll
+        self.path = path
+        self._closed = False
+
+    @classmethod
+    def open(cls, name: str, data: bytes) -> "_Library":
+        try:
+            fd = os.memfd_create(name, getattr(os, "MFD_CLOEXEC", 1))
+        except OSError as e:
+            raise _fd_error(e, name) from None
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            except OSError as e:
+                raise _fd_error(e, name) from None
+            _Library._serial += 1  # under _lock
+            steps = "".join("./" if bit == "1" else "/" for bit in bin(_Library._serial)[2:])
+            path = f"/proc/self/fd/{steps}{fd}"
+            try:
+                cdll = ctypes.CDLL(path)
+            except OSError as e:  # dlopen's message, no errno
+                import errno
+
+                text = str(e)
+                for code in (errno.EMFILE, errno.ENFILE, errno.ENOMEM):
+                    if os.strerror(code) in text:
+                        raise _fd_error(OSError(code, os.strerror(code)), name) from None
+                raise LaunchError(f"internal error: cannot load the cpu kernel {name}: {e}") from None
+        finally:
+            os.close(fd)  # the loader's mappings keep the file alive
+        return cls(cdll, path)
+
+    def close(self):
+        # runs from a finalizer, on whatever thread collected the kernel: no
+        # pykern locks here (that thread may hold them); dlclose has its own
+        if self._closed:
+            return
+        self._closed = True
+        import _ctypes
+
+        _ctypes.dlclose(self.cdll._handle)
+        self.cdll = None
 
 
 def _dim3(v, what):
@@ -254,6 +334,13 @@ class _SigintWatch:
 _watch = _SigintWatch()
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_watch.after_fork)
+
+
+def _after_fork_in_child():
+    """Called by ``compiler``'s fork handler (which holds ``_lock`` across the
+    fork): the pool's threads did not survive it."""
+    global _pool, _pool_pid
+    _pool, _pool_pid = None, 0
 
 
 class CpuKernel:
@@ -388,7 +475,7 @@ class CpuKernel:
             except BaseException:
                 # a second Ctrl-C while a block is still running (e.g. a kernel
                 # that never ends): keep the memory it uses alive forever
-                _abandoned.append((args_keep, ctx, futs))
+                _abandoned.append((args_keep, ctx, futs, self))
                 raise
             raise
         for f in futs:
