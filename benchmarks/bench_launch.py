@@ -72,7 +72,7 @@ def _breakdown(k, args) -> str:
         from pykern.runtime.kernargs import Packer, get_flattener
 
         ov = next(iter(k._overloads.values()))
-        flatten = get_flattener(ov.argtypes)
+        flatten = get_flattener(ov.artifact.params, len(ov.argtypes))
         pack = Packer(ov.artifact.params, ov.artifact.kernarg_size)
         at = L.argument_types(tuple(args), "k")[0]
         buf = pack(flatten(tuple(args)))

@@ -35,9 +35,9 @@ Example::
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Optional
 
+from .. import abi as _shared_abi
 from ..errors import CompileError
 from ..frontend import types as T
 from . import archs as _archs
@@ -800,17 +800,10 @@ def params_from_metadata(params: list, md: dict) -> list:
     """``params`` (``abi.FlatParam``) with offsets taken from the code object's
     explicit ``.args``; raises ``CompileError`` if the two disagree in count
     or size (the runtime would pack the arguments wrongly)."""
-    explicit = [a for a in md.get(".args", []) if not str(a.get(".value_kind", "")).startswith("hidden_")]
-    if len(explicit) != len(params):
-        raise CompileError(f"internal error: code object lists {len(explicit)} kernel arguments, "
-                           f"pykern flattened {len(params)}")
-    out = []
-    for p, a in zip(params, explicit):
-        if int(a[".size"]) != p.size:
-            raise CompileError(f"internal error: argument {p.name} has size {a['.size']} in the code object, "
-                               f"{p.size} in pykern's ABI")
-        out.append(replace(p, offset=int(a[".offset"])))
-    return out
+    try:
+        return _shared_abi.at_metadata_offsets(params, md.get(".args", []))
+    except ValueError as e:
+        raise CompileError(f"internal error: {e}") from None
 
 
 def compile_llvm_ir(ir_text: str, arch: str = "gfx942", code_object_version: int = 5, **kw) -> Built:

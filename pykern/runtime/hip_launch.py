@@ -10,7 +10,7 @@ LDS size before HIP sees them, so a bad launch is a LaunchError, not a crash.
 Example::
 
     kernel = load(artifact)                          # KernelArtifact for "amdgpu"
-    launch(kernel, argtypes, (d_out, d_x, 2.0), grid=(40, 1, 1), block=(256, 1, 1))
+    launch(kernel, artifact, (d_out, d_x, 2.0), grid=(40, 1, 1), block=(256, 1, 1))
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from pykern.errors import LaunchError
 from pykern.runtime import PerformanceWarning, hip_api
-from pykern.runtime.kernargs import KernParam, flatten_values, get_packer
+from pykern import abi
+from pykern.runtime.kernargs import flatten_values, get_packer
 
 
 def _hip():
@@ -160,23 +161,13 @@ def explicit_params(artifact) -> list:
 
     Raises LaunchError when the metadata and the artifact disagree (count or sizes).
     """
-    params = list(artifact.params)
-    md = artifact.metadata or {}
-    args = _md(md, ".args")
+    args = _md(artifact.metadata or {}, ".args")
     if args is None:
-        return params
-    explicit = [a for a in args if not str(_md(a, ".value_kind", "")).startswith("hidden_")]
-    if len(explicit) != len(params):
-        raise LaunchError(
-            f"kernel {artifact.name}: code object declares {len(explicit)} explicit arguments, the artifact {len(params)}"
-        )
-    out = []
-    for p, a in zip(params, explicit):
-        off, size = int(_md(a, ".offset")), int(_md(a, ".size"))
-        if size != p.size:
-            raise LaunchError(f"kernel {artifact.name}: argument {p.name} is {p.size} bytes, the code object says {size}")
-        out.append(KernParam(p.name, p.type, off, size, p.role, getattr(p, "arg_index", 0)))
-    return out
+        return list(artifact.params)
+    try:
+        return abi.at_metadata_offsets(artifact.params, args)
+    except ValueError as e:
+        raise LaunchError(f"kernel {artifact.name}: {e}") from None
 
 
 class HipKernel:
@@ -306,12 +297,8 @@ def load(artifact, device: int | None = None) -> HipKernel:
 
 
 # --------------------------------------------------------------------------- host arrays
-def _is_array_type(t) -> bool:
-    return type(t).__name__ == "Array"
-
-
-def prepare_args(argtypes, values, stream=0):
-    """Make every array argument a "hip" DeviceArray.
+def prepare_args(params, values, stream=0):
+    """Make every array argument (``params``' data parameters) a "hip" DeviceArray.
 
     Host numpy arrays (and cpu-target DeviceArrays) are copied in, with a
     PerformanceWarning; returns ``(values, writebacks)`` where writebacks are
@@ -322,12 +309,7 @@ def prepare_args(argtypes, values, stream=0):
     writebacks: list = []
     warned = [False]
 
-    def conv(t, v):
-        tname = type(t).__name__
-        if tname == "Tuple":
-            return tuple(conv(e, x) for e, x in zip(t.elems, v))
-        if tname != "Array":
-            return v
+    def conv(v, readonly):
         if isinstance(v, memory.DeviceArray):
             if v.target == "hip":
                 return v
@@ -354,11 +336,23 @@ def prepare_args(argtypes, values, stream=0):
             warned[0] = True
         d = memory.to_device(host, stream=stream, target="hip")
         writable = getattr(getattr(host, "flags", None), "writeable", True)
-        if writable and not getattr(t, "readonly", False):
+        if writable and not readonly:
             writebacks.append((d, host))
         return d
 
-    return tuple(conv(t, v) for t, v in zip(argtypes, values)), writebacks
+    def put(v, path, new):  # ``v`` with the element at ``path`` replaced (tuples rebuilt)
+        if not path:
+            return new
+        return v[:path[0]] + (put(v[path[0]], path[1:], new),) + v[path[0] + 1:]
+
+    out = tuple(values)
+    for p in params:
+        if p.role == "data":
+            v = out
+            for j in p.path:
+                v = v[j]
+            out = put(out, p.path, conv(v, p.readonly))
+    return out, writebacks
 
 
 def finish(writebacks, stream=0) -> None:
@@ -367,7 +361,7 @@ def finish(writebacks, stream=0) -> None:
         d.copy_to_host(host, stream=stream)
 
 
-def launch(kernel: HipKernel, artifact, argtypes, values, grid, block, dynamic_shared: int = 0, stream=0,
+def launch(kernel: HipKernel, artifact, values, grid, block, dynamic_shared: int = 0, stream=0,
            kernel_name: str | None = None) -> None:
     """Convert, flatten, pack and launch: everything a dispatcher does per call on "hip".
 
@@ -377,8 +371,8 @@ def launch(kernel: HipKernel, artifact, argtypes, values, grid, block, dynamic_s
     if artifact is not None and artifact is not kernel.artifact:
         raise LaunchError(f"{kernel_name or kernel.name}: kernel and artifact do not belong together")
     try:
-        values, writebacks = prepare_args(argtypes, values, stream)
-        buf = kernel.packer.fast(flatten_values(argtypes, values))
+        values, writebacks = prepare_args(kernel.params, values, stream)
+        buf = kernel.packer.fast(flatten_values(kernel.params, values))
         kernel.launch(grid, block, dynamic_shared, buf, stream)
     except LaunchError as e:
         if kernel_name and not str(e).startswith(kernel_name):

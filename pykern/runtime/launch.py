@@ -136,17 +136,16 @@ class CpuBackend:
 
     def plan(self, ov):
         """The launch function of ``ov``: everything decidable once is decided here."""
-        from ..frontend import types as T
-        from .kernargs import Packer, get_flattener
-
         from .cpu_executor import MAX_SHARED_BYTES
+        from .kernargs import Packer, array_arguments, get_flattener
 
-        flatten = get_flattener(ov.argtypes)
+        params = ov.artifact.params
+        flatten = get_flattener(params, len(ov.argtypes))
         # the executor wants at least 8 bytes even for a kernel without arguments
-        pack = Packer(ov.artifact.params, max(8, ov.artifact.kernarg_size))
+        pack = Packer(params, max(8, ov.artifact.kernarg_size))
         run = ov.kernel.run
         check_block = _block_check(ov)
-        arrays = [i for i, t in enumerate(ov.argtypes) if isinstance(t, T.Array)]
+        arrays = array_arguments(params)
         name = ov.dispatcher.__name__
         static = ov.artifact.static_shared_bytes
         max_dynamic = MAX_SHARED_BYTES - static
@@ -176,16 +175,15 @@ class HipBackend:
         return hip_launch.load(artifact)
 
     def plan(self, ov):
-        from ..frontend import types as T
         from . import hip_launch
-        from .kernargs import get_flattener
+        from .kernargs import array_arguments, get_flattener
         from .memory import DeviceArray
 
-        kernel, art, argtypes, name = ov.kernel, ov.artifact, ov.argtypes, ov.dispatcher.__name__
+        kernel, art, name = ov.kernel, ov.artifact, ov.dispatcher.__name__
         check_block = _block_check(ov)
-        flatten, pack, run = get_flattener(argtypes), kernel.packer.fast, kernel.launch
-        arrays = [i for i, t in enumerate(argtypes) if isinstance(t, T.Array)]
-        nested = any(isinstance(t, T.Tuple) for t in argtypes)
+        flatten, pack, run = get_flattener(kernel.params, len(ov.argtypes)), kernel.packer.fast, kernel.launch
+        arrays = array_arguments(kernel.params)
+        nested = any(len(p.path) > 1 for p in kernel.params)  # tuples may hold host arrays
 
         def launch(args, grid, block, stream, shared):
             check_block(block)
@@ -193,7 +191,7 @@ class HipBackend:
             if not nested and all(type(args[i]) is DeviceArray and args[i].target == "hip" for i in arrays):
                 run(grid, block, shared, pack(flatten(args)), stream)
             else:
-                hip_launch.launch(kernel, art, argtypes, args, grid, block, shared, stream, kernel_name=name)
+                hip_launch.launch(kernel, art, args, grid, block, shared, stream, kernel_name=name)
 
         return launch
 
