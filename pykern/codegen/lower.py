@@ -45,13 +45,8 @@ I8 = L.IntType(8)
 I32 = L.IntType(32)
 I64 = L.IntType(64)
 
-_MATH_NAMES = set(
-    (
-        "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-        "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs atan2 pow hypot copysign fmod fma"
-    ).split()
-)
-_SPECIAL = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
+_MATH_NAMES = frozenset(ir.intrinsic_names("math"))
+_SPECIAL = ir.intrinsic_names("special")
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..errors import SourceLoc
+from ..frontend import ir as _ir
 
 if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
     from llvmlite import ir as llir
@@ -144,14 +145,11 @@ class LoweredKernel:
 
 
 #: The special registers of ``Target.special_register`` (all int32 results).
-SPECIAL_REGISTERS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
+SPECIAL_REGISTERS = _ir.intrinsic_names("special")
 #: Wave operations routed to ``Target.wave_op``.
-WAVE_OPS = (
-    "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
-    "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask", "syncwarp",
-)
+WAVE_OPS = _ir.intrinsic_names("wave")
 #: Block barriers routed to ``Target.barrier`` (kind argument).
-BARRIER_KINDS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or")
+BARRIER_KINDS = _ir.intrinsic_names("barrier")
 
 
 class Target(abc.ABC):

@@ -66,6 +66,7 @@ Math
 
 from __future__ import annotations
 
+from . import ir
 from . import types as T
 
 
@@ -193,12 +194,9 @@ def unify(a: T.Type, b: T.Type):
 # math
 # --------------------------------------------------------------------------
 
-UNARY_MATH = (
-    "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-    "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
-).split()
-BINARY_MATH = "atan2 pow hypot copysign fmod".split()
-PREDICATES = ("isnan", "isinf", "isfinite")
+UNARY_MATH = list(ir.intrinsic_names("math", "(f) -> f"))
+BINARY_MATH = list(ir.intrinsic_names("math", "(f, f) -> f"))
+PREDICATES = ir.intrinsic_names("predicate")
 #: math.* functions that return an int64 (Python's int) instead of a float.
 TO_INT = ("floor", "ceil", "trunc")
 
@@ -218,89 +216,56 @@ def math2_arg_type(lt, lweak, rt, rweak) -> T.Type:
 
 
 # --------------------------------------------------------------------------
-# intrinsic signatures (shared with the verifier)
+# intrinsic signatures (the verifier's reading of ``ir.INTRINSICS``)
 # --------------------------------------------------------------------------
 
-_INDEXING = ("thread_idx", "block_idx", "block_dim", "grid_dim")
-_NULLARY_I32 = ("warpsize", "laneid")
-_VOID0 = ("syncthreads", "threadfence_block", "threadfence", "threadfence_system")
-_SYNC_PRED = ("syncthreads_count", "syncthreads_and", "syncthreads_or")
-_SHFL = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
-_VOTE = ("all_sync", "any_sync", "eq_sync")
-
 #: intrinsics that are block barriers / wave operations (for analysis.py)
-BARRIER_INTRINSICS = frozenset(("syncthreads",) + _SYNC_PRED)
-WAVE_INTRINSICS = frozenset(_SHFL + _VOTE + ("ballot_sync", "activemask", "lanemask_lt", "syncwarp"))
+BARRIER_INTRINSICS = frozenset(ir.intrinsic_names("barrier"))
+WAVE_INTRINSICS = frozenset(ir.intrinsic_names("wave"))
+
+#: signature type variables: what each may stand for
+_TYPE_VARS = {
+    "x": lambda t: t.is_scalar,
+    "n": lambda t: isinstance(t, (T.Integer, T.Float)),
+    "i": lambda t: isinstance(t, T.Integer),
+    "f": lambda t: isinstance(t, T.Float),
+}
+_parsed: dict = {}
+
+
+def parse_signature_rule(rule: str) -> tuple:
+    """``"(uint64, x, int32) -> x"`` -> ``(["uint64", "x", "int32"], "x")``."""
+    hit = _parsed.get(rule)
+    if hit is None:
+        args, result = rule.split("->")
+        args = args.strip().strip("()").strip()
+        hit = _parsed[rule] = ([a.strip() for a in args.split(",")] if args else [], result.strip())
+    return hit
+
+
+def _matches(part: str, t: T.Type, bound: dict) -> bool:
+    if part in _TYPE_VARS:
+        if part in bound:
+            return bound[part] == t
+        if not _TYPE_VARS[part](t):
+            return False
+        bound[part] = t
+        return True
+    return str(t) == part
 
 
 def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
-    """None if an ``Intrinsic`` node is well-typed, else the reason."""
-    n = len(argtypes)
-
-    def want(k):
-        return None if n == k else f"{name} takes {k} argument(s), got {n}"
-
-    if name in _INDEXING:
-        if n:
-            return want(0)
-        if attrs.get("axis") not in (0, 1, 2):
-            return f"{name} needs attrs axis 0, 1 or 2, got {attrs.get('axis')!r}"
-        return None if result == T.int32 else f"{name} returns int32, not {result}"
-    if name in _NULLARY_I32:
-        return want(0) or (None if result == T.int32 else f"{name} returns int32")
-    if name in _VOID0:
-        return want(0) or (None if isinstance(result, T.Void) else f"{name} returns void")
-    if name in _SYNC_PRED:
-        return want(1) or (
-            None if argtypes[0] == T.boolean and result == T.int32 else f"{name} is (boolean) -> int32"
-        )
-    if name == "syncwarp":
-        return want(1) or (None if argtypes[0] == T.uint64 and isinstance(result, T.Void) else "syncwarp is (uint64) -> void")
-    if name in _SHFL:
-        if want(3):
-            return want(3)
-        m, v, lane = argtypes
-        if m != T.uint64 or lane != T.int32 or not v.is_scalar or result != v:
-            return f"{name} is (uint64, x, int32) -> x, got ({m}, {v}, {lane}) -> {result}"
-        return None
-    if name == "ballot_sync":
-        return want(2) or (
-            None if argtypes == [T.uint64, T.boolean] and result == T.uint64 else "ballot_sync is (uint64, boolean) -> uint64"
-        )
-    if name in _VOTE:
-        return want(2) or (
-            None if argtypes == [T.uint64, T.boolean] and result == T.boolean else f"{name} is (uint64, boolean) -> boolean"
-        )
-    if name in ("activemask", "lanemask_lt"):
-        return want(0) or (None if result == T.uint64 else f"{name} returns uint64")
-    if name in ("popc", "clz", "ffs"):
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Integer) and result == T.int32 else f"{name} is (integer) -> int32"
-        )
-    if name == "brev":
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Integer) and result == argtypes[0] else "brev is (i) -> i"
-        )
-    if name == "fma":
-        return want(3) or (
-            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else "fma is (f, f, f) -> f"
-        )
-    if name in UNARY_MATH or name == "round":
-        return want(1) or (None if isinstance(result, T.Float) and argtypes[0] == result else f"{name} is (f) -> f")
-    if name in BINARY_MATH:
-        return want(2) or (
-            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else f"{name} is (f, f) -> f"
-        )
-    if name in PREDICATES:
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Float) and result == T.boolean else f"{name} is (f) -> boolean"
-        )
-    if name == "abs":
-        return want(1) or (
-            None if argtypes[0].is_scalar and not isinstance(result, T.Boolean) and argtypes[0] == result else "abs is (x) -> x"
-        )
-    if name in ("min", "max"):
-        return want(2) or (
-            None if result.is_scalar and all(a == result for a in argtypes) else f"{name} is (x, x) -> x"
-        )
-    return f"unknown intrinsic {name!r}"
+    """None if an ``Intrinsic`` node is well-typed per ``ir.INTRINSICS``, else the reason."""
+    op = ir.INTRINSICS.get(name)
+    if op is None:
+        return f"unknown intrinsic {name!r}"
+    want, res = parse_signature_rule(op.signature)
+    if len(argtypes) != len(want):
+        return f"{name} takes {len(want)} argument(s), got {len(argtypes)}"
+    if "axis" in op.attrs and attrs.get("axis") not in (0, 1, 2):
+        return f"{name} needs attrs axis 0, 1 or 2, got {attrs.get('axis')!r}"
+    bound: dict = {}
+    if not all(_matches(w, t, bound) for w, t in zip(want, argtypes)) or not _matches(res, result, bound):
+        got = ", ".join(map(str, argtypes))
+        return f"{name} is {op.signature}, got ({got}) -> {result}"
+    return None

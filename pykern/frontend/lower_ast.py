@@ -103,13 +103,7 @@ _PYOPS = {
 }
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=", ast.Gt: ">", ast.GtE: ">="}
 
-_PURE_INTRINSICS = frozenset(
-    ["thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid", "popc", "clz", "ffs", "brev", "fma"]
-    + infer.UNARY_MATH
-    + infer.BINARY_MATH
-    + list(infer.PREDICATES)
-    + ["abs", "min", "max", "round"]
-)
+_PURE_INTRINSICS = frozenset(n for n, op in ir.INTRINSICS.items() if not op.effects)
 
 _UNSUPPORTED_STMTS = {
     "With": ("'with' blocks are not supported in kernels", None),
