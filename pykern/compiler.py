@@ -240,7 +240,7 @@ def compile_amdgpu(dispatcher, argtypes, arch: str, **options):
         dispatcher = Dispatcher(dispatcher.py_func, None, dispatcher.__pykern_device__, **{**dispatcher.options, **options})
     art, _ = compile_artifact(dispatcher, "amdgpu", tuple(argtypes), arch=arch)
     return CompiledKernel(art.name, art.arch, art.binary, art.asm or "", art.llvm_ir, art.metadata,
-                          dict(getattr(art, "resources", {}) or {}), [art])
+                          dict(art.resources), [art])
 
 
 def compile(fn, signature, arch="gfx942", **options):

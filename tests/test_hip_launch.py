@@ -75,6 +75,8 @@ class Artifact:
     target: str = "amdgpu"
     max_block_size: int = 1024
     static_shared_bytes: int = 0
+    error_symbol: str = None
+    error_messages: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
 

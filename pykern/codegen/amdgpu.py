@@ -541,6 +541,7 @@ class AmdgpuTarget(Target):
         md = built.kernel_metadata(name)
         params = params_from_metadata(lowered.params, md)
         res = built.resources(name, block_size=min(256, self.max_block_size(opts)))
+        messages = list(lowered.llmodule.__dict__.get("_pykern_error_messages", []))
         art = KernelArtifact(
             target="amdgpu",
             arch=self.arch,
@@ -557,12 +558,12 @@ class AmdgpuTarget(Target):
             static_shared_bytes=int(md.get(".group_segment_fixed_size", 0)),
             wave_size=int(md.get(".wavefront_size", self.arch_info.effective_wave_size)),
             max_block_size=int(md.get(".max_flat_workgroup_size", 1024)),
+            resources=res,
+            code_object_version=self.code_object_version,
+            device_libs=built.device_libs,
+            error_messages=messages,
+            error_symbol=ERROR_SYMBOL if messages else None,
         )
-        _attach(art, "resources", res)
-        _attach(art, "code_object_version", self.code_object_version)
-        _attach(art, "device_libs", built.device_libs)
-        _attach(art, "error_messages", list(lowered.llmodule.__dict__.get("_pykern_error_messages", [])))
-        _attach(art, "error_symbol", ERROR_SYMBOL if art.error_messages else None)
         return art
 
 
@@ -636,12 +637,6 @@ def shape_ranges(params: list) -> dict:
         elif p.role == "shape":
             out[_arg_name(p)] = (0, MAX_ARRAY_BYTES // itemsize + 1)
     return out
-
-
-def _attach(art, field: str, value) -> None:
-    """Set ``field`` on the artifact whether or not artifact.py declares it
-    (a dataclass instance keeps extra attributes through pickling)."""
-    setattr(art, field, value)
 
 
 # ---------------------------------------------------------------------------

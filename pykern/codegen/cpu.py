@@ -553,11 +553,19 @@ def assembly_of(artifact: KernelArtifact) -> str:
     (not stored at compile time: most users never look at it).
 
     Example: ``print(assembly_of(get_target("cpu").compile(mod)))``"""
-    if artifact.asm is None:
+    if artifact.asm is not None:
+        return artifact.asm
+    asm = _asm_made.get(artifact.name)  # the name is unique per build (it holds a digest of the IR)
+    if asm is None:
         with llvm_util.LLVM_LOCK:
             mod = llvm_util.parse_and_verify(artifact.llvm_ir, artifact.name)
-            artifact.asm = host_target_machine().emit_assembly(mod)
-    return artifact.asm
+            if len(_asm_made) > 256:
+                _asm_made.clear()
+            asm = _asm_made[artifact.name] = host_target_machine().emit_assembly(mod)
+    return asm
+
+
+_asm_made: dict = {}  # artifact name -> assembly made by assembly_of (artifacts are immutable)
 
 
 def _check_symbols(obj: bytes, kname: str) -> None:

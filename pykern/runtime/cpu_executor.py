@@ -98,7 +98,7 @@ def load(artifact) -> "CpuKernel":
     k = _loaded.get(artifact.name)
     if k is not None:
         return k
-    if getattr(artifact, "shared_object", b""):
+    if artifact.shared_object:
         return _load_shared_object(artifact)
     from ..codegen.cpu import host_id
 

@@ -176,7 +176,7 @@ class HipKernel:
     def __init__(self, artifact, device: int | None = None):
         from pykern.runtime.devices import current_device_id, get_device
 
-        if getattr(artifact, "target", "amdgpu") not in ("amdgpu", "hip"):
+        if artifact.target not in ("amdgpu", "hip"):
             raise LaunchError(f"kernel {artifact.name} was compiled for {artifact.target}, not amdgpu")
         self.artifact = artifact
         self.name = artifact.name
@@ -190,22 +190,22 @@ class HipKernel:
         self.params = explicit_params(artifact)
         from pykern.runtime.kernargs import kernarg_size
 
-        self.kernarg_size = max(int(getattr(artifact, "kernarg_size", 0) or 0), kernarg_size(self.params))
+        self.kernarg_size = max(artifact.kernarg_size, kernarg_size(self.params))
         self.packer = get_packer(self.params, self.kernarg_size)
-        max_flat = int(_md(md, ".max_flat_workgroup_size", 0) or 0) or int(getattr(artifact, "max_block_size", 0) or 1024)
+        max_flat = int(_md(md, ".max_flat_workgroup_size", 0) or 0) or artifact.max_block_size
         self.limits = LaunchLimits(
             max_block_size=min(max_flat, dev.max_threads_per_block),
             max_block_dim=dev.max_block_dim,
             max_grid_dim=dev.max_grid_dim,
             max_shared=dev.max_shared_per_block,
-            static_shared=int(_md(md, ".group_segment_fixed_size", 0) or getattr(artifact, "static_shared_bytes", 0) or 0),
+            static_shared=int(_md(md, ".group_segment_fixed_size", 0) or artifact.static_shared_bytes),
         )
         self.function = module_cache.function(artifact.binary, artifact.name, self.device_id)
         self._checked: dict = {}
         self._tls = threading.local()
         # debug builds: the kernel's failure record (a device global), read after each launch
         self._error_record = None
-        if getattr(artifact, "error_symbol", None):
+        if artifact.error_symbol:
             ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
             mod = module_cache.module(artifact.binary, self.device_id)
             _hip().hipModuleGetGlobal(ctypes.byref(ptr), ctypes.byref(size), mod, artifact.error_symbol.encode())
@@ -255,7 +255,7 @@ class HipKernel:
         hip.hipStreamSynchronize(stream)
         raw = ctypes.create_string_buffer(size)
         hip.hipMemcpy(raw, ptr, size, 2)  # hipMemcpyDeviceToHost
-        text = format_error_record(raw.raw, getattr(self.artifact, "error_messages", []))
+        text = format_error_record(raw.raw, self.artifact.error_messages)
         if text:
             hip.hipMemset(ptr, 0, size)
             raise KernelRuntimeError(text)
