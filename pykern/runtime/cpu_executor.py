@@ -70,10 +70,9 @@ def _new_engine():
     # One MCJIT engine per object: adding a second object to an engine that
     # was already finalised crashed (bad relocations) in llvmlite 0.50.
     # An engine costs ~0.2 ms, so this is cheap.
-    from ..codegen import llvm_util
-    from ..codegen.cpu import host_target_machine
+    from ..llvm_host import host_target_machine, llvm
 
-    ll = llvm_util.llvm()
+    ll = llvm()
     return ll.create_mcjit_compiler(ll.parse_assembly(""), host_target_machine())
 
 
@@ -100,18 +99,16 @@ def load(artifact) -> "CpuKernel":
         return k
     if artifact.shared_object:
         return _load_shared_object(artifact)
-    from ..codegen.cpu import host_id
+    from ..llvm_host import LLVM_LOCK, host_id, llvm
 
     if artifact.host and artifact.host != host_id():
         raise LaunchError(
             f"cpu artifact was compiled for another host ({artifact.host}); recompile it here ({host_id()})"
         )
-    from ..codegen import llvm_util
-
-    with _lock, llvm_util.LLVM_LOCK:
+    with _lock, LLVM_LOCK:
         k = _loaded.get(artifact.name)
         if k is None:
-            ll = llvm_util.llvm()
+            ll = llvm()
             eng = _new_engine()
             eng.add_object_file(ll.ObjectFileRef.from_data(bytes(artifact.binary)))
             eng.finalize_object()
