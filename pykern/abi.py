@@ -154,3 +154,32 @@ def at_metadata_offsets(params, md_args) -> list:
             raise ValueError(f"argument {p.name} is {p.size} bytes in the ABI, {a['.size']} bytes in the code object")
         out.append(replace(p, offset=int(a[".offset"])))
     return out
+
+
+#: Debug error record (``debug=True`` amdgpu kernels), an exported device global
+#: the kernel writes and the launcher reads: ``i32 kind`` (0 = no error, 1 =
+#: bounds), ``i32 message`` (index into ``artifact.error_messages``), then nine
+#: ``i64``: index, extent, axis, threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
+ERROR_SYMBOL = "__pykern_error"
+ERROR_RECORD_BYTES = 80
+ERROR_KINDS = {"bounds": 1}
+ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
+
+
+def format_error_record(raw: bytes, messages: list):
+    """Decode the ``__pykern_error`` record read back from the device
+    (``ERROR_RECORD_BYTES`` bytes): ``None`` when no thread failed, else the
+    text for ``KernelRuntimeError``.
+
+    Example::
+
+        >>> format_error_record(bytes(80), ["k.py:3: index out of bounds for array 'x'"]) is None
+        True
+    """
+    rec = struct.unpack(ERROR_RECORD, bytes(raw[:ERROR_RECORD_BYTES]))
+    kind, msg, index, extent, axis, tx, ty, tz, bx, by, bz = rec
+    if kind == 0:
+        return None
+    text = messages[msg] if 0 <= msg < len(messages) else f"kernel error kind {kind}"
+    return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
+            f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")

@@ -48,14 +48,8 @@ GLOBAL, SHARED, CONST, PRIVATE = 1, 3, 4, 5
 _ADDRSPACE = {"global": GLOBAL, "shared": SHARED, "const": CONST, "local": PRIVATE}
 _AXES = "xyz"
 
-#: Debug error record (``debug=True`` kernels), an exported device global:
-#: ``i32 kind`` (0 = no error, 1 = bounds), ``i32 message`` (index into
-#: ``artifact.error_messages``), then nine ``i64``: index, extent, axis,
-#: threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
-ERROR_SYMBOL = "__pykern_error"
-ERROR_RECORD_BYTES = 80
-ERROR_KINDS = {"bounds": 1}
-ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
+#: Debug error record (``debug=True`` kernels): the layout is part of the kernel ABI (``pykern.abi``)
+from ..abi import ERROR_KINDS, ERROR_RECORD, ERROR_RECORD_BYTES, ERROR_SYMBOL, format_error_record  # noqa: E402,F401
 
 #: math names computed with LLVM intrinsics (bit-exact and lowered correctly by the backend)
 _LLVM_MATH = {
@@ -581,27 +575,6 @@ def max_scratch_per_lane(major: int, wave_size: int) -> int:
     else:
         per_wave = 1024 * ((1 << 13) - 1)
     return per_wave // wave_size
-
-
-def format_error_record(raw: bytes, messages: list) -> Optional[str]:
-    """Decode the ``__pykern_error`` record read back from the device
-    (``ERROR_RECORD_BYTES`` bytes): ``None`` when no thread failed, else the
-    text for ``KernelRuntimeError``.
-
-    Example::
-
-        >>> format_error_record(bytes(80), ["k.py:3: index out of bounds for array 'x'"]) is None
-        True
-    """
-    import struct
-
-    rec = struct.unpack(ERROR_RECORD, bytes(raw[:ERROR_RECORD_BYTES]))
-    kind, msg, index, extent, axis, tx, ty, tz, bx, by, bz = rec
-    if kind == 0:
-        return None
-    text = messages[msg] if 0 <= msg < len(messages) else f"kernel error kind {kind}"
-    return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
-            f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
 
 
 def _arg_name(p) -> str:

@@ -247,7 +247,6 @@ class HipKernel:
     def _check_error_record(self, stream: int) -> None:
         """debug=True: wait for the kernel, read its failure record, raise the
         first failing thread's bounds error (and clear the record)."""
-        from pykern.codegen.amdgpu import format_error_record
         from pykern.errors import KernelRuntimeError
 
         ptr, size = self._error_record
@@ -255,7 +254,7 @@ class HipKernel:
         hip.hipStreamSynchronize(stream)
         raw = ctypes.create_string_buffer(size)
         hip.hipMemcpy(raw, ptr, size, 2)  # hipMemcpyDeviceToHost
-        text = format_error_record(raw.raw, self.artifact.error_messages)
+        text = abi.format_error_record(raw.raw, self.artifact.error_messages)
         if text:
             hip.hipMemset(ptr, 0, size)
             raise KernelRuntimeError(text)
