@@ -25,6 +25,7 @@ import functools
 import sys
 import threading
 
+from .arguments import argument_types, convertible
 from .errors import CompileError, LaunchError
 from .launch_config import normalize_config
 from .targets import _chosen, current_target
@@ -110,7 +111,7 @@ class Dispatcher:
             # defaults are passed as arguments, as numba does (they are values, not code)
             args = tuple(args) + self.py_func.__defaults__[len(args) - lo:]
         target = _chosen[0] if _chosen else current_target()
-        argtypes, args = rt_launch.argument_types(args, self.__name__, target)
+        argtypes, args = argument_types(args, self.__name__, target)
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
         if ov is None:
             ov = self._get_overload(argtypes, target)
@@ -121,8 +122,6 @@ class Dispatcher:
     # ------------------------------------------------------------------ compiling
     def _match_eager(self, argtypes):
         """With eager signatures, the one the argument types convert to."""
-        from .runtime.launch import convertible
-
         for _, sig_types in self._signatures:
             if len(sig_types) == len(argtypes) and all(convertible(a, s) for a, s in zip(argtypes, sig_types)):
                 return tuple(sig_types)
