@@ -89,6 +89,10 @@ def device(name, params, ret, body, locals_=None):
 
 # ---------------------------------------------------------------- running
 def compile_module(mod, **opts):
+    # hand-built IR takes the path compile_ir's output takes: verified once, then codegen
+    from pykern.frontend.verify import verify_module
+
+    verify_module(mod)
     art = get_target("cpu").compile(mod, CompileOptions(**opts))
     return cpu_executor.load(art)
 

@@ -38,7 +38,7 @@ from ..errors import CompileError
 from ..frontend import ir
 from ..frontend import types as T
 from . import abi
-from .target import BARRIER_KINDS, WAVE_OPS, CompileOptions, KernelInfo, LoweredKernel, SyncSite
+from .contract import BARRIER_KINDS, WAVE_OPS, CompileOptions, KernelInfo, LoweredKernel, SyncSite
 
 I1 = L.IntType(1)
 I8 = L.IntType(8)
