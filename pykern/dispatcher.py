@@ -218,9 +218,9 @@ class Dispatcher:
         ck = self._amdgpu(sig, arch)
         if block_size is None:
             return ck.resources
-        from .codegen import codeobject
+        from .codegen import archs
 
-        return codeobject.resources(ck.metadata, ck.arch, block_size)
+        return archs.resources(ck.metadata, ck.arch, block_size)
 
     def __repr__(self):
         kind = "device function" if self.__pykern_device__ else "kernel"

@@ -711,9 +711,7 @@ class Built:
         return codeobject.kernel_metadata(self.metadata, name)
 
     def resources(self, name: str, block_size: int = 256) -> dict:
-        from . import codeobject
-
-        return codeobject.resources(self.kernel_metadata(name), self.arch, block_size)
+        return _archs.resources(self.kernel_metadata(name), self.arch, block_size)
 
 
 def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: int = 3,

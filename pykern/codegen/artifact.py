@@ -42,7 +42,7 @@ class KernelArtifact:
     #: cpu: ``pykern.hostinfo.cpu_identity()`` of the compiling host (checked
     #: without LLVM before ``shared_object`` is loaded)
     host_cpu: str = ""
-    #: amdgpu: registers, LDS, scratch, spills, occupancy (``codeobject.resources``)
+    #: amdgpu: registers, LDS, scratch, spills, occupancy (``archs.resources``)
     resources: dict = field(default_factory=dict)
     #: amdgpu: the code object version (4, 5 or 6); None on cpu
     code_object_version: Optional[int] = None
