@@ -43,7 +43,7 @@ from .frontend.types import (
 from .stubs import *  # noqa: F401,F403  (the kernel-language namespace)
 from .stubs import __all__ as _kernel_names
 from .dispatcher import jit
-from .compiler import compile
+from .aot import compile
 from .targets import current_target, set_target
 
 __version__ = "0.1.0"
