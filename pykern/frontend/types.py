@@ -293,8 +293,6 @@ def _type_getitem(self, key):
 def _type_call(self, *args):
     """``float32(float32[:], int32)`` -> a Signature; ``float32(1.5)`` on the host -> np.float32(1.5)."""
     if all(isinstance(a, Type) for a in args):
-        from .signature import Signature
-
         return Signature(self, tuple(args))
     if isinstance(self, (Integer, Float, Boolean)) and len(args) == 1:
         return self.np_dtype.type(args[0])
@@ -330,3 +328,19 @@ for _cls in (Array, Tuple):
     _cls.__hash__ = _cached_hash  # type: ignore[method-assign]
     _cls.__getstate__ = _state_without_hash  # type: ignore[attr-defined]
 del _cls
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A function signature built from types: ``void(float32[:], int32)``."""
+
+    return_type: Type
+    args: tuple
+
+    def __str__(self) -> str:
+        return f"{self.return_type}(" + ", ".join(map(str, self.args)) + ")"
+
+    __repr__ = __str__
+
+    def __iter__(self):
+        return iter((self.return_type, list(self.args)))
