@@ -288,6 +288,11 @@ class FunctionLowerer:
     def error(self, msg: str, node, hint: str | None = None) -> CompileError:
         return CompileError(msg, self.loc(node) if node is not None else None, hint)
 
+    def internal_error(self, e: Exception, node) -> CompileError:
+        """A CompileError for an unexpected exception ``e`` while lowering ``node`` (as Triton's ``visit``)."""
+        return self.error(f"internal error while compiling '{self.pyname}': {type(e).__name__}: {e}", node,
+                          "this is a pykern bug; please report it with the kernel's source")
+
     def _param_names(self) -> list:
         a = self.node.args
         for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
@@ -405,7 +410,12 @@ class FunctionLowerer:
         if method is None:
             msg, hint = _UNSUPPORTED_STMTS.get(kind, (f"{kind} statements are not supported in kernels", None))
             raise self.error(msg, node, hint)
-        method(node)
+        try:
+            method(node)
+        except (CompileError, RecursionError, _NeedType):  # errors, and the typing pass's own signal
+            raise
+        except Exception as e:  # a pykern bug: report it at the statement being lowered
+            raise self.internal_error(e, node) from e
 
     def stmt_Pass(self, node):
         pass
@@ -758,7 +768,12 @@ class FunctionLowerer:
         if method is None:
             msg, hint = _UNSUPPORTED_EXPRS.get(kind, (f"{kind} expressions are not supported in kernels", None))
             raise self.error(msg, node, hint)
-        return method(node)
+        try:
+            return method(node)
+        except (CompileError, RecursionError, _NeedType):  # errors, and the typing pass's own signal
+            raise
+        except Exception as e:  # a pykern bug: report it at the innermost expression being lowered
+            raise self.internal_error(e, node) from e
 
     def value(self, node) -> ir.Expr:
         return self.to_ir(self.expr(node), node)
