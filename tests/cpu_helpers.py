@@ -1,6 +1,6 @@
 """Test helpers for the cpu target: build typed IR by hand, compile it, pack
-arguments per ``abi.flatten_params`` and launch -- and, once the frontend is
-there, do the same from a Python kernel (``run_py``).
+arguments per ``abi.flatten_params`` and launch -- or do the same from a
+Python kernel (``run_py``).
 
 Example::
 
