@@ -404,18 +404,23 @@ class FunctionLowerer:
     def emit(self, stmt):
         self.out.append(stmt)
 
-    def stmt(self, node):
+    def _visit(self, prefix: str, unsupported: dict, what: str, node):
+        """Lower ``node`` with its ``prefix + <ast class>`` method; a pykern bug inside is
+        reported at the innermost node being lowered (as Triton's ``visit``)."""
         kind = type(node).__name__
-        method = getattr(self, "stmt_" + kind, None)
+        method = getattr(self, prefix + kind, None)
         if method is None:
-            msg, hint = _UNSUPPORTED_STMTS.get(kind, (f"{kind} statements are not supported in kernels", None))
+            msg, hint = unsupported.get(kind, (f"{kind} {what} are not supported in kernels", None))
             raise self.error(msg, node, hint)
         try:
-            method(node)
+            return method(node)
         except (CompileError, RecursionError, _NeedType):  # errors, and the typing pass's own signal
             raise
-        except Exception as e:  # a pykern bug: report it at the statement being lowered
+        except Exception as e:
             raise self.internal_error(e, node) from e
+
+    def stmt(self, node):
+        self._visit("stmt_", _UNSUPPORTED_STMTS, "statements", node)
 
     def stmt_Pass(self, node):
         pass
@@ -763,17 +768,7 @@ class FunctionLowerer:
     # ----------------------------------------------------------- expressions
 
     def expr(self, node):
-        kind = type(node).__name__
-        method = getattr(self, "expr_" + kind, None)
-        if method is None:
-            msg, hint = _UNSUPPORTED_EXPRS.get(kind, (f"{kind} expressions are not supported in kernels", None))
-            raise self.error(msg, node, hint)
-        try:
-            return method(node)
-        except (CompileError, RecursionError, _NeedType):  # errors, and the typing pass's own signal
-            raise
-        except Exception as e:  # a pykern bug: report it at the innermost expression being lowered
-            raise self.internal_error(e, node) from e
+        return self._visit("expr_", _UNSUPPORTED_EXPRS, "expressions", node)
 
     def value(self, node) -> ir.Expr:
         return self.to_ir(self.expr(node), node)
