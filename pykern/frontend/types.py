@@ -27,8 +27,20 @@ class Type:
         return isinstance(self, (Integer, Float, Boolean))
 
 
+class _Sized:
+    """``nbytes`` and ``np_dtype`` of a scalar type with ``bits`` whose name is its numpy dtype's."""
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits // 8
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(str(self))
+
+
 @dataclass(frozen=True, repr=False)
-class Integer(Type):
+class Integer(_Sized, Type):
     bits: int
     signed: bool
 
@@ -45,31 +57,15 @@ class Integer(Type):
     def max(self) -> int:
         return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
 
-    @property
-    def nbytes(self) -> int:
-        return self.bits // 8
-
-    @property
-    def np_dtype(self) -> np.dtype:
-        return np.dtype(str(self))
-
 
 @dataclass(frozen=True, repr=False)
-class Float(Type):
+class Float(_Sized, Type):
     bits: int
 
     def __str__(self) -> str:
         return f"float{self.bits}"
 
     __repr__ = __str__
-
-    @property
-    def nbytes(self) -> int:
-        return self.bits // 8
-
-    @property
-    def np_dtype(self) -> np.dtype:
-        return np.dtype(str(self))
 
 
 @dataclass(frozen=True, repr=False)
