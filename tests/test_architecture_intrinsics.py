@@ -139,3 +139,12 @@ def test_a_malformed_row_is_refused():
         ir.check_catalogue({**ir.INTRINSICS, "selp": "(boolean, x, x) -> x"})
     with pytest.raises(TypeError, match="cbrt"):
         ir.check_catalogue({"cbrt": ir.Op("maths", "(f) -> f")})
+
+
+def test_kernel_language_calls_name_catalogued_intrinsics():
+    from pykern.frontend import calls
+
+    not_intrinsics = {"grid", "gridsize", "shared.array", "local.array", "const.array_like"}
+    names = {n for n in calls._STUB_HANDLERS if n not in not_intrinsics and not n.startswith("atomic.")}
+    assert names and names <= set(ir.INTRINSICS), names - set(ir.INTRINSICS)
+    assert set(infer.UNARY_MATH) | set(infer.BINARY_MATH) | set(infer.PREDICATES) <= set(ir.INTRINSICS)
