@@ -1,5 +1,6 @@
 """What ``lower.py`` and the targets exchange: compile options, facts about the kernel, the
-lowered kernel, and which intrinsics each ``Target`` method receives (from ``ir.INTRINSICS``).
+lowered kernel. (Which intrinsics each ``Target`` method receives is ``lower.py``'s reading of
+``ir.INTRINSICS``: ``SPECIAL_REGISTERS``, ``BARRIER_KINDS``, ``WAVE_OPS``.)
 
 Example::
 
@@ -13,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from ..errors import SourceLoc
-from ..frontend import ir as _ir
 
 #: Shared memory (LDS) per block allowed by default (see Target.max_shared_bytes).
 DEFAULT_MAX_SHARED_BYTES = 64 * 1024
@@ -104,11 +104,3 @@ class LoweredKernel:
     info: KernelInfo
     options: CompileOptions
     source: Any = None  # the frontend ir.Module
-
-
-#: The special registers of ``Target.special_register`` (all int32 results).
-SPECIAL_REGISTERS = _ir.intrinsic_names("special")
-#: Wave operations routed to ``Target.wave_op``.
-WAVE_OPS = _ir.intrinsic_names("wave")
-#: Block barriers routed to ``Target.barrier`` (kind argument).
-BARRIER_KINDS = _ir.intrinsic_names("barrier")

@@ -38,15 +38,18 @@ from ..errors import CompileError
 from ..frontend import ir
 from ..frontend import types as T
 from . import abi
-from .contract import BARRIER_KINDS, WAVE_OPS, CompileOptions, KernelInfo, LoweredKernel, SyncSite
+from .contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
 
 I1 = L.IntType(1)
 I8 = L.IntType(8)
 I32 = L.IntType(32)
 I64 = L.IntType(64)
 
-_MATH_NAMES = frozenset(ir.intrinsic_names("math"))
-_SPECIAL = ir.intrinsic_names("special")
+#: what each Target method receives, by the intrinsic's category in ir.INTRINSICS
+SPECIAL_REGISTERS = _SPECIAL = ir.intrinsic_names("special")  # Target.special_register (int32 results)
+BARRIER_KINDS = ir.intrinsic_names("barrier")  # Target.barrier (kind argument)
+WAVE_OPS = ir.intrinsic_names("wave")  # Target.wave_op
+_MATH_NAMES = frozenset(ir.intrinsic_names("math"))  # Target.math
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
 

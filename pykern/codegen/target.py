@@ -50,9 +50,8 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
 
 
 # the data lower.py and the targets exchange (kept apart so that lower.py need not import this module)
-from .contract import (BARRIER_KINDS, CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES,  # noqa: E402,F401
-                       DEFAULT_MAX_SHARED_BYTES, SPECIAL_REGISTERS, WAVE_OPS, CompileOptions, KernelInfo,
-                       LoweredKernel, SyncSite)
+from .contract import (CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES,  # noqa: E402,F401
+                       CompileOptions, KernelInfo, LoweredKernel, SyncSite)
 
 
 class Target(abc.ABC):
@@ -158,7 +157,7 @@ class Target(abc.ABC):
     # ------------------------------------------------------------ registers
     @abc.abstractmethod
     def special_register(self, fx, name: str, axis: int):
-        """An ``i32`` value of ``name`` in ``SPECIAL_REGISTERS`` for ``axis``
+        """An ``i32`` value of ``name`` in ``lower.SPECIAL_REGISTERS`` for ``axis``
         0/1/2 (ignored for warpsize/laneid)."""
 
     # --------------------------------------------------------------- memory
@@ -206,7 +205,7 @@ class Target(abc.ABC):
     # ----------------------------------------------------------------- sync
     @abc.abstractmethod
     def barrier(self, fx, kind: str, pred, site: SyncSite):
-        """Block barrier; ``kind`` in ``BARRIER_KINDS``. ``pred`` is an ``i1``
+        """Block barrier; ``kind`` in ``lower.BARRIER_KINDS``. ``pred`` is an ``i1``
         for the count/and/or kinds, else None. Returns the ``i32`` result for
         those kinds, None for plain ``syncthreads``. Must order shared and
         global memory like ``__syncthreads`` (workgroup fences)."""
@@ -217,7 +216,7 @@ class Target(abc.ABC):
 
     @abc.abstractmethod
     def wave_op(self, fx, name: str, args: list, site: SyncSite):
-        """Wave operation ``name`` in ``WAVE_OPS``. ``args`` are LLVM values in
+        """Wave operation ``name`` in ``lower.WAVE_OPS``. ``args`` are LLVM values in
         the INTRINSICS order: ``mask`` (i64) first where the op has one. For
         shuffles the value is passed as an integer of its bit width (i8..i64;
         lower.py bitcasts floats/booleans around the call) and the lane
