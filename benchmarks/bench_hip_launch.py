@@ -72,7 +72,8 @@ def _per_call_us(fn, number):
 
 def run(quick: bool = False) -> list:
     from pykern import compiler, targets
-    from pykern.runtime import hip_launch, launch as rt_launch
+    from pykern.arguments import argument_types
+    from pykern.runtime import hip_launch
 
     number = 3000 if not quick else 500
     repeat = 7 if not quick else 3
@@ -83,7 +84,7 @@ def run(quick: bool = False) -> list:
         for nargs in (1, 4, 16, 64):
             k = trivial_kernel(nargs)
             args = [_fake_device_array(16, 0x10000 * (i + 1)) for i in range(nargs)]
-            argtypes = rt_launch.argument_types(args, k.__name__)[0]
+            argtypes = argument_types(args, k.__name__)[0]
             artifact, _ = compiler.compile_artifact(k, "amdgpu", argtypes, arch="gfx942")
             k._overloads[("hip", argtypes)] = compiler.Overload(k, "hip", argtypes, artifact, _fake_kernel(artifact))
             targets._chosen[:] = ["hip"]

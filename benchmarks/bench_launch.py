@@ -67,19 +67,20 @@ def _breakdown(k, args) -> str:
     """Where the host time of one launch goes, stage by stage (private
     pykern internals; empty when they moved)."""
     try:
+        from pykern.arguments import argument_types
         from pykern.runtime import launch as L
 
         from pykern.runtime.kernargs import Packer, get_flattener
 
         ov = next(iter(k._overloads.values()))
-        flatten = get_flattener(ov.argtypes)
+        flatten = get_flattener(ov.artifact.params, len(ov.argtypes))
         pack = Packer(ov.artifact.params, ov.artifact.kernarg_size)
-        at = L.argument_types(tuple(args), "k")[0]
+        at = argument_types(tuple(args), "k")[0]
         buf = pack(flatten(tuple(args)))
         n = 5000
         parts = {
             "k[1,1]": lambda: k[1, 1],
-            "argument_types": lambda: L.argument_types(tuple(args), "k"),
+            "argument_types": lambda: argument_types(tuple(args), "k"),
             "overload lookup": lambda: k._overloads.get(("cpu", at)),
             "flatten+pack": lambda: pack(flatten(tuple(args))),
             "CpuKernel.launch": lambda: ov.kernel.launch((1, 1, 1), (1, 1, 1), 0, buf),

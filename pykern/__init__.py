@@ -46,8 +46,9 @@ from .frontend.types import (
 from .stubs import *  # noqa: F401,F403  (the kernel-language namespace)
 from .stubs import __all__ as _kernel_names
 from .dispatcher import jit
-from .compiler import compile as _compile
+from .aot import compile as _compile
 from .tracebacks import trimmed as _trimmed
+from . import _cmath as _cmath_lib, _warp as _warp_lib  # noqa: F401,E402  (register the device libraries)
 from .targets import current_target, set_target
 
 compile = _trimmed(_compile)  # a CompileError points at the caller, not at pykern's frames

@@ -236,3 +236,8 @@ def cpow(ar, ai, br, bi):
         return rr, ri
     lr, li = clog(ar, ai)
     return cexp(lr * br - li * bi, lr * bi + li * br)
+
+
+import sys as _sys  # noqa: E402
+
+_sys.modules["pykern.stubs"].DEVICE_LIBRARIES["cmath"] = _sys.modules[__name__]

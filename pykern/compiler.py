@@ -13,6 +13,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import pickle
 import sys
@@ -404,8 +405,26 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
         artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, _skip_cache=True,
                                             **target_opts)
         kernel = rt_launch.load(target, artifact)
+    if target == "hip" and artifact.cooperative:
+        kernel.occupancy_estimate = functools.partial(cooperative_blocks_per_cu, artifact.metadata or {},
+                                                      artifact.arch)
     ov = Overload(dispatcher, target, tuple(argtypes), artifact, kernel, from_cache=cached)
     return ov
+
+
+def cooperative_blocks_per_cu(metadata: dict, arch, block_threads: int, dynamic_shared: int = 0) -> int:
+    """Blocks of ``block_threads`` resident per CU for this code object (registers, LDS,
+    wave slots: codegen's occupancy model), the bound of a cooperative launch per CU.
+
+    >>> cooperative_blocks_per_cu({".vgpr_count": 32, ".sgpr_count": 16}, "gfx942", 256)
+    8
+    """
+    from .codegen import archs
+
+    a = archs.parse_target_id(arch) if isinstance(arch, str) else arch
+    res = archs.resources(metadata, a, block_threads, dynamic_shared)
+    waves_per_group = -(-max(1, block_threads) // res["wave_size"])
+    return max(0, res["waves_per_simd"] * a.simds_per_cu // waves_per_group)
 
 
 # ----------------------------------------------------------------------------- AOT
@@ -433,41 +452,9 @@ class CompiledKernel:
 
 def compile_amdgpu(dispatcher, argtypes, arch: str, **options):
     """One arch: the artifact wrapped as a :class:`CompiledKernel`."""
-    if options:
-        from .dispatcher import Dispatcher
-
-        dispatcher = Dispatcher(dispatcher.py_func, None, dispatcher.__pykern_device__, **{**dispatcher.options, **options})
+    if options:  # the same function under other options (its class: this module stays below the dispatcher)
+        dispatcher = type(dispatcher)(dispatcher.py_func, None, dispatcher.__pykern_device__,
+                                      **{**dispatcher.options, **options})
     art, _ = compile_artifact(dispatcher, "amdgpu", tuple(argtypes), arch=arch)
     return CompiledKernel(art.name, art.arch, art.binary, art.asm or "", art.llvm_ir, art.metadata,
-                          dict(getattr(art, "resources", {}) or {}), [art])
-
-
-def compile(fn, signature, arch="gfx942", **options):
-    """Compile ``fn`` ahead of time for AMD GPU ``arch`` -- no GPU needed.
-
-    ``arch`` is a gfx name with optional target-id features (``"gfx90a:xnack-"``)
-    or a list of them, which gives one clang offload bundle. Options are those
-    of ``@jit`` (``fastmath``, ``opt``, ``debug``, ``code_object_version``...).
-
-    Example::
-
-        ck = pykern.compile(saxpy, "void(float32, float32[::1], float32[::1], float32[::1])", arch="gfx942")
-        ck.code_object[:4] == b"\\x7fELF"
-    """
-    from .dispatcher import Dispatcher
-    from .frontend import parse_signature
-
-    disp = fn if isinstance(fn, Dispatcher) else Dispatcher(fn, None, False)
-    _, argtypes = parse_signature(signature)
-    archs = [arch] if isinstance(arch, str) else list(arch)
-    if not archs:
-        raise CompileError("compile(): arch list is empty")
-    parts = [compile_amdgpu(disp, argtypes, a, **options) for a in archs]
-    if len(parts) == 1:
-        return parts[0]
-    from .codegen import codeobject
-
-    bundle = codeobject.bundle([(p.arch, p.code_object) for p in parts])
-    first = parts[0]
-    return CompiledKernel(first.name, [p.arch for p in parts], bundle, "\n".join(p.asm for p in parts),
-                          first.llvm_ir, first.metadata, first.resources, [a for p in parts for a in p.artifacts])
+                          dict(art.resources), [art])

@@ -25,6 +25,7 @@ import functools
 import os
 import threading
 
+from .arguments import argument_types
 from .errors import CompileError, LaunchError, PykernError
 from .launch_config import normalize_config
 from .targets import _chosen, current_target
@@ -132,7 +133,7 @@ class Dispatcher:
             return self._launch_with_extensions(rt_launch, target, args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
             self._revalidate()
-        argtypes, args = rt_launch.argument_types(args, self.__name__, target)
+        argtypes, args = argument_types(args, self.__name__, target)
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
         if ov is None:
             ov = self._get_overload(argtypes, target)
@@ -175,8 +176,6 @@ class Dispatcher:
         Example: ``k1 = k.specialize(x, y); k1[4, 64](x, y)``"""
         if self.specialized:
             raise RuntimeError("Dispatcher already specialized")
-        from .runtime.launch import argument_types
-
         target = current_target()
         argtypes, _ = argument_types(args, self.__name__, target)
         key = (target, argtypes)
@@ -354,9 +353,9 @@ class Dispatcher:
         ck = self._amdgpu(sig, arch)
         if block_size is None:
             return Resources(ck.resources)
-        from .codegen import codeobject
+        from .codegen import archs
 
-        return Resources(codeobject.resources(ck.metadata, ck.arch, block_size))
+        return Resources(archs.resources(ck.metadata, ck.arch, block_size))
 
     def __reduce__(self):
         """Pickled by value (source, frozen globals, options, eager signatures), never

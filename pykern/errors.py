@@ -26,15 +26,8 @@ class SourceLoc:
 class PykernError(Exception):
     """Base class of every error pykern raises on purpose."""
 
-    @property
-    def _render_traceback_(self):
-        # IPython calls this instead of its own formatter: user frames and the message only
-        # (PYKERN_FULL_TRACEBACK=1 hides it, so IPython shows every frame)
-        from .tracebacks import full_traceback, render
-
-        if full_traceback():
-            raise AttributeError("_render_traceback_")
-        return lambda: render(self)
+    # ``_render_traceback_`` (IPython's hook: user frames and the message only) is added by
+    # pykern/tracebacks.py, which the package imports: errors stay free of the display code
 
 
 class CompileError(PykernError):

@@ -164,6 +164,12 @@ cg = Namespace(
 )
 
 #: Every name pykern/__init__.py should re-export for kernels.
+#: kernel-language libraries written in Python as device functions ("cmath": complex math,
+#: "warp": match_any/all_sync), keyed by name; the glue modules that define them
+#: (pykern/_cmath.py, pykern/_warp.py) register themselves here when ``import pykern`` loads
+#: them, and the frontend calls their functions -- so the frontend imports no glue module.
+DEVICE_LIBRARIES: dict = {}
+
 __all__ = [
     "threadIdx",
     "blockIdx",

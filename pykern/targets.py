@@ -1,8 +1,7 @@
-"""Which target kernels run on: "cpu" or "hip", chosen once per process.
+"""Which target kernels run on ("cpu" or "hip"): chosen in one place, ``pykern.runtime``.
 
-``PYKERN_TARGET`` or :func:`set_target` pick one; otherwise "hip" when a usable
-AMD GPU is present, else "cpu" (said once, as a warning, so nobody believes a
-cpu timing came from a GPU).
+These are the runtime's own functions and state, named here for the glue
+(dispatcher, compiler, compat) and for ``pykern.set_target``/``current_target``.
 
 Example::
 
@@ -13,55 +12,4 @@ Example::
 
 from __future__ import annotations
 
-import os
-import warnings
-
-from .errors import LaunchError
-
-TARGETS = ("cpu", "hip")
-
-_chosen: list = []  # [name] once decided
-
-
-def set_target(name: str) -> None:
-    """Run every later launch, allocation and compile on target ``name``.
-
-    ``"hip"`` is checked now: without a usable AMD GPU it raises ``HipError``
-    (or ``LaunchError``) naming the reason, and the target stays unchanged."""
-    name = str(name).strip().lower()
-    if name not in TARGETS:
-        raise ValueError(f"unknown target {name!r}: expected one of {', '.join(TARGETS)}")
-    if name == "hip":
-        _require_hip()
-    _chosen[:] = [name]
-
-
-def current_target() -> str:
-    """The target launches use now ("cpu" or "hip")."""
-    if _chosen:
-        return _chosen[0]
-    env = os.environ.get("PYKERN_TARGET", "").strip().lower()
-    if env:
-        if env not in TARGETS:
-            raise ValueError(f"PYKERN_TARGET={env!r}: expected one of {', '.join(TARGETS)}")
-        if env == "hip":
-            _require_hip()
-        _chosen[:] = [env]
-        return env
-    from .runtime import hip
-
-    ok, reason = hip.available()
-    if ok:
-        _chosen[:] = ["hip"]
-    else:
-        warnings.warn(f"pykern: no usable AMD GPU ({reason}); running kernels on the cpu target", stacklevel=3)
-        _chosen[:] = ["cpu"]
-    return _chosen[0]
-
-
-def _require_hip() -> None:
-    from .runtime import hip
-
-    ok, reason = hip.available()
-    if not ok:
-        raise LaunchError(f"the 'hip' target is not usable here: {reason}")
+from .runtime import TARGETS, _chosen, current_target, set_target  # noqa: F401

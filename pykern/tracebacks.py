@@ -112,3 +112,14 @@ def _name_cells(message: str) -> str:
         return f"{named[0]} {named[1]}{m.group(2)}" if named else m.group(0)
 
     return re.sub(r"(\S+?\.py)(:\d+)", repl, message)
+
+
+def _render_traceback_(self):
+    # IPython calls this instead of its own formatter: user frames and the message only
+    # (PYKERN_FULL_TRACEBACK=1 hides it, so IPython shows every frame)
+    if full_traceback():
+        raise AttributeError("_render_traceback_")
+    return lambda: render(self)
+
+
+_errors().PykernError._render_traceback_ = property(_render_traceback_)

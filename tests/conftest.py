@@ -28,11 +28,16 @@ def cpu_target():
 
 @pytest.fixture
 def cpu_uncached(monkeypatch):
-    """The cpu target with the disk cache off (tests that compile throwaway kernels)."""
+    """The cpu target with the disk cache off (tests that compile throwaway kernels);
+    the previous target choice comes back after."""
     import pykern
+    from pykern import targets
 
     monkeypatch.setenv("PYKERN_CACHE", "off")
+    saved = list(targets._chosen)
     pykern.set_target("cpu")
+    yield
+    targets._chosen[:] = saved
 
 
 # --- hip-runtime section: the amdgpu marker ----------------------------------

@@ -1,6 +1,6 @@
 """Test helpers for the cpu target: build typed IR by hand, compile it, pack
-arguments per ``abi.flatten_params`` and launch -- and, once the frontend is
-there, do the same from a Python kernel (``run_py``).
+arguments per ``abi.flatten_params`` and launch -- or do the same from a
+Python kernel (``run_py``).
 
 Example::
 
@@ -94,6 +94,10 @@ def device(name, params, ret, body, locals_=None):
 
 # ---------------------------------------------------------------- running
 def compile_module(mod, **opts):
+    # hand-built IR takes the path compile_ir's output takes: verified once, then codegen
+    from pykern.frontend.verify import verify_module
+
+    verify_module(mod)
     art = get_target("cpu").compile(mod, CompileOptions(**opts))
     return cpu_executor.load(art)
 

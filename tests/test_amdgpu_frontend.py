@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.codegen import abi, codeobject
+from pykern.codegen import abi, archs, codeobject
 from pykern.codegen.amdgpu import AmdgpuTarget
 from pykern.codegen.target import CompileOptions
 from pykern.frontend import compile_ir
@@ -197,7 +197,7 @@ def test_dynamic_shared_and_grid_dims(arts, arch):
 def test_resources_and_read_metadata_agree(arts):
     art = arts["trig64", "gfx942"]
     md = codeobject.kernel_metadata(codeobject.read_metadata(art.binary), "trig64")
-    r = codeobject.resources(md, "gfx942", 256)
+    r = archs.resources(md, "gfx942", 256)
     assert r["vgprs"] == md[".vgpr_count"] == art.resources["vgprs"]
     assert r["waves_per_simd"] == 8  # 30-ish VGPRs of 512: hardware cap
 

@@ -8,11 +8,10 @@ pykern's code as small as clang's for the same HIP kernels.
   results must equal numpy's bit for bit.
 
 The kernels are those of ``benchmarks/bench_codegen.py`` (which compares with
-clang-22 -O3); the instruction bounds are the issue's target, 1.1x clang-22's
-count (clang: saxpy 24/31, matmul 131/155, block_sum 153/183 instructions on
-gfx942/gfx1100; pykern measured 24/31, 132/165, 154/192 -- before these
-changes 36/54, 166/207, 170/212). Counting is the benchmark's: instruction
-lines of ``llvm-objdump-22 -d`` of .text, trailing padding excluded.
+clang-22 -O3); the instruction and VGPR bounds are 1.1x what clang-22 gives the
+HIP twins (``benchmarks/hip_kernels.py``), compiled here when clang-22 is
+installed (the budget tests skip without it). Counting is the benchmark's:
+instruction lines of ``llvm-objdump-22 -d`` of .text, trailing padding excluded.
 """
 
 from __future__ import annotations
@@ -51,11 +50,6 @@ KERNELS = {
     "matmul": (matmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"),
     "block_sum": (block_sum, "void(float64[::1], float64[::1])"),
 }
-#: clang-22 -O3 instruction counts of the HIP twins (benchmarks/hip_kernels.py)
-CLANG_INSNS = {("saxpy", "gfx942"): 24, ("saxpy", "gfx1100"): 31, ("matmul", "gfx942"): 131,
-               ("matmul", "gfx1100"): 155, ("block_sum", "gfx942"): 153, ("block_sum", "gfx1100"): 183}
-CLANG_VGPRS = {("saxpy", "gfx942"): 8, ("saxpy", "gfx1100"): 6, ("matmul", "gfx942"): 50,
-               ("matmul", "gfx1100"): 51, ("block_sum", "gfx942"): 18, ("block_sum", "gfx1100"): 11}
 TARGET = 1.1
 
 _arts: dict = {}
@@ -73,9 +67,13 @@ def build(name, arch, **opts):
 
 def disassemble(art, tmp_path) -> list:
     """Mnemonics of the .text instructions, trailing padding dropped (as the benchmark counts)."""
-    path = os.path.join(tmp_path, f"{art.name}.hsaco")
+    return _disassemble_binary(art.binary, art.name, tmp_path)
+
+
+def _disassemble_binary(binary: bytes, name: str, tmp_path) -> list:
+    path = os.path.join(tmp_path, f"{name}.hsaco")
     with open(path, "wb") as f:
-        f.write(art.binary)
+        f.write(binary)
     out = subprocess.run([OBJDUMP, "-d", "--section=.text", path], capture_output=True, text=True,
                          check=True).stdout
     ops = [ln.strip().split()[0] for ln in out.splitlines()
@@ -92,16 +90,36 @@ def kernel_ir(art) -> str:
 
 
 # ------------------------------------------------------- instruction budgets
+_clang: dict = {}
+
+
+def clang_counts(name, arch, tmp_path) -> tuple:
+    """(instructions, VGPRs) of clang-22 -O3 for the HIP twin of kernel ``name`` (memoised)."""
+    if (name, arch) not in _clang:
+        if shutil.which("clang-22") is None:
+            pytest.skip("clang-22 not installed: no reference to hold pykern's code to")
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+        from hip_kernels import SOURCES, compile_hip
+
+        from pykern.codegen import codeobject
+
+        binary, _ = compile_hip(SOURCES[name], arch, os.path.join(str(tmp_path), f"clang_{name}_{arch}.hsaco"))
+        md = codeobject.read_metadata(binary)["amdhsa.kernels"][0]
+        _clang[name, arch] = (len(_disassemble_binary(binary, f"clang_{name}", tmp_path)), md[".vgpr_count"])
+    return _clang[name, arch]
+
+
 @need_objdump
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_within_ten_percent_of_clang(name, arch, tmp_path):
+    c_insns, c_vgprs = clang_counts(name, arch, tmp_path)
     art = build(name, arch)
     n = len(disassemble(art, tmp_path))
-    bound = int(CLANG_INSNS[name, arch] * TARGET)
-    assert n <= bound, f"{name} {arch}: {n} instructions, the budget is {bound} (clang-22: {CLANG_INSNS[name, arch]})"
+    bound = int(c_insns * TARGET)
+    assert n <= bound, f"{name} {arch}: {n} instructions, the budget is {bound} (clang-22: {c_insns})"
     vgprs = art.metadata[".vgpr_count"]
-    assert vgprs <= int(CLANG_VGPRS[name, arch] * TARGET), (name, arch, vgprs)
+    assert vgprs <= int(c_vgprs * TARGET), (name, arch, vgprs, c_vgprs)
 
 
 # ------------------------------------------------------------- value ranges

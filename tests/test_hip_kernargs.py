@@ -6,10 +6,17 @@ import timeit
 import numpy as np
 import pytest
 
+from pykern import abi
+from pykern.codegen.abi import flatten_params as param_layout
 from pykern.errors import LaunchError
 from pykern.frontend import types as T
 from pykern.runtime import kernargs as K
 from pykern.runtime.memory import to_device
+
+
+def flatten_values(argtypes, values):
+    """The runtime's flattener for the layout codegen gives ``argtypes``."""
+    return K.flatten_values(param_layout(argtypes), values, nargs=len(argtypes))
 
 SCALARS = [T.int8, T.int16, T.int32, T.int64, T.uint8, T.uint16, T.uint32, T.uint64, T.float16, T.float32, T.float64]
 SAMPLE = {
@@ -25,8 +32,8 @@ def field(buf, off, dtype):
 
 
 def roundtrip(argtypes, values):
-    params = K.param_layout(argtypes)
-    flat = K.flatten_values(argtypes, values)
+    params = param_layout(argtypes)
+    flat = flatten_values(argtypes, values)
     return params, flat, K.pack(params, flat, K.kernarg_size(params))
 
 
@@ -76,7 +83,7 @@ def test_tuples_flatten_in_order_recursively():
 
 def test_hand_computed_mixed_layout():
     argtypes = (T.Array(T.float32, 2, "C"), T.int32, T.boolean, T.Array(T.int64, 1, "C"))
-    params = K.param_layout(argtypes)
+    params = param_layout(argtypes)
     expect = [
         ("arg0.data", 0, "data"), ("arg0.shape0", 8, "shape"), ("arg0.shape1", 16, "shape"),
         ("arg0.stride0", 24, "stride"), ("arg0.stride1", 32, "stride"), ("arg1", 40, "scalar"),
@@ -137,26 +144,26 @@ def test_cuda_array_interface_objects():
                                              "data": (a.ctypes.data, False), "version": 3}
 
     a = np.zeros((2, 3), np.float32)
-    flat = K.flatten_values((T.Array(T.float32, 2, "C"),), (Foreign(a),))
+    flat = flatten_values((T.Array(T.float32, 2, "C"),), (Foreign(a),))
     assert flat == [a.ctypes.data, 2, 3, 12, 4]
 
 
 def test_arrays_inside_tuples():
     a = np.zeros(5, np.float32)
     argtypes = (T.Tuple((T.Array(T.float32, 1, "C"), T.int32)),)
-    assert K.flatten_values(argtypes, ((a, 9),)) == [a.ctypes.data, 5, 4, 9]
+    assert flatten_values(argtypes, ((a, 9),)) == [a.ctypes.data, 5, 4, 9]
 
 
 def test_errors_are_launch_errors_naming_the_argument():
     with pytest.raises(LaunchError, match="takes 2 argument"):
-        K.flatten_values((T.int32, T.int32), (1,))
+        flatten_values((T.int32, T.int32), (1,))
     with pytest.raises(LaunchError, match="expected a 2-d array"):
-        K.flatten_values((T.Array(T.float32, 2, "C"),), (np.zeros(3, np.float32),))
+        flatten_values((T.Array(T.float32, 2, "C"),), (np.zeros(3, np.float32),))
     with pytest.raises(LaunchError, match="expected an array"):
-        K.flatten_values((T.Array(T.float32, 1, "C"),), (3.0,))
+        flatten_values((T.Array(T.float32, 1, "C"),), (3.0,))
     with pytest.raises(LaunchError, match="expected a tuple of 2"):
-        K.flatten_values((T.UniTuple(T.int32, 2) if hasattr(T, "UniTuple") else T.Tuple((T.int32, T.int32)),), ((1, 2, 3),))
-    params = K.param_layout((T.int32, T.uint8))
+        flatten_values((T.UniTuple(T.int32, 2) if hasattr(T, "UniTuple") else T.Tuple((T.int32, T.int32)),), ((1, 2, 3),))
+    params = param_layout((T.int32, T.uint8))
     with pytest.raises(LaunchError, match=r"arg1 \(uint8\).*300"):
         K.pack(params, [1, 300])
     with pytest.raises(LaunchError, match=r"arg0 \(int32\)"):
@@ -167,43 +174,46 @@ def test_errors_are_launch_errors_naming_the_argument():
 
 def test_packer_follows_metadata_order_and_size():
     # parameters as a code object might list them: not sorted, buffer padded to 32
-    P = K.KernParam
-    params = [P("b", T.float32, 8, 4, "scalar", 1), P("a", T.int64, 0, 8, "scalar", 0), P("c", T.boolean, 12, 1, "scalar", 2)]
+    def P(name, code, off, size, idx):
+        return abi.FlatParam(name, None, off, size, "scalar", idx, code, (idx,))
+
+    params = [P("b", "f", 8, 4, 1), P("a", "q", 0, 8, 0), P("c", "?", 12, 1, 2)]
     buf = K.pack(params, [2.0, -7, True], size=32)
     assert len(buf) == 32
     assert field(buf, 0, "i8") == -7 and field(buf, 8, "f4") == 2.0 and buf[12] == 1
     with pytest.raises(LaunchError, match="overlaps"):
-        K.Packer([P("a", T.int64, 0, 8, "scalar", 0), P("b", T.int32, 4, 4, "scalar", 1)])
+        K.Packer([P("a", "q", 0, 8, 0), P("b", "i", 4, 4, 1)])
     with pytest.raises(LaunchError, match="does not fit"):
-        K.Packer([P("a", T.int64, 0, 4, "scalar", 0)])
+        K.Packer([P("a", "q", 0, 4, 0)])
 
 
 def test_packers_and_flatteners_are_cached():
     argtypes = (T.int32, T.Array(T.float32, 1, "C"))
-    assert K.get_flattener(argtypes) is K.get_flattener(argtypes)
-    assert K.get_flattener(argtypes) is K.get_flattener(list(argtypes))  # same layout, other container
-    params = K.param_layout(argtypes)
+    params = param_layout(argtypes)
+    assert K.get_flattener(params, 2) is K.get_flattener(params, 2)
+    assert K.get_flattener(params, 2) is K.get_flattener(list(params), 2)  # same layout, other container
     assert K.get_packer(params, 32) is K.get_packer(params, 32)
     assert K.get_packer(params) is not K.get_packer(params, 32)
 
 
-def test_layout_agrees_with_codegen_abi():
-    abi = pytest.importorskip("pykern.codegen.abi")
+def test_flattener_and_packer_follow_one_layout():
+    # both are generated from the same FlatParams: every flat value lands at its parameter's offset
     cases = [
         (T.int8, T.float64, T.boolean, T.Array(T.float32, 3, "A"), T.Tuple((T.int16, T.Array(T.uint8, 1, "C"))), T.float16),
         (T.Array(T.float64, 4, "F"), T.uint64),
+        (T.Tuple((T.Tuple((T.int8, T.float32)), T.Tuple(()), T.int64)),),
         (),
     ]
     for argtypes in cases:
-        ours = K.param_layout(argtypes)
-        theirs = abi.flatten_params(list(argtypes))
-        assert [(p.name, p.offset, p.size, p.role, p.arg_index) for p in ours] == [
-            (p.name, p.offset, p.size, p.role, p.arg_index) for p in theirs
-        ]
-        assert K.kernarg_size(ours) == abi.kernarg_size(theirs)
-        # and FlatParams pack identically to our own records
-        flat = K.flatten_values(argtypes, [_value_for(t) for t in argtypes])
-        assert K.pack(theirs, flat, abi.kernarg_size(theirs)) == K.pack(ours, flat, K.kernarg_size(ours))
+        params = param_layout(argtypes)
+        values = [_value_for(t) for t in argtypes]
+        flat = flatten_values(argtypes, values)
+        buf = K.pack(params, flat, abi.kernarg_size(params))
+        assert len(buf) == abi.kernarg_size(params)
+        assert len(flat) == len(params)
+        for p, v in zip(params, flat):
+            assert struct.unpack_from("<" + p.code, buf, p.offset)[0] == v, p
+        assert [p.arg_index for p in params] == [p.path[0] for p in params]
 
 
 def _value_for(t):
@@ -218,9 +228,9 @@ def test_host_overhead_is_small():
     d = to_device(np.zeros(16, np.float32), target="cpu")
     argtypes = (T.Array(T.float32, 1, "C"), T.Array(T.float32, 1, "C"), T.float32, T.int64)
     vals = (d, d, 2.0, 16)
-    params = K.param_layout(argtypes)
+    params = param_layout(argtypes)
     size = K.kernarg_size(params)
-    run = lambda: K.pack(params, K.flatten_values(argtypes, vals), size)  # noqa: E731
+    run = lambda: K.pack(params, K.flatten_values(params, vals), size)  # noqa: E731
     run()
     best = min(timeit.repeat(run, number=2000, repeat=5)) / 2000
     # ~1 us on an idle core; generous so a loaded CI machine does not flake

@@ -1,8 +1,8 @@
 """Launch-side checks, with a real AMDGPU code object built here from LLVM IR.
 
 The kernel is hand-written IR following the pykern ABI (so this file does not
-depend on the code generator): llvmlite emits it, ld.lld links it, and its
-amdhsa metadata must show exactly the offsets ``kernargs.param_layout`` packs.
+need the code generator's lowering): llvmlite emits it, ld.lld links it, and its
+amdhsa metadata must show exactly the offsets ``codegen.abi.flatten_params`` lays out.
 The ``amdgpu`` tests launch it on a real GPU and compare with numpy.
 """
 
@@ -23,6 +23,7 @@ import pykern
 from pykern.errors import LaunchError
 from pykern.frontend import types as T
 from pykern.runtime import hip_launch, kernargs
+from pykern.codegen.abi import flatten_params
 from pykern.runtime.hip_launch import LaunchLimits, check_launch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -74,6 +75,8 @@ class Artifact:
     target: str = "amdgpu"
     max_block_size: int = 1024
     static_shared_bytes: int = 0
+    error_symbol: str = None
+    error_messages: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)
 
 
@@ -124,7 +127,7 @@ def kernel_metadata(code_object: bytes, name: str) -> dict:
 
 def make_artifact(tmp_path, arch="gfx90a", cov=5):
     co = build_code_object(tmp_path, arch, cov)
-    params = kernargs.param_layout(AXPY_ARGTYPES)
+    params = flatten_params(AXPY_ARGTYPES)
     return Artifact("axpy", co, kernel_metadata(co, "axpy"), params, kernargs.kernarg_size(params), arch)
 
 
@@ -132,7 +135,7 @@ def make_artifact(tmp_path, arch="gfx90a", cov=5):
 def test_code_object_metadata_matches_our_packing(tmp_path):
     art = make_artifact(tmp_path)
     explicit = [a for a in art.metadata[".args"] if not a[".value_kind"].startswith("hidden_")]
-    params = kernargs.param_layout(AXPY_ARGTYPES)
+    params = flatten_params(AXPY_ARGTYPES)
     assert [(a[".offset"], a[".size"]) for a in explicit] == [(p.offset, p.size) for p in params]
     assert [a[".value_kind"] for a in explicit][:1] == ["global_buffer"]
     assert art.metadata[".max_flat_workgroup_size"] == 256
@@ -149,8 +152,7 @@ def test_metadata_disagreement_is_a_launch_error(tmp_path):
     with pytest.raises(LaunchError, match="explicit arguments"):
         hip_launch.explicit_params(art)
     art = make_artifact(tmp_path)
-    p = art.params[6]
-    art.params[6] = kernargs.KernParam(p.name, T.float64, p.offset, 8, p.role, p.arg_index)
+    art.params[6] = flatten_params([T.float64])[0]
     with pytest.raises(LaunchError, match="bytes"):
         hip_launch.explicit_params(art)
 
@@ -238,11 +240,11 @@ def test_axpy_runs_on_the_gpu(gpu_kernel):
     x = np.random.default_rng(1).standard_normal(n).astype(np.float32)
     dx = to_device(x, target="hip")
     dout = device_array(n, np.float32, target="hip")
-    hip_launch.launch(kernel, art, AXPY_ARGTYPES, (dout, dx, np.float32(3.0), block), ((n + block - 1) // block,), (block,))
+    hip_launch.launch(kernel, art, (dout, dx, np.float32(3.0), block), ((n + block - 1) // block,), (block,))
     np.testing.assert_allclose(dout.copy_to_host(), 3.0 * x, rtol=1e-6)
     # strided views: every other element, reversed
     dout2 = device_array(n // 2, np.float32, target="hip")
-    hip_launch.launch(kernel, art, AXPY_ARGTYPES, (dout2, dx[::-2], np.float32(-1.0), block), (4,), (block,))
+    hip_launch.launch(kernel, art, (dout2, dx[::-2], np.float32(-1.0), block), (4,), (block,))
     np.testing.assert_allclose(dout2.copy_to_host(), -x[::-2], rtol=1e-6)
     assert len(hip_launch.module_cache) >= 1
 
@@ -255,7 +257,7 @@ def test_host_arrays_are_copied_in_and_back_with_a_warning(gpu_kernel):
     x = np.arange(300, dtype=np.float32)
     out = np.zeros_like(x)
     with pytest.warns(PerformanceWarning):
-        hip_launch.launch(kernel, art, AXPY_ARGTYPES, (out, x, np.float32(2.0), 256), (2,), (256,))
+        hip_launch.launch(kernel, art, (out, x, np.float32(2.0), 256), (2,), (256,))
     np.testing.assert_array_equal(out, 2 * x)
 
 
@@ -266,7 +268,7 @@ def test_oversized_block_refused_before_hip(gpu_kernel):
     kernel, art = gpu_kernel
     d = device_array(10, np.float32, target="hip")
     with pytest.raises(LaunchError, match="at most 256"):
-        hip_launch.launch(kernel, art, AXPY_ARGTYPES, (d, d, np.float32(1.0), 512), (1,), (512,))
+        hip_launch.launch(kernel, art, (d, d, np.float32(1.0), 512), (1,), (512,))
 
 
 @pytest.mark.amdgpu
@@ -281,7 +283,7 @@ def test_stream_launch_and_event_timing(gpu_kernel):
     dout = device_array(4096, np.float32, target="hip")
     e0, e1 = event(target="hip"), event(target="hip")
     e0.record(s)
-    hip_launch.launch(kernel, art, AXPY_ARGTYPES, (dout, dx, np.float32(5.0), 256), (16,), (256,), stream=s)
+    hip_launch.launch(kernel, art, (dout, dx, np.float32(5.0), 256), (16,), (256,), stream=s)
     e1.record(s)
     e1.synchronize()
     assert e0.elapsed_time(e1) >= 0.0
@@ -295,7 +297,7 @@ def test_extra_array_points_at_the_arguments_and_their_size():
 
     from pykern.runtime.hip_launch import _LaunchBuffers
 
-    args = kernargs.pack(kernargs.param_layout(AXPY_ARGTYPES), [0x1000, 10, 4, 0x2000, 10, 4, 2.0, 64], 56)
+    args = kernargs.pack(flatten_params(AXPY_ARGTYPES), [0x1000, 10, 4, 0x2000, 10, 4, 2.0, 64], 56)
     lb = _LaunchBuffers(len(args), args)
     e = lb.extra
     assert (e[0], e[2], e[4]) == (1, 2, 3)  # BUFFER_POINTER, BUFFER_SIZE, END
@@ -319,7 +321,7 @@ def test_pykern_compiled_code_object_packs_at_metadata_offsets():
     art = ck.artifacts[0]
     md = kernel_metadata(ck.code_object, ck.name)
     explicit = [a for a in md[".args"] if not a[".value_kind"].startswith("hidden_")]
-    ours = kernargs.param_layout(
+    ours = flatten_params(
         (T.Array(T.float32, 1, "A"), T.Array(T.float64, 1, "C"), T.float32, T.Tuple((T.int8, T.int8, T.int8)))
     )
     assert [(a[".offset"], a[".size"]) for a in explicit] == [(p.offset, p.size) for p in ours]

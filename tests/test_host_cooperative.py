@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
+from pykern import abi, compiler
 from pykern.runtime import cpu_executor, hip_api, hip_launch
 
 
@@ -159,13 +160,12 @@ def test_hip_cooperative_launch_pieces():
                     "unsigned int", "unsigned int", "unsigned int", "hipStream_t", "void**")
     assert "hipModuleLaunchCooperativeKernel" in hip_api.OPTIONAL  # ROCm 5.2's library lacks it
     buf = ctypes.create_string_buffer(64)
-    params = [hip_launch.KernParam("a", None, 0, 8, "data", 0), hip_launch.KernParam("b", None, 8, 8, "data", 1),
-              hip_launch.KernParam("n", None, 16, 4, "scalar", 2)]
+    params = [abi.FlatParam("a", None, 0, 8, "data", 0), abi.FlatParam("b", None, 8, 8, "data", 1),
+              abi.FlatParam("n", None, 16, 4, "scalar", 2)]
     kp = hip_launch.kernel_params(ctypes.addressof(buf), params)
     assert list(kp) == [ctypes.addressof(buf) + o for o in (0, 8, 16)]
     # occupancy: registers and LDS of the code object, times the CUs
     ck = cuda.compile(_grid_kernel, "void(int64[::1], int64[::1])", arch="gfx942")
-    per = hip_launch.cooperative_max_blocks(ck.metadata, "gfx942", 1, 256)
+    per = compiler.cooperative_blocks_per_cu(ck.metadata, "gfx942", 256)
     assert 1 <= per <= 8  # at most 2048 threads per CU
-    assert hip_launch.cooperative_max_blocks(ck.metadata, "gfx942", 304, 256) == per * 304
     assert hip_launch.cooperative_max_blocks(ck.metadata, "gfx942", 304, 256, dynamic_shared=60000) == 304

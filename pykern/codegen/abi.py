@@ -1,9 +1,4 @@
-"""Kernel argument flattening (see /work/team/ABI.md), shared by every target.
-
-Each kernel argument flattens, in order, into scalar parameters: a scalar is
-one parameter, a boolean one byte, an array ``data`` (8-byte pointer) then
-``shape[i]`` (int64) then ``strides[i]`` (int64, bytes), a tuple its elements.
-Each parameter sits at the next offset aligned to its own size.
+"""pykern types -> the kernel ABI's argument descriptions (the rules are ``pykern.abi``).
 
 Example::
 
@@ -14,53 +9,27 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from .. import abi as _abi
+from ..abi import FlatParam, kernarg_size  # noqa: F401  (codegen's names for the shared ABI)
 from ..frontend import types as T
 
 
-@dataclass(frozen=True)
-class FlatParam:
-    """One flat kernel parameter: ``role`` is "scalar", "data", "shape" or
-    "stride"; ``type`` the pykern type (``int64`` for shape/stride, the Array
-    type for "data"); ``arg_index`` the kernel argument it comes from."""
-
-    name: str
-    type: T.Type
-    offset: int
-    size: int
-    role: str
-    arg_index: int = 0
-
-
-def _size_of(t: T.Type) -> int:
-    if isinstance(t, T.Boolean):
-        return 1
-    if isinstance(t, (T.Integer, T.Float)):
-        return t.nbytes
-    raise TypeError(f"not a scalar type: {t}")
-
-
-def _flatten_one(t: T.Type, name: str, arg_index: int, out: list) -> None:
+def arg_abi(t: T.Type):
+    """The ABI description (``pykern.abi.ScalarArg``/``ArrayArg``/``TupleArg``) of argument type ``t``."""
     if isinstance(t, T.Array):
-        out.append((f"{name}.data", t, 8, "data", arg_index))
-        for i in range(t.ndim):
-            out.append((f"{name}.shape{i}", T.int64, 8, "shape", arg_index))
-        for i in range(t.ndim):
-            out.append((f"{name}.stride{i}", T.int64, 8, "stride", arg_index))
-    elif isinstance(t, T.Tuple):
-        for i, e in enumerate(t.elems):
-            _flatten_one(e, f"{name}.{i}", arg_index, out)
-    elif isinstance(t, T.Complex):
-        # complex (lang2): two floats, real then imaginary -- the layout of C's
-        # ``float _Complex``/numpy's complex64 (and numba's struct {re, im})
+        return _abi.ArrayArg(t.ndim, bool(t.readonly), t)
+    if isinstance(t, T.Tuple):
+        return _abi.TupleArg(tuple(arg_abi(e) for e in t.elems))
+    if isinstance(t, T.Boolean):
+        return _abi.ScalarArg(_abi.SCALAR_CODES["bool", 8], t)
+    if isinstance(t, T.Integer):
+        return _abi.ScalarArg(_abi.SCALAR_CODES["int" if t.signed else "uint", t.bits], t)
+    if isinstance(t, T.Float):
+        return _abi.ScalarArg(_abi.SCALAR_CODES["float", t.bits], t)
+    if isinstance(t, T.Complex):  # two floats, real then imaginary (C's and numpy's layout)
         c = t.component
-        out.append((f"{name}.real", c, c.nbytes, "scalar", arg_index))
-        out.append((f"{name}.imag", c, c.nbytes, "scalar", arg_index))
-    elif t.is_scalar:
-        out.append((name, t, _size_of(t), "scalar", arg_index))
-    else:
-        raise TypeError(f"kernel argument of type {t} cannot be passed")
+        return _abi.ComplexArg(_abi.SCALAR_CODES["float", c.bits], c)
+    raise TypeError(f"kernel argument of type {t} cannot be passed")
 
 
 def flatten_params(argtypes: list, names: list | None = None) -> list:
@@ -68,22 +37,4 @@ def flatten_params(argtypes: list, names: list | None = None) -> list:
 
     ``names`` (optional) gives the Python parameter names used in
     ``FlatParam.name`` (default ``arg0``, ``arg1``...)."""
-    flat: list = []
-    for i, t in enumerate(argtypes):
-        _flatten_one(t, names[i] if names else f"arg{i}", i, flat)
-    params = []
-    off = 0
-    for name, t, size, role, ai in flat:
-        off = (off + size - 1) // size * size
-        params.append(FlatParam(name, t, off, size, role, ai))
-        off += size
-    return params
-
-
-def kernarg_size(params: list) -> int:
-    """Bytes of the packed kernel argument buffer: end of the last parameter
-    rounded up to 8 (0 for no parameters)."""
-    if not params:
-        return 0
-    end = max(p.offset + p.size for p in params)
-    return (end + 7) // 8 * 8
+    return _abi.layout([arg_abi(t) for t in argtypes], names)

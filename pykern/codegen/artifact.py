@@ -1,5 +1,6 @@
 """The compiled form of one kernel, handed from codegen to the runtime and
-stored by the cache (plain, picklable data).
+stored by the cache (plain, picklable, immutable data; every field declared
+here, so the runtime reads fields, never ``getattr`` defaults).
 
 Example::
 
@@ -13,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 
-@dataclass
+@dataclass(frozen=True)
 class KernelArtifact:
     target: str  #: "cpu" or "amdgpu"
     arch: Optional[str]  #: gfx target id, None on cpu
     name: str  #: kernel symbol (cpu: the ``run_blocks`` entry symbol)
-    params: list  #: list[abi.FlatParam]
+    params: list  #: list[pykern.abi.FlatParam]
     kernarg_size: int
     llvm_ir: str  #: optimised LLVM IR text
     binary: bytes  #: cpu: host relocatable object; amdgpu: linked ET_DYN code object
@@ -43,5 +44,13 @@ class KernelArtifact:
     host_cpu: str = ""
     #: the kernel syncs its grid (cg.this_grid().sync()): it needs a cooperative launch
     cooperative: bool = False
-    #: amdgpu: registers, LDS, scratch, spills, occupancy (``codeobject.resources``)
+    #: amdgpu: registers, LDS, scratch, spills, occupancy (``archs.resources``)
     resources: dict = field(default_factory=dict)
+    #: amdgpu: the code object version (4, 5 or 6); None on cpu
+    code_object_version: Optional[int] = None
+    #: amdgpu: the device libraries linked in ("ocml", "ockl")
+    device_libs: list = field(default_factory=list)
+    #: texts of the run-time errors the kernel can report (index = message number in the error record)
+    error_messages: list = field(default_factory=list)
+    #: amdgpu: the global the kernel writes its first run-time error to; None when it reports none
+    error_symbol: Optional[str] = None

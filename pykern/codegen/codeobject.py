@@ -12,7 +12,7 @@ Example::
 
     >>> co = emit(module, arch)                                 # doctest: +SKIP
     >>> md = read_metadata(co.binary)["amdhsa.kernels"][0]      # doctest: +SKIP
-    >>> resources(md, "gfx942", 256)["waves_per_simd"]          # doctest: +SKIP
+    >>> archs.resources(md, "gfx942", 256)["waves_per_simd"]    # doctest: +SKIP
     8
 """
 
@@ -216,48 +216,6 @@ def symbols(code_object: bytes) -> list[dict]:
                 out.append({"name": s.name, "type": s["st_info"]["type"], "bind": s["st_info"]["bind"],
                             "defined": s["st_shndx"] != "SHN_UNDEF", "section": sec.name})
     return out
-
-
-def resources(metadata_kernel: dict, arch, block_size: int = 256, dynamic_shared: int = 0) -> dict:
-    """Registers, memory and occupancy of one kernel (its ``amdhsa.kernels`` entry).
-
-    ``arch`` is an ``archs.Arch`` or a target id string. Returns a dict with
-    ``vgprs``, ``agprs``, ``sgprs``, ``lds_bytes`` (static), ``scratch_bytes``
-    (per work-item), ``vgpr_spills``, ``sgpr_spills``, ``wave_size``,
-    ``max_block_size``, ``waves_per_simd`` (occupancy at ``block_size`` with
-    ``dynamic_shared`` extra LDS bytes) and ``occupancy_limited_by``.
-
-    Example::
-
-        >>> resources(md, "gfx942", 256)["vgprs"]      # doctest: +SKIP
-        7
-    """
-    from . import archs
-
-    a = archs.parse_target_id(arch) if isinstance(arch, str) else arch
-    k = metadata_kernel
-    wave = int(k.get(".wavefront_size", a.effective_wave_size))
-    lds = int(k.get(".group_segment_fixed_size", 0))
-    occ = archs.occupancy(a, vgprs=int(k.get(".vgpr_count", 0)), agprs=int(k.get(".agpr_count", 0)),
-                          sgprs=int(k.get(".sgpr_count", 0)), lds_bytes=lds + int(dynamic_shared),
-                          block_size=int(block_size), wave_size=wave)
-    return {
-        "arch": a.target_id,
-        "vgprs": int(k.get(".vgpr_count", 0)),
-        "agprs": int(k.get(".agpr_count", 0)),
-        "sgprs": int(k.get(".sgpr_count", 0)),
-        "lds_bytes": lds,
-        "scratch_bytes": int(k.get(".private_segment_fixed_size", 0)),
-        "vgpr_spills": int(k.get(".vgpr_spill_count", 0)),
-        "sgpr_spills": int(k.get(".sgpr_spill_count", 0)),
-        "dynamic_stack": bool(k.get(".uses_dynamic_stack", False)),
-        "wave_size": wave,
-        "max_block_size": int(k.get(".max_flat_workgroup_size", 1024)),
-        "kernarg_size": int(k.get(".kernarg_segment_size", 0)),
-        "block_size": int(block_size),
-        "waves_per_simd": occ["waves_per_simd"],
-        "occupancy_limited_by": occ["limited_by"],
-    }
 
 
 # --------------------------------------------------------------------------

@@ -42,13 +42,13 @@ import functools
 import hashlib
 import os
 import string
-import threading
 import types
 
 from llvmlite import ir as L
 
 from ..errors import CompileError
 from ..frontend import types as T
+from ..llvm_host import host_id, host_target_machine, host_triple  # noqa: F401  (host_id: codegen.cpu's name)
 from . import llvm_util
 from .artifact import KernelArtifact
 from .target import (CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions,
@@ -95,29 +95,6 @@ _LIBM_UNARY = set(
 )
 _LLVM_UNARY = set("sin cos exp exp2 log log2 log10 sqrt floor ceil trunc rint fabs".split())
 
-_tm_lock = threading.Lock()
-_host = {}
-
-
-def host_target_machine():
-    """The process-wide host TargetMachine (created once; host cpu + features)."""
-    with _tm_lock:
-        if "tm" not in _host:
-            ll = llvm_util.llvm()
-            target = ll.Target.from_triple(ll.get_process_triple())
-            cpu = ll.get_host_cpu_name()
-            feats = ll.get_host_cpu_features().flatten()
-            _host["tm"] = target.create_target_machine(
-                cpu=cpu, features=feats, opt=3, reloc="pic", codemodel="jitdefault"
-            )
-            _host["triple"] = ll.get_process_triple()
-            _host["id"] = f"{ll.get_process_triple()}/{cpu}/{hashlib.sha1(feats.encode()).hexdigest()[:12]}"
-        return _host["tm"]
-
-
-def host_id() -> str:
-    host_target_machine()
-    return _host["id"]
 
 
 def _gep(b, base, off):
@@ -154,8 +131,7 @@ class CpuTarget(Target):
         return options
 
     def triple(self) -> str:
-        host_target_machine()
-        return _host["triple"]
+        return host_triple()
 
     def data_layout(self) -> str:
         return str(host_target_machine().target_data)
@@ -647,11 +623,19 @@ def assembly_of(artifact: KernelArtifact) -> str:
     (not stored at compile time: most users never look at it).
 
     Example: ``print(assembly_of(get_target("cpu").compile(mod)))``"""
-    if artifact.asm is None:
+    if artifact.asm is not None:
+        return artifact.asm
+    asm = _asm_made.get(artifact.name)  # the name is unique per build (it holds a digest of the IR)
+    if asm is None:
         with llvm_util.LLVM_LOCK:
             mod = llvm_util.parse_and_verify(artifact.llvm_ir, artifact.name, llvm_util.llvm().create_context())
-            artifact.asm = host_target_machine().emit_assembly(mod)
-    return artifact.asm
+            if len(_asm_made) > 256:
+                _asm_made.clear()
+            asm = _asm_made[artifact.name] = host_target_machine().emit_assembly(mod)
+    return asm
+
+
+_asm_made: dict = {}  # artifact name -> assembly made by assembly_of (artifacts are immutable)
 
 
 def _check_symbols(obj: bytes, kname: str) -> None:

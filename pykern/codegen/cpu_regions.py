@@ -34,8 +34,8 @@ from llvmlite import ir as L
 
 from ..frontend import ir
 from ..frontend import types as T
-from .lower import FunctionLowering, _walk, _zero, _sizeof, range_trip
-from .target import BARRIER_KINDS, CPU_BARRIERS_ENV, WAVE_OPS, SyncSite
+from .contract import CPU_BARRIERS_ENV, SyncSite
+from .lower import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _walk, _zero, _sizeof, range_trip
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 

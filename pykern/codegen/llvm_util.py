@@ -10,33 +10,10 @@ Example::
 
 from __future__ import annotations
 
-import threading
-
 from ..errors import CompileError
 
-_init_lock = threading.Lock()
-_initialised = False
-
-#: LLVM's global context is not thread-safe: hold this lock around parsing,
-#: optimising and emitting (``with llvm_util.LLVM_LOCK: ...``).
-LLVM_LOCK = threading.RLock()
-
-
-def llvm():
-    """The ``llvmlite.binding`` module, with all targets/asm printers initialised once."""
-    global _initialised
-    import llvmlite.binding as ll
-
-    if not _initialised:
-        with _init_lock:
-            if not _initialised:
-                # llvm.initialize() is deprecated in llvmlite 0.50: do not call it
-                ll.initialize_all_targets()
-                ll.initialize_all_asmprinters()
-                ll.initialize_native_target()
-                ll.initialize_native_asmprinter()
-                _initialised = True
-    return ll
+# one initialisation and one lock for every user of LLVM in the process (codegen and the runtime)
+from ..llvm_host import LLVM_LOCK, llvm  # noqa: E402,F401
 
 
 def parse_and_verify(text: str, what: str = "kernel", context=None):

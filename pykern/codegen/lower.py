@@ -38,23 +38,20 @@ from ..errors import CompileError
 from ..frontend import ir
 from ..frontend import types as T
 from . import abi
-from .target import BARRIER_KINDS, WAVE_OPS, CompileOptions, KernelInfo, LoweredKernel, SyncSite
+from .contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
 
 I1 = L.IntType(1)
 I8 = L.IntType(8)
 I32 = L.IntType(32)
 I64 = L.IntType(64)
 
-_MATH_NAMES = set(
-    (
-        "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-        "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs atan2 pow hypot copysign fmod fma"
-        " remainder nextafter"
-    ).split()
-)
+#: what each Target method receives, by the intrinsic's category in ir.INTRINSICS
+SPECIAL_REGISTERS = _SPECIAL = ir.intrinsic_names("special")  # Target.special_register (int32 results)
+BARRIER_KINDS = ir.intrinsic_names("barrier")  # Target.barrier (kind argument)
+WAVE_OPS = ir.intrinsic_names("wave")  # Target.wave_op
+_MATH_NAMES = frozenset(ir.intrinsic_names("math"))  # Target.math
 #: flag in the axis value of a "bounds" error: the index was a uint64
 UNSIGNED_INDEX = 1 << 32
-_SPECIAL = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
 

@@ -39,10 +39,7 @@ and what a user of a target calls::
 from __future__ import annotations
 
 import abc
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Optional
-
-from ..errors import SourceLoc
+from typing import TYPE_CHECKING, Optional
 
 if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
     from llvmlite import ir as llir
@@ -52,111 +49,9 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
     from .artifact import KernelArtifact
 
 
-#: Shared memory (LDS) per block allowed by default (see Target.max_shared_bytes).
-DEFAULT_MAX_SHARED_BYTES = 64 * 1024
-#: Local (private) array bytes per thread allowed by default (see Target.max_local_bytes).
-DEFAULT_MAX_LOCAL_BYTES = 64 * 1024
-
-#: Selects the cpu target's wave size (32 or 64) at compile time.
-CPU_WAVESIZE_ENV = "PYKERN_CPU_WAVESIZE"
-#: ``coroutine`` makes the cpu target run every barrier kernel as coroutines (default: work-item
-#: loops where the kernel allows, ``codegen/cpu_regions.py``); read at compile time.
-CPU_BARRIERS_ENV = "PYKERN_CPU_BARRIERS"
-
-
-@dataclass(frozen=True)
-class CompileOptions:
-    """Knobs of one compilation; hashable and picklable (part of cache keys).
-
-    ``wave_size`` None means "the target's default" (cpu: 64, or 32 when the
-    environment variable ``PYKERN_CPU_WAVESIZE=32`` is set at compile time;
-    amdgpu: from the arch). :meth:`Target.resolve_options` fills it in.
-
-    Example::
-
-        >>> CompileOptions(debug=True).opt
-        3
-    """
-
-    opt: int = 3  #: LLVM optimisation level 0..3 (new pass manager pipeline)
-    fastmath: bool = False  #: allow reassociation/contraction (LLVM 'fast' flags)
-    debug: bool = False  #: bounds-checked indexing with a KernelRuntimeError
-    wave_size: Optional[int] = None  #: lanes per wave (32 or 64)
-    max_block_size: Optional[int] = None  #: launch-bounds hint (threads per block)
-    max_registers: Optional[int] = None  #: register cap hint (amdgpu)
-    code_object_version: int = 5  #: amdgpu code object version (4/5/6)
-    arch: Optional[str] = None  #: amdgpu target id ("gfx942", "gfx90a:xnack-")
-
-    def with_(self, **changes) -> "CompileOptions":
-        return replace(self, **changes)
-
-
-@dataclass(frozen=True)
-class SyncSite:
-    """One barrier or wave operation in the source: ``id`` is unique per
-    compiled kernel (0, 1, ...), ``kind`` the intrinsic name
-    ("syncthreads", "syncthreads_count", "shfl_sync", ...), ``loc`` where it is.
-    Used by targets that must name the site in a run-time error (cpu)."""
-
-    id: int
-    kind: str
-    loc: Optional[SourceLoc] = None
-
-    def describe(self) -> str:
-        where = f"{self.loc.file}:{self.loc.line}" if self.loc else "<unknown>"
-        return f"{self.kind}() at {where}"
-
-
-@dataclass
-class KernelInfo:
-    """Facts about the kernel gathered by ``lower.py`` before/while lowering.
-
-    ``uses_barrier``/``uses_wave_ops``/``uses_dynamic_shared`` are transitive
-    over device functions. ``sync_sites`` lists every barrier/wave op (after
-    inlining, each call-site copy has its own site). ``shared`` lists static
-    shared allocations as ``(name, offset, nbytes, align)``; offsets are into
-    one per-block area of ``static_shared_bytes`` (a target may ignore them
-    and place each array as its own symbol)."""
-
-    kernel_name: str
-    uses_barrier: bool = False
-    uses_wave_ops: bool = False
-    uses_dynamic_shared: bool = False
-    sync_sites: list = field(default_factory=list)  # list[SyncSite]
-    shared: list = field(default_factory=list)  # list[(name, offset, nbytes, align)]
-    static_shared_bytes: int = 0
-    wave_size: int = 64
-    debug: bool = False  #: copy of CompileOptions.debug
-    #: per function name (kernel included): (uses_barrier, uses_wave_ops,
-    #: uses_dynamic_shared), transitive over calls (``lower.scan``)
-    function_uses: dict = field(default_factory=dict)
-    #: what a target learns about the kernel for its own use (``Target.analyse``, lowering)
-    target_facts: dict = field(default_factory=dict)
-
-
-@dataclass
-class LoweredKernel:
-    """What ``lower.py`` hands to :meth:`Target.finalize`: the llvmlite module
-    (not yet verified/optimised), the kernel's LLVM function, its flat
-    parameters (``abi.flatten_params``) and the :class:`KernelInfo`."""
-
-    llmodule: Any  # llvmlite.ir.Module
-    kernel_function: Any  # llvmlite.ir.Function returned by Target.define_kernel
-    params: list  # list[FlatParam]
-    info: KernelInfo
-    options: CompileOptions
-    source: Any = None  # the frontend ir.Module
-
-
-#: The special registers of ``Target.special_register`` (all int32 results).
-SPECIAL_REGISTERS = ("thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid")
-#: Wave operations routed to ``Target.wave_op``.
-WAVE_OPS = (
-    "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
-    "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask", "syncwarp",
-)
-#: Block barriers routed to ``Target.barrier`` (kind argument).
-BARRIER_KINDS = ("syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "grid_sync")
+# the data lower.py and the targets exchange (kept apart so that lower.py need not import this module)
+from .contract import (CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES,  # noqa: E402,F401
+                       DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite)
 
 
 class Target(abc.ABC):
@@ -177,6 +72,8 @@ class Target(abc.ABC):
     def compile(self, module: "ir.Module", options: Optional[CompileOptions] = None) -> "KernelArtifact":
         """Compile a typed-IR module (kernel + device functions) to an artifact.
 
+        ``module`` must be verified IR (``frontend.compile_ir`` verifies what it
+        returns; hand-built IR goes through ``frontend.verify.verify_module``).
         Raises ``CompileError`` for unsupported input; an internal failure
         (LLVM verifier) becomes ``CompileError('internal error: ...')``.
 
@@ -188,7 +85,6 @@ class Target(abc.ABC):
         from . import lower
 
         opts = self.resolve_options(options)
-        _verify_ir(module)
         lowered = lower.lower_module(module, self, opts)
         return self.finalize(lowered)
 
@@ -270,7 +166,7 @@ class Target(abc.ABC):
     # ------------------------------------------------------------ registers
     @abc.abstractmethod
     def special_register(self, fx, name: str, axis: int):
-        """An ``i32`` value of ``name`` in ``SPECIAL_REGISTERS`` for ``axis``
+        """An ``i32`` value of ``name`` in ``lower.SPECIAL_REGISTERS`` for ``axis``
         0/1/2 (ignored for warpsize/laneid)."""
 
     # --------------------------------------------------------------- memory
@@ -318,7 +214,7 @@ class Target(abc.ABC):
     # ----------------------------------------------------------------- sync
     @abc.abstractmethod
     def barrier(self, fx, kind: str, pred, site: SyncSite):
-        """Block barrier; ``kind`` in ``BARRIER_KINDS``. ``pred`` is an ``i1``
+        """Block barrier; ``kind`` in ``lower.BARRIER_KINDS``. ``pred`` is an ``i1``
         for the count/and/or kinds, else None. Returns the ``i32`` result for
         those kinds, None for plain ``syncthreads``. Must order shared and
         global memory like ``__syncthreads`` (workgroup fences)."""
@@ -329,7 +225,7 @@ class Target(abc.ABC):
 
     @abc.abstractmethod
     def wave_op(self, fx, name: str, args: list, site: SyncSite):
-        """Wave operation ``name`` in ``WAVE_OPS``. ``args`` are LLVM values in
+        """Wave operation ``name`` in ``lower.WAVE_OPS``. ``args`` are LLVM values in
         the INTRINSICS order: ``mask`` (i64) first where the op has one. For
         shuffles the value is passed as an integer of its bit width (i8..i64;
         lower.py bitcasts floats/booleans around the call) and the lane
@@ -435,13 +331,3 @@ class Target(abc.ABC):
         Must verify the LLVM IR (``llvm_util.parse_and_verify``) before any
         LLVM codegen, turning failures into ``CompileError('internal
         error: ...')``."""
-
-
-def _verify_ir(module) -> None:
-    """Run the frontend's IR verifier (if present) so that codegen only sees
-    well-typed IR; its failures are ``CompileError('internal error ...')``."""
-    try:
-        from ..frontend import verify
-    except ImportError:  # pragma: no cover - frontend still being written
-        return
-    verify.verify_module(module)

@@ -84,9 +84,14 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
             loc = None
         raise CompileError(f"'{name}' nests expressions or statements too deeply to compile", loc,
                            hint="split long expressions into several assignments") from None
-    except Exception as e:  # a frontend bug must not escape as a random exception
+    except Exception as e:  # a frontend bug outside any statement: located at the function
+        try:
+            _, filename, first_line = source_of(pyfunc)
+            loc = SourceLoc(filename, first_line, 0)
+        except CompileError:
+            loc = None
         raise CompileError(
-            f"internal error while compiling '{name}': {type(e).__name__}: {e}",
+            f"internal error while compiling '{name}': {type(e).__name__}: {e}", loc,
             hint="this is a pykern bug; please report it with the kernel's source",
         ) from e
     verify.verify_module(module)

@@ -1124,7 +1124,7 @@ def _complex_abs(lw, z, node):
 
 def _cm_call(lw, fname, args, node):
     """Call device function ``_cmath.<fname>`` on float args; returns its IR call."""
-    from .. import _cmath
+    _cmath = stubs.DEVICE_LIBRARIES["cmath"]
 
     dev = getattr(_cmath, fname)
     fn = lw.mb.device_function(dev.py_func, [a.type for a in args], lw.loc(node))
@@ -1440,7 +1440,7 @@ def _match(lw, node, which):
     val = _strong(lw, _scalar(lw, node.args[1], which), node)
     if val.type not in _MATCH_TYPES:
         raise lw.error(f"{which}() takes a 32- or 64-bit integer or float, not {val.type}", node.args[1])
-    from .. import _warp
+    _warp = stubs.DEVICE_LIBRARIES["warp"]
 
     dev = getattr(_warp, which)
     fn = lw.mb.device_function(dev.py_func, [T.uint64, val.type], lw.loc(node))

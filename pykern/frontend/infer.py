@@ -74,6 +74,7 @@ Math
 
 from __future__ import annotations
 
+from . import ir
 from . import types as T
 
 
@@ -212,12 +213,9 @@ def unify(a: T.Type, b: T.Type):
 # math
 # --------------------------------------------------------------------------
 
-UNARY_MATH = (
-    "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-    "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
-).split()
-BINARY_MATH = "atan2 pow hypot copysign fmod remainder nextafter".split()
-PREDICATES = ("isnan", "isinf", "isfinite")
+UNARY_MATH = list(ir.intrinsic_names("math", "(f) -> f"))
+BINARY_MATH = list(ir.intrinsic_names("math", "(f, f) -> f"))
+PREDICATES = ir.intrinsic_names("predicate")
 #: np.minimum/np.maximum/np.fmin/np.fmax on floats (numpy's NaN and equal-value rules)
 NP_MINMAX = ("minimum", "maximum", "fmin", "fmax")
 #: math.* functions that return an int64 (Python's int) instead of a float.
@@ -243,122 +241,97 @@ def math2_arg_type(lt, lweak, rt, rweak) -> T.Type:
 
 
 # --------------------------------------------------------------------------
-# intrinsic signatures (shared with the verifier)
+# intrinsic signatures (the verifier's reading of ``ir.INTRINSICS``)
 # --------------------------------------------------------------------------
 
-_INDEXING = ("thread_idx", "block_idx", "block_dim", "grid_dim")
-_NULLARY_I32 = ("warpsize", "laneid")
-_VOID0 = ("syncthreads", "threadfence_block", "threadfence", "threadfence_system", "grid_sync")
-_SYNC_PRED = ("syncthreads_count", "syncthreads_and", "syncthreads_or")
-_SHFL = ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync")
-_VOTE = ("all_sync", "any_sync", "eq_sync")
-
 #: intrinsics that are block barriers / wave operations (for analysis.py)
-BARRIER_INTRINSICS = frozenset(("syncthreads", "grid_sync") + _SYNC_PRED)
-WAVE_INTRINSICS = frozenset(_SHFL + _VOTE + ("ballot_sync", "activemask", "lanemask_lt", "syncwarp"))
+BARRIER_INTRINSICS = frozenset(ir.intrinsic_names("barrier"))
+WAVE_INTRINSICS = frozenset(ir.intrinsic_names("wave"))
+
+#: signature type variables: what each may stand for
+_TYPE_VARS = {
+    "x": lambda t: t.is_scalar,
+    "n": lambda t: isinstance(t, (T.Integer, T.Float)),
+    "i": lambda t: isinstance(t, T.Integer),
+    "f": lambda t: isinstance(t, T.Float),
+    "c": lambda t: isinstance(t, T.Complex),
+    "p": lambda t: t in (T.int64, T.uint64, T.float64, T.boolean),
+}
+_parsed: dict = {}
+
+
+def parse_signature_rule(rule: str) -> tuple:
+    """``"(uint64, x, int32) -> x"`` -> ``(["uint64", "x", "int32"], "x")``."""
+    hit = _parsed.get(rule)
+    if hit is None:
+        args, result = rule.split("->")
+        args = args.strip().strip("()").strip()
+        hit = _parsed[rule] = ([a.strip() for a in args.split(",")] if args else [], result.strip())
+    return hit
+
+
+def _matches(part: str, t: T.Type, bound: dict) -> bool:
+    if part in _TYPE_VARS:
+        if part in bound:
+            return bound[part] == t
+        if not _TYPE_VARS[part](t):
+            return False
+        bound[part] = t
+        if part == "c":  # a complex binds its part type
+            return _matches("f", t.component, bound)
+        return True
+    if part.startswith("Tuple(") and part.endswith(")"):
+        parts = [x.strip() for x in part[6:-1].split(",")]
+        return (isinstance(t, T.Tuple) and len(t.elems) == len(parts)
+                and all(_matches(x, e, bound) for x, e in zip(parts, t.elems)))
+    return str(t) == part
+
+
+def _split_rule(rule: str) -> tuple:
+    """Like ``parse_signature_rule``, but a ``Tuple(...)`` counts as one part."""
+    args, result = rule.split("->")
+    args = args.strip()[1:-1]
+    parts, depth, cur = [], 0, ""
+    for ch in args:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts, result.strip()
+
+
+def _check_rule(rule: str, argtypes: list, result: T.Type) -> bool:
+    want, res = _split_rule(rule)
+    if want and want[-1].endswith("..."):  # the last argument repeats zero or more times
+        rep = want[-1][:-3]
+        want = want[:-1] + [rep] * max(0, len(argtypes) - len(want) + 1)
+        bound: dict = {}
+        return (len(argtypes) == len(want) and all(_matches(w, t, {}) for w, t in zip(want, argtypes))
+                and _matches(res, result, bound))
+    bound = {}
+    return (len(argtypes) == len(want) and all(_matches(w, t, bound) for w, t in zip(want, argtypes))
+            and _matches(res, result, bound))
 
 
 def check_intrinsic(name: str, argtypes: list, result: T.Type, attrs: dict):
-    """None if an ``Intrinsic`` node is well-typed, else the reason."""
-    n = len(argtypes)
-
-    def want(k):
-        return None if n == k else f"{name} takes {k} argument(s), got {n}"
-
-    if name in _INDEXING:
-        if n:
-            return want(0)
-        if attrs.get("axis") not in (0, 1, 2):
-            return f"{name} needs attrs axis 0, 1 or 2, got {attrs.get('axis')!r}"
-        return None if result == T.int32 else f"{name} returns int32, not {result}"
-    if name in _NULLARY_I32:
-        return want(0) or (None if result == T.int32 else f"{name} returns int32")
-    if name in _VOID0:
-        return want(0) or (None if isinstance(result, T.Void) else f"{name} returns void")
-    if name in _SYNC_PRED:
-        return want(1) or (
-            None if argtypes[0] == T.boolean and result == T.int32 else f"{name} is (boolean) -> int32"
-        )
-    if name == "syncwarp":
-        return want(1) or (None if argtypes[0] == T.uint64 and isinstance(result, T.Void) else "syncwarp is (uint64) -> void")
-    if name in _SHFL:
-        if want(3):
-            return want(3)
-        m, v, lane = argtypes
-        if m != T.uint64 or lane != T.int32 or not v.is_scalar or result != v:
-            return f"{name} is (uint64, x, int32) -> x, got ({m}, {v}, {lane}) -> {result}"
-        return None
-    if name == "ballot_sync":
-        return want(2) or (
-            None if argtypes == [T.uint64, T.boolean] and result == T.uint64 else "ballot_sync is (uint64, boolean) -> uint64"
-        )
-    if name in _VOTE:
-        return want(2) or (
-            None if argtypes == [T.uint64, T.boolean] and result == T.boolean else f"{name} is (uint64, boolean) -> boolean"
-        )
-    if name in ("activemask", "lanemask_lt"):
-        return want(0) or (None if result == T.uint64 else f"{name} returns uint64")
-    if name in ("popc", "clz", "ffs"):
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Integer) and result == T.int32 else f"{name} is (integer) -> int32"
-        )
-    if name == "brev":
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Integer) and result == argtypes[0] else "brev is (i) -> i"
-        )
-    if name == "fma":
-        return want(3) or (
-            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else "fma is (f, f, f) -> f"
-        )
-    if name in UNARY_MATH or name == "round":
-        return want(1) or (None if isinstance(result, T.Float) and argtypes[0] == result else f"{name} is (f) -> f")
-    if name == "fmod" and isinstance(result, T.Integer):
-        return want(2) or (None if all(a == result for a in argtypes) else "fmod is (i, i) -> i")
-    if name in NP_MINMAX:
-        return want(2) or (
-            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else f"{name} is (f, f) -> f"
-        )
-    if name in BINARY_MATH:
-        return want(2) or (
-            None if isinstance(result, T.Float) and all(a == result for a in argtypes) else f"{name} is (f, f) -> f"
-        )
-    if name in PREDICATES:
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Float) and result == T.boolean else f"{name} is (f) -> boolean"
-        )
-    if name == "abs":
-        return want(1) or (
-            None if argtypes[0].is_scalar and not isinstance(result, T.Boolean) and argtypes[0] == result else "abs is (x) -> x"
-        )
-    if name == "print":
-        if not isinstance(result, T.Void) or not isinstance(attrs.get("format"), str):
-            return "print is (int64 | uint64 | float64 | boolean ...) -> void with attrs format"
-        if any(a not in (T.int64, T.uint64, T.float64, T.boolean) for a in argtypes):
-            return f"print takes int64, uint64, float64 or boolean values, got ({', '.join(map(str, argtypes))})"
-        return None
-    if name in ("min", "max"):
-        return want(2) or (
-            None if result.is_scalar and all(a == result for a in argtypes) else f"{name} is (x, x) -> x"
-        )
-    if name == "frexp":
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Float) and result == T.Tuple((argtypes[0], T.int32))
-            else "frexp is (f) -> Tuple(f, int32)"
-        )
-    if name == "ldexp":
-        return want(2) or (
-            None if isinstance(argtypes[0], T.Float) and argtypes[1] == T.int32 and result == argtypes[0]
-            else "ldexp is (f, int32) -> f"
-        )
-    if name == "nanosleep":
-        return want(1) or (None if argtypes[0] == T.uint32 and isinstance(result, T.Void) else "nanosleep is (uint32) -> void")
-    if name == "complex":
-        return want(2) or (
-            None if isinstance(result, T.Complex) and all(a == result.component for a in argtypes)
-            else "complex is (f, f) -> c"
-        )
-    if name in ("real", "imag"):
-        return want(1) or (
-            None if isinstance(argtypes[0], T.Complex) and result == argtypes[0].component else f"{name} is (c) -> f"
-        )
-    return f"unknown intrinsic {name!r}"
+    """None if an ``Intrinsic`` node is well-typed per ``ir.INTRINSICS``, else the reason."""
+    op = ir.INTRINSICS.get(name)
+    if op is None:
+        return f"unknown intrinsic {name!r}"
+    want, res = _split_rule(op.signature)
+    varargs = bool(want) and want[-1].endswith("...")
+    if not varargs and not op.also and len(argtypes) != len(want):
+        return f"{name} takes {len(want)} argument(s), got {len(argtypes)}"
+    if "axis" in op.attrs and attrs.get("axis") not in (0, 1, 2):
+        return f"{name} needs attrs axis 0, 1 or 2, got {attrs.get('axis')!r}"
+    for a in op.attrs:
+        if a != "axis" and a not in attrs:
+            return f"{name} needs attrs {a}"
+    if not any(_check_rule(rule, argtypes, result) for rule in (op.signature,) + op.also):
+        got = ", ".join(map(str, argtypes))
+        return f"{name} is {' or '.join((op.signature,) + op.also)}, got ({got}) -> {result}"
+    return None

@@ -590,83 +590,130 @@ def always_returns(stmts: list) -> bool:
 
 
 # --------------------------------------------------------------------------
-# Intrinsic catalogue (name -> (signature description, category))
+# Intrinsic catalogue: the one table the verifier, the analysis and codegen read
 # --------------------------------------------------------------------------
-#
-# "x" below is the value's scalar type; "f" a float type; "i" an integer type.
-# Codegen must implement every name here for every target; the verifier
-# rejects names not listed.
 
-INTRINSICS = {
-    # --- indexing (attrs: axis 0/1/2); all int32 like numba.cuda ---
-    "thread_idx": "() -> int32  [axis]",
-    "block_idx": "() -> int32  [axis]",
-    "block_dim": "() -> int32  [axis]",
-    "grid_dim": "() -> int32  [axis]",
-    "warpsize": "() -> int32   (64 on gfx9 and by default on cpu, 32 on RDNA)",
-    "laneid": "() -> int32     (thread's lane within its wave: linear tid % warpsize)",
-    # grid()/gridsize() are expanded by the frontend into the ops above (int64 math)
-    # --- block synchronisation ---
-    "syncthreads": "() -> void",
-    "grid_sync": "() -> void",  # cg.this_grid().sync(): every thread of a cooperative launch
-    "syncthreads_count": "(boolean) -> int32",
-    "syncthreads_and": "(boolean) -> int32",
-    "syncthreads_or": "(boolean) -> int32",
-    "threadfence_block": "() -> void",
-    "threadfence": "() -> void",
-    "threadfence_system": "() -> void",
-    "syncwarp": "(uint64 mask) -> void",
-    # --- wave operations; mask is uint64 (-1 / 0xFFFFFFFF = all lanes);
-    #     lane arguments int32; value x any scalar (<= 64 bits) ---
-    "shfl_sync": "(uint64 mask, x value, int32 src_lane) -> x   (src taken mod warpsize)",
-    "shfl_up_sync": "(uint64 mask, x value, int32 delta) -> x   (lane-delta; own value if < 0)",
-    "shfl_down_sync": "(uint64 mask, x value, int32 delta) -> x (lane+delta; own value if >= warpsize)",
-    "shfl_xor_sync": "(uint64 mask, x value, int32 lanemask) -> x",
-    "ballot_sync": "(uint64 mask, boolean) -> uint64",
-    "all_sync": "(uint64 mask, boolean) -> boolean",
-    "any_sync": "(uint64 mask, boolean) -> boolean",
-    "eq_sync": "(uint64 mask, boolean) -> boolean",
-    "activemask": "() -> uint64",
-    "lanemask_lt": "() -> uint64",
-    # --- bit helpers (integers) ---
-    "popc": "(i) -> int32",
-    "clz": "(i) -> int32",
-    "ffs": "(i) -> int32  (1-based index of lowest set bit, 0 if none)",
-    "brev": "(i) -> i",
-    # --- float math; all (f...) -> f with f float16/32/64 unless noted ---
-    "fma": "(f, f, f) -> f",
-    **{
-        name: "(f) -> f"
-        for name in (
-            "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
-            "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs"
-        ).split()
-    },
-    **{name: "(f, f) -> f" for name in "atan2 pow hypot copysign".split()},
-    "fmod": "(f, f) -> f, or (i, i) -> i: C remainder, the dividend's sign, 0 for a zero divisor (numpy)",
-    "minimum": "(f, f) -> f (np.minimum: NaN if either is; of equal values b, float16 a, as numpy's loops)",
-    "maximum": "(f, f) -> f (np.maximum: as minimum)",
-    "fmin": "(f, f) -> f (np.fmin: a NaN operand is ignored; otherwise as minimum)",
-    "fmax": "(f, f) -> f (np.fmax: as fmin)",
-    "isnan": "(f) -> boolean",
-    "isinf": "(f) -> boolean",
-    "isfinite": "(f) -> boolean",
-    # --- numeric builtins ---
-    "abs": "(x) -> x    (integers wrap: abs(MIN) == MIN)",
-    "min": "(x, x) -> x (floats: NaN-propagating like Python's min(a, b) ordering: returns a if not b < a)",
-    "max": "(x, x) -> x (floats: returns a if not b > a)",
-    "round": "(f) -> f  (round half to even, like Python/numpy)",
-    # --- output; attrs {"format": printf text with %lld (int64), %llu (uint64),
-    #     %f (float64), %s (boolean: True/False), literal text escaped as %%}; one whole line ---
-    "print": "(int64 | uint64 | float64 | boolean ...) -> void  [format]",
-    # --- complex numbers (c: complex64 with f float32, complex128 with float64) ---
-    "complex": "(f, f) -> c  (real, imaginary parts)",
-    # --- more math (lang2) ---
-    "remainder": "(f, f) -> f  (IEEE remainder: x - n*y, n = x/y rounded to even)",
-    "nextafter": "(f, f) -> f  (f32/f64)",
-    "frexp": "(f) -> Tuple(f, int32)  (mantissa in [0.5, 1), exponent; (x, 0) for 0/inf/NaN)",
-    "ldexp": "(f, int32) -> f",
-    "nanosleep": "(uint32 ns) -> void  (a back-off hint; see Target.nanosleep)",
-    "real": "(c) -> f",
-    "imag": "(c) -> f",
+
+@dataclass(frozen=True)
+class Op:
+    """One intrinsic: ``category`` (a key of ``CATEGORIES``: how codegen lowers
+    it), ``signature`` (the typing rule the verifier checks), ``effects``
+    (True when it synchronises threads or orders memory: never duplicated,
+    merged or dropped), ``attrs`` (compile-time attributes it needs: "axis" is
+    0, 1 or 2) and ``doc``.
+
+    A signature is ``"(arg, ...) -> result"``; each part is a type name
+    (``int32``, ``uint64``, ``boolean``, ``void``) or a type variable that
+    stands for one type throughout the row: ``x`` any scalar, ``n`` a number
+    (integer or float), ``i`` an integer, ``f`` a float, ``c`` a complex (whose
+    part is ``f``), ``p`` a printable (int64, uint64, float64, boolean);
+    ``Tuple(a, b)`` a tuple; a last argument ``t...`` repeats zero or more times.
+    ``attrs`` other than "axis" must be present."""
+
+    category: str
+    signature: str
+    effects: bool = False
+    attrs: tuple = ()
+    doc: str = ""
+    also: tuple = ()  # further signatures the intrinsic accepts (e.g. fmod of integers)
+
+
+#: category -> how codegen lowers its intrinsics
+CATEGORIES = {
+    "special": "Target.special_register: an int32 id or size",
+    "barrier": "Target.barrier: block barrier (a sync site on cpu)",
+    "fence": "Target.fence: memory fence of the scope in codegen's _FENCES",
+    "wave": "Target.wave_op: wave operation (a sync site on cpu)",
+    "lane": "computed from laneid by lower.py",
+    "bits": "LLVM bit-manipulation intrinsics (lower.py)",
+    "math": "Target.math: float math",
+    "predicate": "float class tests by comparison (lower.py)",
+    "numeric": "abs/min/max/round and numpy's minimum/maximum/fmin/fmax on scalars (lower.py)",
+    "misc": "lowered by name in lower.py: output, complex parts, frexp/ldexp, nanosleep",
 }
+
+_MATH1 = ("sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
+          "log1p sqrt cbrt erf erfc gamma lgamma floor ceil trunc rint fabs")
+
+# grid()/gridsize() are expanded by the frontend into the "special" ops (int64 math).
+# Wave ops: mask is uint64 (-1 / 0xFFFFFFFF = all lanes; accepted, every lane takes part);
+# lane arguments int32; the value any scalar of <= 64 bits.
+INTRINSICS = {
+    "thread_idx": Op("special", "() -> int32", attrs=("axis",)),
+    "block_idx": Op("special", "() -> int32", attrs=("axis",)),
+    "block_dim": Op("special", "() -> int32", attrs=("axis",)),
+    "grid_dim": Op("special", "() -> int32", attrs=("axis",)),
+    "warpsize": Op("special", "() -> int32", doc="64 on gfx9 and by default on cpu, 32 on RDNA"),
+    "laneid": Op("special", "() -> int32", doc="the thread's lane in its wave: linear tid % warpsize"),
+    "syncthreads": Op("barrier", "() -> void", effects=True),
+    "syncthreads_count": Op("barrier", "(boolean) -> int32", effects=True),
+    "syncthreads_and": Op("barrier", "(boolean) -> int32", effects=True),
+    "syncthreads_or": Op("barrier", "(boolean) -> int32", effects=True),
+    "threadfence_block": Op("fence", "() -> void", effects=True),
+    "threadfence": Op("fence", "() -> void", effects=True),
+    "threadfence_system": Op("fence", "() -> void", effects=True),
+    "syncwarp": Op("wave", "(uint64) -> void", effects=True),
+    "shfl_sync": Op("wave", "(uint64, x, int32) -> x", effects=True, doc="source lane taken mod warpsize"),
+    "shfl_up_sync": Op("wave", "(uint64, x, int32) -> x", effects=True, doc="lane - delta; own value if < 0"),
+    "shfl_down_sync": Op("wave", "(uint64, x, int32) -> x", effects=True, doc="lane + delta; own value if >= warpsize"),
+    "shfl_xor_sync": Op("wave", "(uint64, x, int32) -> x", effects=True),
+    "ballot_sync": Op("wave", "(uint64, boolean) -> uint64", effects=True),
+    "all_sync": Op("wave", "(uint64, boolean) -> boolean", effects=True),
+    "any_sync": Op("wave", "(uint64, boolean) -> boolean", effects=True),
+    "eq_sync": Op("wave", "(uint64, boolean) -> boolean", effects=True),
+    "activemask": Op("wave", "() -> uint64", effects=True),
+    "lanemask_lt": Op("lane", "() -> uint64"),
+    "popc": Op("bits", "(i) -> int32"),
+    "clz": Op("bits", "(i) -> int32"),
+    "ffs": Op("bits", "(i) -> int32", doc="1-based index of the lowest set bit, 0 if none"),
+    "brev": Op("bits", "(i) -> i"),
+    "fma": Op("math", "(f, f, f) -> f"),
+    **{name: Op("math", "(f) -> f") for name in _MATH1.split()},
+    **{name: Op("math", "(f, f) -> f") for name in "atan2 pow hypot copysign".split()},
+    "fmod": Op("math", "(f, f) -> f", also=("(i, i) -> i",),
+               doc="integers: C remainder, the dividend's sign, 0 for a zero divisor (numpy)"),
+    "isnan": Op("predicate", "(f) -> boolean"),
+    "isinf": Op("predicate", "(f) -> boolean"),
+    "isfinite": Op("predicate", "(f) -> boolean"),
+    "abs": Op("numeric", "(n) -> n", doc="integers wrap: abs(MIN) == MIN"),
+    "min": Op("numeric", "(x, x) -> x", doc="floats: returns a unless b < a (Python's min(a, b))"),
+    "max": Op("numeric", "(x, x) -> x", doc="floats: returns a unless b > a"),
+    "round": Op("numeric", "(f) -> f", doc="half to even, like Python/numpy; attrs ndigits (optional): "
+                "Python's round(x, ndigits) of the float64 value"),
+    "minimum": Op("numeric", "(f, f) -> f", doc="np.minimum: NaN if either is; of equal values b, float16 a"),
+    "maximum": Op("numeric", "(f, f) -> f", doc="np.maximum: as minimum"),
+    "fmin": Op("numeric", "(f, f) -> f", doc="np.fmin: a NaN operand is ignored; otherwise as minimum"),
+    "fmax": Op("numeric", "(f, f) -> f", doc="np.fmax: as fmin"),
+    "remainder": Op("math", "(f, f) -> f", doc="IEEE remainder: x - n*y, n = x/y rounded to even"),
+    "nextafter": Op("math", "(f, f) -> f", doc="float32/float64"),
+    "grid_sync": Op("barrier", "() -> void", effects=True,
+                    doc="cg.this_grid().sync(): every thread of a cooperative launch"),
+    "print": Op("misc", "(p...) -> void", effects=True, attrs=("format",),
+                doc="one whole line; format: printf text with %lld/%llu/%f/%s (True/False), literal %%"),
+    "complex": Op("misc", "(f, f) -> c", doc="real and imaginary parts"),
+    "real": Op("misc", "(c) -> f"),
+    "imag": Op("misc", "(c) -> f"),
+    "frexp": Op("misc", "(f) -> Tuple(f, int32)", doc="mantissa in [0.5, 1), exponent; (x, 0) for 0/inf/NaN"),
+    "ldexp": Op("misc", "(f, int32) -> f"),
+    "nanosleep": Op("misc", "(uint32) -> void", effects=True, doc="a back-off hint; see Target.nanosleep"),
+}
+
+
+def intrinsic_names(category: str, signature: str | None = None) -> tuple:
+    """Names of the catalogued intrinsics of ``category`` (and ``signature``), in table order.
+
+    >>> intrinsic_names("barrier")
+    ('syncthreads', 'syncthreads_count', 'syncthreads_and', 'syncthreads_or')
+    """
+    return tuple(n for n, op in INTRINSICS.items()
+                 if op.category == category and (signature is None or op.signature == signature))
+
+
+def check_catalogue(table: dict) -> None:
+    """Raise ``TypeError`` naming the first malformed row of an intrinsic table."""
+    for name, op in table.items():
+        if not isinstance(op, Op) or op.category not in CATEGORIES or "->" not in op.signature:
+            raise TypeError(f"ir.INTRINSICS[{name!r}] = {op!r}: expected Op(<one of {sorted(CATEGORIES)}>, '(...) -> t')")
+
+
+check_catalogue(INTRINSICS)  # a row merged in another shape fails at import, not at some kernel's compile

@@ -121,15 +121,7 @@ _PYOPS = {
 }
 _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=", ast.Gt: ">", ast.GtE: ">="}
 
-_PURE_INTRINSICS = frozenset(
-    ["thread_idx", "block_idx", "block_dim", "grid_dim", "warpsize", "laneid", "popc", "clz", "ffs", "brev", "fma"]
-    + infer.UNARY_MATH
-    + infer.BINARY_MATH
-    + list(infer.PREDICATES)
-    + ["abs", "min", "max", "round"]
-    + ["complex", "real", "imag"]
-    + list(infer.NP_MINMAX)
-)
+_PURE_INTRINSICS = frozenset(n for n, op in ir.INTRINSICS.items() if not op.effects)
 
 _UNSUPPORTED_STMTS = {
     "With": ("'with' blocks are not supported in kernels", None),
@@ -365,6 +357,11 @@ class FunctionLowerer:
     def error(self, msg: str, node, hint: str | None = None) -> CompileError:
         return CompileError(msg, self.loc(node) if node is not None else None, hint)
 
+    def internal_error(self, e: Exception, node) -> CompileError:
+        """A CompileError for an unexpected exception ``e`` while lowering ``node`` (as Triton's ``visit``)."""
+        return self.error(f"internal error while compiling '{self.pyname}': {type(e).__name__}: {e}", node,
+                          "this is a pykern bug; please report it with the kernel's source")
+
     def _param_names(self) -> list:
         a = self.node.args
         for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
@@ -480,13 +477,23 @@ class FunctionLowerer:
     def emit(self, stmt):
         self.out.append(stmt)
 
-    def stmt(self, node):
+    def _visit(self, prefix: str, unsupported: dict, what: str, node):
+        """Lower ``node`` with its ``prefix + <ast class>`` method; a pykern bug inside is
+        reported at the innermost node being lowered (as Triton's ``visit``)."""
         kind = type(node).__name__
-        method = getattr(self, "stmt_" + kind, None)
+        method = getattr(self, prefix + kind, None)
         if method is None:
-            msg, hint = _UNSUPPORTED_STMTS.get(kind, (f"{kind} statements are not supported in kernels", None))
+            msg, hint = unsupported.get(kind, (f"{kind} {what} are not supported in kernels", None))
             raise self.error(msg, node, hint)
-        method(node)
+        try:
+            return method(node)
+        except (CompileError, RecursionError, _NeedType):  # errors, and the typing pass's own signal
+            raise
+        except Exception as e:
+            raise self.internal_error(e, node) from e
+
+    def stmt(self, node):
+        self._visit("stmt_", _UNSUPPORTED_STMTS, "statements", node)
 
     def stmt_Pass(self, node):
         pass
@@ -1078,12 +1085,7 @@ class FunctionLowerer:
     # ----------------------------------------------------------- expressions
 
     def expr(self, node):
-        kind = type(node).__name__
-        method = getattr(self, "expr_" + kind, None)
-        if method is None:
-            msg, hint = _UNSUPPORTED_EXPRS.get(kind, (f"{kind} expressions are not supported in kernels", None))
-            raise self.error(msg, node, hint)
-        return method(node)
+        return self._visit("expr_", _UNSUPPORTED_EXPRS, "expressions", node)
 
     def value(self, node) -> ir.Expr:
         return self.to_ir(self.expr(node), node)

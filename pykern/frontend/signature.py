@@ -19,32 +19,16 @@ Example::
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ..errors import CompileError
 from . import types as T
+from .types import Signature  # noqa: F401  (defined with the types it is made of)
 
 _ACCEPTED = (
     "accepted: 'ret(arg, ...)' or '(arg, ...)' with scalar names (int8..int64, uint8..uint64, "
     "float16/32/64, boolean, void), arrays 'float32[:]', 'float32[:, ::1]' (C), 'float32[::1, :]' (F), "
     "tuples 'UniTuple(float32, 3)', 'Tuple(int32, float64)'; or pykern types, e.g. void(float32[:], int32)"
 )
-
-
-@dataclass(frozen=True)
-class Signature:
-    """A function signature built from types: ``void(float32[:], int32)``."""
-
-    return_type: T.Type
-    args: tuple
-
-    def __str__(self) -> str:
-        return f"{self.return_type}(" + ", ".join(map(str, self.args)) + ")"
-
-    __repr__ = __str__
-
-    def __iter__(self):
-        return iter((self.return_type, list(self.args)))
 
 
 class SignatureError(CompileError, TypeError):

@@ -27,8 +27,20 @@ class Type:
         return isinstance(self, (Integer, Float, Boolean, Complex))
 
 
+class _Sized:
+    """``nbytes`` and ``np_dtype`` of a scalar type with ``bits`` whose name is its numpy dtype's."""
+
+    @property
+    def nbytes(self) -> int:
+        return self.bits // 8
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return np.dtype(str(self))
+
+
 @dataclass(frozen=True, repr=False)
-class Integer(Type):
+class Integer(_Sized, Type):
     bits: int
     signed: bool
 
@@ -45,31 +57,15 @@ class Integer(Type):
     def max(self) -> int:
         return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
 
-    @property
-    def nbytes(self) -> int:
-        return self.bits // 8
-
-    @property
-    def np_dtype(self) -> np.dtype:
-        return np.dtype(str(self))
-
 
 @dataclass(frozen=True, repr=False)
-class Float(Type):
+class Float(_Sized, Type):
     bits: int
 
     def __str__(self) -> str:
         return f"float{self.bits}"
 
     __repr__ = __str__
-
-    @property
-    def nbytes(self) -> int:
-        return self.bits // 8
-
-    @property
-    def np_dtype(self) -> np.dtype:
-        return np.dtype(str(self))
 
 
 @dataclass(frozen=True, repr=False)
@@ -447,8 +443,6 @@ def _type_getitem(self, key):
 def _type_call(self, *args):
     """``float32(float32[:], int32)`` -> a Signature; ``float32(1.5)`` on the host -> np.float32(1.5)."""
     if all(isinstance(a, Type) for a in args):
-        from .signature import Signature
-
         return Signature(self, tuple(args))
     if isinstance(self, (Integer, Float, Boolean, Complex)) and len(args) == 1:
         return self.np_dtype.type(args[0])
@@ -484,3 +478,19 @@ for _cls in (Array, Tuple, Record):
     _cls.__hash__ = _cached_hash  # type: ignore[method-assign]
     _cls.__getstate__ = _state_without_hash  # type: ignore[attr-defined]
 del _cls
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A function signature built from types: ``void(float32[:], int32)``."""
+
+    return_type: Type
+    args: tuple
+
+    def __str__(self) -> str:
+        return f"{self.return_type}(" + ", ".join(map(str, self.args)) + ")"
+
+    __repr__ = __str__
+
+    def __iter__(self):
+        return iter((self.return_type, list(self.args)))

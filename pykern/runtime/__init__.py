@@ -3,16 +3,27 @@
 Import-light on purpose: nothing here loads libamdhip64 or numpy until a
 function that needs it is called (``import pykern`` must stay fast).
 
-Target names: ``"cpu"`` (host memory, immediate execution) and ``"hip"``.
-``default_target()`` is the environment's choice (``PYKERN_TARGET``, else "hip"
-when ``hip.available()``, else "cpu"); ``resolve_target(None)`` asks
-``pykern.current_target()`` when the package defines it, so a
-``pykern.set_target(...)`` is honoured by every allocation.
+It is also the one place that chooses the target kernels run on, "cpu" (host
+memory, immediate execution) or "hip", once per process: ``PYKERN_TARGET`` or
+:func:`set_target` pick one; otherwise "hip" when a usable AMD GPU is present,
+else "cpu" (said once, as a warning, so nobody believes a cpu timing came from
+a GPU). ``pykern.set_target``/``pykern.current_target`` are these functions.
+
+Example::
+
+    >>> from pykern import runtime
+    >>> runtime.set_target("cpu"); runtime.current_target()
+    'cpu'
+    >>> runtime.resolve_target(None)
+    'cpu'
 """
 
 from __future__ import annotations
 
 import os
+import warnings
+
+from pykern.errors import LaunchError
 
 TARGETS = ("cpu", "hip")
 ENV_TARGET = "PYKERN_TARGET"
@@ -23,25 +34,51 @@ class PerformanceWarning(UserWarning):
     around a HIP launch), as numba's NumbaPerformanceWarning."""
 
 
-_default: list = []
+_chosen: list = []  # [name] once decided
 
 
-def default_target() -> str:
-    """``PYKERN_TARGET`` if set, else "hip" when a usable AMD GPU is present, else "cpu".
+def set_target(name: str) -> None:
+    """Run every later launch, allocation and compile on target ``name``.
 
-    Never calls ``pykern.current_target`` (so that function may call this one).
-    """
+    ``"hip"`` is checked now: without a usable AMD GPU it raises ``HipError``
+    (or ``LaunchError``) naming the reason, and the target stays unchanged."""
+    name = str(name).strip().lower()
+    if name not in TARGETS:
+        raise ValueError(f"unknown target {name!r}: expected one of {', '.join(TARGETS)}")
+    if name == "hip":
+        _require_hip()
+    _chosen[:] = [name]
+
+
+def current_target() -> str:
+    """The target launches use now ("cpu" or "hip")."""
+    if _chosen:
+        return _chosen[0]
     env = os.environ.get(ENV_TARGET, "").strip().lower()
     if env:
         if env not in TARGETS:
             raise ValueError(f"{ENV_TARGET}={env!r}: expected one of {', '.join(TARGETS)}")
+        if env == "hip":
+            _require_hip()
+        _chosen[:] = [env]
         return env
-    if not _default:
-        from pykern.runtime import hip
+    from pykern.runtime import hip
 
-        ok, _reason = hip.available()
-        _default.append("hip" if ok else "cpu")
-    return _default[0]
+    ok, reason = hip.available()
+    if ok:
+        _chosen[:] = ["hip"]
+    else:
+        warnings.warn(f"pykern: no usable AMD GPU ({reason}); running kernels on the cpu target", stacklevel=3)
+        _chosen[:] = ["cpu"]
+    return _chosen[0]
+
+
+def _require_hip() -> None:
+    from pykern.runtime import hip
+
+    ok, reason = hip.available()
+    if not ok:
+        raise LaunchError(f"the 'hip' target is not usable here: {reason}")
 
 
 def resolve_target(target: str | None = None) -> str:
@@ -51,12 +88,8 @@ def resolve_target(target: str | None = None) -> str:
     'cpu'
     """
     if target is None:
-        import sys
-
-        pk = sys.modules.get("pykern")
-        fn = getattr(pk, "current_target", None) if pk is not None else None
-        target = fn() if callable(fn) else default_target()
-        target = getattr(target, "name", target)  # tolerate a Target-like object
+        target = current_target()
+    target = getattr(target, "name", target)  # tolerate a Target-like object
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
     return target

@@ -91,9 +91,9 @@ def _new_engine():
     # An engine costs ~0.2 ms, so this is cheap.
     # The engine owns (and frees with itself) the target machine it is given:
     # never the process-wide one of codegen, since engines are freed with their kernels.
-    from ..codegen import llvm_util
+    from ..llvm_host import llvm
 
-    ll = llvm_util.llvm()
+    ll = llvm()
     triple = ll.get_process_triple()
     tm = ll.Target.from_triple(triple).create_target_machine(
         cpu=ll.get_host_cpu_name(), features=ll.get_host_cpu_features().flatten(), opt=3, reloc="pic",
@@ -122,20 +122,18 @@ def load(artifact) -> "CpuKernel":
     k = _loaded.get(artifact.name)
     if k is not None:
         return k
-    if getattr(artifact, "shared_object", b""):
+    if artifact.shared_object:
         return _load_shared_object(artifact)
-    from ..codegen.cpu import host_id
+    from ..llvm_host import LLVM_LOCK, host_id, llvm
 
     if artifact.host and artifact.host != host_id():
         raise LaunchError(
             f"cpu artifact was compiled for another host ({artifact.host}); recompile it here ({host_id()})"
         )
-    from ..codegen import llvm_util
-
-    with _lock, llvm_util.LLVM_LOCK:
+    with _lock, LLVM_LOCK:
         k = _loaded.get(artifact.name)
         if k is None:
-            ll = llvm_util.llvm()
+            ll = llvm()
             eng = _new_engine()
             eng.add_object_file(ll.ObjectFileRef.from_data(bytes(artifact.binary)))
             eng.finalize_object()

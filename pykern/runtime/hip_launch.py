@@ -10,7 +10,7 @@ LDS size before HIP sees them, so a bad launch is a LaunchError, not a crash.
 Example::
 
     kernel = load(artifact)                          # KernelArtifact for "amdgpu"
-    launch(kernel, argtypes, (d_out, d_x, 2.0), grid=(40, 1, 1), block=(256, 1, 1))
+    launch(kernel, artifact, (d_out, d_x, 2.0), grid=(40, 1, 1), block=(256, 1, 1))
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 from pykern.errors import LaunchError, LaunchValueError
 from pykern.runtime import PerformanceWarning, hip_api
-from pykern.runtime.kernargs import KernParam, flatten_values, get_packer
+from pykern import abi
+from pykern.runtime.kernargs import flatten_values, get_packer
 
 
 def _hip():
@@ -160,23 +161,13 @@ def explicit_params(artifact) -> list:
 
     Raises LaunchError when the metadata and the artifact disagree (count or sizes).
     """
-    params = list(artifact.params)
-    md = artifact.metadata or {}
-    args = _md(md, ".args")
+    args = _md(artifact.metadata or {}, ".args")
     if args is None:
-        return params
-    explicit = [a for a in args if not str(_md(a, ".value_kind", "")).startswith("hidden_")]
-    if len(explicit) != len(params):
-        raise LaunchError(
-            f"kernel {artifact.name}: code object declares {len(explicit)} explicit arguments, the artifact {len(params)}"
-        )
-    out = []
-    for p, a in zip(params, explicit):
-        off, size = int(_md(a, ".offset")), int(_md(a, ".size"))
-        if size != p.size:
-            raise LaunchError(f"kernel {artifact.name}: argument {p.name} is {p.size} bytes, the code object says {size}")
-        out.append(KernParam(p.name, p.type, off, size, p.role, getattr(p, "arg_index", 0)))
-    return out
+        return list(artifact.params)
+    try:
+        return abi.at_metadata_offsets(artifact.params, args)
+    except ValueError as e:
+        raise LaunchError(f"kernel {artifact.name}: {e}") from None
 
 
 class HipKernel:
@@ -185,10 +176,14 @@ class HipKernel:
     def __init__(self, artifact, device: int | None = None):
         from pykern.runtime.devices import current_device_id, get_device
 
-        if getattr(artifact, "target", "amdgpu") not in ("amdgpu", "hip"):
+        if artifact.target not in ("amdgpu", "hip"):
             raise LaunchError(f"kernel {artifact.name} was compiled for {artifact.target}, not amdgpu")
         self.artifact = artifact
         self.name = artifact.name
+        #: (block threads, dynamic shared bytes) -> blocks resident per CU: codegen's occupancy
+        #: model from the code object, handed over by the glue (compiler.build_overload) so that
+        #: the runtime needs no codegen; the HIP runtime's own query refines it when it has one
+        self.occupancy_estimate = None
         self.device_id = current_device_id() if device is None else device
         dev = get_device(self.device_id)
         if artifact.arch and artifact.arch.split(":")[0] != dev.arch:
@@ -197,17 +192,15 @@ class HipKernel:
             )
         md = artifact.metadata or {}
         self.params = explicit_params(artifact)
-        from pykern.runtime.kernargs import kernarg_size
-
-        self.kernarg_size = max(int(getattr(artifact, "kernarg_size", 0) or 0), kernarg_size(self.params))
+        self.kernarg_size = max(artifact.kernarg_size, abi.kernarg_size(self.params))
         self.packer = get_packer(self.params, self.kernarg_size)
-        max_flat = int(_md(md, ".max_flat_workgroup_size", 0) or 0) or int(getattr(artifact, "max_block_size", 0) or 1024)
+        max_flat = int(_md(md, ".max_flat_workgroup_size", 0) or 0) or artifact.max_block_size
         self.limits = LaunchLimits(
             max_block_size=min(max_flat, dev.max_threads_per_block),
             max_block_dim=dev.max_block_dim,
             max_grid_dim=dev.max_grid_dim,
             max_shared=dev.max_shared_per_block,
-            static_shared=int(_md(md, ".group_segment_fixed_size", 0) or getattr(artifact, "static_shared_bytes", 0) or 0),
+            static_shared=int(_md(md, ".group_segment_fixed_size", 0) or artifact.static_shared_bytes),
         )
         self.function = module_cache.function(artifact.binary, artifact.name, self.device_id)
         # cg.this_grid().sync(): launched with hipModuleLaunchCooperativeKernel, grid bounded by occupancy
@@ -218,7 +211,7 @@ class HipKernel:
         self._tls = threading.local()
         # debug builds: the kernel's failure record (a device global), read after each launch
         self._error_record = None
-        if getattr(artifact, "error_symbol", None):
+        if artifact.error_symbol:
             ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
             mod = module_cache.module(artifact.binary, self.device_id)
             _hip().hipModuleGetGlobal(ctypes.byref(ptr), ctypes.byref(size), mod, artifact.error_symbol.encode())
@@ -269,17 +262,19 @@ class HipKernel:
         hit = self._coop_limits.get(key)
         if hit is None:
             threads = b[0] * b[1] * b[2]
-            hit = cooperative_max_blocks(self.artifact.metadata or {}, self.artifact.arch, self._compute_units,
-                                         threads, dynamic_shared)
+            est = self.occupancy_estimate
+            hit = est(threads, dynamic_shared) * self._compute_units if est is not None else None
             lib = _hip()
             occ = getattr(lib, "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor", None)
             if occ is not None:
                 n = ctypes.c_int()
                 try:
                     occ(ctypes.byref(n), self.function, threads, dynamic_shared)
-                    hit = min(hit, n.value * self._compute_units)
+                    q = n.value * self._compute_units
+                    hit = q if hit is None else min(hit, q)
                 except Exception:  # an older runtime refusing the query: the code object's numbers stand
                     pass
+            hit = hit or 0
             self._coop_limits[key] = hit
         return hit
 
@@ -304,7 +299,6 @@ class HipKernel:
     def _check_error_record(self, stream: int) -> None:
         """debug=True: wait for the kernel, read its failure record, raise the
         first failing thread's bounds error (and clear the record)."""
-        from pykern.codegen.amdgpu import format_error_record
         from pykern.errors import KernelRuntimeError
 
         ptr, size = self._error_record
@@ -312,7 +306,7 @@ class HipKernel:
         hip.hipStreamSynchronize(stream)
         raw = ctypes.create_string_buffer(size)
         hip.hipMemcpy(raw, ptr, size, 2)  # hipMemcpyDeviceToHost
-        text = format_error_record(raw.raw, getattr(self.artifact, "error_messages", []))
+        text = abi.format_error_record(raw.raw, self.artifact.error_messages)
         if text:
             hip.hipMemset(ptr, 0, size)
             from pykern.errors import error_class_for_kind
@@ -325,27 +319,10 @@ def kernel_params(base: int, params) -> ctypes.Array:
     one): one pointer per explicit kernel argument, into the packed buffer at
     ``base`` at the argument's code-object offset.
 
-    >>> list(kernel_params(0x1000, [KernParam("a", None, 0, 8, "data", 0), KernParam("n", None, 8, 4, "scalar", 1)]))
+    >>> list(kernel_params(0x1000, [abi.FlatParam("a", None, 0, 8, "data", 0), abi.FlatParam("n", None, 8, 4, "scalar", 1)]))
     [4096, 4104]
     """
     return (ctypes.c_void_p * max(1, len(params)))(*[base + p.offset for p in params])
-
-
-def cooperative_max_blocks(metadata: dict, arch, compute_units: int, block_threads: int,
-                           dynamic_shared: int = 0) -> int:
-    """Resident blocks per CU for this code object (registers, LDS, wave slots,
-    as ``codeobject.resources``) times ``compute_units``.
-
-    >>> cooperative_max_blocks({".vgpr_count": 32, ".sgpr_count": 16}, "gfx942", 304, 256)
-    2432
-    """
-    from pykern.codegen import archs, codeobject
-
-    a = archs.parse_target_id(arch) if isinstance(arch, str) else arch
-    res = codeobject.resources(metadata, a, block_threads, dynamic_shared)
-    waves_per_group = -(-max(1, block_threads) // res["wave_size"])
-    per_cu = res["waves_per_simd"] * a.simds_per_cu // waves_per_group
-    return max(0, per_cu) * int(compute_units)
 
 
 class _LaunchBuffers:
@@ -384,12 +361,8 @@ def load(artifact, device: int | None = None) -> HipKernel:
 
 
 # --------------------------------------------------------------------------- host arrays
-def _is_array_type(t) -> bool:
-    return type(t).__name__ == "Array"
-
-
-def prepare_args(argtypes, values, stream=0):
-    """Make every array argument a "hip" DeviceArray.
+def prepare_args(params, values, stream=0):
+    """Make every array argument (``params``' data parameters) a "hip" DeviceArray.
 
     Host numpy arrays (and cpu-target DeviceArrays) are copied in, with a
     PerformanceWarning; returns ``(values, writebacks)`` where writebacks are
@@ -400,12 +373,7 @@ def prepare_args(argtypes, values, stream=0):
     writebacks: list = []
     warned = [False]
 
-    def conv(t, v):
-        tname = type(t).__name__
-        if tname == "Tuple":
-            return tuple(conv(e, x) for e, x in zip(t.elems, v))
-        if tname != "Array":
-            return v
+    def conv(v, readonly):
         if isinstance(v, memory.DeviceArray):
             if v.target == "hip":
                 return v
@@ -432,11 +400,23 @@ def prepare_args(argtypes, values, stream=0):
             warned[0] = True
         d = memory.to_device(host, stream=stream, target="hip")
         writable = getattr(getattr(host, "flags", None), "writeable", True)
-        if writable and not getattr(t, "readonly", False):
+        if writable and not readonly:
             writebacks.append((d, host))
         return d
 
-    return tuple(conv(t, v) for t, v in zip(argtypes, values)), writebacks
+    def put(v, path, new):  # ``v`` with the element at ``path`` replaced (tuples rebuilt)
+        if not path:
+            return new
+        return v[:path[0]] + (put(v[path[0]], path[1:], new),) + v[path[0] + 1:]
+
+    out = tuple(values)
+    for p in params:
+        if p.role == "data":
+            v = out
+            for j in p.path:
+                v = v[j]
+            out = put(out, p.path, conv(v, p.readonly))
+    return out, writebacks
 
 
 def finish(writebacks, stream=0) -> None:
@@ -445,7 +425,7 @@ def finish(writebacks, stream=0) -> None:
         d.copy_to_host(host, stream=stream)
 
 
-def launch(kernel: HipKernel, artifact, argtypes, values, grid, block, dynamic_shared: int = 0, stream=0,
+def launch(kernel: HipKernel, artifact, values, grid, block, dynamic_shared: int = 0, stream=0,
            kernel_name: str | None = None) -> None:
     """Convert, flatten, pack and launch: everything a dispatcher does per call on "hip".
 
@@ -455,8 +435,8 @@ def launch(kernel: HipKernel, artifact, argtypes, values, grid, block, dynamic_s
     if artifact is not None and artifact is not kernel.artifact:
         raise LaunchError(f"{kernel_name or kernel.name}: kernel and artifact do not belong together")
     try:
-        values, writebacks = prepare_args(argtypes, values, stream)
-        buf = kernel.packer.fast(flatten_values(argtypes, values))
+        values, writebacks = prepare_args(kernel.params, values, stream)
+        buf = kernel.packer.fast(flatten_values(kernel.params, values))
         kernel.launch(grid, block, dynamic_shared, buf, stream)
     except LaunchError as e:
         if kernel_name and not str(e).startswith(kernel_name):

@@ -1,19 +1,17 @@
-"""Kernel arguments: flatten Python values per the ABI, pack them into the kernarg buffer.
+"""Kernel arguments: flatten launch values and pack them at the kernel's parameter offsets.
 
-ABI (team/ABI.md): each argument flattens, in order, into scalar parameters —
-a scalar is itself (bool: one byte 0/1); an n-d array is ``data`` (8-byte
-pointer), ``shape[0..n-1]`` (int64), ``strides[0..n-1]`` (int64, bytes); a
-tuple is its elements flattened. Each parameter sits at the next offset
-aligned to its own size.
-
-Both steps are compiled once per layout (generated Python for flattening, a
-``struct.Struct`` for packing) because they run on every launch.
+The layout is the artifact's: its ``FlatParam`` list (``pykern.abi``), which
+says for every flat parameter where its value is in the launch arguments
+(``path``), what it is (``role``: scalar, array data pointer, shape, stride)
+and how it is stored (``code``, a ``struct`` character, at ``offset``). Both
+steps are generated once per parameter list (Python for flattening, a
+``struct.Struct`` for packing) because they run on every launch, and both come
+from that one list, so they cannot disagree.
 
 Example::
 
-    >>> from pykern.frontend import types as T
-    >>> argtypes = (T.Array(T.float32, 1, "C"), T.int32)
-    >>> params = param_layout(argtypes)
+    >>> from pykern import abi
+    >>> params = abi.layout([abi.ArrayArg(1), abi.ScalarArg("i")])
     >>> [(p.role, p.offset) for p in params]
     [('data', 0), ('shape', 8), ('stride', 16), ('scalar', 24)]
     >>> bytes(pack(params, [0x1000, 4, 4, 7]))[:8] == (0x1000).to_bytes(8, "little")
@@ -24,83 +22,9 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from typing import NamedTuple
 
+from pykern.abi import kernarg_size, scalar_name  # noqa: F401  (kernarg_size re-exported: callers size buffers with it)
 from pykern.errors import LaunchError
-
-
-class KernParam(NamedTuple):
-    """One flattened parameter (same fields as codegen's ``FlatParam``)."""
-
-    name: str
-    type: object  # a pykern Type (scalar) or the Array type for data/shape/stride
-    offset: int
-    size: int
-    role: str  # "scalar" | "data" | "shape" | "stride"
-    arg_index: int
-
-
-def _kind(t):
-    """'array' | 'tuple' | 'scalar' by duck typing on pykern.frontend.types."""
-    name = type(t).__name__
-    if name == "Array":
-        return "array"
-    if name == "Tuple":
-        return "tuple"
-    if name in ("Integer", "Float", "Boolean"):
-        return "scalar"
-    if name == "Complex":  # complex (lang2): flattens to (real, imag) floats, as codegen.abi does
-        return "complex"
-    raise LaunchError(f"a kernel argument cannot have type {t}")
-
-
-def _scalar_size(t) -> int:
-    return 1 if type(t).__name__ == "Boolean" else t.bits // 8
-
-
-def param_layout(argtypes) -> list[KernParam]:
-    """The ABI's flattened parameter list for ``argtypes`` (offsets naturally aligned).
-
-    Mirrors ``pykern.codegen.abi.flatten_params`` so the runtime and its tests
-    can lay out arguments without the code generator.
-    """
-    out: list[KernParam] = []
-    off = 0
-
-    def add(name, t, size, role, idx):
-        nonlocal off
-        off = (off + size - 1) // size * size
-        out.append(KernParam(name, t, off, size, role, idx))
-        off += size
-
-    def walk(t, name, idx):
-        k = _kind(t)
-        if k == "scalar":
-            add(name, t, _scalar_size(t), "scalar", idx)
-        elif k == "complex":  # complex (lang2)
-            c = t.component
-            add(f"{name}.real", c, c.bits // 8, "scalar", idx)
-            add(f"{name}.imag", c, c.bits // 8, "scalar", idx)
-        elif k == "array":
-            add(f"{name}.data", t, 8, "data", idx)
-            for d in range(t.ndim):
-                add(f"{name}.shape{d}", t, 8, "shape", idx)
-            for d in range(t.ndim):
-                add(f"{name}.stride{d}", t, 8, "stride", idx)
-        else:
-            for j, e in enumerate(t.elems):
-                walk(e, f"{name}.{j}", idx)
-
-    for i, t in enumerate(argtypes):
-        walk(t, f"arg{i}", i)
-    return out
-
-
-def kernarg_size(params) -> int:
-    """Bytes of the explicit-argument buffer: end of the last parameter rounded
-    up to 8 (as ``codegen.abi.kernarg_size``; no hidden arguments)."""
-    end = max((_get(p, "offset") + _get(p, "size") for p in params), default=0)
-    return (end + 7) // 8 * 8
 
 
 # --------------------------------------------------------------------------- flatten
@@ -168,113 +92,99 @@ def _device_array_class():
         return None
 
 
-def _compile_flattener(argtypes):
+def _value_expr(path) -> str:
+    return f"v{path[0]}" + "".join(f"[{j}]" for j in path[1:])
+
+
+def _where(path) -> str:
+    return f"argument {path[0] + 1}" + "".join(f"[{j}]" for j in path[1:])
+
+
+def _compile_flattener(params, nargs: int):
     lines: list[str] = []
     items: list[str] = []
-    counter = [0]
-
-    def walk(t, expr, where):
-        k = _kind(t)
-        if k == "scalar":
-            items.append(expr)
-        elif k == "complex":  # complex (lang2): Python/numpy complex or a real number
-            items.append(f"{expr}.real")
-            items.append(f"{expr}.imag")
-        elif k == "array":
-            j = counter[0]
-            counter[0] += 1
+    checked = set()
+    for j, p in enumerate(params):
+        for k in range(1, len(p.path)):
+            tp = p.path[:k]
+            if tp not in checked:  # outer tuples first: an element is indexed only after its tuple is checked
+                checked.add(tp)
+                e, n = _value_expr(tp), p.tuple_lens[k - 1]
+                lines.append(f"    if len({e}) != {n}: raise LaunchError({_where(tp)!r} + ': expected a tuple of {n}, got ' + repr({e}))")
+        expr = _value_expr(p.path)
+        if p.role == "scalar":
+            items.append(f"{expr}.{p.part}" if p.part else expr)  # a complex: Python/numpy complex or a real
+        elif p.role == "data":
+            nd = p.ndim
             # DeviceArray inline (the common case); anything else through _array_parts
             lines.append(f"    a = {expr}")
-            lines.append(f"    if type(a) is _DeviceArray and len(a.shape) == {t.ndim}:")
+            lines.append(f"    if type(a) is _DeviceArray and len(a.shape) == {nd}:")
             lines.append(f"        p{j} = a.ptr; s{j} = a.shape; t{j} = a.strides")
             if _NDARRAY_DATA_OFFSET is not None:
-                lines.append(f"    elif type(a) is _ndarray and a.ndim == {t.ndim}:")
+                lines.append(f"    elif type(a) is _ndarray and a.ndim == {nd}:")
                 lines.append(f"        p{j} = _ptr_at(_id(a) + {_NDARRAY_DATA_OFFSET}).value; s{j} = a.shape; t{j} = a.strides")
             lines.append("    else:")
-            lines.append(f"        p{j}, s{j}, t{j} = _array_parts(a, {t.ndim}, {where!r})")
+            lines.append(f"        p{j}, s{j}, t{j} = _array_parts(a, {nd}, {_where(p.path)!r})")
             items.append(f"p{j}")
-            if t.ndim:
+            if nd:
                 items.append(f"*s{j}")
                 items.append(f"*t{j}")
-        else:
-            n = len(t.elems)
-            lines.append(f"    if len({expr}) != {n}: raise LaunchError({where!r} + ': expected a tuple of {n}, got ' + repr({expr}))")
-            for i, e in enumerate(t.elems):
-                walk(e, f"{expr}[{i}]", f"{where}[{i}]")
-
-    n = len(argtypes)
-    names = [f"v{i}" for i in range(n)]
-    for i, t in enumerate(argtypes):
-        walk(t, names[i], f"argument {i} ({t})")
-    unpack = (", ".join(names) + ("," if n == 1 else "")) if n else "()"
+        # shape/stride parameters come with their data parameter (``*s``, ``*t`` above)
+    names = [f"v{i}" for i in range(nargs)]
+    unpack = (", ".join(names) + ("," if nargs == 1 else "")) if nargs else "()"
     src = ["def flatten(values):"]
-    src.append(f"    if len(values) != {n}: raise LaunchError('the kernel takes {n} argument(s), got ' + str(len(values)))")
-    if n:
+    src.append(f"    if len(values) != {nargs}: raise LaunchError('the kernel takes {nargs} argument(s), got ' + str(len(values)))")
+    if nargs:
         src.append(f"    {unpack} = values")
     src += lines
     src.append(f"    return [{', '.join(items)}]")
     ns = {"_array_parts": _array_parts, "LaunchError": LaunchError, "_DeviceArray": _device_array_class(),
           "_ndarray": _ndarray_class(), "_ptr_at": ctypes.c_void_p.from_address, "_id": id}
-    exec("\n".join(src), ns)  # noqa: S102 - generated from types only, no user text
+    exec("\n".join(src), ns)  # noqa: S102 - generated from the parameter list only, no user text
     return ns["flatten"]
 
 
 _NDARRAY_DATA_OFFSET = _find_ndarray_data_offset()
 _MAX_CACHED = 4096
-_flatteners: dict[int, tuple] = {}  # id(argtypes) -> (argtypes, fn); argtypes kept alive so ids stay unique
+_flatteners: dict[int, tuple] = {}  # id(params) -> (params, nargs, fn); params kept alive so ids stay unique
 _flatteners_by_value: dict[tuple, object] = {}
 
 
-def get_flattener(argtypes):
-    """The compiled ``flatten(values) -> list`` for ``argtypes`` (cached)."""
-    hit = _flatteners.get(id(argtypes))
-    if hit is not None and hit[0] is argtypes:
-        return hit[1]
-    key = tuple(argtypes)
+def get_flattener(params, nargs: int):
+    """The compiled ``flatten(values) -> list`` for a kernel of ``nargs``
+    arguments laid out as ``params`` (cached)."""
+    hit = _flatteners.get(id(params))
+    if hit is not None and hit[0] is params and hit[1] == nargs:
+        return hit[2]
+    key = (tuple(params), nargs)
     fn = _flatteners_by_value.get(key)
     if fn is None:
-        fn = _flatteners_by_value[key] = _compile_flattener(key)
+        fn = _flatteners_by_value[key] = _compile_flattener(key[0], nargs)
     if len(_flatteners) >= _MAX_CACHED:
         _flatteners.clear()
-    _flatteners[id(argtypes)] = (argtypes, fn)
+    _flatteners[id(params)] = (params, nargs, fn)
     return fn
 
 
-def flatten_values(argtypes, values) -> list:
+def flatten_values(params, values, nargs: int | None = None) -> list:
     """Flatten launch values per the ABI: arrays -> [ptr, *shape, *strides(bytes)].
 
-    >>> from pykern.frontend import types as T
-    >>> flatten_values((T.int32, T.Tuple((T.float32, T.boolean))), (3, (1.5, True)))
+    >>> from pykern import abi
+    >>> params = abi.layout([abi.ScalarArg("i"), abi.TupleArg((abi.ScalarArg("f"), abi.ScalarArg("?")))])
+    >>> flatten_values(params, (3, (1.5, True)), nargs=2)
     [3, 1.5, True]
     """
-    return get_flattener(argtypes)(values)
+    return get_flattener(params, len(values) if nargs is None else nargs)(values)
+
+
+def array_arguments(params) -> list:
+    """Indices of the launch arguments that are arrays (not inside tuples)."""
+    return sorted({p.arg_index for p in params if p.role == "data" and len(p.path) == 1})
 
 
 # --------------------------------------------------------------------------- pack
-_INT_CODES = {(8, True): "b", (8, False): "B", (16, True): "h", (16, False): "H",
-              (32, True): "i", (32, False): "I", (64, True): "q", (64, False): "Q"}
-_FLOAT_CODES = {16: "e", 32: "f", 64: "d"}
-
-
-def _get(p, field):
-    return p[field] if isinstance(p, dict) else getattr(p, field)
-
-
-def _code(p) -> str:
-    role = _get(p, "role")
-    if role == "data":
-        return "Q"
-    if role in ("shape", "stride"):
-        return "q"
-    t = _get(p, "type")
-    kind = type(t).__name__
-    if kind == "Boolean":
-        return "?"
-    if kind == "Integer":
-        return _INT_CODES[(t.bits, t.signed)]
-    if kind == "Float":
-        return _FLOAT_CODES[t.bits]
-    raise LaunchError(f"parameter {_get(p, 'name')}: cannot pack a value of type {t}")
+def _what(p) -> str:
+    return scalar_name(p.code) if p.role == "scalar" else p.role
 
 
 class Packer:
@@ -285,16 +195,16 @@ class Packer:
     def __init__(self, params, size: int | None = None):
         params = list(params)
         self.params = params
-        order = sorted(range(len(params)), key=lambda i: _get(params[i], "offset"))
+        order = sorted(range(len(params)), key=lambda i: params[i].offset)
         self.order = None if order == list(range(len(params))) else order
         fmt, cur, codes = ["<"], 0, []
         for i in order:
             p = params[i]
-            off, sz, code = _get(p, "offset"), _get(p, "size"), _code(p)
+            off, sz, code = p.offset, p.size, p.code
             if struct.calcsize("<" + code) != sz:
-                raise LaunchError(f"parameter {_get(p, 'name')}: size {sz} does not fit its type ({code})")
+                raise LaunchError(f"parameter {p.name}: size {sz} does not fit its type ({code})")
             if off < cur:
-                raise LaunchError(f"parameter {_get(p, 'name')}: offset {off} overlaps the previous parameter")
+                raise LaunchError(f"parameter {p.name}: offset {off} overlaps the previous parameter")
             if off > cur:
                 fmt.append(f"{off - cur}x")
             fmt.append(code)
@@ -338,11 +248,10 @@ class Packer:
             return LaunchError(f"kernel arguments flatten to {len(flat_values)} values, the kernel takes {len(self.params)} ({err})")
         for p, v in zip(self.params, flat_values):
             try:
-                struct.pack("<" + _code(p), v)
+                struct.pack("<" + p.code, v)
             except (struct.error, TypeError, OverflowError) as e:
-                t = _get(p, "type")
-                what = _get(p, "role") if _get(p, "role") != "scalar" else str(t)
-                return LaunchError(f"argument {_get(p, 'name')} ({what}): cannot pass {v!r}: {e}")
+                what = _what(p)
+                return LaunchError(f"argument {p.name} ({what}): cannot pass {v!r}: {e}")
         return LaunchError(f"cannot pack kernel arguments: {err}")
 
 

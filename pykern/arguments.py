@@ -1,0 +1,125 @@
+"""Launch values -> kernel types: what selects a kernel's overload (glue between the frontend's
+``typeof`` and the runtime's arrays).
+
+``argument_types`` runs on every launch, so it is memoised by a cheap key;
+foreign arrays (``__dlpack__`` / ``__cuda_array_interface__``, e.g. torch
+tensors) are wrapped as DeviceArrays, zero-copy. ``convertible`` says whether
+a value of one type may be passed where an eager signature declares another.
+
+Example::
+
+    >>> import numpy as np
+    >>> argument_types((np.zeros(3, np.float32), 2.5), "k")[0]
+    (float32[::1], float64)
+"""
+
+from __future__ import annotations
+
+from numpy import ndarray as _ndarray
+
+from .errors import LaunchError
+from .frontend.typeof import typeof
+from .runtime.memory import DeviceArray as _DeviceArray
+
+_type_memo: dict = {}
+
+
+def _memo_key(a):
+    """A cheap key that determines the kernel type of ``a``, or None."""
+    cls = type(a)
+    if cls is int or cls is float or cls is bool:
+        if cls is int and not (-(1 << 63) <= a < (1 << 63)):
+            return None  # uint64-range or too large: let typeof decide
+        return cls
+    if cls is _ndarray:  # by identity: any class may be named "ndarray"
+        flags = a.flags
+        return (cls, a.dtype, a.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+    dtype = getattr(a, "dtype", None)
+    if dtype is not None and getattr(a, "shape", None) == () and hasattr(a, "item") and not hasattr(a, "flags"):
+        return (cls, dtype)  # numpy scalar
+    return None
+
+
+def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
+    """``(types, args)``: the pykern types of ``args``, and the arguments to pass
+    -- ``args`` itself, or a copy in which foreign arrays (objects with
+    ``__dlpack__`` or ``__cuda_array_interface__``, e.g. torch tensors) are
+    wrapped as DeviceArrays, zero-copy. ``LaunchError`` names a bad argument."""
+    out = []
+    converted = None
+    for i, a in enumerate(args):
+        if type(a) is _DeviceArray:
+            t = a._pk_type
+            if t is None:
+                t = a._pk_type = typeof(a)
+            out.append(t)
+            continue
+        key = _memo_key(a)
+        t = _type_memo.get(key) if key is not None else None
+        if t is None:
+            if key is None and _is_foreign_array(a):
+                a = _wrap_foreign(a, i, kernel_name, target)
+                converted = converted or list(args)
+                converted[i] = a
+                try:
+                    t = a._pk_type = typeof(a)
+                except TypeError as e:
+                    raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
+                out.append(t)
+                continue
+            try:
+                t = typeof(a)
+            except (TypeError, AttributeError) as e:
+                raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
+            if cls_name(a) in ("void", "record"):  # a record (lang2): its memory as a 0-d array (writes reach it)
+                import numpy as np
+
+                converted = converted or list(args)
+                converted[i] = np.asarray(a)
+                out.append(t)
+                continue
+            if key is not None:
+                _type_memo[key] = t
+        out.append(t)
+    return tuple(out), (args if converted is None else tuple(converted))
+
+
+def cls_name(a) -> str:
+    return type(a).__name__
+
+
+def _is_foreign_array(a) -> bool:
+    cls = type(a)
+    if cls is _ndarray or isinstance(a, (tuple, int, float, bool)):
+        return False
+    if any(c.__name__ == "ndarray" and c.__module__ == "numpy" for c in cls.__mro__):
+        return False  # a numpy subclass (np.recarray, np.matrix): used as the array it is
+    return hasattr(cls, "__dlpack__") or hasattr(a, "__cuda_array_interface__")
+
+
+def _wrap_foreign(a, i, kernel_name, target):
+    from .runtime.memory import as_device_array
+
+    try:
+        return as_device_array(a, target=target)
+    except Exception as e:  # unsupported dtype, device, layout...
+        raise LaunchError(f"{kernel_name}: argument {i + 1} ({type(a).__name__}): {e}") from None
+
+
+def convertible(actual, declared) -> bool:
+    """May a value of type ``actual`` be passed where ``declared`` is expected
+    (eager signatures)? Scalars convert like numba's; arrays need the same dtype
+    and ndim and a layout at least as strict as declared."""
+    from .frontend import types as T
+
+    if actual == declared:
+        return True
+    if declared.is_scalar and actual.is_scalar:
+        return not isinstance(actual, T.Complex) or isinstance(declared, T.Complex)  # complex never narrows to real
+    if isinstance(declared, T.Array) and isinstance(actual, T.Array):
+        return (actual.dtype == declared.dtype and actual.ndim == declared.ndim
+                and (declared.layout == "A" or declared.layout == actual.layout or actual.ndim <= 1 and actual.layout in "CF"))
+    if isinstance(declared, T.Tuple) and isinstance(actual, T.Tuple):
+        return len(declared.elems) == len(actual.elems) and all(map(convertible, actual.elems, declared.elems))
+    return False
+

@@ -1,0 +1,269 @@
+"""Building amdgcn code objects: the build half of the amdgpu target (``amdgpu.py`` is the
+``Target`` half, what lowering asks of the hardware).
+
+``prepare_ir`` adjusts the lowered IR text (launch bounds, register limits,
+argument ranges, allocas in the private address space, float atomics),
+``build`` links the device libraries, optimises, emits and links with ld.lld,
+``params_from_metadata`` takes the argument offsets from the code object.
+
+Example::
+
+    >>> b = compile_llvm_ir(LL, "gfx90a")                 # doctest: +SKIP
+    >>> b.binary[:4]                                      # doctest: +SKIP
+    b'\\x7fELF'
+"""
+
+from __future__ import annotations
+
+import re
+
+from .. import abi as _shared_abi
+from ..errors import CompileError
+from ..frontend import types as T
+from . import archs as _archs
+
+TRIPLE = "amdgcn-amd-amdhsa"
+GLOBAL, SHARED, CONST, PRIVATE = 1, 3, 4, 5
+
+
+def arg_name(p) -> str:
+    """LLVM name of the kernel argument of flat parameter ``p``."""
+    return re.sub(r"[^A-Za-z0-9_.]", "_", p.name)
+
+
+#: numpy's limit on any array, views and broadcasts included: ``size *
+#: itemsize`` must fit in an int64 ("array is too big" otherwise)
+MAX_ARRAY_BYTES = 2**63 - 1
+
+
+def shape_ranges(params: list) -> dict:
+    """``{argument name: (lo, hi)}``: the value range ``[lo, hi)`` of every
+    ``shape`` parameter: an extent is >= 0 and at most
+    ``MAX_ARRAY_BYTES // itemsize``. With it LLVM knows that a non-negative
+    index below an extent plus a grid stride cannot overflow, so the
+    wraparound of negative indices folds away in grid-stride loops.
+
+    Example::
+
+        >>> from pykern.codegen.abi import flatten_params
+        >>> from pykern.frontend import types as T
+        >>> shape_ranges(flatten_params([T.Array(T.float64, 1)], ["x"]))
+        {'x.shape0': (0, 1152921504606846976)}
+    """
+    out = {}
+    itemsize = 1
+    for p in params:
+        if p.role == "data":
+            dt = p.type.dtype
+            itemsize = 1 if isinstance(dt, T.Boolean) else max(1, dt.bits // 8)
+        elif p.role == "shape":
+            out[arg_name(p)] = (0, MAX_ARRAY_BYTES // itemsize + 1)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# IR text preparation, build pipeline
+# ---------------------------------------------------------------------------
+
+_ALLOCA_RE = re.compile(r'^(\s*)(%(?:"[^"]*"|[-\w.$]+)) = alloca (.*)$')
+_ATOMIC_RE = re.compile(r"^(\s*%.*= atomicrmw (?:volatile )?(\w+) ptr(?: addrspace\((\d+)\))? [^,]*, "
+                        r"(\w+) .*)$")
+
+
+def _suffix_name(ref: str, suffix: str) -> str:
+    if ref.endswith('"'):
+        return ref[:-1] + suffix + '"'
+    return ref + suffix
+
+
+def _add_param_ranges(define_line: str, param_ranges: dict) -> str:
+    """``range(i64 lo, hi)`` on the i64 kernel arguments named in ``param_ranges``."""
+    for argname, (lo, hi) in param_ranges.items():
+        pat = re.compile(r'i64 ((?:noundef )?)(%(?:"' + re.escape(argname) + r'"|' + re.escape(argname) + r'))(?=[,)])')
+        wrap = lambda v: ((v + 2**63) % 2**64) - 2**63  # noqa: E731
+        define_line = pat.sub(lambda m: f"i64 {m.group(1)}range(i64 {wrap(lo)}, {wrap(hi)}) {m.group(2)}",
+                              define_line, count=1)
+    return define_line
+
+
+def prepare_ir(text: str, kernel_name: str, *, max_block_size: int = 1024, max_registers=None,
+               fp_atomics_native: bool = True, arch=None, param_ranges=None) -> str:
+    """AMDGPU fix-ups on LLVM IR text before parsing:
+
+    * kernel attributes: ``amdgpu-flat-work-group-size``, ``uniform-work-group-size``
+      (HIP grids are whole blocks), ``amdgpu-num-vgpr`` for ``max_registers``;
+    * ``range(i64 lo, hi)`` on the kernel arguments of ``param_ranges``
+      (``{name: (lo, hi)}``, see :func:`shape_ranges`; llvmlite cannot print it);
+    * generic (addrspace 0) allocas become addrspace(5) allocas plus an
+      ``addrspacecast`` to a generic pointer (what clang emits for HIP);
+    * ``atomicrmw`` on global/generic memory get ``!amdgpu.no.remote.memory``
+      and ``!amdgpu.no.fine.grained.memory`` (clang's HIP default: the array
+      is device memory), so LLVM uses the native instruction where the arch
+      has one (else it expands a cmpxchg loop); f32 add also gets
+      ``!amdgpu.ignore.denormal.mode`` where native. ``fp_atomics_native=False``
+      (``safe_fp_atomics``) leaves atomics alone: cmpxchg loops that are
+      correct on fine-grained host memory too.
+    """
+    lines = text.splitlines()
+    out = []
+    attrs = f'"amdgpu-flat-work-group-size"="1,{int(max_block_size)}" "uniform-work-group-size"="true"'
+    if max_registers:
+        n = int(max_registers)
+        if arch is not None and getattr(arch, "agprs", 0) and getattr(arch, "total_vgprs", 0) == 512:
+            # gfx90a+ (unified VGPR/AGPR file): LLVM doubles "amdgpu-num-vgpr" there,
+            # so halve it for the code object's .vgpr_count to honour the cap
+            n = max(1, n // 2)
+        attrs += f' "amdgpu-num-vgpr"="{n}"'
+    kname_re = re.compile(r'^define\s.*amdgpu_kernel\s.*@"?' + re.escape(kernel_name) + r'"?\(')
+    for line in lines:
+        if kname_re.match(line):
+            if param_ranges:
+                line = _add_param_ranges(line, param_ranges)
+            if line.rstrip().endswith("{"):
+                line = line.rstrip()[:-1].rstrip() + " " + attrs + " {"
+            else:  # llvmlite puts the brace on the next line
+                line = line.rstrip() + " " + attrs
+        m = _ALLOCA_RE.match(line)
+        if m and not re.search(r",\s*addrspace\(\d+\)\s*(,\s*!.*)?$", m.group(3)):
+            ind, ref, rest = m.groups()
+            p5 = _suffix_name(ref, ".pykern.as5")
+            out.append(f"{ind}{p5} = alloca {rest}, addrspace({PRIVATE})")
+            out.append(f"{ind}{ref} = addrspacecast ptr addrspace({PRIVATE}) {p5} to ptr")
+            continue
+        m = _ATOMIC_RE.match(line)
+        if m and fp_atomics_native and arch is not None:
+            op, aspace, ty = m.group(2), int(m.group(3) or 0), m.group(4)
+            if aspace in (0, GLOBAL):
+                # what clang attaches to HIP atomics by default: device memory
+                # (not PCIe-remote, not fine-grained host memory)
+                line = line.rstrip() + ", !amdgpu.no.remote.memory !{}, !amdgpu.no.fine.grained.memory !{}"
+                native = arch.fadd_atomic if op in ("fadd", "fsub") else arch.fminmax_atomic
+                if ty == "float" and op in ("fadd", "fsub") and ty in native:
+                    # the native f32 add may flush denormals (gfx90a): accept that
+                    line += ", !amdgpu.ignore.denormal.mode !{}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+class Built:
+    """Result of :func:`build`: code object bytes, asm, final IR, metadata."""
+
+    def __init__(self, emitted, arch, device_libs):
+        from . import codeobject
+
+        self.binary = emitted.binary
+        self.obj = emitted.obj
+        self.asm = emitted.asm
+        self.llvm_ir = emitted.llvm_ir
+        self.arch = arch
+        self.device_libs = device_libs
+        self.metadata = codeobject.read_metadata(self.binary) if self.binary else {}
+
+    def kernel_metadata(self, name: str) -> dict:
+        from . import codeobject
+
+        return codeobject.kernel_metadata(self.metadata, name)
+
+    def resources(self, name: str, block_size: int = 256) -> dict:
+        return _archs.resources(self.kernel_metadata(name), self.arch, block_size)
+
+
+def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: int = 3,
+          code_object_version: int = 5, want_asm: bool = True) -> Built:
+    """LLVM IR text (amdgcn) -> linked code object: verify, link device libs
+    if called, internalise, O3, emit (fresh clone per output), ld.lld.
+
+    ``arch`` is an ``archs.Arch`` or target id. Adds the triple, data layout
+    and code object version flag when the text lacks them.
+
+    Example::
+
+        >>> b = build(open("k.ll").read(), "gfx942", kernel_names=["k"])   # doctest: +SKIP
+        >>> b.kernel_metadata("k")[".vgpr_count"]                          # doctest: +SKIP
+    """
+    from . import codeobject, devicelibs, toolchain
+
+    a = _archs.parse_target_id(arch, code_object_version) if isinstance(arch, str) else arch
+    tm = codeobject.target_machine(a.name, a.llvm_features, 3)
+    if "amdhsa_code_object_version" not in ir_text:
+        if "!llvm.module.flags" in ir_text:
+            raise CompileError("internal error: module flags present without amdhsa_code_object_version")
+        ids = [int(x) for x in re.findall(r"^!(\d+) = ", ir_text, flags=re.M)]
+        ir_text += codeobject.module_flags_ir(code_object_version, max(ids, default=-1) + 1)
+    binding = codeobject.llvm()
+    with codeobject.llvm_lock():  # LLVM's global context is not thread-safe
+        try:
+            mod = binding.parse_assembly(ir_text)
+        except RuntimeError as e:
+            raise CompileError(f"internal error: LLVM rejected the generated IR: {e}",
+                               hint="this is a pykern bug; please report it with the kernel source") from None
+        mod.triple = TRIPLE
+        mod.data_layout = str(tm.target_data)
+        codeobject.verify(mod)
+        kernels = list(kernel_names) or _kernel_names(ir_text)
+        libs = devicelibs.link(mod, a, fastmath=fastmath, code_object_version=code_object_version,
+                               kernel_names=kernels)
+        if libs:
+            codeobject.verify(mod, "LLVM IR after linking the device libraries")
+        codeobject.optimize(mod, tm, max(0, min(3, int(opt))))
+        if libs and "ockl" in libs:  # only ockl has such asm
+            mod = _drop_comment_asm(binding, mod)
+        emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False)
+    # ld.lld runs outside the lock: other threads may use LLVM meanwhile
+    emitted.binary = toolchain.link_shared(emitted.obj)
+    return Built(emitted, a, libs)
+
+
+#: ockl's "hoisting hack" inline asm: a comment with the value tied in a VGPR
+#: (``asm sideeffect "; ...", "=v,0"(i32 %x)``), e.g. in the hostcall behind printf
+_COMMENT_ASM = re.compile(
+    r'(%[\w.]+) = (?:tail |notail |musttail )?call (i32|i64) asm sideeffect "; [^"]*", "=v,0"'
+    r'\((?:i32|i64) (?:noundef )?(%[\w.]+)\)[^\n]*'
+)
+
+
+def _drop_comment_asm(binding, mod):
+    """Replace comment-only inline asm with ``freeze`` (the identity it is): llvmlite
+    has no AMDGPU asm parser, and LLVM's object streamer aborts the process on any
+    inline asm without one. Done after optimisation, when IR passes already
+    respected the asm as a barrier; the callers that rely on it (ockl's hostcall)
+    are ``optnone`` and keep the call boundary."""
+    text = str(mod)
+    if "asm sideeffect" not in text:
+        return mod
+    text = _COMMENT_ASM.sub(r"\1 = freeze \2 \3", text)
+    if re.search(r"\basm\s+sideeffect\b", text):
+        raise CompileError("internal error: the kernel contains inline assembly pykern cannot emit",
+                           hint="llvmlite has no AMDGPU assembly parser")
+    new = binding.parse_assembly(text)
+    new.triple, new.data_layout = mod.triple, mod.data_layout
+    codeobject_verify = __import__("pykern.codegen.codeobject", fromlist=["verify"]).verify
+    codeobject_verify(new, "LLVM IR after removing comment-only inline asm")
+    return new
+
+
+def _kernel_names(ir_text: str) -> list:
+    return re.findall(r'^define\s[^@]*amdgpu_kernel[^@]*@"?([\w.$-]+)"?\(', ir_text, flags=re.M)
+
+
+def params_from_metadata(params: list, md: dict) -> list:
+    """``params`` (``abi.FlatParam``) with offsets taken from the code object's
+    explicit ``.args``; raises ``CompileError`` if the two disagree in count
+    or size (the runtime would pack the arguments wrongly)."""
+    try:
+        return _shared_abi.at_metadata_offsets(params, md.get(".args", []))
+    except ValueError as e:
+        raise CompileError(f"internal error: {e}") from None
+
+
+def compile_llvm_ir(ir_text: str, arch: str = "gfx942", code_object_version: int = 5, **kw) -> Built:
+    """Convenience: :func:`build` for hand-written amdgcn LLVM IR (tests, tools).
+
+    Example::
+
+        >>> b = compile_llvm_ir(LL, "gfx90a")                 # doctest: +SKIP
+        >>> b.binary[:4]                                      # doctest: +SKIP
+        b'\\x7fELF'
+    """
+    a = _archs.parse_target_id(arch, code_object_version)
+    return build(ir_text, a, code_object_version=code_object_version, **kw)

@@ -1,0 +1,71 @@
+"""LLVM in this process: llvmlite initialised once, the lock around LLVM's global context, and
+the host target machine -- shared by codegen (the cpu target compiles for this machine) and the
+runtime (its MCJIT fallback loads cpu objects for it). llvmlite is imported on first use only.
+
+Example::
+
+    with LLVM_LOCK:
+        tm = host_target_machine()
+    host_id()          # 'x86_64-pc-linux-gnu/znver3/1a2b3c4d5e6f'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+_init_lock = threading.Lock()
+_initialised = False
+
+#: LLVM's global context is not thread-safe: hold this lock around parsing,
+#: optimising and emitting (``with LLVM_LOCK: ...``).
+LLVM_LOCK = threading.RLock()
+
+
+def llvm():
+    """The ``llvmlite.binding`` module, with all targets/asm printers initialised once."""
+    global _initialised
+    import llvmlite.binding as ll
+
+    if not _initialised:
+        with _init_lock:
+            if not _initialised:
+                # llvm.initialize() is deprecated in llvmlite 0.50: do not call it
+                ll.initialize_all_targets()
+                ll.initialize_all_asmprinters()
+                ll.initialize_native_target()
+                ll.initialize_native_asmprinter()
+                _initialised = True
+    return ll
+
+
+_tm_lock = threading.Lock()
+_host = {}
+
+
+def host_target_machine():
+    """The process-wide host TargetMachine (created once; host cpu + features)."""
+    with _tm_lock:
+        if "tm" not in _host:
+            ll = llvm()
+            target = ll.Target.from_triple(ll.get_process_triple())
+            cpu = ll.get_host_cpu_name()
+            feats = ll.get_host_cpu_features().flatten()
+            _host["tm"] = target.create_target_machine(
+                cpu=cpu, features=feats, opt=3, reloc="pic", codemodel="jitdefault"
+            )
+            _host["triple"] = ll.get_process_triple()
+            _host["id"] = f"{ll.get_process_triple()}/{cpu}/{hashlib.sha1(feats.encode()).hexdigest()[:12]}"
+        return _host["tm"]
+
+
+def host_id() -> str:
+    """Triple, cpu name and a digest of the features LLVM compiles for here."""
+    host_target_machine()
+    return _host["id"]
+
+
+def host_triple() -> str:
+    """LLVM's triple of this process."""
+    host_target_machine()
+    return _host["triple"]
