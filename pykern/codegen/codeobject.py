@@ -112,17 +112,21 @@ class Emitted:
     llvm_ir: str  # after optimisation
 
 
-def emit(module, arch, *, want_asm: bool = True, link: bool = True) -> Emitted:
+def emit(module, arch, *, want_asm: bool = True, link: bool = True, on_object=None) -> Emitted:
     """Codegen ``module`` (verified, optimised) for ``arch`` (an ``archs.Arch``).
 
     Each output comes from its own clone of the module. Returns the linked
-    code object, the object file, assembly and the final IR."""
+    code object, the object file, assembly and the final IR. ``on_object(obj)``
+    is called as soon as the object exists, before the assembly is made (so
+    that the caller can start ld.lld in parallel with it)."""
     tm = target_machine(arch.name, arch.llvm_features)
     with llvm_lock():
         verify(module, "optimised LLVM IR")
         ir_text = str(module)
         try:
             obj = tm.emit_object(module.clone())
+            if on_object is not None:
+                on_object(obj)
             asm = tm.emit_assembly(module.clone()) if want_asm else ""
         except RuntimeError as e:
             raise CompileError(f"AMDGPU code generation failed for {arch.target_id}: {e}") from None
