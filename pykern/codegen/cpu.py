@@ -123,6 +123,11 @@ class CpuTarget(Target):
     arch = None
 
     # ---- options / module
+    def __init__(self, **opts):
+        super().__init__(**opts)
+        # a target is made right before the frontend runs: load LLVM meanwhile
+        llvm_util.warm_up_in_background(host_target_machine)
+
     def default_wave_size(self, options: CompileOptions) -> int:
         env = os.environ.get(CPU_WAVESIZE_ENV, "").strip()
         if env in ("", "64"):
@@ -539,7 +544,9 @@ class CpuTarget(Target):
                 loop(level + 1, lin)
             nxt = b.add(i, L.Constant(I32, 1), flags=("nuw", "nsw"))
             i.add_incoming(nxt, b.block)
-            b.branch(head)
+            br = b.branch(head)
+            if k == 0:  # vectorise the thread loop, but no unrolled scalar remainder
+                br.set_metadata("llvm.loop", llvm_util.no_runtime_unroll(mod))
             b.position_at_end(done)
 
         loop(0, L.Constant(I32, 0))
