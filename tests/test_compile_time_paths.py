@@ -95,9 +95,16 @@ FIRST_COMPILE = textwrap.dedent('''
 ''')
 
 
-def test_first_compile_warms_llvm_on_a_thread_that_ends(tmp_path):
+AOT_FIRST_COMPILE = FIRST_COMPILE.replace(
+    "out = np.zeros(100, np.int64)\nk[1, 128](out)\nassert (out == 2 * np.arange(100)).all()",
+    'assert cuda.compile(k, "void(int64[::1])", arch="gfx90a").code_object[:4] == b"\\x7fELF"')
+assert AOT_FIRST_COMPILE != FIRST_COMPILE
+
+
+@pytest.mark.parametrize("source", [FIRST_COMPILE, AOT_FIRST_COMPILE], ids=["cpu", "amdgpu"])
+def test_first_compile_warms_llvm_on_a_thread_that_ends(tmp_path, source):
     script = tmp_path / "first.py"
-    script.write_text(FIRST_COMPILE)
+    script.write_text(source)
     env = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE="off")
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr

@@ -123,11 +123,6 @@ class CpuTarget(Target):
     arch = None
 
     # ---- options / module
-    def __init__(self, **opts):
-        super().__init__(**opts)
-        # a target is made right before the frontend runs: load LLVM meanwhile
-        llvm_util.warm_up_in_background(host_target_machine)
-
     def default_wave_size(self, options: CompileOptions) -> int:
         env = os.environ.get(CPU_WAVESIZE_ENV, "").strip()
         if env in ("", "64"):
