@@ -225,11 +225,20 @@ class CompiledKernel:
     name: str
     arch: Any
     code_object: bytes
-    asm: str
+    _asm: Optional[str]  # None: made from the artifacts when ``asm`` is first read
     llvm_ir: str
     metadata: dict
     resources: dict
     artifacts: list
+
+    @property
+    def asm(self) -> str:
+        """The assembly listing (every arch's, one after the other)."""
+        if self._asm is None:
+            from .codegen.codeobject import assembly_of
+
+            self._asm = "\n".join(assembly_of(a) for a in self.artifacts)
+        return self._asm
 
 
 def compile_amdgpu(dispatcher, argtypes, arch: str, **options):
@@ -239,7 +248,7 @@ def compile_amdgpu(dispatcher, argtypes, arch: str, **options):
 
         dispatcher = Dispatcher(dispatcher.py_func, None, dispatcher.__pykern_device__, **{**dispatcher.options, **options})
     art, _ = compile_artifact(dispatcher, "amdgpu", tuple(argtypes), arch=arch)
-    return CompiledKernel(art.name, art.arch, art.binary, art.asm or "", art.llvm_ir, art.metadata,
+    return CompiledKernel(art.name, art.arch, art.binary, art.asm, art.llvm_ir, art.metadata,
                           dict(getattr(art, "resources", {}) or {}), [art])
 
 
@@ -270,5 +279,5 @@ def compile(fn, signature, arch="gfx942", **options):
 
     bundle = codeobject.bundle([(p.arch, p.code_object) for p in parts])
     first = parts[0]
-    return CompiledKernel(first.name, [p.arch for p in parts], bundle, "\n".join(p.asm for p in parts),
+    return CompiledKernel(first.name, [p.arch for p in parts], bundle, None,
                           first.llvm_ir, first.metadata, first.resources, [a for p in parts for a in p.artifacts])
