@@ -6,12 +6,10 @@ on every path."""
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import subprocess
 import sys
-import tempfile
 import textwrap
 
 import numpy as np
@@ -111,20 +109,17 @@ def test_first_compile_warms_llvm_on_a_thread_that_ends(tmp_path, source):
     assert r.stdout.split() == ["True", "True"]
 
 
-def _lld_dirs():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "pykern-lld-*")))
-
-
 def test_background_link_result_and_cleanup():
-    before = _lld_dirs()
     ck = cuda.compile(saxpy, SAXPY_SIG, arch="gfx942")
     assert ck.code_object[:4] == b"\x7fELF" and "s_endpgm" in ck.asm
     job = toolchain.start_link_shared(b"this is not an object file")
+    assert os.path.isdir(job.tmp)
     with pytest.raises(CompileError, match="ld.lld failed"):
         job.result()
+    assert not os.path.exists(job.tmp) and job.proc.returncode != 0
     job = toolchain.start_link_shared(b"not an object either")
     job.discard()
-    assert _lld_dirs() <= before
+    assert not os.path.exists(job.tmp) and job.proc.returncode is not None
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
