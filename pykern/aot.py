@@ -37,5 +37,5 @@ def compile(fn, signature, arch="gfx942", **options):
 
     bundle = codeobject.bundle([(p.arch, p.code_object) for p in parts])
     first = parts[0]
-    return CompiledKernel(first.name, [p.arch for p in parts], bundle, "\n".join(p.asm for p in parts),
+    return CompiledKernel(first.name, [p.arch for p in parts], bundle, None,  # asm made when first read
                           first.llvm_ir, first.metadata, first.resources, [a for p in parts for a in p.artifacts])

@@ -443,11 +443,20 @@ class CompiledKernel:
     name: str
     arch: Any
     code_object: bytes
-    asm: str
+    _asm: Optional[str]  # None: made from the artifacts when ``asm`` is first read
     llvm_ir: str
     metadata: dict
     resources: dict
     artifacts: list
+
+    @property
+    def asm(self) -> str:
+        """The assembly listing (every arch's, one after the other)."""
+        if self._asm is None:
+            from .codegen.codeobject import assembly_of
+
+            self._asm = "\n".join(assembly_of(a) for a in self.artifacts)
+        return self._asm
 
 
 def compile_amdgpu(dispatcher, argtypes, arch: str, **options):
@@ -456,5 +465,5 @@ def compile_amdgpu(dispatcher, argtypes, arch: str, **options):
         dispatcher = type(dispatcher)(dispatcher.py_func, None, dispatcher.__pykern_device__,
                                       **{**dispatcher.options, **options})
     art, _ = compile_artifact(dispatcher, "amdgpu", tuple(argtypes), arch=arch)
-    return CompiledKernel(art.name, art.arch, art.binary, art.asm or "", art.llvm_ir, art.metadata,
+    return CompiledKernel(art.name, art.arch, art.binary, art.asm, art.llvm_ir, art.metadata,
                           dict(art.resources), [art])

@@ -22,14 +22,22 @@ _ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV, CPU_BARRIERS_ENV), "amdgpu": ()}
 def get_target(name: str, **opts) -> Target:
     """A target by name: "cpu", or "amdgpu"/"hip" (``arch=``,
     ``code_object_version=``, ... passed to ``AmdgpuTarget``)."""
-    if name == "cpu":
-        from .cpu import CpuTarget
+    from . import llvm_util
 
+    # the compiler asks for a target right before running the frontend: the
+    # first time in a process, LLVM loads and initialises on a thread meanwhile
+    if name == "cpu":
+        from .cpu import CpuTarget, host_target_machine
+
+        llvm_util.warm_up_in_background(host_target_machine)
         return CpuTarget(**opts)
     if name in ("amdgpu", "hip", "amdgcn"):
         from .amdgpu import AmdgpuTarget
+        from .codeobject import target_machine
 
-        return AmdgpuTarget(**opts)
+        t = AmdgpuTarget(**opts)
+        llvm_util.warm_up_in_background(lambda: target_machine(t.arch_info.name, t.arch_info.llvm_features, 3))
+        return t
     raise ValueError(f"unknown target {name!r}: expected 'cpu' or 'amdgpu'")
 
 

@@ -208,9 +208,17 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         codeobject.optimize(mod, tm, max(0, min(3, int(opt))))
         if libs and "ockl" in libs:  # only ockl has such asm
             mod = _drop_comment_asm(binding, mod)
-        emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False)
-    # ld.lld runs outside the lock: other threads may use LLVM meanwhile
-    emitted.binary = toolchain.link_shared(emitted.obj)
+        # ld.lld (a process of its own, ~20 ms) links while LLVM writes the assembly
+        links = []
+        try:
+            emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False,
+                                      on_object=lambda obj: links.append(toolchain.start_link_shared(obj)))
+        except BaseException:
+            for job in links:  # reap the linker and its temporary directory
+                job.discard()
+            raise
+    # waited for outside the lock: other threads may use LLVM meanwhile
+    emitted.binary = links[0].result()
     return Built(emitted, a, libs)
 
 

@@ -117,17 +117,21 @@ class Emitted:
     llvm_ir: str  # after optimisation
 
 
-def emit(module, arch, *, want_asm: bool = True, link: bool = True) -> Emitted:
+def emit(module, arch, *, want_asm: bool = True, link: bool = True, on_object=None) -> Emitted:
     """Codegen ``module`` (verified, optimised) for ``arch`` (an ``archs.Arch``).
 
     Each output comes from its own clone of the module. Returns the linked
-    code object, the object file, assembly and the final IR."""
+    code object, the object file, assembly and the final IR. ``on_object(obj)``
+    is called as soon as the object exists, before the assembly is made (so
+    that the caller can start ld.lld in parallel with it)."""
     tm = target_machine(arch.name, arch.llvm_features)
     with llvm_lock():
         verify(module, "optimised LLVM IR")
         ir_text = str(module)
         try:
             obj = tm.emit_object(module.clone())
+            if on_object is not None:
+                on_object(obj)
             asm = tm.emit_assembly(module.clone()) if want_asm else ""
         except RuntimeError as e:
             raise CompileError(f"AMDGPU code generation failed for {arch.target_id}: {e}") from None
@@ -137,6 +141,27 @@ def emit(module, arch, *, want_asm: bool = True, link: bool = True) -> Emitted:
 
         binary = toolchain.link_shared(obj)
     return Emitted(binary=binary, obj=obj, asm=asm, llvm_ir=ir_text)
+
+
+def assembly_of(artifact) -> str:
+    """The assembly listing of an amdgpu ``KernelArtifact``: its own when it
+    has one, else made now from its optimised IR (a compile does not emit it:
+    that is a second full codegen run, a quarter of a small kernel's compile).
+
+    Example: ``"s_endpgm" in assembly_of(art)``"""
+    if artifact.asm:
+        return artifact.asm
+    from . import archs
+
+    a = archs.parse_target_id(artifact.arch, getattr(artifact, "code_object_version", 5),
+                              wave64=artifact.wave_size == 64)
+    tm = target_machine(a.name, a.llvm_features)
+    binding = llvm()
+    with llvm_lock():
+        try:
+            return tm.emit_assembly(binding.parse_assembly(artifact.llvm_ir))
+        except RuntimeError as e:
+            raise CompileError(f"AMDGPU assembly listing failed for {a.target_id}: {e}") from None
 
 
 # --------------------------------------------------------------------------

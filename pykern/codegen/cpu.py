@@ -609,7 +609,9 @@ class CpuTarget(Target):
                 loop(level + 1, lin)
             nxt = b.add(i, L.Constant(I32, 1), flags=("nuw", "nsw"))
             i.add_incoming(nxt, b.block)
-            b.branch(head)
+            br = b.branch(head)
+            if k == 0:  # vectorise the thread loop, but no unrolled scalar remainder
+                br.set_metadata("llvm.loop", llvm_util.no_runtime_unroll(mod))
             b.position_at_end(done)
 
         loop(0, L.Constant(I32, 0))

@@ -169,30 +169,64 @@ def _os_error_hint(e: BaseException):
 
 
 def _run_lld(cmd, obj: bytes, args: tuple) -> bytes:
-    try:
-        # cleanup errors (e.g. no descriptor left to walk it) must not hide the real error
-        tmp_dir = tempfile.TemporaryDirectory(prefix="pykern-lld-", ignore_cleanup_errors=True)
-    except OSError as e:
-        raise CompileError(f"cannot create a directory for the linker: {e}", hint=_os_error_hint(e)) from None
-    with tmp_dir as tmp:
-        src = os.path.join(tmp, "kernel.o")
-        dst = os.path.join(tmp, "kernel.so")
+    return _Link(cmd, obj, args).result()
+
+
+def start_link_shared(obj: bytes, extra_args: tuple = (), env: dict | None = None) -> "_Link":
+    """:func:`link_shared` started in the background: ld.lld runs as its own
+    process while the caller goes on (e.g. emitting assembly on the other core);
+    ``.result()`` waits and returns the code object (or raises ``CompileError``).
+
+    Example: ``job = start_link_shared(obj); ...; hsaco = job.result()``"""
+    return _Link(find_lld(env), obj, ("-shared", "--no-undefined", *extra_args))
+
+
+class _Link:
+    """One linker process on a temporary directory (removed by ``result``)."""
+
+    def __init__(self, cmd, obj: bytes, args: tuple):
+        self.cmd = cmd
+        try:
+            self.tmp = tempfile.mkdtemp(prefix="pykern-lld-")
+        except OSError as e:
+            raise CompileError(f"cannot create a directory for the linker: {e}", hint=_os_error_hint(e)) from None
+        self.dst = os.path.join(self.tmp, "kernel.so")
+        src = os.path.join(self.tmp, "kernel.o")
         try:
             with open(src, "wb") as f:
                 f.write(obj)
+            self.proc = subprocess.Popen([*cmd, *args, src, "-o", self.dst], stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
         except OSError as e:
-            raise CompileError(f"cannot write the linker's input: {e}", hint=_os_error_hint(e)) from None
-        argv = [*cmd, *args, src, "-o", dst]
-        try:
-            proc = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-        except (OSError, subprocess.TimeoutExpired) as e:
+            shutil.rmtree(self.tmp, ignore_errors=True)
             raise CompileError(f"running {' '.join(cmd)} failed: {e}", hint=_os_error_hint(e)) from None
-        if proc.returncode != 0 or not os.path.exists(dst):
-            msg = (proc.stderr or proc.stdout or "").strip()
-            tool = "ld.lld" if any("lld" in part for part in cmd) else os.path.basename(cmd[0])
-            raise CompileError(f"{tool} failed (exit {proc.returncode}):\n{msg}")
+
+    def discard(self) -> None:
+        """Stop waiting for this link: end the process, remove its files."""
         try:
-            with open(dst, "rb") as f:
-                return f.read()
-        except OSError as e:
-            raise CompileError(f"cannot read the linker's output: {e}", hint=_os_error_hint(e)) from None
+            self.proc.kill()
+            self.proc.communicate()
+        except Exception:
+            pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def result(self) -> bytes:
+        cmd = self.cmd
+        try:
+            try:
+                out, err = self.proc.communicate(timeout=120)
+            except subprocess.TimeoutExpired as e:
+                self.proc.kill()
+                self.proc.communicate()
+                raise CompileError(f"running {' '.join(cmd)} failed: {e}", hint=_os_error_hint(e)) from None
+            if self.proc.returncode != 0 or not os.path.exists(self.dst):
+                msg = (err or out or "").strip()
+                tool = "ld.lld" if any("lld" in part for part in cmd) else os.path.basename(cmd[0])
+                raise CompileError(f"{tool} failed (exit {self.proc.returncode}):\n{msg}")
+            try:
+                with open(self.dst, "rb") as f:
+                    return f.read()
+            except OSError as e:
+                raise CompileError(f"cannot read the linker's output: {e}", hint=_os_error_hint(e)) from None
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)

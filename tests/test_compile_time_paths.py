@@ -1,0 +1,136 @@
+"""What makes compiles cheap (issue 15 items 2 and 4), checked by what it
+produces, never by a time: the cpu thread loop is vectorised without an
+unrolled scalar remainder, LLVM is warmed up on a thread during the first
+compile, and ld.lld runs in the background with its temporary files removed
+on every path."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+from pykern import compiler
+from pykern.codegen import toolchain
+from pykern.errors import CompileError
+from pykern.frontend import parse_signature
+
+SAXPY_SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
+
+
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+def _cpu_artifact(fn, sig):
+    _, argtypes = parse_signature(sig)
+    art, _ = compiler.compile_artifact(fn, "cpu", tuple(argtypes), _skip_cache=True)
+    return art
+
+
+def test_cpu_thread_loop_vectorised_without_unrolled_remainder():
+    ir = _cpu_artifact(saxpy, SAXPY_SIG).llvm_ir
+    assert re.search(r"<\d+ x float>", ir), "the thread loop of saxpy must stay vectorised"
+    assert "llvm.loop.unroll.runtime.disable" in ir
+    # runtime unrolling would leave a remainder prologue (`.prol` blocks, `xtraiter`)
+    assert ".prol" not in ir and "xtraiter" not in ir
+
+
+def test_cpu_results_with_every_remainder_length():
+    # block sizes that leave 0..7 threads after the vector loop (and a 3-d block)
+    x = np.linspace(-3, 3, 997).astype(np.float32)
+    y = np.float32(0.5) - x
+    for block in (1, 3, 7, 8, 9, 31, 64, 100, 255):
+        out = np.full_like(x, np.nan)
+        saxpy[(x.size + block - 1) // block, block](np.float32(1.5), x, y, out)
+        np.testing.assert_array_equal(out, np.float32(1.5) * x + y)
+
+
+@cuda.jit
+def fill3d(out):
+    x, y, z = cuda.grid(3)
+    if x < out.shape[0] and y < out.shape[1] and z < out.shape[2]:
+        out[x, y, z] = x * 10000 + y * 100 + z
+
+
+def test_cpu_3d_blocks_cover_every_thread():
+    out = np.full((13, 6, 5), -1, np.int64)
+    fill3d[(2, 2, 2), (7, 3, 3)](out)
+    i, j, k = np.indices(out.shape)
+    np.testing.assert_array_equal(out, i * 10000 + j * 100 + k)
+
+
+FIRST_COMPILE = textwrap.dedent('''
+    import sys, threading
+    import numpy as np
+    import pykern as cuda
+    assert "llvmlite.binding" not in sys.modules
+
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = i * 2
+
+    out = np.zeros(100, np.int64)
+    k[1, 128](out)
+    assert (out == 2 * np.arange(100)).all()
+    from pykern.codegen import llvm_util
+    for t in threading.enumerate():
+        if t.name == "pykern-llvm-warmup":
+            t.join(timeout=120)
+            assert not t.is_alive()
+    print(llvm_util._warmup_started, "llvmlite.binding" in sys.modules)
+''')
+
+
+AOT_FIRST_COMPILE = FIRST_COMPILE.replace(
+    "out = np.zeros(100, np.int64)\nk[1, 128](out)\nassert (out == 2 * np.arange(100)).all()",
+    'assert cuda.compile(k, "void(int64[::1])", arch="gfx90a").code_object[:4] == b"\\x7fELF"')
+assert AOT_FIRST_COMPILE != FIRST_COMPILE
+
+
+@pytest.mark.parametrize("source", [FIRST_COMPILE, AOT_FIRST_COMPILE], ids=["cpu", "amdgpu"])
+def test_first_compile_warms_llvm_on_a_thread_that_ends(tmp_path, source):
+    script = tmp_path / "first.py"
+    script.write_text(source)
+    env = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE="off")
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "True"]
+
+
+def test_background_link_result_and_cleanup():
+    ck = cuda.compile(saxpy, SAXPY_SIG, arch="gfx942")
+    assert ck.code_object[:4] == b"\x7fELF" and "s_endpgm" in ck.asm
+    job = toolchain.start_link_shared(b"this is not an object file")
+    assert os.path.isdir(job.tmp)
+    with pytest.raises(CompileError, match="ld.lld failed"):
+        job.result()
+    assert not os.path.exists(job.tmp) and job.proc.returncode != 0
+    job = toolchain.start_link_shared(b"not an object either")
+    job.discard()
+    assert not os.path.exists(job.tmp) and job.proc.returncode is not None
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_amdgpu_assembly_made_on_first_read_equals_eager_listing(arch):
+    from pykern.codegen import amdgpu, codeobject
+
+    ck = cuda.compile(saxpy, SAXPY_SIG, arch=arch, fastmath=True)  # options: a key of its own
+    art = ck.artifacts[0]
+    assert art.asm is None and ck._asm is None  # the compile emitted no listing
+    eager = amdgpu.compile_llvm_ir(art.llvm_ir, arch, want_asm=True).asm
+    assert ck.asm == codeobject.assembly_of(art) == eager
+    assert "s_endpgm" in ck.asm and ".amdhsa_kernel saxpy" in ck.asm
+    both = cuda.compile(saxpy, SAXPY_SIG, arch=["gfx90a", arch])
+    assert both.asm.count("s_endpgm") >= 2
