@@ -453,7 +453,7 @@ class CompiledKernel:
     def asm(self) -> str:
         """The assembly listing (every arch's, one after the other)."""
         if self._asm is None:
-            from .codegen.codeobject import assembly_of
+            from .codegen.amdgpu_build import assembly_of
 
             self._asm = "\n".join(assembly_of(a) for a in self.artifacts)
         return self._asm

@@ -11,17 +11,27 @@ from pykern.frontend import lower_ast
 
 #: concrete types for the signature variables, three different instantiations
 BINDINGS = [
-    {"x": T.int32, "n": T.int32, "i": T.int32, "f": T.float32},
-    {"x": T.float64, "n": T.float64, "i": T.uint64, "f": T.float64},
-    {"x": T.boolean, "n": T.int8, "i": T.uint8, "f": T.float16},
+    {"x": T.int32, "n": T.int32, "i": T.int32, "f": T.float32, "c": T.complex64, "p": T.int64},
+    {"x": T.float64, "n": T.float64, "i": T.uint64, "f": T.float64, "c": T.complex128, "p": T.float64},
+    {"x": T.boolean, "n": T.int8, "i": T.uint8, "f": T.float16, "c": None, "p": T.boolean},  # no complex32
 ]
+#: printf conversions of print's "p" values
+_PRINTF = {T.int64: "%lld", T.float64: "%f", T.boolean: "%s"}
 AMDGPU_ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
 
 
 def _type(part, binding):
     if part == "void":
         return T.void
-    return binding.get(part) or T.SCALARS[part]
+    if part.startswith("Tuple("):
+        return T.Tuple(tuple(_type(x.strip(), binding) for x in part[6:-1].split(",")))
+    return binding[part] if part in binding else T.SCALARS[part]
+
+
+def _binds(name, binding) -> bool:
+    """The row can be instantiated with ``binding`` (complex rows need a float32/64 part)."""
+    return not ("c" in infer._split_rule(ir.INTRINSICS[name].signature)[0] + [infer._split_rule(
+        ir.INTRINSICS[name].signature)[1]] and binding["c"] is None)
 
 
 def catalogue_kernel(names, binding):
@@ -33,12 +43,16 @@ def catalogue_kernel(names, binding):
         locals_[name] = t
         return ir.Var(name, t)
 
-    for k, name in enumerate(names):
+    for k, name in enumerate(n for n in names if _binds(n, binding)):
         op = ir.INTRINSICS[name]
-        want, res = infer.parse_signature_rule(op.signature)
+        want, res = infer._split_rule(op.signature)
+        want = [w[:-3] if w.endswith("...") else w for w in want]  # a repeated argument: once
         args = [param(f"p{k}_{j}", _type(w, binding)) for j, w in enumerate(want)]
         rt = _type(res, binding)
-        node = ir.Intrinsic(name, args, rt, {"axis": k % 3} if "axis" in op.attrs else {})
+        attrs = {"axis": k % 3} if "axis" in op.attrs else {}
+        if "format" in op.attrs:
+            attrs["format"] = " ".join(_PRINTF[a.type] for a in args)
+        node = ir.Intrinsic(name, args, rt, attrs)
         if isinstance(rt, T.Void):
             body.append(ir.ExprStmt(node))
         else:
@@ -100,18 +114,21 @@ def test_every_intrinsic_compiles_for_cpu_and_one_gpu():
 def test_the_signature_rules_reject_what_they_do_not_promise():
     wrong = {"x": T.Array(T.float32, 1), "n": T.boolean, "i": T.float32, "f": T.int32}
     for name, op in ir.INTRINSICS.items():
-        want, res = infer.parse_signature_rule(op.signature)
+        want, res = infer._split_rule(op.signature)
+        varargs = bool(want) and want[-1].endswith("...")
+        want = [w[:-3] if w.endswith("...") else w for w in want]
         good = [_type(w, BINDINGS[0]) for w in want]
-        assert infer.check_intrinsic(name, good, _type(res, BINDINGS[0]), {"axis": 0}) is None, name
-        if want:
-            assert infer.check_intrinsic(name, good[:-1], _type(res, BINDINGS[0]), {"axis": 0}), name
+        attrs = {"axis": 0, "format": "%lld"}
+        assert infer.check_intrinsic(name, good, _type(res, BINDINGS[0]), attrs) is None, name
+        if want and not varargs:
+            assert infer.check_intrinsic(name, good[:-1], _type(res, BINDINGS[0]), attrs), name
         for j, w in enumerate(want):
             if w in wrong:
                 bad = list(good)
                 bad[j] = wrong[w]
-                assert infer.check_intrinsic(name, bad, _type(res, BINDINGS[0]), {"axis": 0}), (name, j)
+                assert infer.check_intrinsic(name, bad, _type(res, BINDINGS[0]), attrs), (name, j)
         if "axis" in op.attrs:
-            assert "axis" in infer.check_intrinsic(name, good, _type(res, BINDINGS[0]), {})
+            assert "axis" in infer.check_intrinsic(name, good, _type(res, BINDINGS[0]), {"format": "%lld"})
     assert "unknown intrinsic" in infer.check_intrinsic("frobnicate", [], T.void, {})
 
 
@@ -123,7 +140,9 @@ def test_categories_come_from_the_catalogue():
     assert set(codegen_lower._MATH_NAMES) == by_cat["math"]
     assert set(codegen_lower._FENCES) == by_cat["fence"]
     effects = {n for n, op in ir.INTRINSICS.items() if op.effects}
-    assert effects == by_cat["barrier"] | by_cat["fence"] | by_cat["wave"]
+    # synchronisation has effects, and so do output and sleeping (never merged or dropped)
+    assert effects - by_cat["misc"] == by_cat["barrier"] | by_cat["fence"] | by_cat["wave"]
+    assert effects & by_cat["misc"] == {"print", "nanosleep"}
     assert lower_ast._PURE_INTRINSICS == set(ir.INTRINSICS) - effects
     # the frontend's analysis and codegen's scan agree on every row
     for name in ir.INTRINSICS:
@@ -143,7 +162,10 @@ def test_a_malformed_row_is_refused():
 def test_kernel_language_calls_name_catalogued_intrinsics():
     from pykern.frontend import calls
 
-    not_intrinsics = {"grid", "gridsize", "shared.array", "local.array", "const.array_like"}
-    names = {n for n in calls._STUB_HANDLERS if n not in not_intrinsics and not n.startswith("atomic.")}
+    # expanded by the frontend into intrinsics, arithmetic or device functions (pykern/_warp.py)
+    not_intrinsics = {"grid", "gridsize", "shared.array", "local.array", "const.array_like", "selp",
+                      "match_any_sync", "match_all_sync"}
+    names = {n for n in calls._STUB_HANDLERS
+             if n not in not_intrinsics and not n.startswith(("atomic.", "cg.", "fp16."))}
     assert names and names <= set(ir.INTRINSICS), names - set(ir.INTRINSICS)
     assert set(infer.UNARY_MATH) | set(infer.BINARY_MATH) | set(infer.PREDICATES) <= set(ir.INTRINSICS)

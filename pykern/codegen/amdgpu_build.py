@@ -55,7 +55,9 @@ def shape_ranges(params: list) -> dict:
     for p in params:
         if p.role == "data":
             dt = p.type.dtype
-            itemsize = 1 if isinstance(dt, T.Boolean) else max(1, dt.bits // 8)
+            # bytes per element; 1 (the widest range) for element types without a size
+            bits = getattr(dt, "bits", 0) if not isinstance(dt, T.Boolean) else 8
+            itemsize = max(1, getattr(dt, "nbytes", 0) or bits // 8)
         elif p.role == "shape":
             out[arg_name(p)] = (0, MAX_ARRAY_BYTES // itemsize + 1)
     return out
@@ -275,3 +277,24 @@ def compile_llvm_ir(ir_text: str, arch: str = "gfx942", code_object_version: int
     """
     a = _archs.parse_target_id(arch, code_object_version)
     return build(ir_text, a, code_object_version=code_object_version, **kw)
+
+
+def assembly_of(artifact) -> str:
+    """The assembly listing of an amdgpu ``KernelArtifact``: its own when it
+    has one, else made now from its optimised IR (a compile does not emit it:
+    that is a second full codegen run, a quarter of a small kernel's compile).
+
+    Example: ``"s_endpgm" in assembly_of(art)``"""
+    if artifact.asm:
+        return artifact.asm
+    a = _archs.parse_target_id(artifact.arch, artifact.code_object_version,
+                              wave64=artifact.wave_size == 64)
+    from . import codeobject
+
+    tm = codeobject.target_machine(a.name, a.llvm_features)
+    binding = codeobject.llvm()
+    with codeobject.llvm_lock():
+        try:
+            return tm.emit_assembly(binding.parse_assembly(artifact.llvm_ir))
+        except RuntimeError as e:
+            raise CompileError(f"AMDGPU assembly listing failed for {a.target_id}: {e}") from None

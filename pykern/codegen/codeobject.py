@@ -143,27 +143,6 @@ def emit(module, arch, *, want_asm: bool = True, link: bool = True, on_object=No
     return Emitted(binary=binary, obj=obj, asm=asm, llvm_ir=ir_text)
 
 
-def assembly_of(artifact) -> str:
-    """The assembly listing of an amdgpu ``KernelArtifact``: its own when it
-    has one, else made now from its optimised IR (a compile does not emit it:
-    that is a second full codegen run, a quarter of a small kernel's compile).
-
-    Example: ``"s_endpgm" in assembly_of(art)``"""
-    if artifact.asm:
-        return artifact.asm
-    from . import archs
-
-    a = archs.parse_target_id(artifact.arch, getattr(artifact, "code_object_version", 5),
-                              wave64=artifact.wave_size == 64)
-    tm = target_machine(a.name, a.llvm_features)
-    binding = llvm()
-    with llvm_lock():
-        try:
-            return tm.emit_assembly(binding.parse_assembly(artifact.llvm_ir))
-        except RuntimeError as e:
-            raise CompileError(f"AMDGPU assembly listing failed for {a.target_id}: {e}") from None
-
-
 # --------------------------------------------------------------------------
 # ELF and metadata
 # --------------------------------------------------------------------------
