@@ -47,6 +47,9 @@ SAMPLE_ARGS = {
     "scan": dict(n=4096),
 }
 
+#: samples whose main() does not run here, and why
+SKIP_SAMPLES = {"dask_heat2d": "starts a dask LocalCluster (test_samples and tests/test_dask_*.py run it)"}
+
 #: CompileOptions fields that are also @jit options and change amdgpu code
 #: (``wave_size`` is not one: on amdgpu the arch decides it).
 AMDGPU_OPTIONS = ("debug", "fastmath", "opt", "max_block_size", "max_registers")
@@ -127,6 +130,8 @@ def run_samples(rec: Recorder, tmpdir: str) -> dict:
         if not f.endswith(".py") or f.startswith("_"):
             continue
         name = f[:-3]
+        if name in SKIP_SAMPLES:
+            continue
         rec.origin = f"samples/{f}"
         kw = dict(SAMPLE_ARGS.get(name, {}))
         try:
