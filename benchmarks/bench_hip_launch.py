@@ -54,6 +54,7 @@ def _fake_kernel(artifact):
     k.packer = get_packer(k.params, k.kernarg_size)
     k.limits = hip_launch.LaunchLimits(max_block_size=1024)
     k.function, k._checked, k._tls, k._error_record = 0xF00D, {}, threading.local(), None
+    k.cooperative, k.occupancy_estimate = False, None
     return k
 
 

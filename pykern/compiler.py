@@ -245,11 +245,9 @@ def _fork_locks() -> list:
     lu = mods.get("pykern.codegen.llvm_util")
     if lu is not None:
         locks.append(lu.LLVM_LOCK)
-    cpu = mods.get("pykern.codegen.cpu")
-    if cpu is not None:
-        locks.append(cpu._tm_lock)
-    if lu is not None:
-        locks.append(lu._init_lock)
+    host = mods.get("pykern.llvm_host")  # LLVM's one-time set-up and the host target machine
+    if host is not None:
+        locks += [host._tm_lock, host._init_lock]
     ffi = mods.get("llvmlite.binding.ffi")
     raw = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_lock", None)
     if raw is not None:  # llvmlite serialises every LLVM call on it
