@@ -38,6 +38,7 @@ import re
 import stat
 import struct
 import sys
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -147,6 +148,20 @@ def _from_env(name: str, parse, default):
 
 def _max_bytes_from_env() -> int:
     return _from_env("PYKERN_CACHE_MAX_BYTES", parse_size, DEFAULT_MAX_BYTES)
+
+
+#: digest -> Event of the thread of this process that claims it now (see ``compiling``)
+_local_claims: dict = {}
+_local_claims_lock = threading.Lock()
+
+
+def _release_local(digest: str, event) -> None:
+    if event is None:
+        return
+    with _local_claims_lock:
+        if _local_claims.get(digest) is event:
+            del _local_claims[digest]
+    event.set()
 
 
 def _wait_seconds() -> float:
@@ -561,12 +576,27 @@ class KernelCache:
         ...     if payload is None:
         ...         payload = compile_it(); cache.put(key, payload)
         """
-        claim = self._claim(key)
+        # threads of one process share its pid, which the markers name: they take turns here
+        # first (a racing takeover between two of them was seen to leave two holders), then
+        # the marker protocol orders this process among the others
+        with _local_claims_lock:
+            ahead = _local_claims.get(key.digest)
+            mine = None
+            if ahead is None:
+                mine = _local_claims[key.digest] = threading.Event()
+        if ahead is not None:
+            ahead.wait(_wait_seconds())
+        try:
+            claim = self._claim(key)
+        except BaseException:
+            _release_local(key.digest, mine)
+            raise
         if claim.held:
             self._held.add(key.digest)
         try:
             yield claim
         finally:
+            _release_local(key.digest, mine)
             if claim.held:
                 self._held.discard(key.digest)
                 d = self._open(create=False)
