@@ -94,7 +94,7 @@ def render(exc: BaseException) -> list[str]:
 
 
 def _name_cells(message: str) -> str:
-    """``/tmp/ipykernel_1/123.py:5`` in a message -> ``Cell In[3]:5`` (the names IPython shows)."""
+    """``<tempdir>/ipykernel_1/123.py:5`` in a message -> ``Cell In[3]:5`` (the names IPython shows)."""
     import re
 
     try:

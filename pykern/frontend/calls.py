@@ -1208,11 +1208,7 @@ def _cmath_polar(lw, node, name):
 
 def _cmath_rect(lw, node, name):
     _nargs(lw, node, name, 2)
-    r, phi = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
-    try:
-        ft = infer.math2_arg_type(r.type, infer_weak(r), phi.type, infer_weak(phi))
-    except infer.InferError as e:
-        raise lw.error(e.msg, node, e.hint) from None
+    r, phi, ft = _float_args2(lw, node)
     if ft == T.float16:
         ft = T.float32
     return _cm_complex(lw, "crect", [lw.cast(r, ft, node), lw.cast(phi, ft, node)], T.complex_of(ft), node)
@@ -1328,6 +1324,16 @@ _STUB_HANDLERS.update({f"fp16.{n}": _fp16 for n in stubs._FP16_NAMES})
 # ---------------------------------------------------------------- more math and intrinsics (lang2)
 
 
+def _float_args2(lw, node):
+    """The two arguments of a binary math call and the float type they compute in (a located
+    error when there is none)."""
+    a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
+    try:
+        return a, b, infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+
+
 def _float_arg(lw, node, fname, k=0):
     v = _math_arg(lw, node.args[k])
     try:
@@ -1391,11 +1397,7 @@ def _math_modf(lw, node, name):
 
 def _math_nextafter(lw, node, name):
     _nargs(lw, node, name, 2)
-    a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
-    try:
-        ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
-    except infer.InferError as e:
-        raise lw.error(e.msg, node, e.hint) from None
+    a, b, ft = _float_args2(lw, node)
     if ft == T.float16:
         raise lw.error(f"{name}() of float16 is not supported in kernels", node,
                        "convert to float32 first (the next float32 is not the next float16)")

@@ -274,7 +274,7 @@ class KernelCache:
     ``get``/``put`` do nothing) when ``PYKERN_CACHE=off`` or when the directory
     cannot be trusted, with ``disabled_reason`` saying why.
 
-    >>> c = KernelCache("/tmp/some-dir")            # doctest: +SKIP
+    >>> c = KernelCache(os.path.expanduser("~/.cache/pykern"))            # doctest: +SKIP
     >>> c.put(key, b"bytes"); c.get(key)             # doctest: +SKIP
     b'bytes'
     """
