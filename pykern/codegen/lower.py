@@ -27,23 +27,14 @@ Example::
 
 from __future__ import annotations
 
-import llvmlite.ir.types as _llt
 from llvmlite import ir as L
-
-# LLVM 22 only parses opaque pointers; llvmlite would print alloca/global
-# pointer types in the old typed form ("[8 x i8]*") unless told not to.
-_llt.ir_layer_typed_pointers_enabled = False
 
 from ..errors import CompileError
 from ..frontend import ir
 from ..frontend import types as T
 from . import abi
 from .contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
-
-I1 = L.IntType(1)
-I8 = L.IntType(8)
-I32 = L.IntType(32)
-I64 = L.IntType(64)
+from .lower_values import I1, I8, I32, I64, TypeMap, _bits, _fname, _sizeof, _zero  # noqa: F401  (cpu_regions reads _zero, _sizeof here)
 
 #: what each Target method receives, by the intrinsic's category in ir.INTRINSICS
 SPECIAL_REGISTERS = _SPECIAL = ir.intrinsic_names("special")  # Target.special_register (int32 results)
@@ -117,60 +108,6 @@ def _is_dynamic_shape(shape) -> bool:
     if isinstance(shape, int):
         return shape == 0
     return tuple(shape) == (0,)
-
-
-# --------------------------------------------------------------------------
-# types
-# --------------------------------------------------------------------------
-
-
-class TypeMap:
-    """pykern type -> LLVM type for a target (address spaces differ)."""
-
-    def __init__(self, target):
-        self.target = target
-
-    def value(self, t: T.Type):
-        if isinstance(t, T.Boolean):
-            return I1
-        if isinstance(t, T.Integer):
-            return L.IntType(t.bits)
-        if isinstance(t, T.Float):
-            return {16: L.HalfType(), 32: L.FloatType(), 64: L.DoubleType()}[t.bits]
-        if isinstance(t, T.Record):  # only ever in memory: opaque words of the record's alignment
-            return L.ArrayType(L.IntType(8 * t.align), t.size // t.align)
-        if isinstance(t, T.Complex):  # {re, im}: numpy's and C's layout, in registers and memory
-            f = self.value(t.component)
-            return L.LiteralStructType([f, f])
-        if isinstance(t, T.Tuple):
-            return L.LiteralStructType([self.value(e) for e in t.elems])
-        if isinstance(t, T.Array):
-            return L.LiteralStructType(
-                [self.ptr(t.space), L.ArrayType(I64, t.ndim), L.ArrayType(I64, t.ndim)]
-            )
-        if isinstance(t, T.Void):
-            return L.VoidType()
-        raise CompileError(f"internal error: no LLVM type for {t}")
-
-    def memory(self, t: T.Type):
-        """Type of an array element in memory (booleans are bytes)."""
-        if isinstance(t, T.Boolean):
-            return I8
-        return self.value(t)
-
-    def ptr(self, space: str):
-        return L.PointerType(addrspace=self.target.address_space(space))
-
-    def param(self, p: abi.FlatParam):
-        if p.role == "data":
-            return self.ptr(p.type.space if isinstance(p.type, T.Array) else "global")
-        if p.role in ("shape", "stride"):
-            return I64
-        return self.memory(p.type)
-
-
-def _zero(llty):
-    return L.Constant(llty, None)
 
 
 # --------------------------------------------------------------------------
@@ -1644,25 +1581,3 @@ class FunctionLowering:
         if isf and e.op in ("and", "or", "xor", "inc", "dec"):
             self.fail(f"atomic.{e.op} needs an integer array, not {t}", e.loc)
         return b.atomic_rmw(op, ptr, v, order)
-
-
-def _bits(t):
-    if isinstance(t, T.Boolean):
-        return 8
-    return t.bits
-
-
-def _sizeof(t):
-    if isinstance(t, T.Boolean):
-        return 1
-    if isinstance(t, T.Record):
-        return t.size
-    return t.bits // 8  # complex: bits is the whole number's (64 or 128)
-
-
-def _fname(llty):
-    if isinstance(llty, L.HalfType):
-        return "f16"
-    if isinstance(llty, L.FloatType):
-        return "f32"
-    return "f64"
