@@ -1,5 +1,5 @@
 """What ``lower.py`` and the targets exchange: compile options, facts about the kernel, the
-lowered kernel. (Which intrinsics each ``Target`` method receives is ``lower.py``'s reading of
+lowered kernel. (Which intrinsics each ``Target`` method receives is ``lower_intrinsics.py``'s reading of
 ``ir.INTRINSICS``: ``SPECIAL_REGISTERS``, ``BARRIER_KINDS``, ``WAVE_OPS``.)
 
 Example::

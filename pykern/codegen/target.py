@@ -166,7 +166,7 @@ class Target(abc.ABC):
     # ------------------------------------------------------------ registers
     @abc.abstractmethod
     def special_register(self, fx, name: str, axis: int):
-        """An ``i32`` value of ``name`` in ``lower.SPECIAL_REGISTERS`` for ``axis``
+        """An ``i32`` value of ``name`` in ``lower_intrinsics.SPECIAL_REGISTERS`` for ``axis``
         0/1/2 (ignored for warpsize/laneid)."""
 
     # --------------------------------------------------------------- memory
@@ -214,7 +214,7 @@ class Target(abc.ABC):
     # ----------------------------------------------------------------- sync
     @abc.abstractmethod
     def barrier(self, fx, kind: str, pred, site: SyncSite):
-        """Block barrier; ``kind`` in ``lower.BARRIER_KINDS``. ``pred`` is an ``i1``
+        """Block barrier; ``kind`` in ``lower_intrinsics.BARRIER_KINDS``. ``pred`` is an ``i1``
         for the count/and/or kinds, else None. Returns the ``i32`` result for
         those kinds, None for plain ``syncthreads``. Must order shared and
         global memory like ``__syncthreads`` (workgroup fences)."""
@@ -225,7 +225,7 @@ class Target(abc.ABC):
 
     @abc.abstractmethod
     def wave_op(self, fx, name: str, args: list, site: SyncSite):
-        """Wave operation ``name`` in ``lower.WAVE_OPS``. ``args`` are LLVM values in
+        """Wave operation ``name`` in ``lower_intrinsics.WAVE_OPS``. ``args`` are LLVM values in
         the INTRINSICS order: ``mask`` (i64) first where the op has one. For
         shuffles the value is passed as an integer of its bit width (i8..i64;
         lower.py bitcasts floats/booleans around the call) and the lane
