@@ -235,13 +235,15 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
     """Lowers one function body; this is the ``fx`` the Target methods get. Statements,
     control flow and calls are here; the mixins lower scalars, arrays and intrinsics."""
 
+    # the module's, the same for every function lowered into it (read from ``ml``, never copied)
+    target = property(lambda self: self.ml.target)
+    options = property(lambda self: self.ml.options)
+    info = property(lambda self: self.ml.info)
+    types = property(lambda self: self.ml.types)
+    module = property(lambda self: self.ml.llmodule)
+
     def __init__(self, ml: ModuleLowering, irfn: ir.Function, llfn, is_kernel: bool):
         self.ml = ml
-        self.target = ml.target
-        self.options = ml.options
-        self.info = ml.info
-        self.types = ml.types
-        self.module = ml.llmodule
         self.function = llfn
         self.ir_function = irfn
         self.is_kernel = is_kernel
@@ -363,6 +365,19 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
             self.target.kernel_return(self)
         else:
             self._ret_default()
+
+    def debug_failure(self, fail_bb, ok_bb, kind, text, values):
+        """Fill ``fail_bb``, where a ``debug=True`` check failed: record a ``kind`` error
+        "<file>:<line>: <text> in `<source line>`" with the three i64 ``values``
+        (``Target.record_error``) and leave the thread; code continues at ``ok_bb``."""
+        self.builder.position_at_end(fail_bb)
+        loc = self.loc
+        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
+        src = (loc.source_line or "").strip() if loc else ""
+        msg = f"{where}: {text}" + (f" in `{src}`" if src else "")
+        self.target.record_error(self, kind, msg, values)
+        self.stop_thread()
+        self.builder.position_at_end(ok_bb)
 
     def var(self, name):
         for scope in reversed(self.scopes):

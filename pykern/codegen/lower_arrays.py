@@ -95,24 +95,16 @@ class ArrayLowering:
             off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
         return b.gep(data, [off], source_etype=et)
 
-
     def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False):
         b = self.builder
         ok = b.icmp_unsigned("<", idx, extent)
         fail_bb = self._new_block("oob")
         ok_bb = self._new_block("inb")
         b.cbranch(ok, ok_bb, fail_bb)
-        b.position_at_end(fail_bb)
-        loc = self.loc
-        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
-        src = (loc.source_line or "").strip() if loc else ""
-        msg = f"{where}: index out of bounds for array '{self._array_name(arr_expr)}'"
-        if src:
-            msg += f" in `{src}`"
         # the axis value carries UNSIGNED_INDEX when the index is a uint64 (printed unsigned)
-        self.target.record_error(self, "bounds", msg, [orig, extent, L.Constant(I64, axis | (UNSIGNED_INDEX if unsigned else 0))])
-        self.stop_thread()
-        b.position_at_end(ok_bb)
+        flagged = L.Constant(I64, axis | (UNSIGNED_INDEX if unsigned else 0))
+        self.debug_failure(fail_bb, ok_bb, "bounds", f"index out of bounds for array '{self._array_name(arr_expr)}'",
+                           [orig, extent, flagged])
 
     def _x_RecordField(self, e):
         """A view of a record field: the record's address plus the field offset."""
@@ -172,7 +164,12 @@ class ArrayLowering:
             strides = [L.Constant(I64, x) for x in reversed(strides)]
         else:  # the 1-d dynamic shared buffer
             strides = [L.Constant(I64, itemsize)]
-        for k, s in enumerate(shape_vals):
+        return self._with_shape(v, shape_vals, strides)
+
+    def _with_shape(self, v, shape, strides):
+        """Array struct ``v`` with its i64 ``shape`` and byte ``strides`` values set."""
+        b = self.builder
+        for k, s in enumerate(shape):
             v = b.insert_value(v, s, [1, k])
         for k, s in enumerate(strides):
             v = b.insert_value(v, s, [2, k])
@@ -249,11 +246,7 @@ class ArrayLowering:
                 offset = b.add(offset, b.mul(wrapped, strides[k]))
         v = _zero(self.types.value(e.type))
         v = b.insert_value(v, b.gep(b.extract_value(arr, 0), [offset], source_etype=I8), 0)
-        for k, s in enumerate(new_shape):
-            v = b.insert_value(v, s, [1, k])
-        for k, s in enumerate(new_strides):
-            v = b.insert_value(v, s, [2, k])
-        return v
+        return self._with_shape(v, new_shape, new_strides)
 
     def _x_AllocArray(self, e):
         t = e.type
@@ -302,11 +295,8 @@ class ArrayLowering:
         b = self.builder
         v = _zero(self.types.value(e.type))
         v = b.insert_value(v, L.Constant(I64, e.address).inttoptr(self.types.ptr("global")), 0)
-        for k, s in enumerate(e.shape):
-            v = b.insert_value(v, L.Constant(I64, int(s)), [1, k])
-        for k, s in enumerate(e.strides):
-            v = b.insert_value(v, L.Constant(I64, int(s)), [2, k])
-        return v
+        return self._with_shape(v, [L.Constant(I64, int(s)) for s in e.shape],
+                                [L.Constant(I64, int(s)) for s in e.strides])
 
     def _x_ConstArray(self, e):
         t = e.type

@@ -23,6 +23,10 @@ from llvmlite import ir as L
 from ..frontend import types as T
 from .lower_values import I1, I32, I64, _fname, _zero
 
+#: operators that are one LLVM instruction (IRBuilder method names)
+_INT_OPS = {"+": "add", "-": "sub", "*": "mul", "&": "and_", "|": "or_", "^": "xor"}
+_FLOAT_OPS = {"+": "fadd", "-": "fsub", "*": "fmul"}
+
 
 class ScalarLowering:
     """Scalar expressions of ``FunctionLowering`` (see the module docstring)."""
@@ -76,18 +80,8 @@ class ScalarLowering:
         bits = llty.width
         zero = L.Constant(llty, 0)
         one = L.Constant(llty, 1)
-        if op == "+":
-            return b.add(a, c)
-        if op == "-":
-            return b.sub(a, c)
-        if op == "*":
-            return b.mul(a, c)
-        if op == "&":
-            return b.and_(a, c)
-        if op == "|":
-            return b.or_(a, c)
-        if op == "^":
-            return b.xor(a, c)
+        if op in _INT_OPS:
+            return getattr(b, _INT_OPS[op])(a, c)
         if op in ("<<", ">>"):
             # numpy's and Python's rule: a count >= the width (or negative, which compares as a
             # huge unsigned) shifts everything out: 0, or the sign for >> of signed. Selects,
@@ -172,13 +166,8 @@ class ScalarLowering:
 
     def _float_binop(self, op, a, c, t):
         b = self.builder
-        fl = self._fast()
-        if op == "+":
-            return b.fadd(a, c, flags=fl)
-        if op == "-":
-            return b.fsub(a, c, flags=fl)
-        if op == "*":
-            return b.fmul(a, c, flags=fl)
+        if op in _FLOAT_OPS:
+            return getattr(b, _FLOAT_OPS[op])(a, c, flags=self._fast())
         if op == "/":
             # ``contract`` is about fusing multiply-adds; a division keeps exact rounding
             return b.fdiv(a, c, flags=("fast",) if self.options.fastmath else ())
@@ -377,13 +366,6 @@ class ScalarLowering:
         fail_bb = self._new_block("divzero")
         ok_bb = self._new_block("divok")
         b.cbranch(is0, fail_bb, ok_bb)
-        b.position_at_end(fail_bb)
-        loc = self.loc
-        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
-        src = (loc.source_line or "").strip() if loc else ""
         what = {"/": "division", "//": "integer division or modulo", "%": "modulo"}[op]
-        msg = f"{where}: {what} by zero" + (f" in `{src}`" if src else "")
         zero = L.Constant(I64, 0)
-        self.target.record_error(self, "zerodiv", msg, [zero, zero, zero])
-        self.stop_thread()
-        b.position_at_end(ok_bb)
+        self.debug_failure(fail_bb, ok_bb, "zerodiv", f"{what} by zero", [zero, zero, zero])
