@@ -228,7 +228,7 @@ class Target(abc.ABC):
         """Wave operation ``name`` in ``lower_intrinsics.WAVE_OPS``. ``args`` are LLVM values in
         the INTRINSICS order: ``mask`` (i64) first where the op has one. For
         shuffles the value is passed as an integer of its bit width (i8..i64;
-        lower.py bitcasts floats/booleans around the call) and the lane
+        lower_intrinsics.py bitcasts floats/booleans around the call) and the lane
         argument is i32. Results: shuffles the same integer type; ballot and
         activemask i64; all/any/eq i1; syncwarp None."""
 
@@ -244,7 +244,7 @@ class Target(abc.ABC):
     # ----------------------------------------------------------------- math
     def fp_contract(self) -> bool:
         """True when float ``a * b + c`` (and ``a * b - c``) may be fused into
-        one rounding (an FMA) without ``fastmath``: ``lower.py`` then marks
+        one rounding (an FMA) without ``fastmath``: ``lower_scalar.py`` then marks
         float ``+ - *`` with LLVM's ``contract`` flag. amdgpu: True, what
         hipcc does by default (``-ffp-contract=fast``); cpu: False, so that
         results equal numpy's bit for bit. ``fastmath=True`` implies
@@ -270,7 +270,7 @@ class Target(abc.ABC):
     # --------------------------------------------------------------- limits
     def max_shared_bytes(self, options: CompileOptions) -> int:
         """Bytes of shared memory (LDS) one block may use, static plus dynamic.
-        ``lower.py`` rejects static ``shared.array``s beyond it with a located
+        ``lower_arrays.py`` rejects static ``shared.array``s beyond it with a located
         ``CompileError`` (LLVM itself would abort the process on amdgpu); the
         cpu launcher rejects static + dynamic beyond it. Default: 64 KiB, the
         LDS of every AMD GPU pykern targets except gfx950 (160 KiB), so that a
@@ -281,7 +281,7 @@ class Target(abc.ABC):
 
     def max_local_bytes(self, options: CompileOptions) -> int:
         """Bytes of ``local.array`` memory one thread may use (the sum over the
-        kernel and its device functions); beyond it ``lower.py`` raises a
+        kernel and its device functions); beyond it ``lower_arrays.py`` raises a
         located ``CompileError``. Default: 64 KiB -- half of what AMDGPU
         scratch addresses per work-item in wave64 (COMPUTE_TMPRING_SIZE.WAVESIZE:
         8191 KiB per wave on gfx9/gfx10, i.e. 131056 bytes per lane; LLVM's

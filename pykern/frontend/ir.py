@@ -624,12 +624,12 @@ CATEGORIES = {
     "barrier": "Target.barrier: block barrier (a sync site on cpu)",
     "fence": "Target.fence: memory fence of the scope in codegen's _FENCES",
     "wave": "Target.wave_op: wave operation (a sync site on cpu)",
-    "lane": "computed from laneid by lower.py",
-    "bits": "LLVM bit-manipulation intrinsics (lower.py)",
+    "lane": "computed from laneid by lower_intrinsics.py",
+    "bits": "LLVM bit-manipulation intrinsics (lower_intrinsics.py)",
     "math": "Target.math: float math",
-    "predicate": "float class tests by comparison (lower.py)",
-    "numeric": "abs/min/max/round and numpy's minimum/maximum/fmin/fmax on scalars (lower.py)",
-    "misc": "lowered by name in lower.py: output, complex parts, frexp/ldexp, nanosleep",
+    "predicate": "float class tests by comparison (lower_intrinsics.py)",
+    "numeric": "abs/min/max/round and numpy's minimum/maximum/fmin/fmax on scalars (lower_intrinsics.py)",
+    "misc": "lowered by name in lower_intrinsics.py: output, complex parts, frexp/ldexp, nanosleep",
 }
 
 _MATH1 = ("sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
