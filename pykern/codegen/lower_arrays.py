@@ -32,7 +32,6 @@ def _is_dynamic_shape(shape) -> bool:
     return tuple(shape) == (0,)
 
 
-
 class ArrayLowering:
     """Arrays, views and element access of ``FunctionLowering`` (see the module docstring)."""
 
@@ -47,7 +46,6 @@ class ArrayLowering:
             self.builder.store(val, ptr, align=s.array.align)
             return
         self.builder.store(val, ptr)
-
 
     def _array_name(self, e):
         if isinstance(e, ir.Var):

@@ -249,6 +249,7 @@ class IntrinsicLowering:
             return m
         return self.cast(m, t, T.uint64 if not getattr(t, "signed", False) else T.int64)
 
+    # ---- atomics
     def _x_Atomic(self, e):
         b = self.builder
         arr = self.expr(e.array)
