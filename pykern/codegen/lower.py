@@ -21,6 +21,7 @@ Example::
     lowered = lower_module(ir_module, get_target("cpu"), CompileOptions())
     print(lowered.llmodule)
 """
+
 from __future__ import annotations
 
 from llvmlite import ir as L

@@ -1,7 +1,7 @@
 """Lowering of arrays: element access (indexing, debug bounds checks), views and slices,
 array attributes, records' fields, and the arrays a kernel creates (shared, local, constant and
-global arrays). A mixin of ``lower.FunctionLowering``: it uses its builder, ``expr``, ``cast``
-and ``fail``, and asks the ``Target`` for every address space and allocation.
+global arrays). A mixin of ``lower.FunctionLowering``: it uses its builder, ``expr``, ``cast``,
+``fail`` and ``debug_failure``, and asks the ``Target`` for every address space and allocation.
 
 An array value is ``{ptr addrspace(S), [n x i64] shape, [n x i64] strides}`` (strides in bytes).
 Layout "C"/"F" compute element offsets from the shape; "A" uses the byte strides. A negative

@@ -1,7 +1,7 @@
 """Lowering of scalar expressions: constants, arithmetic on integers, floats and complex numbers,
 comparisons, truth values and conversions. A mixin of ``lower.FunctionLowering``: it uses its
-builder, ``expr`` and ``fail``, and ``Target.math`` for the functions it needs (``pow``,
-``floor``, ``fma``...).
+builder, ``expr``, ``fail`` and ``debug_failure``, and ``Target.math`` for the functions it needs
+(``pow``, ``floor``, ``fma``...).
 
 The rules are Python's and numpy's, never C's where they differ: integer division by zero gives 0
 and ``MIN // -1`` wraps (no ``idiv`` trap), a shift by the width or more shifts every bit out,
