@@ -1338,14 +1338,17 @@ def _float_arg(lw, node, fname, k=0):
         raise lw.error(e.msg, node.args[k], e.hint) from None
 
 
+def _folded_pair(lw, pair, types, node):
+    """A pair of Python numbers computed at compile time (``math.frexp`` of a literal) as a tuple of ``types``."""
+    return ir.TupleExpr([lw.const(x, t, node) for x, t in zip(pair, types)], T.Tuple(types), lw.loc(node))
+
+
 def _math_frexp(lw, node, name):
     """``math.frexp(x)`` -> (mantissa of x's float type, int32 exponent), as numba."""
     _nargs(lw, node, name, 1)
     v, ft = _float_arg(lw, node, name)
     if is_weak(v):
-        m, e = math.frexp(v.value)
-        return ir.TupleExpr([lw.const(m, T.float64, node), lw.const(e, T.int32, node)],
-                            T.Tuple((T.float64, T.int32)), lw.loc(node))
+        return _folded_pair(lw, math.frexp(v.value), (T.float64, T.int32), node)
     ct = T.float32 if ft == T.float16 else ft  # a half's mantissa is exact in float32
     r = lw.temp(_intr(lw, "frexp", [lw.cast(v, ct, node)], T.Tuple((ct, T.int32)), node), node)
     loc = lw.loc(node)
@@ -1374,9 +1377,7 @@ def _math_modf(lw, node, name):
     _nargs(lw, node, name, 1)
     v, ft = _float_arg(lw, node, name)
     if is_weak(v):
-        f, i = math.modf(v.value)
-        return ir.TupleExpr([lw.const(f, T.float64, node), lw.const(i, T.float64, node)],
-                            T.Tuple((T.float64, T.float64)), lw.loc(node))
+        return _folded_pair(lw, math.modf(v.value), (T.float64, T.float64), node)
     loc = lw.loc(node)
     x = lw.cast(v, ft, node)
     if not is_pure(x):
