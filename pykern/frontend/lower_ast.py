@@ -149,7 +149,13 @@ def _static_token(v) -> str:
 
 
 class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, IndexLowering, ValueLowering):
-    """Lowers one Python function, specialised to ``argtypes``, to an ``ir.Function``."""
+    """Lowers one Python function, specialised to ``argtypes``, to an ``ir.Function``.
+
+    The state its mixins share during a pass: ``out`` (the block being emitted),
+    ``vartypes`` (variable -> (type, where it was first typed)), ``temps``, ``ret``,
+    ``loop_depth`` and ``else_flags``, ``static`` and ``renames`` (compile-time
+    arguments, ``literal_unroll`` copies), ``changed`` and ``skipped`` (the typing
+    passes' progress)."""
 
     def __init__(self, mb: ModuleBuilder, pyfunc, argtypes, *, is_kernel: bool, static=None, ret=None):
         self.mb = mb
