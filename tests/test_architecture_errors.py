@@ -49,3 +49,31 @@ def test_an_internal_error_outside_any_statement_is_located_at_the_function(monk
     e = ei.value
     assert "internal error while compiling 'k': RuntimeError: analysis bug" in str(e)
     assert e.loc is not None and e.loc.line >= 1
+
+
+@pytest.mark.parametrize("method, line", [("expr_Subscript", 3), ("stmt_For", 2), ("expr_Compare", 3)])
+def test_an_internal_error_in_any_visitor_mixin_is_located(monkeypatch, method, line):
+    # the visitor methods live in one mixin per kind of node; all are reached through _visit
+    from pykern.frontend.lower_ast import FunctionLowerer
+
+    def broken(self, node):
+        raise ValueError("mixin bug")
+
+    monkeypatch.setattr(FunctionLowerer, method, broken)
+    with pytest.raises(CompileError) as ei:
+        lower("def k(a):\n    for i in range(2):\n        a[i] = 1.0 if a[i] > 0 else 2.0\n", "void(float32[:])")
+    e = ei.value
+    assert "internal error while compiling 'k': ValueError: mixin bug" in str(e)
+    assert e.loc is not None and e.loc.line == line, e.loc
+
+
+def test_the_lowering_mixins_do_not_shadow_each_other():
+    # a method defined in two mixins would silently take the first one in the MRO
+    from pykern.frontend.lower_ast import FunctionLowerer
+
+    seen = {}
+    for cls in FunctionLowerer.__mro__[:-1]:
+        for name, v in vars(cls).items():
+            if callable(v) and not name.startswith("__"):
+                assert name not in seen, f"{name} is defined in {seen.get(name)} and {cls.__name__}"
+                seen[name] = cls.__name__

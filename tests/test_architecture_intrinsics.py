@@ -8,7 +8,7 @@ from pykern.codegen import lower as codegen_lower
 from pykern.codegen import lower_intrinsics
 from pykern.frontend import analysis, infer, ir, verify
 from pykern.frontend import types as T
-from pykern.frontend import lower_ast
+from pykern.frontend import values as frontend_values
 
 #: concrete types for the signature variables, three different instantiations
 BINDINGS = [
@@ -144,7 +144,7 @@ def test_categories_come_from_the_catalogue():
     # synchronisation has effects, and so do output and sleeping (never merged or dropped)
     assert effects - by_cat["misc"] == by_cat["barrier"] | by_cat["fence"] | by_cat["wave"]
     assert effects & by_cat["misc"] == {"print", "nanosleep"}
-    assert lower_ast._PURE_INTRINSICS == set(ir.INTRINSICS) - effects
+    assert frontend_values.PURE_INTRINSICS == set(ir.INTRINSICS) - effects
     # the frontend's analysis and codegen's scan agree on every row
     for name in ir.INTRINSICS:
         mod = catalogue_kernel([name], BINDINGS[0])

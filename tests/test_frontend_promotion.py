@@ -109,7 +109,7 @@ INTS = [t for t in NUMERIC if isinstance(t, T.Integer)]
 @given(st.integers(min_value=-(1 << 63), max_value=(1 << 64) - 1), st.sampled_from(INTS), st.sampled_from(INTS + [T.float32, T.float64, T.boolean]))
 def test_constant_casts_match_numpy_astype(v, src, dst):
     """Folding Cast(Const) gives what numpy's astype gives (ints wrap)."""
-    from pykern.frontend.lower_ast import _fold_cast
+    from pykern.frontend.values import fold_cast as _fold_cast
 
     if not src.min <= v <= src.max:
         v = v % (1 << src.bits) + src.min if src.signed else v % (1 << src.bits)

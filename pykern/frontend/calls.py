@@ -2,7 +2,7 @@
 type constructors and device functions, each lowered to IR.
 
 ``lower_call(lowerer, fobj, node)`` is the single entry point (used by
-``lower_ast.FunctionLowerer.expr_Call``); the typing rules are in ``infer``.
+``lower_exprs.ExpressionLowering.expr_Call``); the typing rules are in ``infer``.
 
 Example: ``math.sqrt(x)`` with ``x: float32`` becomes
 ``@sqrt(x):float32``; ``cuda.grid(1)`` becomes
@@ -21,7 +21,7 @@ from .. import stubs
 from . import infer, ir
 from . import types as T
 from ..errors import CompileError
-from .lower_ast import PartialIndex, PyObj, _BoundMethod, _is_weak, _weakval, is_pure
+from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
 
 # ---------------------------------------------------------------- tables
 
@@ -138,7 +138,7 @@ def lower_call(lw, fobj, node):
         return _convert(lw, node, name, lw.dtype_of(fobj, node.func))
     if isinstance(f, type) and issubclass(f, tuple) and isinstance(getattr(f, "_fields", None), tuple):
         return _namedtuple(lw, node, f)
-    if isinstance(f, _BoundMethod):
+    if isinstance(f, BoundMethod):
         return _bit_count(lw, node, f)
     if isinstance(f, type) and f is not bool and f is not int and f is not float:
         raise lw.error(f"cannot create {name} objects in kernels", node)
@@ -382,7 +382,7 @@ def _fma(lw, node, which):
 
 
 def infer_weak(e):
-    return _weakval(e)
+    return weakval(e)
 
 
 # ---------------------------------------------------------------- atomics
@@ -460,10 +460,10 @@ def _unary_math(lw, node, fname, name, to_int, v=None):
         # type as numpy >= 2.3 does (bool stays bool)
         if not to_int:
             return v
-        if _is_weak(v):
+        if is_weak(v):
             return lw.pyconst(int(v.value), node)
         return v if v.type == T.uint64 else lw.cast(v, T.int64, node)
-    if _is_weak(v) or (isinstance(v, ir.Const) and not isinstance(v.type, T.Float)):
+    if is_weak(v) or (isinstance(v, ir.Const) and not isinstance(v.type, T.Float)):
         # a constant argument: fold with Python's math (same rounding as float64)
         if name == "rint":
             pyf = lambda x: float(round(x))  # noqa: E731  (round half to even, float result)
@@ -499,7 +499,7 @@ def _np_fmod(lw, node, fname):
     t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
     if isinstance(t, T.Float):
         return _binary_math(lw, node, fname, "fmod")
-    if _is_weak(a) and _is_weak(b):
+    if is_weak(a) and is_weak(b):
         x, y = int(a.value), int(b.value)
         r = 0 if y == 0 else (abs(x) % abs(y)) * (-1 if x < 0 else 1)
         return lw.pyconst(r, node)
@@ -554,7 +554,7 @@ def _len(lw, node, name):
 def _abs(lw, node, name):
     _nargs(lw, node, name, 1)
     v = _scalar(lw, node.args[0], name)
-    if _is_weak(v):
+    if is_weak(v):
         return lw.pyconst(abs(v.value), node)
     if isinstance(v.type, T.Boolean):
         return lw.cast(v, T.int64, node)
@@ -582,7 +582,7 @@ def _minmax(lw, node, name, which=None):
     for v, a in zip(vals, node.args):
         if not v.type.is_scalar or isinstance(v.type, T.Complex):
             raise lw.error(f"{name}() takes real numbers, not {v.type}", a)
-    if all(_is_weak(v) for v in vals):
+    if all(is_weak(v) for v in vals):
         r = (min if which == "min" else max)(v.value for v in vals)
         return lw.pyconst(r, node)
     t, w = vals[0].type, infer_weak(vals[0])
@@ -601,7 +601,7 @@ def _np_minmax(lw, node, name, which):
     (a NaN operand is ignored), exactly as numpy's loops, sign of equal zeros included."""
     _nargs(lw, node, name, 2)
     vals = [_scalar(lw, a, name) for a in node.args]
-    if all(_is_weak(v) for v in vals):
+    if all(is_weak(v) for v in vals):
         return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
     t = infer.common_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
     if not isinstance(t, T.Float):
@@ -635,7 +635,7 @@ def _round(lw, node, name):
     v = _scalar(lw, node.args[0], "round")
     nd_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
     if nd_node is None:
-        if _is_weak(v):
+        if is_weak(v):
             r = round(v.value)
             return lw.pyconst(r, node)
         if isinstance(v.type, T.Boolean):
@@ -646,7 +646,7 @@ def _round(lw, node, name):
     nd = lw.const_value(nd_node, "round()'s ndigits")
     if not isinstance(nd, int) or isinstance(nd, bool):
         raise lw.error("round()'s ndigits must be a constant integer", nd_node)
-    if _is_weak(v):
+    if is_weak(v):
         return lw.pyconst(round(v.value, nd), node)
     if not isinstance(v.type, T.Float):
         if nd >= 0:
@@ -768,15 +768,15 @@ def _namedtuple(lw, node, cls):
         v = lw.value(a[fname]) if fname in a else lw.to_ir(PyObj(defaults[fname], f"{cls.__name__}.{fname}"), node)
         if isinstance(v.type, T.Void):
             raise lw.error("a call that returns nothing cannot be a namedtuple field", node)
-        elems.append(_strong(lw, v, node) if _is_weak(v) else v)
+        elems.append(_strong(lw, v, node) if is_weak(v) else v)
     return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), tuple(fields), cls.__name__), lw.loc(node))
 
 
 def _bit_count(lw, node, bm):
     """``x.bit_count()``: set bits of ``abs(x)`` (Python's int.bit_count), int64."""
     _nargs(lw, node, "bit_count", 0)
-    v = _strong(lw, bm.value, node) if _is_weak(bm.value) else bm.value
-    if _is_weak(bm.value):
+    v = _strong(lw, bm.value, node) if is_weak(bm.value) else bm.value
+    if is_weak(bm.value):
         return lw.pyconst(abs(bm.value.value).bit_count(), node)
     if isinstance(v.type, T.Boolean):
         return lw.cast(v, T.int64, node)
@@ -884,10 +884,10 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
             v = PyObj(defaults[k - first_default], f"default of {pn}")
         else:
             raise lw.error(f"device function '{name}' is missing argument '{pn}'", node)
-        sv = _static_value(v)
+        sv = static_value(v)
         if isinstance(sv, int) and (not literal_ints or pn in assigned):
-            sv = _NOT_STATIC
-        if sv is not _NOT_STATIC and not sigs:
+            sv = NOT_STATIC
+        if sv is not NOT_STATIC and not sigs:
             static[pn] = sv  # a compile-time value: the callee is specialised to it, as numba does
             continue
         v = lw.to_ir(v, a)
@@ -912,36 +912,34 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
 
 
-_NOT_STATIC = object()
+NOT_STATIC = object()
 
 
-def _static_value(v):
-    """The compile-time value of a device-function argument, or ``_NOT_STATIC``:
+def static_value(v):
+    """The compile-time value of a device-function argument, or ``NOT_STATIC``:
     types (``uint32``, ``np.float64``, numba types), functions (``cuda.atomic.add``,
     device functions, ``operator.add``, ``math.sin``) and int literals are passed
     at compile time; the callee is specialised per value (numba does the same)."""
     if isinstance(v, ir.Const):
-        if (_is_weak(v) or getattr(v, "_literal", False)) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        if (is_weak(v) or getattr(v, "_literal", False)) and isinstance(v.value, int) and not isinstance(v.value, bool):
             return v.value
-        return _NOT_STATIC
+        return NOT_STATIC
     if not isinstance(v, PyObj):
-        return _NOT_STATIC
+        return NOT_STATIC
     x = v.value
     if isinstance(x, bool) or isinstance(x, (float, np.generic, np.ndarray, tuple)):
-        return _NOT_STATIC
+        return NOT_STATIC
     if isinstance(x, int):
         return x
     if isinstance(x, stubs.Stub):
-        return _NOT_STATIC if x._pk_name in ("warpsize", "laneid") else x
+        return NOT_STATIC if x._pk_name in ("warpsize", "laneid") else x
     if isinstance(x, (T.Type, np.dtype, type)) or callable(x) or _foreign_scalar_type(x) is not None:
         return x
-    return _NOT_STATIC
+    return NOT_STATIC
 
 
 def _this_group(lw, node, which):
     _nargs(lw, node, which, 0)
-    from .lower_ast import PyObj
-
     return PyObj(stubs._GRID_GROUP if which == "cg.this_grid" else stubs._BLOCK_GROUP, which + "()")
 
 
@@ -953,8 +951,6 @@ def _group_sync(lw, node, which):
 def group_attr(lw, group, attr, node):
     """``g.sync`` (a callable), ``g.size``, ``g.thread_rank`` of a cooperative group
     (int64 values: all threads of the grid or block, and this thread's linear rank)."""
-    from .lower_ast import PyObj
-
     grid = group is stubs._GRID_GROUP
     if attr == "sync":
         return PyObj(stubs.Stub("cg.grid_group.sync" if grid else "cg.thread_block.sync"), "sync")
@@ -1029,7 +1025,7 @@ def _complex_of_value(lw, v, node):
     """``v`` as a complex value: complex stays, reals become complex of their precision."""
     if isinstance(v.type, T.Complex):
         return v
-    if _is_weak(v):
+    if is_weak(v):
         return lw.const(complex(v.value), T.complex128, node, weak=True)
     return lw.cast(v, T.complex_of(v.type if isinstance(v.type, T.Float) else T.float64), node)
 
@@ -1053,7 +1049,7 @@ def _make(lw, re, im, ct, node):
 def real_imag(lw, v, attr, node):
     """``x.real`` / ``x.imag`` of any number (as numpy scalars have them)."""
     t = v.type
-    if _is_weak(v):
+    if is_weak(v):
         return lw.pyconst(getattr(v.value, attr), node)
     if isinstance(t, T.Complex):
         if isinstance(v, ir.Const):
@@ -1082,7 +1078,7 @@ def _conjugate_value(lw, z, node):
         raise lw.error(f"a {z.type} value has no method '{getattr(node.func, 'attr', 'conjugate')}'", node)
     if not isinstance(z.type, T.Complex):
         return z  # conjugate of a real number is itself
-    if _is_weak(z):
+    if is_weak(z):
         return lw.pyconst(z.value.conjugate(), node)
     re, im = _parts(lw, z, node)
     return _make(lw, re, ir.UnaryOp("-", im, im.type, lw.loc(node)), z.type, node)
@@ -1105,7 +1101,7 @@ def _complex_builtin(lw, node, name):
     """``complex()``, ``complex(x)``, ``complex(re, im)``: complex128, as Python's complex."""
     a = _args(lw, node, ["real", "imag"], {"real": None, "imag": None}, "complex")
     vals = [_scalar(lw, a[k], "complex()") for k in ("real", "imag") if k in a]
-    if all(_is_weak(v) for v in vals):
+    if all(is_weak(v) for v in vals):
         return lw.const(complex(*[v.value for v in vals]), T.complex128, node, weak=True)
     ct = T.complex128
     if len(vals) == 1:
@@ -1342,14 +1338,17 @@ def _float_arg(lw, node, fname, k=0):
         raise lw.error(e.msg, node.args[k], e.hint) from None
 
 
+def _folded_pair(lw, pair, types, node):
+    """A pair of Python numbers computed at compile time (``math.frexp`` of a literal) as a tuple of ``types``."""
+    return ir.TupleExpr([lw.const(x, t, node) for x, t in zip(pair, types)], T.Tuple(types), lw.loc(node))
+
+
 def _math_frexp(lw, node, name):
     """``math.frexp(x)`` -> (mantissa of x's float type, int32 exponent), as numba."""
     _nargs(lw, node, name, 1)
     v, ft = _float_arg(lw, node, name)
-    if _is_weak(v):
-        m, e = math.frexp(v.value)
-        return ir.TupleExpr([lw.const(m, T.float64, node), lw.const(e, T.int32, node)],
-                            T.Tuple((T.float64, T.int32)), lw.loc(node))
+    if is_weak(v):
+        return _folded_pair(lw, math.frexp(v.value), (T.float64, T.int32), node)
     ct = T.float32 if ft == T.float16 else ft  # a half's mantissa is exact in float32
     r = lw.temp(_intr(lw, "frexp", [lw.cast(v, ct, node)], T.Tuple((ct, T.int32)), node), node)
     loc = lw.loc(node)
@@ -1377,10 +1376,8 @@ def _math_modf(lw, node, name):
     """``math.modf(x)`` -> (fractional part, integral part), both of x's float type, signed like x."""
     _nargs(lw, node, name, 1)
     v, ft = _float_arg(lw, node, name)
-    if _is_weak(v):
-        f, i = math.modf(v.value)
-        return ir.TupleExpr([lw.const(f, T.float64, node), lw.const(i, T.float64, node)],
-                            T.Tuple((T.float64, T.float64)), lw.loc(node))
+    if is_weak(v):
+        return _folded_pair(lw, math.modf(v.value), (T.float64, T.float64), node)
     loc = lw.loc(node)
     x = lw.cast(v, ft, node)
     if not is_pure(x):

@@ -94,19 +94,10 @@ SHIFT_OPS = ("<<", ">>")
 
 def literal_type(value) -> T.Type:
     """The default ("materialised") type of a Python constant."""
-    if isinstance(value, bool):
-        return T.boolean
-    if isinstance(value, int):
-        if T.int64.min <= value <= T.int64.max:
-            return T.int64
-        if 0 <= value <= T.uint64.max:
-            return T.uint64
-        raise InferError(f"integer constant {value} does not fit in 64 bits")
-    if isinstance(value, float):
-        return T.float64
-    if isinstance(value, complex):
-        return T.complex128
-    raise InferError(f"a {type(value).__name__} constant cannot be a kernel value")
+    t = T.python_scalar_type(value, lambda v: InferError(f"integer constant {v} does not fit in 64 bits"))
+    if t is None:
+        raise InferError(f"a {type(value).__name__} constant cannot be a kernel value")
+    return t
 
 
 def fits(value, t: T.Type) -> bool:

@@ -445,7 +445,16 @@ def view_type(at: T.Array, items: list) -> T.Array:
 
 @dataclass(eq=False)
 class Stmt:
-    pass
+    def lines(self, pad: str) -> list:
+        """This statement in a listing (``print(fn)``): its lines, indented by ``pad``."""
+        return [f"{pad}<{type(self).__name__}>"]
+
+
+def listing(stmts: list, pad: str) -> list:
+    """The lines of a block of statements (``pass`` for an empty one)."""
+    if not stmts:
+        return [pad + "pass"]
+    return [line for s in stmts for line in s.lines(pad)]
 
 
 @dataclass(eq=False)
@@ -455,6 +464,9 @@ class Assign(Stmt):
     target: str
     value: Expr
     loc: Optional[SourceLoc] = None
+
+    def lines(self, pad: str) -> list:
+        return [f"{pad}{self.target} = {self.value}"]
 
 
 @dataclass(eq=False)
@@ -466,6 +478,9 @@ class Store(Stmt):
     value: Expr
     loc: Optional[SourceLoc] = None
 
+    def lines(self, pad: str) -> list:
+        return [f"{pad}{self.array}[{', '.join(map(str, self.indices))}] = {self.value}"]
+
 
 @dataclass(eq=False)
 class ExprStmt(Stmt):
@@ -473,6 +488,9 @@ class ExprStmt(Stmt):
 
     value: Expr
     loc: Optional[SourceLoc] = None
+
+    def lines(self, pad: str) -> list:
+        return [f"{pad}{self.value}"]
 
 
 @dataclass(eq=False)
@@ -482,12 +500,21 @@ class If(Stmt):
     orelse: list
     loc: Optional[SourceLoc] = None
 
+    def lines(self, pad: str) -> list:
+        out = [f"{pad}if {self.cond}:", *listing(self.then, pad + "  ")]
+        if self.orelse:
+            out += [f"{pad}else:", *listing(self.orelse, pad + "  ")]
+        return out
+
 
 @dataclass(eq=False)
 class While(Stmt):
     cond: Expr  # boolean
     body: list
     loc: Optional[SourceLoc] = None
+
+    def lines(self, pad: str) -> list:
+        return [f"{pad}while {self.cond}:", *listing(self.body, pad + "  ")]
 
 
 @dataclass(eq=False)
@@ -505,15 +532,25 @@ class ForRange(Stmt):
     body: list
     loc: Optional[SourceLoc] = None
 
+    def lines(self, pad: str) -> list:
+        head = f"{pad}for {self.var} in range({self.start}, {self.stop}, {self.step}):"
+        return [head, *listing(self.body, pad + "  ")]
+
 
 @dataclass(eq=False)
 class Break(Stmt):
     loc: Optional[SourceLoc] = None
 
+    def lines(self, pad: str) -> list:
+        return [pad + "break"]
+
 
 @dataclass(eq=False)
 class Continue(Stmt):
     loc: Optional[SourceLoc] = None
+
+    def lines(self, pad: str) -> list:
+        return [pad + "continue"]
 
 
 @dataclass(eq=False)
@@ -522,6 +559,9 @@ class Return(Stmt):
 
     value: Optional[Expr] = None
     loc: Optional[SourceLoc] = None
+
+    def lines(self, pad: str) -> list:
+        return [pad + "return" + (f" {self.value}" if self.value is not None else "")]
 
 
 # --------------------------------------------------------------------------
@@ -561,9 +601,25 @@ class Function:
     force_inline: bool = False
 
     def __str__(self) -> str:
-        from .printer import format_function
+        """The listing (``print(fn)``, ``inspect_types``): header, locals, flags, then the statements::
 
-        return format_function(self)
+            kernel saxpy(a: float32, x: float32[::1], out: float32[::1]) -> void
+              locals: i: int64
+              i = ((int64(@block_idx(axis=0):int32) * ...
+              if (i < out.shape[0]):
+                out[i] = ((a * x[i]) + ...)
+        """
+        kind = "kernel" if self.is_kernel else "device"
+        params = ", ".join(f"{p.name}: {p.type}" for p in self.params)
+        lines = [f"{kind} {self.name}({params}) -> {self.return_type}"]
+        pnames = {p.name for p in self.params}
+        others = [(n, t) for n, t in self.locals.items() if n not in pnames]
+        if others:
+            lines.append("  locals: " + ", ".join(f"{n}: {t}" for n, t in others))
+        flags = [f for f in ("uses_barrier", "uses_wave_ops", "uses_dynamic_shared") if getattr(self, f)]
+        if flags:
+            lines.append("  flags: " + ", ".join(flags))
+        return "\n".join(lines + listing(self.body, "  "))
 
 
 @dataclass(eq=False)

@@ -15,10 +15,6 @@ import numpy as np
 
 from . import types as T
 
-_INT64_MAX = (1 << 63) - 1
-_UINT64_MAX = (1 << 64) - 1
-
-
 def typeof(value) -> T.Type:
     """The kernel type of ``value``; ``TypeError`` (with the reason) if it has none.
 
@@ -26,18 +22,11 @@ def typeof(value) -> T.Type:
     numpy scalars -> their own type, arrays (numpy or ``__cuda_array_interface__``)
     -> ``Array(dtype, ndim, layout, readonly=...)``, tuples -> ``Tuple``.
     """
-    if isinstance(value, (bool, np.bool_)):
+    if isinstance(value, np.bool_):
         return T.boolean
-    if isinstance(value, int):
-        if -_INT64_MAX - 1 <= value <= _INT64_MAX:
-            return T.int64
-        if 0 <= value <= _UINT64_MAX:
-            return T.uint64
-        raise TypeError(f"integer {value} does not fit in 64 bits (int64 or uint64)")
-    if isinstance(value, float):
-        return T.float64
-    if isinstance(value, complex):
-        return T.complex128
+    t = T.python_scalar_type(value, lambda v: TypeError(f"integer {v} does not fit in 64 bits (int64 or uint64)"))
+    if t is not None:
+        return t
     if isinstance(value, np.void) and value.dtype.fields is not None:
         # a record: passed by reference, as numba does (the launcher passes np.asarray(value))
         return T.Array(_scalar_of_dtype(value.dtype, "record"), 0, "A")

@@ -360,6 +360,25 @@ def from_dtype(dtype) -> Type:
     raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128")
 
 
+def python_scalar_type(value, too_big):
+    """The type of a Python bool/int/float/complex: an int is int64, or uint64 above
+    int64's range (as numba); None for any other value. An int beyond 64 bits raises
+    ``too_big(value)`` (each caller words the error for its context)."""
+    if isinstance(value, bool):
+        return boolean
+    if isinstance(value, int):
+        if int64.min <= value <= int64.max:
+            return int64
+        if 0 <= value <= uint64.max:
+            return uint64
+        raise too_big(value)
+    if isinstance(value, float):
+        return float64
+    if isinstance(value, complex):
+        return complex128
+    return None
+
+
 def is_integer(t: Type) -> bool:
     return isinstance(t, Integer)
 

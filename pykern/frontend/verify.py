@@ -181,11 +181,29 @@ class _Checker:
         if self.fn.locals[e.name] != e.type:
             self.bad(f"variable '{e.name}' read as {e.type} but declared {self.fn.locals[e.name]}", e)
 
+    def check_op(self, e, known, what: str, *operands):
+        """The operator of ``e`` is one of ``known``; its ``operands`` verify."""
+        if e.op not in known:
+            self.bad(f"unknown {what} {e.op!r}", e)
+        for x in operands:
+            self.expr(x)
+
+    def operand(self, e, x, cls, complaint) -> T.Type:
+        """The type of ``e``'s operand ``x``, which verifies and is a ``cls``; ``complaint(x.type)`` reports one that is not."""
+        self.expr(x)
+        if not isinstance(x.type, cls):
+            self.bad(complaint(x.type), e)
+        return x.type
+
+    def values_of_type(self, e, values, t: T.Type, complaint):
+        """Each of ``values`` verifies and has type ``t``; ``complaint(v.type)`` reports one that has not."""
+        for v in values:
+            self.expr(v)
+            if v.type != t:
+                self.bad(complaint(v.type), e)
+
     def e_BinOp(self, e):
-        if e.op not in ir.BINOPS:
-            self.bad(f"unknown binary operator {e.op!r}", e)
-        self.expr(e.lhs)
-        self.expr(e.rhs)
+        self.check_op(e, ir.BINOPS, "binary operator", e.lhs, e.rhs)
         lt, rt = e.lhs.type, e.rhs.type
         if lt != rt or e.type != lt:
             self.bad(f"BinOp {e.op} on {lt} and {rt} typed {e.type} (operands must be cast to one type)", e)
@@ -203,9 +221,7 @@ class _Checker:
             self.bad(f"arithmetic {e.op} on boolean", e)
 
     def e_UnaryOp(self, e):
-        if e.op not in ir.UNARYOPS:
-            self.bad(f"unknown unary operator {e.op!r}", e)
-        self.expr(e.operand)
+        self.check_op(e, ir.UNARYOPS, "unary operator", e.operand)
         t = e.operand.type
         if e.type != t:
             self.bad(f"unary {e.op} of {t} typed {e.type}", e)
@@ -217,24 +233,17 @@ class _Checker:
             self.bad(f"'-' of {t}", e)
 
     def e_Compare(self, e):
-        if e.op not in ir.CMPOPS:
-            self.bad(f"unknown comparison {e.op!r}", e)
-        self.expr(e.lhs)
-        self.expr(e.rhs)
+        self.check_op(e, ir.CMPOPS, "comparison", e.lhs, e.rhs)
         if e.lhs.type != e.rhs.type or not e.lhs.type.is_scalar:
             self.bad(f"comparing {e.lhs.type} with {e.rhs.type} (cast to one scalar type first)", e)
         if e.type != T.boolean:
             self.bad("comparison not typed boolean", e)
 
     def e_BoolOp(self, e):
-        if e.op not in ("and", "or"):
-            self.bad(f"unknown boolean operator {e.op!r}", e)
+        self.check_op(e, ("and", "or"), "boolean operator")
         if len(e.values) < 2:
             self.bad(f"'{e.op}' with {len(e.values)} operand(s)", e)
-        for v in e.values:
-            self.expr(v)
-            if v.type != T.boolean:
-                self.bad(f"'{e.op}' operand of type {v.type} (cast to boolean first)", e)
+        self.values_of_type(e, e.values, T.boolean, lambda vt: f"'{e.op}' operand of type {vt} (cast to boolean first)")
         if e.type != T.boolean:
             self.bad(f"'{e.op}' not typed boolean", e)
 
@@ -270,10 +279,7 @@ class _Checker:
             self.bad(f"load from {at} typed {e.type}", e)
 
     def e_ArrayAttr(self, e):
-        self.expr(e.array)
-        at = e.array.type
-        if not isinstance(at, T.Array):
-            self.bad(f".{e.attr} of a {at}", e)
+        at = self.operand(e, e.array, T.Array, lambda t: f".{e.attr} of a {t}")
         if e.attr not in _ARRAY_ATTRS:
             self.bad(f"unknown array attribute {e.attr!r}", e)
         if e.attr in ("shape", "strides"):
@@ -291,10 +297,7 @@ class _Checker:
             self.bad(f"tuple of ({', '.join(str(x.type) for x in e.elems)}) typed {e.type}", e)
 
     def e_TupleGet(self, e):
-        self.expr(e.value)
-        tt = e.value.type
-        if not isinstance(tt, T.Tuple):
-            self.bad(f"tuple index into a {tt}", e)
+        tt = self.operand(e, e.value, T.Tuple, lambda t: f"tuple index into a {t}")
         if not isinstance(e.index, int) or not 0 <= e.index < len(tt.elems):
             self.bad(f"tuple index {e.index!r} out of range for {tt}", e)
         if e.type != tt.elems[e.index]:
@@ -326,28 +329,21 @@ class _Checker:
             self.bad(f"intrinsic @{e.name}: {why}", e)
 
     def e_Atomic(self, e):
-        if e.op not in ir.ATOMIC_OPS:
-            self.bad(f"unknown atomic op {e.op!r}", e)
+        self.check_op(e, ir.ATOMIC_OPS, "atomic op")
         at = self.array_access(e.array, e.indices, e)
         if at.readonly or at.space == "const":
             self.bad(f"atomic on read-only array {at}", e)
         want = 2 if e.op == "cas" else 1
         if len(e.values) != want:
             self.bad(f"atomic {e.op} takes {want} value(s), got {len(e.values)}", e)
-        for v in e.values:
-            self.expr(v)
-            if v.type != at.dtype:
-                self.bad(f"atomic {e.op} value {v.type} on {at} (cast missing)", e)
+        self.values_of_type(e, e.values, at.dtype, lambda vt: f"atomic {e.op} value {vt} on {at} (cast missing)")
         if e.type != at.dtype:
             self.bad(f"atomic {e.op} typed {e.type} on {at}", e)
         if e.op in ("and", "or", "xor", "inc", "dec", "cas") and not isinstance(at.dtype, T.Integer):
             self.bad(f"atomic {e.op} on {at.dtype}", e)
 
     def e_ArrayView(self, e):
-        self.expr(e.array)
-        at = e.array.type
-        if not isinstance(at, T.Array):
-            self.bad(f"view of a {at}, not an array", e)
+        at = self.operand(e, e.array, T.Array, lambda t: f"view of a {t}, not an array")
         if not isinstance(e.items, list) or len(e.items) > at.ndim:
             self.bad(f"view of a {at.ndim}-d array with {e.items!r} items", e)
         for it in e.items:

@@ -1,0 +1,376 @@
+"""Expressions: names, constants, tuples, attributes, operators, comparisons,
+conditionals and calls; the ``FunctionLowerer`` mixin ``ExpressionLowering``.
+
+``expr`` returns any walk value (``ir.Expr``, ``PyObj``, ``PartialIndex``); ``value``
+an ``ir.Expr``. Typing rules are ``infer``'s; calls are ``calls``'; subscripts are in
+``lower_index``."""
+
+from __future__ import annotations
+
+import ast
+import enum
+import types as pytypes
+
+import numpy as np
+
+from .. import stubs
+from . import calls, infer, ir, records
+from . import types as T
+from .values import PYOPS, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
+
+_BINOPS = {
+    ast.Add: "+",
+    ast.Sub: "-",
+    ast.Mult: "*",
+    ast.Div: "/",
+    ast.FloorDiv: "//",
+    ast.Mod: "%",
+    ast.Pow: "**",
+    ast.LShift: "<<",
+    ast.RShift: ">>",
+    ast.BitOr: "|",
+    ast.BitXor: "^",
+    ast.BitAnd: "&",
+}
+
+_CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=", ast.Gt: ">", ast.GtE: ">="}
+
+
+_UNSUPPORTED_EXPRS = {
+    "Lambda": ("lambda is not supported in kernels", "define a @pykern.jit(device=True) function"),
+    "ListComp": ("list comprehensions are not supported in kernels", "use a for loop over range() and a local.array"),
+    "SetComp": ("set comprehensions are not supported in kernels", None),
+    "DictComp": ("dict comprehensions are not supported in kernels", None),
+    "GeneratorExp": ("generator expressions are not supported in kernels", "use a for loop over range()"),
+    "Await": ("await is not supported in kernels", None),
+    "Yield": ("yield is not supported in kernels", None),
+    "YieldFrom": ("yield is not supported in kernels", None),
+    "JoinedStr": ("strings (f-strings) are not supported in kernels", None),
+    "FormattedValue": ("strings (f-strings) are not supported in kernels", None),
+    "List": ("lists are not supported in kernels", "use a tuple (a, b) or local.array(n, dtype)"),
+    "Set": ("sets are not supported in kernels", None),
+    "Dict": ("dicts are not supported in kernels", None),
+    "Starred": ("starred expressions (*x) are not supported in kernels", "pass and unpack tuples explicitly"),
+    "NamedExpr": ("assignment expressions (:=) are not supported in kernels", "assign on its own line"),
+    "Slice": ("slices are not supported in kernels", "index single elements, e.g. a[i, j]"),
+}
+
+
+class ExpressionLowering:
+    """One ``expr_<AST class>`` method per expression, and the operators they share."""
+
+    def expr(self, node):
+        return self._visit("expr_", _UNSUPPORTED_EXPRS, "expressions", node)
+
+    def value(self, node) -> ir.Expr:
+        return self.to_ir(self.expr(node), node)
+
+    def to_ir(self, v, node) -> ir.Expr:
+        if isinstance(v, ir.Expr):
+            return v
+        if isinstance(v, PartialIndex):
+            return self.array_view(v.array, v.indices, v.node)
+        return self.materialize(v, node)
+
+    def expr_Constant(self, node):
+        v = node.value
+        if isinstance(v, (bool, int, float)):
+            return self.python_number(v, node)
+        if isinstance(v, (str, bytes)):
+            raise self.error("strings are not supported in kernels", node)
+        if v is None:
+            raise self.error("None is not a kernel value", node)
+        if isinstance(v, complex):
+            return self.const(v, T.complex128, node, weak=True)
+        raise self.error(f"the constant {v!r} is not supported in kernels", node)
+
+    def expr_Name(self, node):
+        name = self.renames.get(node.id, node.id)
+        alias = self.__dict__.get("group_aliases", {}).get(name)
+        if alias is not None:  # g = cuda.cg.this_grid()
+            return alias
+        if name in self.static:
+            v = self.static[name]
+            if isinstance(v, int) and not isinstance(v, bool):
+                # an int literal argument: a typed (int64) constant, usable as a shape
+                c = ir.Const(v, infer.literal_type(v), self.loc(node))
+                c._literal = True  # still a literal when passed on to another device function
+                return c
+            return PyObj(v, name)
+        if name in self.local_names:
+            entry = self.vartypes.get(name)
+            if entry is None:
+                raise NeedType(name, node)
+            if name not in self.assigned_so_far and not self.loop_depth:
+                if self.skipped:
+                    raise NeedType(name, node)  # its assignment may be in a statement skipped this pass
+                # no assignment to it precedes this line (a loop could assign it in an earlier iteration)
+                raise self.error(
+                    f"local variable '{name}' is used before it is assigned a value",
+                    node,
+                    hint="assign it before this line",
+                )
+            return ir.Var(name, entry[0], self.loc(node))
+        kind, value = self.env.lookup(name)
+        if kind is None:
+            raise self.error(f"name '{name}' is not defined", node)
+        if kind == "empty-closure":
+            raise self.error(f"free variable '{name}' has no value yet where the kernel is compiled", node)
+        return PyObj(value, name)
+
+    def expr_Tuple(self, node):
+        elems = [self.value(e) for e in node.elts]
+        for e, n in zip(elems, node.elts):
+            if isinstance(e.type, T.Void):
+                raise self.error("a call that returns nothing cannot be a tuple element", n)
+        elems = [ir.Const(e.value, e.type, e.loc) if is_weak(e) else e for e in elems]
+        return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), self.loc(node))
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        attr = node.attr
+        if isinstance(base, PartialIndex):
+            base = self.to_ir(base, node.value)
+        if isinstance(base, PyObj) and hasattr(type(base.value), "__cuda_array_interface__"):
+            base = self.materialize(base, node.value)  # a device array global: DEV.shape, DEV.size
+        if isinstance(base, PyObj) and attr in ("real", "imag") and isinstance(base.value, (int, float, complex, np.number)):
+            base = self.materialize(base, node.value)  # C.real of a frozen number (lang2)
+        if isinstance(base, PyObj):
+            return self.pyobj_attr(base, attr, node)
+        t = base.type
+        loc = self.loc(node)
+        if records.is_record_ref(t) and t.dtype.field(attr) is not None:
+            return records.read(self, base, attr, node)  # r.x
+        if isinstance(t, T.Array):
+            if attr in ("shape", "strides"):
+                elems = [ir.ArrayAttr(base, attr, d, T.int64, loc) for d in range(t.ndim)]
+                return ir.TupleExpr(elems, T.Tuple((T.int64,) * t.ndim), loc)
+            if attr == "size":
+                return ir.ArrayAttr(base, "size", None, T.int64, loc)
+            if attr == "ndim":
+                return self.const(t.ndim, T.int64, node, weak=True)
+            if attr == "dtype":
+                return PyObj(t.dtype, "dtype")
+            raise self.error(
+                f"arrays in kernels have no attribute '{attr}'", node, "supported: .shape, .size, .ndim, .strides, .dtype"
+            )
+        if isinstance(t, T.Tuple):
+            if attr in t.names:  # a namedtuple field
+                return self.tuple_get(base, t.names.index(attr), node)
+            raise self.error(f"tuples have no attribute '{attr}'", node)
+        if isinstance(t, (T.Integer, T.Boolean)) and attr == "bit_count":
+            return PyObj(BoundMethod(base, attr), f"{attr}")
+        if attr in ("real", "imag") and t.is_scalar:
+            return calls.real_imag(self, base, attr, node)
+        raise self.error(f"a {t} value has no attribute '{attr}'", node)
+
+    def pyobj_attr(self, base: PyObj, attr: str, node):
+        v = base.value
+        full = f"{base.name}.{attr}" if base.name else attr
+        if isinstance(v, stubs.GroupStub):
+            return calls.group_attr(self, v, attr, node)
+        if isinstance(v, stubs.Dim3Stub):
+            if attr not in ("x", "y", "z"):
+                raise self.error(f"{base.name} has no attribute '{attr}'", node, "use .x, .y or .z")
+            return ir.Intrinsic(v.intrinsic, [], T.int32, {"axis": "xyz".index(attr)}, self.loc(node))
+        if isinstance(v, np.ndarray):
+            if attr in ("shape", "size", "ndim", "strides"):
+                return PyObj(tuple(getattr(v, attr)) if attr in ("shape", "strides") else int(getattr(v, attr)), full)
+            if attr == "dtype":
+                return PyObj(v.dtype, full)
+            raise self.error(f"global array '{base.name}': attribute '{attr}' is not supported in kernels", node)
+        if isinstance(v, (pytypes.ModuleType, stubs.Namespace)) or (isinstance(v, type) and v.__module__ in ("math", "numpy")):
+            try:
+                child = getattr(v, attr)
+            except AttributeError:
+                what = "module" if isinstance(v, pytypes.ModuleType) else "namespace"
+                raise self.error(f"{what} '{base.name}' has no attribute '{attr}'", node) from None
+            return PyObj(child, full)
+        if isinstance(v, type) and issubclass(v, enum.Enum):
+            try:
+                return PyObj(v[attr], full)  # Color.RED: a compile-time constant
+            except KeyError:
+                raise self.error(f"enum '{base.name}' has no member '{attr}'", node) from None
+        if isinstance(v, enum.Enum) and attr in ("value", "name"):
+            return PyObj(getattr(v, attr), full)
+        if isinstance(v, tuple) and attr in (getattr(type(v), "_fields", None) or ()):
+            return PyObj(getattr(v, attr), full)
+        if getattr(v, "__pykern_device__", False) or isinstance(v, stubs.Stub):
+            raise self.error(f"'{base.name}' has no attribute '{attr}' usable in kernels", node)
+        raise self.error(
+            f"attribute access on '{base.name}' (a {type(v).__name__}) is not supported in kernels",
+            node,
+            hint="kernels can read attributes of modules (math.pi) and of arrays (a.shape)",
+        )
+
+    def binop_name(self, op, node) -> str:
+        name = _BINOPS.get(type(op))
+        if name is None:
+            raise self.error(f"operator {type(op).__name__} is not supported in kernels", node)
+        return name
+
+    def expr_BinOp(self, node):
+        op = self.binop_name(node.op, node)
+        return self.binop(op, self.value(node.left), self.value(node.right), node)
+
+    def binop(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if is_weak(lhs) and is_weak(rhs):
+            return self.fold(op, lhs.value, rhs.value, node)
+        try:
+            opt, rt = infer.binop_types(op, lhs.type, weakval(lhs), rhs.type, weakval(rhs))
+        except infer.InferError as e:
+            raise self.error(e.msg, node, e.hint) from None
+        if op == "**" and isinstance(opt, T.Integer) and isinstance(rhs, ir.Const) and rhs.value < 0:
+            raise self.error(
+                f"integer {lhs.type} to a negative constant power", node, f"use a float exponent, e.g. x ** {float(rhs.value)}"
+            )
+        if op in ("<<", ">>") and isinstance(rhs, ir.Const) and rhs.value < 0:
+            raise self.error("negative shift count", node)
+        if op == "**" and isinstance(opt, T.Complex):
+            return calls.complex_pow(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
+        return ir.BinOp(op, self.cast(lhs, opt, node), self.cast(rhs, opt, node), rt, self.loc(node))
+
+    def expr_UnaryOp(self, node):
+        if isinstance(node.op, ast.Not):
+            c = self.cond(node.operand)
+            if isinstance(c, ir.Const):
+                return ir.Const(not c.value, T.boolean, self.loc(node))
+            return ir.UnaryOp("not", c, T.boolean, self.loc(node))
+        v = self.value(node.operand)
+        t = v.type
+        if not t.is_scalar:
+            raise self.error(f"bad operand type for unary operator: {t}", node)
+        loc = self.loc(node)
+        if isinstance(node.op, ast.UAdd):
+            return self.cast(v, T.int64, node) if isinstance(t, T.Boolean) else v
+        if isinstance(node.op, ast.USub):
+            if is_weak(v):
+                return self.fold("-", 0, v.value, node) if not isinstance(v.value, float) else self.const(-v.value, T.float64, node, weak=True)
+            if isinstance(t, T.Boolean):
+                v, t = self.cast(v, T.int64, node), T.int64
+            if isinstance(v, ir.Const):
+                return ir.Const(as_const_value(fold_cast(-v.value, T.int64 if isinstance(t, T.Integer) else t, t), t), t, loc)
+            return ir.UnaryOp("-", v, t, loc)
+        if isinstance(node.op, ast.Invert):
+            if isinstance(t, T.Boolean):
+                return ir.UnaryOp("not", v, T.boolean, loc)
+            if not isinstance(t, T.Integer):
+                raise self.error(f"bad operand type for ~: {t}", node, "~ needs an integer")
+            if is_weak(v):
+                return self.const(~v.value, t, node, weak=True)
+            return ir.UnaryOp("~", v, t, loc)
+        raise self.error(f"unary operator {type(node.op).__name__} is not supported", node)
+
+    def cond(self, node) -> ir.Expr:
+        """A condition as a boolean expression (Python truthiness)."""
+        if isinstance(node, ast.BoolOp):
+            vals = [self.cond(v) for v in node.values]
+            op = "and" if isinstance(node.op, ast.And) else "or"
+            return self.make_boolop(op, vals, node)
+        v = self.value(node)
+        if not v.type.is_scalar:
+            raise self.error(f"cannot use a {v.type} as a condition", node, "compare it, e.g. x > 0, or index it")
+        return self.cast(v, T.boolean, node)
+
+    def make_boolop(self, op: str, vals: list, node) -> ir.Expr:
+        # drop constants that cannot decide, short-circuit on ones that do
+        out = []
+        for v in vals:
+            if isinstance(v, ir.Const):
+                if bool(v.value) == (op == "or"):
+                    if not out:
+                        return ir.Const(op == "or", T.boolean, self.loc(node))
+                    out.append(v)
+                    break
+                continue
+            out.append(v)
+        if not out:
+            return ir.Const(op == "and", T.boolean, self.loc(node))
+        if len(out) == 1:
+            return out[0]
+        return ir.BoolOp(op, out, T.boolean, self.loc(node))
+
+    def expr_BoolOp(self, node):
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        vals = [self.value(v) for v in node.values]
+        if all(v.type == T.boolean for v in vals):
+            return self.make_boolop(op, vals, node)
+        # Python returns an operand: a and b == (b if a else a)
+        for v, n in zip(vals, node.values):
+            if not v.type.is_scalar:
+                raise self.error(f"cannot use a {v.type} with '{op}'", n)
+            if not is_pure(v):
+                raise self.error(
+                    f"'{op}' of non-boolean values with side effects is not supported",
+                    n,
+                    hint="assign the value to a variable first, or compare it (x != 0)",
+                )
+        t, w = vals[0].type, weakval(vals[0])
+        for v in vals[1:]:
+            t = infer.common_type(t, w, v.type, weakval(v))
+            w = None
+        result = self.cast(vals[-1], t, node)
+        for v in reversed(vals[:-1]):
+            test = self.cast(v, T.boolean, node)
+            cv = self.cast(v, t, node)
+            if op == "and":
+                result = ir.IfExp(test, result, cv, t, self.loc(node))
+            else:
+                result = ir.IfExp(test, cv, result, t, self.loc(node))
+        return result
+
+    def expr_Compare(self, node):
+        for op in node.ops:
+            if type(op) not in _CMPOPS:
+                what = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), type(op).__name__)
+                raise self.error(f"'{what}' comparisons are not supported in kernels", node, "compare numbers with == != < <= > >=")
+        operands = [self.value(node.left)] + [self.value(c) for c in node.comparators]
+        comps = []
+        for k, (op, rnode) in enumerate(zip(node.ops, node.comparators)):
+            name = _CMPOPS[type(op)]  # every operator was checked above
+            lhs, rhs = operands[k], operands[k + 1]
+            if k + 1 < len(node.ops) and not is_pure(rhs):
+                raise self.error(
+                    "the middle operand of a chained comparison has side effects",
+                    rnode,
+                    hint="assign it to a variable first",
+                )
+            comps.append(self.compare(name, lhs, rhs, node))
+        if len(comps) == 1:
+            return comps[0]
+        return self.make_boolop("and", comps, node)
+
+    def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
+            raise self.error(f"'{op}' is not defined for complex numbers", node, "compare abs(z) or z.real")
+        if is_weak(lhs) and is_weak(rhs):
+            return ir.Const(bool(PYOPS[op](lhs.value, rhs.value)), T.boolean, self.loc(node))
+        try:
+            ct = infer.compare_type(lhs.type, weakval(lhs), rhs.type, weakval(rhs))
+        except infer.InferError as e:
+            raise self.error(e.msg, node, e.hint) from None
+        return ir.Compare(op, self.cast(lhs, ct, node), self.cast(rhs, ct, node), T.boolean, self.loc(node))
+
+    def expr_IfExp(self, node):
+        cond = self.cond(node.test)
+        if isinstance(cond, ir.Const):
+            return self.expr(node.body if cond.value else node.orelse)
+        a, b = self.value(node.body), self.value(node.orelse)
+        if a.type.is_scalar and b.type.is_scalar:
+            t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
+        else:
+            t = infer.unify(a.type, b.type)
+            if t is None:
+                raise self.error(f"the two branches of a conditional expression have types {a.type} and {b.type}", node)
+        return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
+
+    def expr_Call(self, node):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
+            m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
+            if m is not None:
+                return m
+        fobj = self.expr(node.func)
+        if not isinstance(fobj, PyObj):
+            t = fobj.array.type if isinstance(fobj, PartialIndex) else fobj.type
+            raise self.error(f"a {t} value is not callable", node)
+        return calls.lower_call(self, fobj, node)

@@ -1,0 +1,350 @@
+"""Loops: ``while``, ``for`` over ``range``, arrays, tuples, ``enumerate``/``zip`` and
+``literal_unroll``, and ``for``/``while`` ``else`` blocks; the ``FunctionLowerer`` mixin
+``LoopLowering``. Every loop but ``while`` becomes an ``ir.ForRange`` (over a hidden
+int64 index when the loop is not over ``range``)."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from .. import stubs
+from . import infer, ir
+from . import types as T
+from .calls import NOT_STATIC, static_value
+from .values import PartialIndex, PyObj, is_pure, weakval
+
+
+class LoopLowering:
+    """``stmt_While``/``stmt_For`` and the loop forms they lower to."""
+
+    def stmt_While(self, node):
+        flag = self.loop_else_begin(node)
+        cond = self.cond(node.test)
+        self.loop_depth += 1
+        self.else_flags.append(flag)
+        try:
+            body = self.block(node.body)
+        finally:
+            self.loop_depth -= 1
+            self.else_flags.pop()
+        self.emit(ir.While(cond, body, self.loc(node)))
+        self.loop_else_end(node, flag)
+
+    # for/else and while/else: a hidden flag set by each `break` of the loop; the else
+    # block runs when the loop ended without one (as in Python)
+    def loop_else_begin(self, node, force: bool = False):
+        if not node.orelse and not force:
+            return None
+        flag = f"$broke{node.lineno}_{node.col_offset}"
+        self.vartypes.setdefault(flag, (T.boolean, self.loc(node)))
+        self.emit(ir.Assign(flag, ir.Const(False, T.boolean, self.loc(node)), self.loc(node)))
+        return flag
+
+    def loop_else_end(self, node, flag):
+        if flag is None or not node.orelse:
+            return
+        loc = self.loc(node.orelse[0])
+        orelse = self.block(node.orelse)
+        self.emit(ir.If(ir.UnaryOp("not", ir.Var(flag, T.boolean, loc), T.boolean, loc), orelse, [], loc))
+
+    def stmt_For(self, node):
+        it = node.iter
+        fobj = self.expr(it.func) if isinstance(it, ast.Call) else None
+        unroll = isinstance(fobj, PyObj) and _is_literal_unroll(fobj.value)
+        flag = self.loop_else_begin(node, force=unroll)
+        self.else_flags.append(flag)
+        try:
+            if unroll:
+                self.for_unroll(node, flag)
+            elif isinstance(fobj, PyObj) and fobj.value in (builtins.enumerate, builtins.zip):
+                self.for_iter(node)
+            else:
+                self.for_loop(node, fobj)
+        finally:
+            self.else_flags.pop()
+        self.loop_else_end(node, flag)
+
+    def for_loop(self, node, fobj):
+        it = node.iter
+        if not (isinstance(fobj, PyObj) and fobj.value is builtins.range):
+            self.for_each(node)
+            return
+        if it.keywords or not 1 <= len(it.args) <= 3:
+            raise self.error("range() takes 1 to 3 positional arguments", it)
+        if not isinstance(node.target, ast.Name):
+            raise self.error("the loop variable of a for loop must be a plain name", node.target)
+        args = [self.value(a) for a in it.args]
+        for a, an in zip(args, it.args):
+            if not isinstance(a.type, (T.Integer, T.Boolean)):
+                raise self.error(f"range() arguments must be integers, not {a.type}", an)
+        if len(args) == 1:
+            args = [self.const(0, T.int64, node, weak=True), args[0], self.const(1, T.int64, node, weak=True)]
+        elif len(args) == 2:
+            args.append(self.const(1, T.int64, node, weak=True))
+        if isinstance(args[2], ir.Const) and args[2].value == 0:
+            raise self.error("range() step must not be zero", it.args[2])
+        # the loop variable's type: promotion of the bounds, weak literals adopting
+        lt, lw = args[0].type, weakval(args[0])
+        for a in args[1:]:
+            lt = infer.common_type(lt, lw, a.type, weakval(a))
+            lw = None if weakval(a) is None or lw is None else lw
+        if isinstance(lt, T.Boolean):
+            lt = T.int64
+        if not isinstance(lt, T.Integer):
+            raise self.error(
+                f"range() bounds of types {', '.join(str(a.type) for a in args)} have no common integer type",
+                it,
+                hint="convert the bounds, e.g. range(int64(start), stop)",
+            )
+        var = node.target.id
+        self.assigned_so_far.add(var)
+        if var in self.vartypes:
+            dt, dloc = self.vartypes[var]
+            u = infer.unify(dt, lt)
+            if u is None or not isinstance(u, T.Integer):
+                raise self.error(
+                    f"loop variable '{var}' is an integer here but a {dt} at line {dloc.line}",
+                    node.target,
+                    hint="a variable keeps one type in a kernel; use a different name",
+                )
+            if u != dt:
+                self.vartypes[var] = (u, dloc)
+                self.changed = True
+        else:
+            self.vartypes[var] = (lt, self.loc(node.target))
+            self.changed = True
+        vt = self.vartypes[var][0]
+        start, stop, step = (self.cast(a, vt, an) for a, an in zip(args, [it] * 3))
+        self.loop_depth += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.loop_depth -= 1
+        self.emit(ir.ForRange(var, start, stop, step, body, self.loc(node)))
+
+    def for_each(self, node):
+        """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over
+        a hidden index ``for $i in range(len(seq)): x = seq[$i]``."""
+        it = node.iter
+        seq = self.value(it)
+        t = seq.type
+        if isinstance(t, T.Array):
+            if t.ndim == 0:
+                raise self.error("iteration over a 0-d array", it, "index it with a[()]")
+        elif isinstance(t, T.Tuple):
+            if t.elems and not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
+                raise self.error(
+                    f"kernels can loop over tuples of one scalar type, not {t}", it,
+                    "loop over a tuple of mixed types with literal_unroll(t), or index it by constants",
+                )
+        else:
+            raise self.error(
+                f"kernels can loop over range(...), 1-d arrays and tuples, not a {t}",
+                it,
+                hint="write for i in range(n): ...",
+            )
+        seq = self._pure(seq, it)
+        loc = self.loc(node)
+        if isinstance(t, T.Array):
+            stop = ir.ArrayAttr(seq, "shape", 0, T.int64, loc)
+        else:
+            stop = ir.Const(len(t.elems), T.int64, loc)
+
+        def elem(index):
+            if isinstance(t, T.Array) and (t.ndim > 1 or isinstance(t.dtype, T.Record)):
+                return ir.ArrayView(seq, [index], ir.view_type(t, [index]), loc)  # rows (and records) are views
+            if isinstance(t, T.Array):
+                return ir.Load(seq, [index], t.dtype, loc)
+            return self.select_tuple_elem(seq, index, node) if t.elems else None
+
+        self.index_loop(node, stop, elem)
+
+    def for_iter(self, node):
+        """``for i, x in enumerate(seq)`` / ``for a, b in zip(s, t)`` (nested freely, over
+        arrays, tuples of one scalar type and ``range``): a hidden int64 index loop."""
+        length, elem = self.iter_seq(node.iter)
+        self.index_loop(node, length, elem)
+
+    def index_loop(self, node, length: ir.Expr, elem):
+        """The loop of ``node`` over a hidden int64 index ``$i`` in ``range(length)``; its
+        body starts by assigning ``elem($i)`` to the loop target (unless that is None)."""
+        ivar = f"$i{node.lineno}_{node.col_offset}"
+        self.vartypes.setdefault(ivar, (T.int64, self.loc(node)))
+        loc = self.loc(node)
+        self.loop_depth += 1
+        saved = self.out
+        try:
+            self.out = []
+            e = elem(ir.Var(ivar, T.int64, loc))
+            if e is not None:
+                self.assign_expr(node.target, e, node)
+            head = self.out
+        finally:
+            self.out = saved
+        try:
+            body = head + self.block(node.body)
+        finally:
+            self.loop_depth -= 1
+        self.emit(ir.ForRange(ivar, ir.Const(0, T.int64, loc), length, ir.Const(1, T.int64, loc), body, loc))
+
+    def _pure(self, v: ir.Expr, node) -> ir.Expr:
+        return v if is_pure(v) else self.temp(v, node)
+
+    def iter_seq(self, it):
+        """``(length, elem)`` of an iterable: an int64 length evaluated before the loop
+        and ``elem(index)`` building the element for an int64 index."""
+        loc = self.loc(it)
+        i64 = T.int64
+        fv = None
+        if isinstance(it, ast.Call):
+            f = self.expr(it.func)
+            fv = f.value if isinstance(f, PyObj) else None
+        if fv is builtins.enumerate:
+            kws = {k.arg: k.value for k in it.keywords}
+            if not 1 <= len(it.args) <= 2 or set(kws) - {"start"} or len(it.args) + len(kws) > 2:
+                raise self.error("enumerate() takes an iterable and an optional start", it)
+            start_node = it.args[1] if len(it.args) == 2 else kws.get("start")
+            n, inner = self.iter_seq(it.args[0])
+            start = None
+            if start_node is not None:
+                start = self.value(start_node)
+                if not isinstance(start.type, (T.Integer, T.Boolean)):
+                    raise self.error(f"enumerate() start must be an integer, not {start.type}", start_node)
+                start = self._pure(self.cast(start, i64, start_node), start_node)
+
+            def elem(i):
+                k = i if start is None else ir.BinOp("+", i, start, i64, loc)
+                e = inner(i)
+                return ir.TupleExpr([k, e], T.Tuple((i64, e.type)), loc)
+
+            return n, elem
+        if fv is builtins.zip:
+            if it.keywords or not it.args:
+                raise self.error("zip() in kernels takes one or more iterables and no keywords", it)
+            parts = [self.iter_seq(a) for a in it.args]
+            n = parts[0][0]
+            for m, _ in parts[1:]:
+                n = ir.IfExp(ir.Compare("<", m, n, T.boolean, loc), m, n, i64, loc)
+
+            def elem(i):
+                es = [p[1](i) for p in parts]
+                return ir.TupleExpr(es, T.Tuple(tuple(e.type for e in es)), loc)
+
+            return n, elem
+        if fv is builtins.range:
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                raise self.error("range() takes 1 to 3 positional arguments", it)
+            args = []
+            for a in it.args:
+                v = self.value(a)
+                if not isinstance(v.type, (T.Integer, T.Boolean)):
+                    raise self.error(f"range() arguments must be integers, not {v.type}", a)
+                args.append(self._pure(self.cast(v, i64, a), a))
+            zero, one = ir.Const(0, i64, loc), ir.Const(1, i64, loc)
+            start, stop, step = ([zero] + args + [one])[:3] if len(args) == 1 else (args + [one])[:3]
+            if isinstance(step, ir.Const) and step.value == 0:
+                raise self.error("range() step must not be zero", it)
+
+            def count(lo, hi, st):  # max(0, ceil((hi - lo) / st)) for st > 0
+                span = ir.BinOp("-", hi, lo, i64, loc)
+                q = ir.BinOp("//", ir.BinOp("+", span, ir.BinOp("-", st, one, i64, loc), i64, loc), st, i64, loc)
+                return ir.IfExp(ir.Compare(">", hi, lo, T.boolean, loc), q, zero, i64, loc)
+
+            up = count(start, stop, step)
+            down = count(stop, start, ir.UnaryOp("-", step, i64, loc))
+            if isinstance(step, ir.Const):
+                n = up if step.value > 0 else down
+            else:
+                n = ir.IfExp(ir.Compare(">", step, zero, T.boolean, loc), up, down, i64, loc)
+            return n, lambda i: ir.BinOp("+", start, ir.BinOp("*", i, step, i64, loc), i64, loc)
+        seq = self.value(it)
+        t = seq.type
+        if isinstance(t, T.Array):
+            if t.ndim == 0:
+                raise self.error("iteration over a 0-d array", it, "index it with a[()]")
+            seq = self._pure(seq, it)
+
+            def elem(i):
+                if t.ndim > 1:
+                    return ir.ArrayView(seq, [i], ir.view_type(t, [i]), loc)
+                return ir.Load(seq, [i], t.dtype, loc)
+
+            return ir.ArrayAttr(seq, "shape", 0, i64, loc), elem
+        if isinstance(t, T.Tuple):
+            if not t.elems or not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
+                raise self.error(
+                    f"kernels can loop over tuples of one scalar type, not {t}", it,
+                    "loop over a tuple of mixed types with literal_unroll(t)",
+                )
+            seq = self._pure(seq, it)
+            return ir.Const(len(t.elems), i64, loc), lambda i: self.select_tuple_elem(seq, i, it)
+        raise self.error(f"kernels can iterate over range(), arrays, tuples, enumerate() and zip(), not a {t}", it)
+
+    def for_unroll(self, node, flag):
+        """``for x in literal_unroll(t)``: the body is copied once per element of the
+        tuple ``t`` (elements may have different types, or be compile-time values
+        such as functions); ``x`` is a new variable in each copy. Each copy is a
+        one-trip loop (``continue`` ends it); ``break`` sets ``flag``, which skips
+        the remaining copies."""
+        it = node.iter
+        if it.keywords or len(it.args) != 1:
+            raise self.error("literal_unroll() takes one tuple", it)
+        arg = it.args[0]
+        v = None if isinstance(arg, ast.Tuple) else self.expr(arg)
+        if v is None:  # a tuple display: its elements may be compile-time values (functions, types)
+            items = [self.expr(e) for e in arg.elts]
+            items = [self.to_ir(x, e) if isinstance(x, PartialIndex) else x for x, e in zip(items, arg.elts)]
+            items = [self._pure(x, arg) if isinstance(x, ir.Expr) else x for x in items]
+        elif isinstance(v, PyObj) and isinstance(v.value, tuple):
+            items = [PyObj(x, f"{v.name}[{k}]") for k, x in enumerate(v.value)]
+        else:
+            seq = self.to_ir(v, arg)
+            if not isinstance(seq.type, T.Tuple):
+                # numba: literal_unroll of anything else is an ordinary loop
+                self.for_each(ast.copy_location(ast.For(node.target, arg, node.body, [], None), node))
+                return
+            seq = self._pure(seq, arg)
+            items = [self.tuple_get(seq, k, arg) for k in range(len(seq.type.elems))]
+        if not isinstance(node.target, ast.Name):
+            raise self.error("the loop variable of literal_unroll() must be a plain name", node.target)
+        name = node.target.id
+        loc = self.loc(node)
+        saved_static, saved_rename = dict(self.static), dict(self.renames)
+        self.loop_depth += 1
+        try:
+            for k, item in enumerate(items):
+                sv = static_value(item) if isinstance(item, PyObj) else NOT_STATIC
+                saved = self.out
+                self.out = []
+                try:
+                    if sv is not NOT_STATIC and not isinstance(sv, int):
+                        self.renames.pop(name, None)
+                        self.static[name] = sv
+                    else:
+                        self.static.pop(name, None)
+                        rname = f"{name}$u{node.lineno}_{k}"
+                        self.renames[name] = rname
+                        self.local_names.add(rname)
+                        self.set_var(name, self.to_ir(item, arg), node.target)
+                    body = self.out + self.block(node.body)
+                finally:
+                    self.out = saved
+                uvar = f"$u{node.lineno}_{node.col_offset}_{k}"
+                self.vartypes.setdefault(uvar, (T.int64, loc))
+                one_trip = ir.ForRange(uvar, ir.Const(0, T.int64, loc), ir.Const(1, T.int64, loc),
+                                       ir.Const(1, T.int64, loc), body, loc)
+                if k == 0:
+                    self.emit(one_trip)
+                else:
+                    self.emit(ir.If(ir.UnaryOp("not", ir.Var(flag, T.boolean, loc), T.boolean, loc), [one_trip], [], loc))
+        finally:
+            self.loop_depth -= 1
+            self.static, self.renames = saved_static, saved_rename
+
+
+def _is_literal_unroll(f) -> bool:
+    """pykern.literal_unroll, or numba's (``from numba import literal_unroll``)."""
+    return f is stubs.literal_unroll or (
+        getattr(f, "__name__", None) == "literal_unroll" and str(getattr(f, "__module__", "")).startswith("numba")
+    )
