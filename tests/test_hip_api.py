@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from pykern.runtime import devices, hip_api
+from pykern.runtime import devices, hip_api, hip_props
 
 HEADER_DIR = "/usr/include/hip"
 HEADER = os.path.join(HEADER_DIR, "hip_runtime_api.h")
@@ -246,13 +246,13 @@ def test_properties_struct_offset_matches_compiler(tmp_path):
     exe = tmp_path / "off"
     subprocess.run(["gcc", str(src), "-o", str(exe)], check=True, capture_output=True)
     gcn, maxsh = map(int, subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
-    assert devices.GCN_ARCH_NAME_OFFSET["hipGetDeviceProperties"] == gcn
-    assert devices._PropsR0000.maxSharedMemoryPerMultiProcessor.offset == maxsh
+    assert hip_props.GCN_ARCH_NAME_OFFSET["hipGetDeviceProperties"] == gcn
+    assert hip_props._PropsR0000.maxSharedMemoryPerMultiProcessor.offset == maxsh
 
 
 def test_gcn_arch_name_parsing_and_code_object_choice():
-    assert devices.parse_gcn_arch_name("gfx90a:sramecc+:xnack-") == ("gfx90a", ("sramecc+", "xnack-"))
-    assert devices.parse_gcn_arch_name("gfx1100") == ("gfx1100", ())
+    assert hip_props.parse_gcn_arch_name("gfx90a:sramecc+:xnack-") == ("gfx90a", ("sramecc+", "xnack-"))
+    assert hip_props.parse_gcn_arch_name("gfx1100") == ("gfx1100", ())
     assert devices.code_object_version_for(50221153) == 4  # ROCm 5.2 (this machine's library)
     assert devices.code_object_version_for(60032830) == 5  # ROCm 6.0
     assert devices.code_object_version_for(70000000) == 5
