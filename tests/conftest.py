@@ -40,6 +40,21 @@ def cpu_uncached(monkeypatch):
     targets._chosen[:] = saved
 
 
+@pytest.fixture
+def cache_env(monkeypatch):
+    """No cache setting from the environment and a fixed build id ("test-build"), so cache
+    keys do not change when someone edits the tree; the memoised build identity is
+    forgotten before and after."""
+    from pykern.runtime import cache_key
+
+    for k in ("PYKERN_CACHE", "PYKERN_CACHE_DIR", "PYKERN_CACHE_MAX_BYTES", "PYKERN_CACHE_EXPLAIN"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("PYKERN_BUILD_ID", "test-build")
+    cache_key._memo.pop("pykern", None)
+    yield
+    cache_key._memo.pop("pykern", None)
+
+
 # --- hip-runtime section: the amdgpu marker ----------------------------------
 def pytest_configure(config):
     if not any(str(m).startswith("amdgpu:") for m in config.getini("markers")):  # pyproject may have it already
