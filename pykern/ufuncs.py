@@ -19,12 +19,14 @@ Example::
     x = np.arange(10, dtype=np.float32)
     assert np.allclose(hypot(x, 2), np.hypot(x, 2))
 
-    @cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")
-    def dot(a, b, res):
-        acc = 0.0
+    @cuda.guvectorize(["void(float64[:, :], float64[:])"], "(m,n)->(m)")
+    def row_max(a, res):
         for i in range(a.shape[0]):
-            acc += a[i] * b[i]
-        res[0] = acc
+            res[i] = a[i, 0]
+            for j in range(1, a.shape[1]):
+                res[i] = max(res[i], a[i, j])
+
+    assert np.array_equal(row_max(np.eye(3)), np.ones(3))
 """
 
 from __future__ import annotations
