@@ -35,7 +35,6 @@ import collections
 import dis
 import hashlib
 import linecache
-import os
 import textwrap
 import threading
 import types

@@ -1,6 +1,5 @@
 """``python -m pykern``: info, compile, asm and cache, each with --help."""
 
-import os
 import subprocess
 import sys
 
