@@ -15,8 +15,8 @@ block) gets the same :class:`~pykern.dispatcher.Dispatcher` back each time, so i
 compiled overloads are reused rather than reloaded.
 
 This module knows kernels only by their attributes (``py_func``, ``options``, ...):
-``pykern.dispatcher`` calls it both ways and makes the Dispatcher itself, so the
-dependency runs one way.
+``pykern.dispatcher`` calls it to pickle and to unpickle, and makes the rebuilt
+Dispatcher itself, so the import runs one way.
 
 Example::
 
