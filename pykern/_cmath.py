@@ -107,13 +107,6 @@ def ccosh(x, y):
 
 
 @jit(device=True)
-def csin(x, y):
-    # sin(z) = -i sinh(iz)
-    re, im = csinh(-y, x)
-    return im, -re
-
-
-@jit(device=True)
 def ccos(x, y):
     # cos(z) = cosh(iz)
     return ccosh(-y, x)
@@ -133,24 +126,10 @@ def ctanh(x, y):
 
 
 @jit(device=True)
-def ctan(x, y):
-    # tan(z) = -i tanh(iz)
-    re, im = ctanh(-y, x)
-    return im, -re
-
-
-@jit(device=True)
 def casinh(x, y):
     s1r, s1i = csqrt(1 + y, -x)
     s2r, s2i = csqrt(1 - y, x)
     return math.asinh(s1r * s2i - s2r * s1i), math.atan2(y, s1r * s2r - s1i * s2i)
-
-
-@jit(device=True)
-def casin(x, y):
-    # asin(z) = -i asinh(iz)
-    re, im = casinh(-y, x)
-    return im, -re
 
 
 @jit(device=True)
@@ -182,11 +161,21 @@ def catanh(x, y):
     return re, im
 
 
-@jit(device=True)
-def catan(x, y):
-    # atan(z) = -i atanh(iz)
-    re, im = catanh(-y, x)
-    return im, -re
+def _of_iz(f):
+    """``-i f(iz)``, the circular function of a hyperbolic one: sin(z) = -i sinh(iz), and so on."""
+
+    @jit(device=True)
+    def of_iz(x, y):
+        re, im = f(-y, x)
+        return im, -re
+
+    return of_iz
+
+
+csin = _of_iz(csinh)
+ctan = _of_iz(ctanh)
+casin = _of_iz(casinh)
+catan = _of_iz(catanh)
 
 
 @jit(device=True)

@@ -14,15 +14,13 @@ Example::
 
     @cuda.jit
     def smooth(u, out):
-        i, j = cuda.grid(2)
-        n, m = out.shape
-        if i < n and j < m:
-            if 0 < i < n - 1 and 0 < j < m - 1:
-                out[i, j] = 0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1])
-            else:
-                out[i, j] = u[i, j]
+        i = cuda.grid(1)
+        if 0 < i < out.shape[0] - 1:
+            out[i] = (u[i - 1] + u[i] + u[i + 1]) / 3
+        elif i < out.shape[0]:
+            out[i] = u[i]
 
-    x = da.from_array(np.random.rand(2000, 2000), chunks=500)
+    x = da.from_array(np.random.rand(4_000_000), chunks=1_000_000)
     y = pkd.map_overlap(smooth, x, depth=1, boundary="none")   # halos exchanged by dask
     y.compute()
 
@@ -140,7 +138,7 @@ def map_overlap(kernel, *arrays, depth, boundary="none", args=(), dtype=None, th
     ``steps=k`` launches the kernel ``k`` times per block, each output the next input
     (time steps of a stencil between two halo exchanges; give ``depth >= k * radius``).
 
-    Example (a 5-point stencil needs one cell of halo per step)::
+    Example (a 3-point stencil needs one cell of halo per step)::
 
         y = pkd.map_overlap(smooth, x, depth=1, boundary="none")
         y10 = pkd.map_overlap(smooth, x, depth=10, boundary="none", steps=10)

@@ -360,9 +360,9 @@ class Dispatcher:
     def __reduce__(self):
         """Pickled by value (source, frozen globals, options, eager signatures), never
         its compiled code: see ``pykern/serialize.py``."""
-        from .serialize import reduce_dispatcher
+        from . import serialize
 
-        return reduce_dispatcher(self)
+        return (_unpickle, serialize.dispatcher_state(self))
 
     def __repr__(self):
         kind = "device function" if self.__pykern_device__ else "kernel"
@@ -473,3 +473,16 @@ def jit(func_or_sig=None, device=False, **options):
         return Dispatcher(fn, sigs, device, **options)
 
     return trimmed(decorate)  # eager signatures compile here: a CompileError points at the user's line
+
+
+def _unpickle(state: dict, digest: str) -> Dispatcher:
+    """``Dispatcher.__reduce__``'s other half (the one rebuilt in this process already, if any)."""
+    from . import serialize
+
+    return serialize.rebuild_dispatcher(state, digest, _from_pickle)
+
+
+def _from_pickle(fn, device: bool, options: dict, signatures: list) -> Dispatcher:
+    d = Dispatcher(fn, None, device, **options)
+    d._signatures = signatures  # eager signatures compile on first launch here
+    return d

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .generated import as_def, define, is_device_operand
+
 #: threads per block of the reduction kernels
 BLOCK = 256
 #: at most this many blocks in the first pass on a GPU (each thread folds a run)
@@ -119,8 +121,6 @@ class Reduce:
     def __init__(self, functor):
         from .dispatcher import Dispatcher
 
-        from .ufuncs import as_def
-
         py = getattr(functor, "py_func", functor)
         if not callable(py) or not hasattr(py, "__code__"):
             raise TypeError(f"Reduce needs a Python function, got {functor!r}")
@@ -138,19 +138,17 @@ class Reduce:
         if k is None:
             from . import stubs
             from .dispatcher import Dispatcher
-            from .ufuncs import _generate
 
             ns = {"cuda": stubs, "np": np, "DT": dtype.type, "fn": self._device, "CONTIGUOUS": target == "cpu",
                   "__name__": getattr(self._device.py_func, "__module__", None) or __name__}
-            k = self._kernels[key] = Dispatcher(_generate("reduce_kernel", _SOURCE, ns))
+            k = self._kernels[key] = Dispatcher(define("reduce_kernel", _SOURCE, ns))
         return k
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         from .runtime.memory import DeviceArray, as_device_array, device_array, to_device
         from .targets import current_target
-        from .ufuncs import _is_device
 
-        if _is_device(arr):
+        if is_device_operand(arr):
             arr = as_device_array(arr)
         else:
             arr = np.asarray(arr)

@@ -14,6 +14,10 @@ A process that receives the same kernel many times (a Dask worker running one ta
 block) gets the same :class:`~pykern.dispatcher.Dispatcher` back each time, so its
 compiled overloads are reused rather than reloaded.
 
+This module knows kernels only by their attributes (``py_func``, ``options``, ...):
+``pykern.dispatcher`` calls it to pickle and to unpickle, and makes the rebuilt
+Dispatcher itself, so the import runs one way.
+
 Example::
 
     >>> import pickle, pykern
@@ -31,7 +35,6 @@ import collections
 import dis
 import hashlib
 import linecache
-import os
 import textwrap
 import threading
 import types
@@ -75,8 +78,8 @@ def _thaw(value):
     return value
 
 
-def reduce_dispatcher(dispatcher):
-    """``Dispatcher.__reduce__``: ``(rebuild, (state,))`` with the kernel by value."""
+def dispatcher_state(dispatcher) -> tuple[dict, str]:
+    """``(state, digest)``: the kernel by value, and the identity ``rebuild_dispatcher`` reuses by."""
     from .frontend.fingerprint import _source_text
 
     fn = dispatcher.py_func
@@ -115,7 +118,7 @@ def reduce_dispatcher(dispatcher):
         "options": dict(dispatcher.options),
         "signatures": list(dispatcher._signatures),
     }
-    return (rebuild_dispatcher, (state, _state_digest(dispatcher, state)))
+    return state, _state_digest(dispatcher, state)
 
 
 def _state_digest(dispatcher, state) -> str:
@@ -157,15 +160,16 @@ def _undecorated(fn):
     return fn
 
 
-def rebuild_dispatcher(state: dict, digest: str):
-    """Unpickle: the Dispatcher for ``state`` (the one already rebuilt in this process if any)."""
+def rebuild_dispatcher(state: dict, digest: str, make):
+    """Unpickle: the Dispatcher for ``state`` (the one already rebuilt in this process if any).
+
+    ``make(fn, device, options, signatures)`` makes a new one around the rebuilt Python function.
+    """
     with _lock:
         d = _rebuilt.get(digest)
         if d is not None:
             _rebuilt.move_to_end(digest)
             return d
-    from .dispatcher import Dispatcher
-
     filename = _source_file(state["filename"], state["first_line"], state["source"])
     tree = ast.parse(state["source"])
     fdef = tree.body[0]
@@ -197,8 +201,7 @@ def rebuild_dispatcher(state: dict, digest: str):
     fn.__qualname__ = state["qualname"]
     fn.__defaults__ = state["defaults"]
     fn.__kwdefaults__ = state["kwdefaults"]
-    d = Dispatcher(fn, None, state["device"], **state["options"])
-    d._signatures = list(state["signatures"])  # eager signatures compile on first launch here
+    d = make(fn, state["device"], dict(state["options"]), list(state["signatures"]))
     for name, v in state["globals"].items():
         if isinstance(v, tuple) and v == (_SELF,):
             ns[name] = d

@@ -19,25 +19,26 @@ Example::
     x = np.arange(10, dtype=np.float32)
     assert np.allclose(hypot(x, 2), np.hypot(x, 2))
 
-    @cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n),(n)->()")
-    def dot(a, b, res):
-        acc = 0.0
+    @cuda.guvectorize(["void(float64[:, :], float64[:])"], "(m,n)->(m)")
+    def row_max(a, res):
         for i in range(a.shape[0]):
-            acc += a[i] * b[i]
-        res[0] = acc
+            res[i] = a[i, 0]
+            for j in range(1, a.shape[1]):
+                res[i] = max(res[i], a[i, j])
+
+    assert np.array_equal(row_max(np.eye(3)), np.ones(3))
 """
 
 from __future__ import annotations
 
-import itertools
-import linecache
 import re
 
 import numpy as np
 
 from .errors import LaunchError
+from .generated import as_def, define, is_device_operand
+from .reduction import Reduce
 
-_counter = itertools.count()
 _MAX_NDIM = 4  # kernel arrays have 1 to 4 dimensions
 
 
@@ -47,56 +48,6 @@ def _np_dtype(t) -> np.dtype:
     if isinstance(t, T.Array):
         t = t.dtype
     return np.dtype(t.np_dtype)
-
-
-def _generate(name: str, source: str, namespace: dict):
-    """Define a Python function from generated ``source`` with a real source
-    (the frontend and the cache read it through ``linecache``)."""
-    # the function's __module__: the user's module where known (tools report by it)
-    if not namespace.get("__name__"):
-        namespace["__name__"] = __name__
-    fname = f"<pykern-{name}-{next(_counter)}>"
-    linecache.cache[fname] = (len(source), None, source.splitlines(True), fname)
-    exec(compile(source, fname, "exec"), namespace)
-    return namespace[name]
-
-
-def as_def(fn):
-    """``fn`` itself, or for a lambda (numba's own example is
-    ``cuda.reduce(lambda a, b: a + b)``) an equivalent ``def`` with real
-    source, which the frontend can compile: same globals, closure values
-    frozen (as numba freezes them)."""
-    if getattr(fn, "__name__", "") != "<lambda>":
-        return fn
-    import ast
-    import inspect
-    import textwrap
-
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError):
-        raise TypeError("the lambda's source is not available; define the function with 'def'") from None
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:  # a lambda inside a longer expression: parse the line alone
-        tree = ast.parse(src.strip().rstrip(",").split("=", 1)[-1].strip())
-    names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda)
-             and tuple(a.arg for a in n.args.args) == tuple(names)]
-    if len(found) != 1:
-        raise TypeError("cannot tell which lambda on its line this is; define the function with 'def'")
-    lam = found[0]
-    text = f"def pykern_lambda({', '.join(names)}):\n    return {ast.unparse(lam.body)}\n"
-    ns = dict(fn.__globals__)
-    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
-        ns[name] = cell.cell_contents
-    return _generate("pykern_lambda", text, ns)
-
-
-def _is_device(a) -> bool:
-    from .runtime.memory import DeviceArray
-
-    return isinstance(a, DeviceArray) or (not isinstance(a, np.ndarray) and hasattr(a, "__cuda_array_interface__"))
 
 
 def _scalar_dtype(v) -> np.dtype:
@@ -139,7 +90,7 @@ class _Operands:
         self.any_device = False
         self.values = []
         for a in args:
-            if _is_device(a):
+            if is_device_operand(a):
                 self.any_device = True
                 self.values.append(as_device_array(a))
             elif isinstance(a, np.ndarray):
@@ -258,7 +209,7 @@ class CUDAUFunc:
             ns = {"cuda": stubs, "fn": self._device, "__name__": getattr(self.py_func, "__module__", None) or __name__}
             for j, t in enumerate(argtypes):
                 ns[f"cast{j}"] = _np_dtype(t).type
-            k = self._kernels[key] = Dispatcher(_generate("ufunc_kernel", "\n".join(lines) + "\n", ns), None,
+            k = self._kernels[key] = Dispatcher(define("ufunc_kernel", "\n".join(lines) + "\n", ns), None,
                                                 **{o: v for o, v in self.options.items() if o != "forceinline"})
         return k
 
@@ -293,7 +244,7 @@ class CUDAUFunc:
         if len(kshape) > _MAX_NDIM:
             raise ValueError(f"{self.__name__}: arrays of up to {_MAX_NDIM} dimensions are supported, got {shape}")
         ins = [ops.array(k, kshape, None) for k in range(self.nin)]
-        device_out = out is not None and _is_device(out)
+        device_out = out is not None and is_device_operand(out)
         if device_out:
             from .runtime.memory import as_device_array
 
@@ -325,8 +276,6 @@ class CUDAUFunc:
     def reduce(self, arg, stream=0):
         """numba's ``ufunc.reduce`` of a binary ufunc over a 1-d array: a tree
         reduction on the device (``pykern.Reduce`` of this ufunc)."""
-        from .reduction import Reduce
-
         if self.nin != 2:
             raise TypeError("reduce needs a binary ufunc")
         return Reduce(self._device)(arg, stream=stream)
@@ -392,7 +341,7 @@ class CUDAGUFunc:
             call = ", ".join(f"{nm}[{idx}]" for nm in names)  # scalars: an element; arrays: the core view
             lines.append(f"        fn({call})")
             k = self._kernels[key] = Dispatcher(
-                _generate("gufunc_kernel", "\n".join(lines) + "\n",
+                define("gufunc_kernel", "\n".join(lines) + "\n",
                           {"cuda": stubs, "fn": self._device,
                            "__name__": getattr(self.py_func, "__module__", None) or __name__}), None,
                 **{o: v for o, v in self.options.items() if o != "forceinline"})
@@ -455,7 +404,7 @@ class CUDAGUFunc:
             cshape = tuple(sizes[d] for d in core)
             rdt = _np_dtype(t)
             given = outs[k] if outs else None
-            if given is not None and _is_device(given):
+            if given is not None and is_device_operand(given):
                 dev = as_device_array(given)
                 res = _broadcast_device(dev, kloop + cshape)
             elif target == "hip" or (ops.any_device and given is None):
@@ -477,7 +426,7 @@ class CUDAGUFunc:
         rets = []
         for res, given, cshape in results:
             shape = loop + cshape
-            if given is not None and _is_device(given):
+            if given is not None and is_device_operand(given):
                 rets.append(given)
             elif target == "hip" and not ops.any_device:
                 host = res.copy_to_host(stream=stream).reshape(shape)

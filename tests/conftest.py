@@ -4,6 +4,7 @@
 are skipped, with the reason ``hip.available()`` gives, when none is present.
 """
 
+import contextlib
 import os
 import tempfile
 
@@ -14,30 +15,48 @@ import pytest
 os.environ.setdefault("PYKERN_CACHE_DIR", tempfile.mkdtemp(prefix="pykern-test-cache-"))
 
 
-@pytest.fixture(scope="module")
-def cpu_target():
-    """Run a module's kernels on the cpu target; the previous choice comes back after."""
+@contextlib.contextmanager
+def _on_the_cpu_target():
     import pykern
     from pykern import targets
 
     saved = list(targets._chosen)
     pykern.set_target("cpu")
-    yield
-    targets._chosen[:] = saved
+    try:
+        yield
+    finally:
+        targets._chosen[:] = saved
+
+
+@pytest.fixture(scope="module")
+def cpu_target():
+    """Run a module's kernels on the cpu target; the previous choice comes back after."""
+    with _on_the_cpu_target():
+        yield
 
 
 @pytest.fixture
 def cpu_uncached(monkeypatch):
     """The cpu target with the disk cache off (tests that compile throwaway kernels);
     the previous target choice comes back after."""
-    import pykern
-    from pykern import targets
-
     monkeypatch.setenv("PYKERN_CACHE", "off")
-    saved = list(targets._chosen)
-    pykern.set_target("cpu")
+    with _on_the_cpu_target():
+        yield
+
+
+@pytest.fixture
+def cache_env(monkeypatch):
+    """No cache setting from the environment and a fixed build id ("test-build"), so cache
+    keys do not change when someone edits the tree; the memoised build identity is
+    forgotten before and after."""
+    from pykern.runtime import cache_key
+
+    for k in ("PYKERN_CACHE", "PYKERN_CACHE_DIR", "PYKERN_CACHE_MAX_BYTES", "PYKERN_CACHE_EXPLAIN"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("PYKERN_BUILD_ID", "test-build")
+    cache_key._memo.pop("pykern", None)
     yield
-    targets._chosen[:] = saved
+    cache_key._memo.pop("pykern", None)
 
 
 # --- hip-runtime section: the amdgpu marker ----------------------------------

@@ -15,6 +15,7 @@ import struct
 
 import numpy as np
 
+import pykern as cuda
 from pykern.codegen import get_target
 from pykern.codegen.target import CompileOptions
 from pykern.frontend import ir
@@ -189,3 +190,21 @@ def compile_py(pyfunc, *values, **opts):
 
 
 _compiled: dict = {}
+
+
+# ---------------------------------------------------------------- Python kernels several test files run
+def add_one(a):
+    # a[i] += 1 on every element: the smallest kernel that writes
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 1
+
+
+def spin(out, n):
+    # each thread loops n times before writing: a launch as long as a test wants (Ctrl-C tests)
+    i = cuda.grid(1)
+    acc = 0.0
+    for j in range(n):
+        acc = acc * 0.999 + j
+    if i < out.size:
+        out[i] = acc

@@ -1,9 +1,12 @@
 """Shared helpers of the frontend tests: define kernels from source text
-registered in linecache (so line numbers in errors are predictable)."""
+registered in linecache (so line numbers in errors are predictable); kernels as
+source text for tests that run them elsewhere (a file, a notebook cell, a child
+process), and that child's environment."""
 
 import itertools
 import linecache
 import math
+import os
 import textwrap
 
 import numpy as np
@@ -62,3 +65,39 @@ def compile_error(src: str, sig, name=None, **globs) -> CompileError:
     with pytest.raises(CompileError) as ei:
         lower(src, sig, name, **globs)
     return ei.value
+
+
+# ---------------------------------------------------------------- kernels as source text
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+#: the text a script starts with to run the snippets below (they read ``cuda`` and ``np``)
+IMPORTS = "import numpy as np\nimport pykern as cuda\n"
+
+#: a saxpy kernel, compiled for ``SAXPY_SIG``
+SAXPY_SRC = '''
+@cuda.jit
+def saxpy(a, x, y, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+'''
+SAXPY_SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
+
+#: a kernel the frontend refuses (``try``), and its launch
+TRY_EXCEPT_SRC = '''
+@cuda.jit(cache=False)
+def tries(a):
+    i = cuda.grid(1)
+    try:
+        a[i] = 1
+    except Exception:
+        pass
+
+tries[1, 4](np.zeros(4))
+'''
+
+
+def child_env(**env) -> dict:
+    """The environment of a child Python that runs this tree's pykern on the cpu target."""
+    path = os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p)
+    return dict(os.environ, **{"PYKERN_TARGET": "cpu", "PYTHONPATH": path, **env})

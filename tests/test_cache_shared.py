@@ -28,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from frontend_helpers import IMPORTS, SAXPY_SIG, SAXPY_SRC
 from pykern.runtime import cache_fs, cache_store
 from pykern.runtime.cache import CacheKey, KernelCache, _encode_entry, pykern_identity
 from pykern.runtime.cache_bundle import export_cache, import_cache
@@ -368,15 +369,7 @@ def test_cli_export_and_import(tmp_path):
     assert r.returncode == 1 and "cannot read" in r.stderr
 
 
-AOT_KERNELS = '''
-import pykern as cuda
-
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a * x[i] + y[i]
-
+AOT_KERNELS = IMPORTS + SAXPY_SRC + '''
 @cuda.jit
 def fill(out, v):
     i = cuda.grid(1)
@@ -417,7 +410,7 @@ def test_aot_bundle_is_what_the_hip_launch_path_hits(tmp_path):
     archs = "gfx90a:xnack-,gfx942"
     build = _env(tmp_path / "build-cache")
     r = _cli("compile", f"{src / 'kernels.py'}:saxpy", f"{src / 'kernels.py'}:fill",
-             "-s", "void(float32, float32[::1], float32[::1], float32[::1])", "-s", "void(float32[::1], float32)",
+             "-s", SAXPY_SIG, "-s", "void(float32[::1], float32)",
              "--arch", archs, "-o", str(tmp_path / "out"), "--export", str(tmp_path / "bundle.tgz"), env=build)
     assert r.returncode == 0, r.stderr
     assert "exported 4 cache entries" in r.stdout, r.stdout

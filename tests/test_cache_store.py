@@ -21,14 +21,7 @@ FP = {"name": "m.k", "source": "src:abc", "globals": {"N": "int:4"}, "callees": 
       "location": {"file": "/x/m.py", "line": 3}}
 
 
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch):
-    for k in ("PYKERN_CACHE", "PYKERN_CACHE_DIR", "PYKERN_CACHE_MAX_BYTES", "PYKERN_CACHE_EXPLAIN"):
-        monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("PYKERN_BUILD_ID", "test-build")
-    cache_mod._memo.pop("pykern", None)
-    yield
-    cache_mod._memo.pop("pykern", None)
+pytestmark = pytest.mark.usefixtures("cache_env")
 
 
 def key_for(c: KernelCache, **changes) -> CacheKey:

@@ -1,19 +1,16 @@
 """``python -m pykern``: info, compile, asm and cache, each with --help."""
 
-import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from frontend_helpers import IMPORTS, SAXPY_SIG as SIG, SAXPY_SRC, child_env
 
 
 def run(*args, env=None, cwd=None):
-    e = dict(os.environ, PYKERN_TARGET="cpu", **(env or {}))
-    return subprocess.run([sys.executable, "-m", "pykern", *args], capture_output=True, text=True, env=e,
-                          cwd=cwd, timeout=300)
+    return subprocess.run([sys.executable, "-m", "pykern", *args], capture_output=True, text=True,
+                          env=child_env(**(env or {})), cwd=cwd, timeout=300)
 
 
 @pytest.mark.parametrize("cmd", [[], ["info"], ["compile"], ["asm"], ["cache"]])
@@ -31,16 +28,7 @@ def test_info_names_toolchain_and_cache(tmp_path):
     assert "hipErrorNoDevice" in r.stdout or "no devices" in r.stdout or "not found" in r.stdout.lower()
 
 
-KERNEL = textwrap.dedent('''
-    import pykern as cuda
-
-    @cuda.jit
-    def saxpy(a, x, y, out):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = a * x[i] + y[i]
-''')
-SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
+KERNEL = IMPORTS + SAXPY_SRC
 
 
 def test_compile_single_and_bundle(tmp_path):

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from cpu_helpers import compile_py, launch, pack_args
+from cpu_helpers import compile_py, launch, pack_args, spin
 from pykern.codegen import abi, get_target, llvm_util
 from pykern.codegen.target import CompileOptions
 from pykern.errors import CompileError, LaunchError
@@ -125,19 +125,10 @@ def test_opt_level_zero_and_fastmath_compile_and_run():
         assert out[0] == x.sum()
 
 
-def slow(x, n):
-    i = cuda.grid(1)
-    acc = 0.0
-    for k in range(n):
-        acc = acc * 0.999 + k
-    if i < x.size:
-        x[i] = acc
-
-
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="needs the main thread")
 def test_ctrl_c_cancels_a_long_launch_promptly():
     x = np.zeros(64)
-    k = compile_py(slow, x, 20000)
+    k = compile_py(spin, x, 20000)
     buf = pack_args(k, [x, 20000])
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     t0 = time.perf_counter()
@@ -162,7 +153,7 @@ def test_assembly_on_demand_and_vectorised_fast_path():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_launch_in_forked_child_after_parent_used_the_pool():
     x = np.zeros(1 << 16)
-    k = compile_py(slow, x, 1)
+    k = compile_py(spin, x, 1)
     buf = pack_args(k, [x, 1])
     k.launch((1024,), (64,), 0, buf)  # parent: goes through the thread pool
     pid = os.fork()

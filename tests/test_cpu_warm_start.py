@@ -6,17 +6,9 @@ import subprocess
 import sys
 import textwrap
 
-SCRIPT = textwrap.dedent('''
-    import sys, time
-    import numpy as np
-    import pykern as cuda
+from frontend_helpers import IMPORTS, SAXPY_SRC
 
-    @cuda.jit
-    def saxpy(a, x, y, out):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = a * x[i] + y[i]
-
+SCRIPT = "import sys, time\n" + IMPORTS + SAXPY_SRC + textwrap.dedent('''
     x = np.arange(1000, dtype=np.float32)
     out = np.zeros_like(x)
     t0 = time.perf_counter()

@@ -1,7 +1,6 @@
 """Kernels travel by value: pickled in one process, rebuilt and launched in another
 (issue 16 item 1). Real processes, one of which never saw the defining file."""
 
-import os
 import pickle
 import subprocess
 import sys
@@ -9,6 +8,9 @@ import textwrap
 
 import numpy as np
 import pytest
+
+import cpu_helpers
+from frontend_helpers import child_env
 
 DEFINE = '''
 import pickle, sys
@@ -58,17 +60,19 @@ def _run(path, *args, env):
 
 @pytest.fixture
 def env(tmp_path):
-    return dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE_DIR=str(tmp_path / "cache"),
-                PYTHONPATH=os.pathsep.join(p for p in (os.path.dirname(os.path.dirname(__file__)),
-                                                       os.environ.get("PYTHONPATH")) if p))
+    return child_env(PYKERN_CACHE_DIR=str(tmp_path / "cache"))
+
+
+def _scripts(tmp_path):
+    """``(define.py, use.py, the pickle's path)``: one process pickles the kernel, the other loads it."""
+    src, use = tmp_path / "define.py", tmp_path / "use.py"
+    src.write_text(DEFINE)
+    use.write_text(USE)
+    return src, use, tmp_path / "k.pkl"
 
 
 def test_kernel_from_main_runs_in_a_process_that_never_saw_its_file(tmp_path, env):
-    src = tmp_path / "define.py"
-    src.write_text(DEFINE)
-    use = tmp_path / "use.py"
-    use.write_text(USE)
-    blob = tmp_path / "k.pkl"
+    src, use, blob = _scripts(tmp_path)
     _run(src, blob, env=env)
     src.unlink()  # the receiving side has only the pickle
     values, same, _ = _run(use, blob, env=env).rsplit(" ", 2)
@@ -78,11 +82,7 @@ def test_kernel_from_main_runs_in_a_process_that_never_saw_its_file(tmp_path, en
 
 def test_rebuilt_kernel_has_the_originals_cache_key(tmp_path, env):
     # the client compiled it; a worker (another process, same cache dir) finds that compile
-    src = tmp_path / "define.py"
-    src.write_text(DEFINE)
-    use = tmp_path / "use.py"
-    use.write_text(USE)
-    blob = tmp_path / "k.pkl"
+    src, use, blob = _scripts(tmp_path)
     _run(src, blob, "--launch", env=env)
     *_, from_cache = _run(use, blob, env=env).split()
     assert from_cache == "True"
@@ -91,12 +91,7 @@ def test_rebuilt_kernel_has_the_originals_cache_key(tmp_path, env):
 def test_pickle_holds_no_compiled_code(cpu_uncached):
     import pykern as cuda
 
-    @cuda.jit
-    def inc(a):
-        i = cuda.grid(1)
-        if i < a.size:
-            a[i] += 1
-
+    inc = cuda.jit(cpu_helpers.add_one)
     before = pickle.dumps(inc)
     inc[1, 4](np.zeros(4))
     after = pickle.dumps(inc)

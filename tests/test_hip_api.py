@@ -4,7 +4,8 @@ The header is Debian's libamdhip64-dev (/usr/include/hip). Prototypes are read
 from the raw header text (comments, DEPRECATED(...), __attribute__((...)),
 __dparm(...), default arguments and multi-line declarations handled); when gcc
 is present the same parser also runs on gcc's preprocessed output, and the
-properties struct offset is compiled and compared.
+properties struct offset is compiled and compared; g++'s type traits say what
+each C spelling is (size, pointer, sign, pointee), which ``hip_api.CTYPES`` must match.
 """
 
 import ctypes
@@ -15,7 +16,7 @@ import subprocess
 
 import pytest
 
-from pykern.runtime import devices, hip_api
+from pykern.runtime import devices, hip_api, hip_props
 
 HEADER_DIR = "/usr/include/hip"
 HEADER = os.path.join(HEADER_DIR, "hip_runtime_api.h")
@@ -27,40 +28,6 @@ pytestmark = pytest.mark.skipif(not os.path.exists(HEADER), reason="libamdhip64-
 NEWER_THAN_HEADER = {"hipGetDevicePropertiesR0600", "hipModuleLaunchCooperativeKernel"}  # ROCm 6.x
 # hipError_t values added after ROCm 5.2.
 NEWER_ERRORS = {"hipErrorInvalidChannelDescriptor": 911, "hipErrorInvalidTexture": 912}
-
-# What each C type must be in ctypes, written independently of hip_api.CTYPES.
-VOIDP = ctypes.c_void_p
-EXPECTED_CTYPES = {
-    "hipError_t": ctypes.c_int,
-    "int": ctypes.c_int,
-    "unsigned int": ctypes.c_uint,
-    "unsigned": ctypes.c_uint,
-    "size_t": ctypes.c_size_t,
-    "float": ctypes.c_float,
-    "int*": ctypes.POINTER(ctypes.c_int),
-    "size_t*": ctypes.POINTER(ctypes.c_size_t),
-    "float*": ctypes.POINTER(ctypes.c_float),
-    "char*": ctypes.c_char_p,
-    "const char*": ctypes.c_char_p,
-    "void*": VOIDP,
-    "const void*": VOIDP,
-    "void**": ctypes.POINTER(VOIDP),
-    "hipDevice_t": ctypes.c_int,  # typedef int hipDevice_t
-    "hipDeviceAttribute_t": ctypes.c_int,  # enums are int
-    "hipMemcpyKind": ctypes.c_int,
-    "hipFunction_attribute": ctypes.c_int,
-    "hipStream_t": VOIDP,  # struct ihipStream_t*
-    "hipEvent_t": VOIDP,
-    "hipModule_t": VOIDP,
-    "hipFunction_t": VOIDP,
-    "hipStream_t*": ctypes.POINTER(VOIDP),
-    "hipEvent_t*": ctypes.POINTER(VOIDP),
-    "hipModule_t*": ctypes.POINTER(VOIDP),
-    "hipFunction_t*": ctypes.POINTER(VOIDP),
-    "hipDeviceptr_t*": ctypes.POINTER(VOIDP),  # typedef void* hipDeviceptr_t (driver_types.h)
-    "hipDeviceProp_t*": VOIDP,  # read through a raw buffer, see devices.py
-    "hipDeviceProp_tR0600*": VOIDP,
-}
 
 _TYPE_WORDS = {"const", "unsigned", "signed", "int", "char", "void", "float", "double", "long", "short", "size_t", "struct", "enum"}
 
@@ -181,11 +148,76 @@ def test_binding_matches_header(name, header_decls):
     assert name in header_decls, f"{name} is not declared in {HEADER}"
     assert ours in header_decls[name], f"{name}: ours {ours} vs header {header_decls[name]}"
     ret, args = ours
-    restype, argtypes = hip_api.ctypes_signature(name)
-    assert restype == EXPECTED_CTYPES[ret]
-    assert len(argtypes) == len(args)
-    for c, ct in zip(args, argtypes):
-        assert ct == EXPECTED_CTYPES[c], f"{name}: {c} bound as {ct}"
+    assert hip_api.ctypes_signature(name) == (hip_api.CTYPES[ret], [hip_api.CTYPES[a] for a in args])
+
+
+# What the C++ compiler says each spelling is: size, pointer, enum, signed, floating, and what a pointer points to.
+_TRAITS_CC = r"""
+#define __HIP_PLATFORM_AMD__ 1
+#include <cstdio>
+#include <type_traits>
+#include <hip/hip_runtime_api.h>
+template <class T> const char* kind() {
+    typedef typename std::remove_cv<T>::type U;
+    if (std::is_void<U>::value) return "void";
+    if (std::is_same<U, char>::value) return "char";
+    if (std::is_pointer<U>::value) return "pointer";
+    if (std::is_class<U>::value) return "struct";
+    if (std::is_floating_point<U>::value) return "float";
+    if (std::is_enum<U>::value) return "enum";
+    return std::is_signed<U>::value ? "signed" : "unsigned";
+}
+template <class T> std::size_t number_size() {  // 0 unless a number (a pointee may be incomplete)
+    const bool number = std::is_arithmetic<T>::value || std::is_enum<T>::value;
+    return number ? sizeof(typename std::conditional<number, T, char>::type) : 0;
+}
+template <class T> void row(const char* s) {
+    typedef typename std::remove_pointer<T>::type P;
+    std::printf("%s|%zu|%s|%s|%zu\n", s, sizeof(T), kind<T>(), kind<P>(), number_size<P>());
+}
+int main() {
+"""
+
+
+def _ctypes_kind(ct) -> str:
+    """``kind<T>()`` of the C++ program above, for a ctypes type."""
+    if ct in (ctypes.c_void_p, ctypes.c_char_p) or (isinstance(ct, type) and issubclass(ct, ctypes._Pointer)):
+        return "pointer"
+    if ct in (ctypes.c_float, ctypes.c_double):
+        return "float"
+    return "signed" if ct(-1).value < 0 else "unsigned"
+
+
+def _pointee_kind(ct) -> str:
+    if ct is ctypes.c_char_p:
+        return "char"
+    if ct is ctypes.c_void_p:
+        return "void"  # or a struct, read through a raw buffer (the properties struct)
+    return _ctypes_kind(ct._type_)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_ctypes_match_what_the_compiler_says(tmp_path):
+    used = {c for n, (ret, args) in hip_api.PROTOTYPES.items() if n not in NEWER_THAN_HEADER for c in (ret, *args)}
+    spellings = sorted(used - {"void"})
+    src = tmp_path / "traits.cc"
+    src.write_text(_TRAITS_CC + "".join(f'    row<{c}>("{c}");\n' for c in spellings) + "}\n")
+    exe = tmp_path / "traits"
+    subprocess.run(["g++", str(src), "-o", str(exe)], check=True, capture_output=True)
+    rows = [line.split("|") for line in subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.splitlines()]
+    assert [r[0] for r in rows] == spellings
+    for c, size, kind, pointee, pointee_size in rows:
+        ct = hip_api.CTYPES[c]
+        assert ctypes.sizeof(ct) == int(size), c
+        if kind == "enum":
+            assert ct is ctypes.c_int, c  # an enum passes as C's int
+        else:
+            assert _ctypes_kind(ct) == kind, c
+        if kind == "pointer":
+            want = "void" if pointee in ("void", "struct") else pointee
+            assert _pointee_kind(ct) == want, (c, pointee)
+            if issubclass(ct, ctypes._Pointer) and int(pointee_size):
+                assert ctypes.sizeof(ct._type_) == int(pointee_size), c
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
@@ -246,13 +278,13 @@ def test_properties_struct_offset_matches_compiler(tmp_path):
     exe = tmp_path / "off"
     subprocess.run(["gcc", str(src), "-o", str(exe)], check=True, capture_output=True)
     gcn, maxsh = map(int, subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split())
-    assert devices.GCN_ARCH_NAME_OFFSET["hipGetDeviceProperties"] == gcn
-    assert devices._PropsR0000.maxSharedMemoryPerMultiProcessor.offset == maxsh
+    assert hip_props.GCN_ARCH_NAME_OFFSET["hipGetDeviceProperties"] == gcn
+    assert hip_props._PropsR0000.maxSharedMemoryPerMultiProcessor.offset == maxsh
 
 
 def test_gcn_arch_name_parsing_and_code_object_choice():
-    assert devices.parse_gcn_arch_name("gfx90a:sramecc+:xnack-") == ("gfx90a", ("sramecc+", "xnack-"))
-    assert devices.parse_gcn_arch_name("gfx1100") == ("gfx1100", ())
+    assert hip_props.parse_gcn_arch_name("gfx90a:sramecc+:xnack-") == ("gfx90a", ("sramecc+", "xnack-"))
+    assert hip_props.parse_gcn_arch_name("gfx1100") == ("gfx1100", ())
     assert devices.code_object_version_for(50221153) == 4  # ROCm 5.2 (this machine's library)
     assert devices.code_object_version_for(60032830) == 5  # ROCm 6.0
     assert devices.code_object_version_for(70000000) == 5

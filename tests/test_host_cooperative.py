@@ -8,6 +8,8 @@ gfx942/gfx11/gfx12), checked in the code objects; the hip launch goes
 through hipModuleLaunchCooperativeKernel with kernelParams."""
 
 import ctypes
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -15,6 +17,9 @@ import pytest
 import pykern as cuda
 from pykern import abi, compiler
 from pykern.runtime import cpu_executor, hip_api, hip_launch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+import grid_sync  # noqa: E402  (the sample's kernel and its numpy reference)
 
 
 @cuda.jit
@@ -39,31 +44,13 @@ def test_grid_sync_makes_every_blocks_writes_visible(cpu_target):
         np.testing.assert_array_equal(out, np.roll(r, -1) - np.roll(r, 1))
 
 
-@cuda.jit
-def _iterate(x, tmp, steps):
-    # Jacobi-style smoothing: each step reads neighbours written by other blocks
-    g = cuda.cg.this_grid()
-    i = g.thread_rank
-    n = x.size
-    for _ in range(steps):
-        left = x[i - 1] if i > 0 else x[i]
-        right = x[i + 1] if i < n - 1 else x[i]
-        tmp[i] = (left + x[i] + right) / 3.0
-        g.sync()
-        x[i] = tmp[i]
-        g.sync()
-
-
 def test_many_grid_syncs_in_a_loop_match_numpy(cpu_target):
+    # samples/grid_sync.py's smoothing: each step reads neighbours written by other blocks
     n = 16 * 32
     x0 = np.random.default_rng(0).random(n)
     x = x0.copy()
-    _iterate[16, 32](x, np.zeros(n), 25)
-    want = x0.copy()
-    for _ in range(25):
-        p = np.concatenate([[want[0]], want, [want[-1]]])
-        want = (p[:-2] + p[1:-1] + p[2:]) / 3.0
-    np.testing.assert_allclose(x, want, rtol=1e-12)
+    grid_sync.smooth[16, 32](x, np.zeros(n), 25)
+    np.testing.assert_allclose(x, grid_sync.reference(x0, 25), rtol=1e-12)
 
 
 def test_thread_block_group(cpu_target):

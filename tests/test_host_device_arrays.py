@@ -9,6 +9,7 @@ import ctypes
 import numpy as np
 import pytest
 
+import cpu_helpers
 import pykern as cuda
 from pykern.runtime import hip_api, memory
 
@@ -88,12 +89,7 @@ def test_setitem_from_host_values_and_slices(cpu_target):
 
 
 def test_mapped_and_pinned_arrays_on_cpu(cpu_target):
-    @cuda.jit
-    def inc(a):
-        i = cuda.grid(1)
-        if i < a.size:
-            a[i] += 1
-
+    inc = cuda.jit(cpu_helpers.add_one)
     m = cuda.mapped_array(100, np.float32)
     m[:] = np.arange(100)
     inc[1, 128](m)

@@ -123,14 +123,10 @@ def test_dispatcher_lock_held_by_a_thread_is_free_in_the_child(cpu_uncached):
 
     import numpy as np
 
+    import cpu_helpers
     import pykern
 
-    @pykern.jit
-    def inc(a):
-        i = pykern.grid(1)
-        if i < a.size:
-            a[i] += 1
-
+    inc = pykern.jit(cpu_helpers.add_one)
     held, release = threading.Event(), threading.Event()
 
     def hold():

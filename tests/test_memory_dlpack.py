@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pykern.runtime import dlpack
-from pykern.runtime.dlpack import from_dlpack
+from pykern.runtime.memory import from_dlpack
 from pykern.runtime.memory import DeviceArray, to_device
 
 CPU = {"target": "cpu"}

@@ -8,7 +8,7 @@ import pytest
 
 from pykern.errors import HipError
 from pykern.runtime import hip
-from pykern.runtime.memory import device_array, pinned_array, to_device
+from pykern.runtime.memory import device_array, from_dlpack, pinned_array, to_device
 
 HIP = {"target": "hip"}
 
@@ -103,6 +103,6 @@ def test_interop_descriptors_on_hip():
         __dlpack__ = d.__dlpack__
         __dlpack_device__ = d.__dlpack_device__
 
-    e = dlpack.from_dlpack(Wrapper())
+    e = from_dlpack(Wrapper())
     assert e.target == "hip" and e.ptr == d.ptr
     np.testing.assert_array_equal(e.copy_to_host(), np.arange(10, dtype=np.float32))

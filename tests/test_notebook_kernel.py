@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from frontend_helpers import SAXPY_SIG, SAXPY_SRC, TRY_EXCEPT_SRC
 from notebook_kernel import Kernel, kernel_env, need_jupyter
 
 need_jupyter()
@@ -157,17 +158,7 @@ def test_memory_and_file_descriptors_stay_bounded_over_a_hundred_edits(nb):
     assert rss1 - rss0 <= 48, (rss0, rss1)
 
 
-COMPILE_ERROR = '''
-@cuda.jit
-def tries(a):
-    i = cuda.grid(1)
-    try:
-        a[i] = 1
-    except Exception:
-        pass
-
-tries[1, 4](np.zeros(4))
-'''
+COMPILE_ERROR = TRY_EXCEPT_SRC
 
 
 def _traceback_text(out):
@@ -209,13 +200,8 @@ def test_debug_runtime_error_shows_the_kernels_line(nb):
     assert "cpu_executor.py" not in text and len(text.splitlines()) <= 6, text
 
 
-SAXPY = '''
-@cuda.jit
-def saxpy(a, x, y, out):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = a * x[i] + y[i]
-SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
+SAXPY = SAXPY_SRC + f'''
+SIG = "{SAXPY_SIG}"
 x = np.arange(4, dtype=np.float32)
 saxpy[1, 4](np.float32(2), x, x, x)
 '''

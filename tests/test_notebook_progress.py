@@ -4,21 +4,12 @@ progress on a terminal (or when asked), and stays quiet in pipes and logs."""
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KERNEL = textwrap.dedent('''
-    import pykern as cuda
+from frontend_helpers import IMPORTS, SAXPY_SIG as SIG, SAXPY_SRC, child_env
 
-    @cuda.jit
-    def saxpy(a, x, y, out):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = a * x[i] + y[i]
-''')
-SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
+KERNEL = IMPORTS + SAXPY_SRC
 ARCHS = "gfx90a,gfx942,gfx1100"
 
 
@@ -26,8 +17,7 @@ ARCHS = "gfx90a,gfx942,gfx1100"
 def cli(tmp_path):
     src = tmp_path / "kernels.py"
     src.write_text(KERNEL)
-    env = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE_DIR=str(tmp_path / "cache"),
-               PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p))
+    env = child_env(PYKERN_CACHE_DIR=str(tmp_path / "cache"))
     out = tmp_path / "saxpy.hsaco"
     return [sys.executable, "-m", "pykern", "compile", f"{src}:saxpy", "-s", SIG, "--arch", ARCHS, "-o", str(out)], \
         env, out

@@ -8,31 +8,15 @@ import textwrap
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from frontend_helpers import IMPORTS, TRY_EXCEPT_SRC, child_env
 
-HEAD = '''
-import numpy as np
-import pykern as cuda
-'''
-
-TRY_KERNEL = HEAD + '''
-@cuda.jit(cache=False)
-def tries(a):
-    i = cuda.grid(1)
-    try:
-        a[i] = 1
-    except Exception:
-        pass
-
-tries[1, 4](np.zeros(4))
-'''
+TRY_KERNEL = IMPORTS + TRY_EXCEPT_SRC  # the try at line 7, the launch at line 12
 
 
 def run_script(tmp_path, text, **env):
     path = tmp_path / "user_script.py"
     path.write_text(textwrap.dedent(text))
-    e = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE="off",
-             PYTHONPATH=os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH")) if p), **env)
+    e = child_env(PYKERN_CACHE="off", **env)
     e.pop("PYKERN_FULL_TRACEBACK", None) if "PYKERN_FULL_TRACEBACK" not in env else None
     r = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, env=e, timeout=300)
     assert r.returncode == 1, r.stdout + r.stderr
@@ -46,8 +30,8 @@ def pykern_frames(lines):
 def test_compile_error_from_a_launch_is_short(tmp_path):
     lines = run_script(tmp_path, TRY_KERNEL)
     text = "\n".join(lines)
-    assert 'user_script.py", line 13, in <module>' in text and "tries[1, 4](np.zeros(4))" in text
-    assert "CompileError: " in text and "user_script.py:8:5: error: try/except" in text
+    assert 'user_script.py", line 12, in <module>' in text and "tries[1, 4](np.zeros(4))" in text
+    assert "CompileError: " in text and "user_script.py:7:5: error: try/except" in text
     assert "    try:" in text and "^" in text and "hint: kernels cannot raise" in text
     assert len(pykern_frames(lines)) == 1 and "PYKERN_FULL_TRACEBACK=1" in text  # says how to see the rest
     assert len(lines) <= 11, text  # was 37 lines, 30 of them pykern's frames
@@ -63,14 +47,14 @@ def test_errors_keep_raise_semantics(tmp_path):
 try:
     tries[1, 4](np.zeros(4))
 except cuda.CompileError as e:
-    assert e.line == 8 and e.hint and e.__traceback__ is not None
+    assert e.line == 7 and e.hint and e.__traceback__ is not None
     raise SystemExit(1)
 '''))
     assert lines == []
 
 
 def test_debug_bounds_error_names_the_kernel_line(tmp_path):
-    lines = run_script(tmp_path, HEAD + '''
+    lines = run_script(tmp_path, IMPORTS + '''
 @cuda.jit(cache=False, debug=True)
 def off_by_one(a):
     i = cuda.grid(1)
@@ -80,7 +64,7 @@ off_by_one[1, 4](np.zeros(4))
 ''')
     text = "\n".join(lines)
     # a bounds error is a KernelIndexError (a KernelRuntimeError and an IndexError, as numba's)
-    assert "KernelIndexError: " in text and "user_script.py:8" in text and "a[i + 1] = 1.0" in text
+    assert "KernelIndexError: " in text and "user_script.py:7" in text and "a[i + 1] = 1.0" in text
     assert len(pykern_frames(lines)) == 1 and len(lines) <= 7, text
 
 
@@ -89,7 +73,7 @@ off_by_one[1, 4](np.zeros(4))
                                   'cuda.jit("void(float32[::1])")(bad.py_func)',
                                   'cuda.compile(bad, "void(float32[::1])", arch="gfx1100")'])
 def test_other_entry_points_are_short_too(tmp_path, call):
-    lines = run_script(tmp_path, HEAD + f'''
+    lines = run_script(tmp_path, IMPORTS + f'''
 @cuda.jit(cache=False)
 def bad(a):
     with open("x"):
@@ -98,5 +82,5 @@ def bad(a):
 {call}
 ''')
     text = "\n".join(lines)
-    assert "CompileError: " in text and "user_script.py:7:" in text
+    assert "CompileError: " in text and "user_script.py:6:" in text
     assert len(pykern_frames(lines)) <= 1 and len(lines) <= 11, text

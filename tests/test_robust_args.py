@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import cpu_helpers
 import pykern as cuda
 from pykern.errors import CompileError, LaunchError
 
@@ -16,11 +17,7 @@ from pykern.errors import CompileError, LaunchError
 pytestmark = pytest.mark.usefixtures("cpu_uncached")
 
 
-@cuda.jit(cache=False)
-def add_one(a):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] += 1
+add_one = cuda.jit(cpu_helpers.add_one, cache=False)
 
 
 @cuda.jit(cache=False)

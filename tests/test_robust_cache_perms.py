@@ -14,20 +14,10 @@ import warnings
 
 import pytest
 
-from pykern.runtime import cache as cache_mod
 from pykern.runtime.cache import CacheKey, KernelCache
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions")
-
-
-@pytest.fixture(autouse=True)
-def _clean_env(monkeypatch):
-    for k in ("PYKERN_CACHE", "PYKERN_CACHE_DIR", "PYKERN_CACHE_MAX_BYTES", "PYKERN_CACHE_EXPLAIN"):
-        monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("PYKERN_BUILD_ID", "robust-test-build")
-    cache_mod._memo.pop("pykern", None)
-    yield
-    cache_mod._memo.pop("pykern", None)
+pytestmark = [pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX permissions"),
+              pytest.mark.usefixtures("cache_env")]
 
 
 def _key(c: KernelCache) -> CacheKey:

@@ -22,21 +22,11 @@ import sys, time
 import numpy as np
 import pykern as cuda
 cuda.set_target("cpu")
+sys.path.insert(0, {tests!r})
+import cpu_helpers
 
-@cuda.jit(cache=False)
-def spin(out, n):
-    i = cuda.grid(1)
-    acc = 0.0
-    for j in range(n):
-        acc = acc * 0.999 + j
-    if i < out.size:
-        out[i] = acc
-
-@cuda.jit(cache=False)
-def add_one(a):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] += 1
+spin = cuda.jit(cpu_helpers.spin, cache=False)
+add_one = cuda.jit(cpu_helpers.add_one, cache=False)
 
 GRID, BLOCK, N = {grid}, {block}, {n}
 out = np.zeros(64)
@@ -58,8 +48,9 @@ print("ALIVE", sum(range(10)), flush=True)
 
 
 def _interrupt_run(tmp_path, grid, block, n, rounds=1, deadline=2.0):
-    script = tmp_path / "long_launch.py"  # a file, so pykern can read the kernel's source
-    script.write_text(CHILD.format(grid=grid, block=block, n=n, rounds=rounds))
+    script = tmp_path / "long_launch.py"
+    script.write_text(CHILD.format(tests=os.path.dirname(os.path.abspath(__file__)), grid=grid, block=block, n=n,
+                                   rounds=rounds))
     env = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE="off")
     p = subprocess.Popen([sys.executable, "-u", str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, env=env)

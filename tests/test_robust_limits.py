@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import cpu_helpers
 import pykern as cuda
 from fuzz.isolate import outcome
 from pykern.errors import CompileError, LaunchError
@@ -19,11 +20,7 @@ LDS_BYTES = 64 * 1024  # every AMD GPU pykern targets has 64 KiB of LDS per work
 pytestmark = pytest.mark.usefixtures("cpu_uncached")
 
 
-@cuda.jit(cache=False)
-def add_one(a):
-    i = cuda.grid(1)
-    if i < a.size:
-        a[i] += 1
+add_one = cuda.jit(cpu_helpers.add_one, cache=False)
 
 
 # ----------------------------------------------------------------- blocks and grids

@@ -215,18 +215,12 @@ def test_atomic_nanmax_nanmin_and_numba_nan_rules(dt):
 
 @settings(max_examples=30, deadline=None)
 @given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=64))
-def test_atomic_nanmax_integers(vals):
-    @cuda.jit
-    def k(arr, v):
-        i = cuda.grid(1)
-        if i < v.size:
-            cuda.atomic.nanmax(arr, 0, v[i])
-            cuda.atomic.nanmin(arr, 1, v[i])
-
+def test_atomic_max_min_nanmax_nanmin_of_integers(vals):
     v = np.array(vals, np.int64)
-    arr = np.array([-(2**63), 2**63 - 1], np.int64)
-    k[1, 64](arr, v)
-    assert arr[0] == v.max() and arr[1] == v.min()
+    lo, hi = -(2**63), 2**63 - 1
+    arr = np.array([lo, lo, hi, hi, lo, lo], np.int64)
+    atomics[1, 64](arr, v)
+    assert arr.tolist() == [v.max(), v.max(), v.min(), v.min(), v.max(), v.max()]
 
 
 def test_nanosleep_runs():

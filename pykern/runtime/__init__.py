@@ -106,7 +106,7 @@ def __getattr__(name):
         "pinned_array": "memory",
         "as_device_array": "memory",
         "is_device_array": "memory",
-        "from_dlpack": "dlpack",
+        "from_dlpack": "memory",
         "Stream": "streams",
         "Event": "streams",
         "stream": "streams",

@@ -3,9 +3,12 @@
 Export: ``DeviceArray.__dlpack__`` returns a PyCapsule named "dltensor"
 (or "dltensor_versioned" when the consumer asks for ``max_version >= (1, 0)``)
 holding a DLManagedTensor whose deleter releases the array. Import:
-``from_dlpack(obj)`` takes the capsule from ``obj.__dlpack__()``, renames it
-"used_dltensor" as the protocol requires, and wraps the memory without copying;
-the producer's deleter runs when the last view of it is gone.
+``consume(obj)`` takes the capsule from ``obj.__dlpack__()``, renames it
+"used_dltensor" as the protocol requires, and describes the memory as a
+``DLView``, which ``memory.from_dlpack`` wraps without copying; the producer's
+deleter runs when the last view of it is gone. This module reads DeviceArrays
+only through their attributes and builds none, so ``memory`` imports it and
+not the other way round.
 
 Device types: kDLCPU = 1 (cpu target), kDLROCM = 10 (hip target); host-pinned
 kinds (kDLCUDAHost = 3, kDLROCMHost = 11) import as cpu memory.
@@ -13,7 +16,7 @@ kinds (kDLCUDAHost = 3, kDLROCMHost = 11) import as cpu memory.
 Example::
 
     >>> import numpy as np
-    >>> from pykern.runtime.dlpack import from_dlpack
+    >>> from pykern.runtime.memory import from_dlpack
     >>> d = from_dlpack(np.arange(3.0))        # zero-copy cpu DeviceArray
     >>> np.from_dlpack(d)
     array([0., 1., 2.])
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+from typing import NamedTuple
 
 import numpy as np
 
@@ -219,15 +223,28 @@ def _np_dtype(dt: DLDataType) -> np.dtype:
     return np.dtype(f"{kind}{dt.bits // 8}")
 
 
-def from_dlpack(obj):
-    """A zero-copy DeviceArray over the memory ``obj`` exports with ``__dlpack__``.
+class DLView(NamedTuple):
+    """An imported tensor: ``ptr`` (data + byte_offset) of ``shape``/``dtype`` on ``target``/``device``.
 
-    Host (kDLCPU) tensors become "cpu" arrays, ROCm (kDLROCM) tensors "hip" arrays.
+    ``strides`` are in bytes, or None for a C-contiguous tensor; ``owner`` must
+    stay alive as long as the memory is used (it calls the producer's deleter).
     """
-    from pykern.runtime.memory import DeviceArray, Storage
 
-    if isinstance(obj, DeviceArray):
-        return obj
+    ptr: int
+    shape: tuple
+    strides: tuple | None
+    dtype: np.dtype
+    target: str
+    device: int
+    owner: _Imported
+    readonly: bool
+
+
+def consume(obj) -> DLView:
+    """Take the DLPack capsule of ``obj.__dlpack__()`` and describe its memory.
+
+    Host (kDLCPU and the pinned kinds) tensors are "cpu" memory, ROCm (kDLROCM) ones "hip".
+    """
     if not hasattr(obj, "__dlpack__"):
         raise TypeError(f"{type(obj).__name__} does not implement __dlpack__")
     dev_type, dev_id = (None, 0)
@@ -260,12 +277,7 @@ def from_dlpack(obj):
     dt = _np_dtype(t.dtype)
     ndim = t.ndim
     shape = tuple(t.shape[i] for i in range(ndim))
-    if t.strides:
-        strides = tuple(t.strides[i] * dt.itemsize for i in range(ndim))
-    else:
-        from pykern.runtime.memory import _c_strides
-
-        strides = _c_strides(shape, dt.itemsize)
+    strides = tuple(t.strides[i] * dt.itemsize for i in range(ndim)) if t.strides else None
     dtype_dev = t.device.device_type
     if dtype_dev in (kDLCPU, kDLCUDAHost, kDLROCMHost):
         target, dev = "cpu", 0
@@ -273,9 +285,4 @@ def from_dlpack(obj):
         target, dev = "hip", t.device.device_id
     else:
         raise BufferError(f"DLPack device type {dtype_dev} is neither host memory nor ROCm (kDLROCM = 10)")
-    ptr = (t.data or 0) + t.byte_offset
-    from pykern.runtime.memory import _span
-
-    lo, hi = _span(shape, strides, dt.itemsize)
-    st = Storage(ptr + lo, hi - lo, target, dev, owner=owner, readonly=readonly)
-    return DeviceArray(shape, strides, dt, st, ptr)
+    return DLView((t.data or 0) + t.byte_offset, shape, strides, dt, target, dev, owner, readonly)

@@ -28,7 +28,7 @@ import os
 import threading
 
 from pykern.errors import HipError
-from pykern.runtime import hip_api
+from pykern.runtime import hip_api, hip_props
 
 ENV_LIBRARY = "PYKERN_HIP_LIBRARY"
 _LOADER_NAMES = ("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5")
@@ -250,9 +250,7 @@ def available() -> tuple[bool, str]:
     if n <= 0:
         return False, f"{library.path}: hipGetDeviceCount found no devices"
     try:
-        from pykern.runtime import devices
-
-        archs = sorted({d.arch for d in devices.list_devices()})
+        archs = sorted({hip_props.parse_gcn_arch_name(hip_props.gcn_arch_name(library, i))[0] for i in range(n)})
         return True, f"{n} AMD GPU(s) ({', '.join(archs)}) via {library.path}"
     except Exception as e:
         return False, f"{library.path}: {n} device(s) but querying them failed: {e}"

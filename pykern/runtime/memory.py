@@ -22,7 +22,7 @@ import weakref
 
 import numpy as np
 
-from pykern.runtime import hip_api, resolve_target
+from pykern.runtime import dlpack, hip_api, resolve_target
 from pykern.runtime.streams import Stream, as_stream
 
 _ALIGN = 256  # same as hipMalloc's guarantee, so code tuned on one target behaves on the other
@@ -531,13 +531,9 @@ class DeviceArray:
         }
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from pykern.runtime import dlpack
-
         return dlpack.export(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple:
-        from pykern.runtime import dlpack
-
         return dlpack.device_of(self)
 
 
@@ -779,8 +775,6 @@ def as_device_array(obj, target: str | None = None) -> DeviceArray:
     if hasattr(obj, "__cuda_array_interface__"):
         return from_cuda_array_interface(obj, target)
     if hasattr(obj, "__dlpack__"):
-        from pykern.runtime.dlpack import from_dlpack
-
         return from_dlpack(obj)
     raise TypeError(f"{type(obj).__name__} has neither __cuda_array_interface__ nor __dlpack__")
 
@@ -789,10 +783,17 @@ as_cuda_array = as_device_array  # numba's name
 
 
 def from_dlpack(obj) -> DeviceArray:
-    """A zero-copy DeviceArray over ``obj.__dlpack__()`` (see pykern.runtime.dlpack)."""
-    from pykern.runtime.dlpack import from_dlpack as _from_dlpack
+    """A zero-copy DeviceArray over ``obj.__dlpack__()`` (see pykern.runtime.dlpack).
 
-    return _from_dlpack(obj)
+    Host (kDLCPU) tensors become "cpu" arrays, ROCm (kDLROCM) tensors "hip" arrays.
+    """
+    if isinstance(obj, DeviceArray):
+        return obj
+    v = dlpack.consume(obj)
+    strides = _c_strides(v.shape, v.dtype.itemsize) if v.strides is None else v.strides
+    lo, hi = _span(v.shape, strides, v.dtype.itemsize)
+    st = Storage(v.ptr + lo, hi - lo, v.target, v.device, owner=v.owner, readonly=v.readonly)
+    return DeviceArray(v.shape, strides, v.dtype, st, v.ptr)
 
 
 def _unpickle_device_array(host: np.ndarray) -> DeviceArray:
