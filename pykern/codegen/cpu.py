@@ -137,7 +137,9 @@ class CpuTarget(Target):
         return str(host_target_machine().target_data)
 
     def hidden_param_types(self):
-        return [PTR]
+        # (per-thread state T, the block's shared memory): shared memory comes in as an
+        # argument so that the kernel function can mark it ``noalias`` (see define_kernel)
+        return [PTR, PTR]
 
     def must_inline(self, callee, info: KernelInfo) -> bool:
         if info.debug:
@@ -172,13 +174,20 @@ class CpuTarget(Target):
     def define_kernel(self, llmodule, info, params, param_types, options):
         base = _sanitize(info.kernel_name)
         if self._coroutine(info):
-            fnty = L.FunctionType(PTR, list(param_types) + [PTR])
+            fnty = L.FunctionType(PTR, list(param_types) + [PTR, PTR])
             f = L.Function(llmodule, fnty, f"{base}.thread")
             set.add(f.attributes, "presplitcoroutine")  # llvmlite does not know this attribute
         else:
-            fnty = L.FunctionType(L.VoidType(), list(param_types) + [PTR])
+            fnty = L.FunctionType(L.VoidType(), list(param_types) + [PTR, PTR])
             f = L.Function(llmodule, fnty, f"{base}.thread")
             f.attributes.add("alwaysinline")
+            # Shared memory is reached only through pointers based on this argument, and one
+            # call runs one thread (fast path) or the whole block (regions): LLVM may then
+            # assume no kernel argument array overlaps it, and vectorise a thread loop that
+            # copies global memory into shared memory without run-time overlap checks (which
+            # it cannot form for an index that wraps negative values). Not on the coroutine
+            # path: there other threads touch the memory while this call is suspended.
+            f.args[-1].add_attribute("noalias")
         f.linkage = "internal"
         return f
 
@@ -277,13 +286,16 @@ class CpuTarget(Target):
 
     # ---- memory
     def shared_array(self, fx, name, elem_type, nbytes, align, offset):
-        b = fx.builder
-        base = b.load(_gep(b, self._blk(fx), B_SHARED), typ=PTR)
-        return _gep(b, base, offset)
+        return _gep(fx.builder, fx.hidden[1], offset)
 
     def dynamic_shared(self, fx, elem_type):
+        # based on the shared-memory argument (its offset from the block's shared area), so
+        # that its ``noalias`` covers the dynamic array too
         b = fx.builder
-        return b.load(_gep(b, self._blk(fx), B_DYNSHARED), typ=PTR)
+        blk = self._blk(fx)
+        dyn = b.ptrtoint(b.load(_gep(b, blk, B_DYNSHARED), typ=PTR), I64)
+        base = b.ptrtoint(b.load(_gep(b, blk, B_SHARED), typ=PTR), I64)
+        return b.gep(fx.hidden[1], [b.sub(dyn, base)], source_etype=I8)
 
     def dynamic_shared_bytes(self, fx):
         b = fx.builder
@@ -555,7 +567,8 @@ class CpuTarget(Target):
             tstate, args = f.args
             b = L.IRBuilder(f.append_basic_block("entry"))
             vals = self._load_params(b, args, lowered.params, ptypes)
-            h = b.call(kfn, vals + [tstate])
+            blk = b.load(_gep(b, tstate, T_BLK), typ=PTR)
+            h = b.call(kfn, vals + [tstate, b.load(_gep(b, blk, B_SHARED), typ=PTR)])
             b.store(h, _gep(b, tstate, T_HANDLE))
             b.ret_void()
             return
@@ -572,9 +585,34 @@ class CpuTarget(Target):
         tstate.align = 16
         tstate.type = PTR  # byte-addressed: use it as an opaque pointer
         b.store(blk, _gep(b, tstate, T_BLK))
+        vals.append(tstate)
+        vals.append(b.load(_gep(b, blk, B_SHARED), typ=PTR))
         if regions:
-            # the kernel body loops over the block's threads itself (cpu_regions)
-            b.call(kfn, vals + [tstate])
+            # the kernel body loops over the block's threads itself (cpu_regions). The block
+            # shape the kernel most likely runs with gets its own inlined copy that reads the
+            # block state from a stack copy holding that shape: LLVM forwards the stores, so
+            # blockDim is a constant there (an if/else of two identical calls would be merged)
+            guess = self._regions(lowered.info).block_guess
+            if guess:
+                blk2, t2 = (b.alloca(L.ArrayType(I8, n), name=nm) for n, nm in ((B_SIZE, "blk.known"),
+                                                                               (T_SIZE, "tstate.known")))
+                for a in (blk2, t2):
+                    a.align = 16
+                    a.type = PTR
+                same = [b.icmp_unsigned("==", b.load(_gep(b, blk, B_BDIM + 4 * k), typ=I32), L.Constant(I32, v))
+                        for k, v in enumerate(guess)]
+                with b.if_else(b.and_(b.and_(same[0], same[1]), same[2])) as (known, other):
+                    with known:
+                        b.call(_memcpy(mod), [blk2, blk, L.Constant(I64, B_SIZE), L.Constant(I1, 0)])
+                        for k, v in enumerate(guess):
+                            b.store(L.Constant(I32, v), _gep(b, blk2, B_BDIM + 4 * k))
+                        b.store(L.Constant(I32, guess[0] * guess[1] * guess[2]), _gep(b, blk2, B_NTHREADS))
+                        b.store(blk2, _gep(b, t2, T_BLK))
+                        b.call(kfn, vals[:-2] + [t2, vals[-1]])
+                    with other:
+                        b.call(kfn, vals)
+            else:
+                b.call(kfn, vals)
             b.ret_void()
             return
         dims = [b.load(_gep(b, blk, B_BDIM + 4 * k), typ=I32) for k in range(3)]
@@ -599,7 +637,7 @@ class CpuTarget(Target):
             lin = b.add(b.mul(outer_lin, dims[k]), i)
             if k == 0:
                 b.store(lin, _gep(b, tstate, T_LIN))
-                b.call(kfn, vals + [tstate])
+                b.call(kfn, vals)
                 if debug:
                     err = b.load_atomic(_gep(b, ctx, C_ERROR), "monotonic", 4, typ=I32)
                     cont = f.append_basic_block("cont")
@@ -618,6 +656,12 @@ class CpuTarget(Target):
         b.branch(exit_bb)
         b.position_at_end(exit_bb)
         b.ret_void()
+
+
+def _memcpy(mod):
+    name = "llvm.memcpy.p0.p0.i64"
+    f = mod.globals.get(name)
+    return f if f is not None else L.Function(mod, L.FunctionType(L.VoidType(), [PTR, PTR, I64, I1]), name)
 
 
 def assembly_of(artifact: KernelArtifact) -> str:

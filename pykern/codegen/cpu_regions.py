@@ -85,6 +85,7 @@ class Plan:
     uses_return: bool
     uniform: frozenset  # variables with one value for the whole block
     remat: tuple  # (name, value): per-thread values recomputed at the start of every region
+    block_guess: tuple = ()  # (x, y, z) the block shape the shared arrays suggest, () if none
 
 
 class _NotRegions(Exception):
@@ -378,7 +379,25 @@ def plan(module: ir.Module, uses: dict):
             arrays.append((n.name, max(count, 1) * _sizeof(n.type.dtype)))
     uses_return = any(isinstance(n, ir.Return) for n in _walk(k.body))
     slotted &= set(k.locals)
-    return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return, uniform, tuple(remat.items()))
+    return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return, uniform, tuple(remat.items()),
+                _block_guess(k.body))
+
+
+def _block_guess(body):
+    """The block shape a kernel is most likely launched with: that of its first static shared
+    array, reversed (``sA[ty, tx]`` of shape (16, 16) -> blockDim (16, 16, 1); a 1-d tile of
+    256 -> (256, 1, 1)). The runner gives this shape a copy of the kernel in which blockDim is
+    a constant, so LLVM knows the trip counts of the thread loops: whole-vector iterations, no
+    remainders, tile rows kept in registers across rows. Other shapes run the general copy."""
+    for n in _walk(body):
+        if isinstance(n, ir.AllocArray) and n.space == "shared":
+            shape = n.shape if isinstance(n.shape, (tuple, list)) else (n.shape,)
+            if not 1 <= len(shape) <= 3 or not all(isinstance(d, int) and d > 0 for d in shape):
+                continue
+            dims = tuple(reversed(shape)) + (1,) * (3 - len(shape))
+            if dims[0] * dims[1] * dims[2] <= 1024:
+                return dims
+    return ()
 
 
 # ------------------------------------------------------------------ lowering
