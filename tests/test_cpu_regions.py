@@ -401,6 +401,71 @@ def test_debug_bounds_error_inside_a_region(monkeypatch):
         assert x[30] == 1.0 and x[31] == 1.0  # the threads before the failing one stored
 
 
+def reverse_in_block(x, out):
+    # a shared tile of 16 makes (16, 1, 1) the guessed block shape: the runner has a copy of
+    # the kernel with blockDim constant for it; other shapes run the general copy
+    sh = cuda.shared.array(16, cuda.int64)
+    n = cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
+    t = cuda.threadIdx.x + (cuda.threadIdx.y + cuda.threadIdx.z * cuda.blockDim.y) * cuda.blockDim.x
+    base = cuda.blockIdx.x * n
+    sh[t] = x[base + t]
+    cuda.syncthreads()
+    out[base + t] = sh[n - 1 - t] * 100 + n
+
+
+@pytest.mark.parametrize("block", [(16,), (8,), (8, 2), (4, 2, 2), (1,)])
+def test_guessed_block_shape_and_the_others_agree(block, monkeypatch):
+    n = int(np.prod(block))
+    x = np.arange(3 * n, dtype=np.int64) + 7
+    ref = x.reshape(3, n)[:, ::-1].reshape(-1) * 100 + n
+    res = both(reverse_in_block, (3,), block, lambda: (x, np.zeros_like(x)), monkeypatch)
+    for path, (kern, (_, out)) in res.items():
+        assert kern.artifact.execution == path
+        np.testing.assert_array_equal(out, ref)
+
+
+def if_divergent_tile(x):
+    sh = cuda.shared.array(32, cuda.float64)  # launched with the guessed shape (32, 1, 1)
+    t = cuda.threadIdx.x
+    sh[t] = t
+    if t < 5:
+        cuda.syncthreads()
+    x[t] = sh[t]
+
+
+def test_divergent_barrier_named_in_the_guessed_shape_copy(monkeypatch):
+    line = if_divergent_tile.__code__.co_firstlineno + 5
+    for block in ((32,), (16, 2)):
+        x = np.zeros(32)
+        with pytest.raises(KernelRuntimeError) as ei:
+            run("regions", if_divergent_tile, (1,), block, x, monkeypatch=monkeypatch)
+        msg = str(ei.value)
+        assert f"test_cpu_regions.py:{line}" in msg and "divergent barrier" in msg and "skipped it" in msg
+
+
+def static_and_dynamic_shared(x, out):
+    # both kinds of shared memory in one kernel: the dynamic array is addressed from the same
+    # shared-memory argument as the static one (which the kernel function marks noalias)
+    st = cuda.shared.array(8, cuda.float64)
+    dyn = cuda.shared.array(0, cuda.float64)
+    t = cuda.threadIdx.x
+    st[t] = x[t]
+    dyn[t] = x[t] * 2.0
+    cuda.syncthreads()
+    out[t] = st[7 - t] + dyn[(t + 1) % 8]
+
+
+def test_static_and_dynamic_shared_memory_in_regions(monkeypatch):
+    x = rng.random(8)
+    for path in PATHS:
+        out = np.zeros(8)
+        monkeypatch.setenv("PYKERN_CPU_BARRIERS", path)
+        k = compile_py(static_and_dynamic_shared, x, out)
+        launch(k, (1,), (8,), x, out, shared=8 * 8)
+        assert k.artifact.execution == path
+        np.testing.assert_array_equal(out, x[::-1] + 2.0 * np.roll(x, -1))
+
+
 # ------------------------------------------------------------ the rest of the suite on the other path
 @pytest.mark.slow
 def test_barrier_suites_pass_on_the_coroutine_path():
