@@ -5,6 +5,8 @@ gives a wrong answer (threads read what other threads wrote)."""
 from __future__ import annotations
 
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +16,9 @@ from hypothesis import strategies as st
 import pykern as cuda
 from cpu_helpers import BARRIER_PATH, compile_py, launch, run_py
 from pykern.errors import KernelRuntimeError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+from tree_sum import make_tree_sum  # noqa: E402  (samples/tree_sum.py)
 
 SET = settings(max_examples=15, deadline=None)
 rng = np.random.default_rng(1234)
@@ -217,19 +222,7 @@ def test_device_function_returning_tuple():
 
 
 # ------------------------------------------------------------ barriers
-def block_sum(x, out):
-    sh = cuda.shared.array(128, np.float32)
-    t = cuda.threadIdx.x
-    sh[t] = x[cuda.grid(1)]
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if t < s:
-            sh[t] += sh[t + s]
-        cuda.syncthreads()
-        s //= 2
-    if t == 0:
-        out[cuda.blockIdx.x] = sh[0]
+block_sum = make_tree_sum(128, np.float32)
 
 
 def test_shared_memory_block_reduction():

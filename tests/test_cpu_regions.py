@@ -22,6 +22,9 @@ from pykern.errors import KernelRuntimeError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "samples"))
+from matmul import make_matmul  # noqa: E402  (samples/matmul.py)
+from tree_sum import make_tree_sum  # noqa: E402  (samples/tree_sum.py)
 PATHS = ("regions", "coroutine")
 rng = np.random.default_rng(7)
 
@@ -48,42 +51,8 @@ def both(fn, grid, block, make_args, monkeypatch, **opts):
 TILE = 8
 
 
-def tiled_matmul(A, B, C):
-    sA = cuda.shared.array((TILE, TILE), cuda.float64)
-    sB = cuda.shared.array((TILE, TILE), cuda.float64)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    acc = 0.0
-    for i in range((A.shape[1] + TILE - 1) // TILE):
-        sA[ty, tx] = 0.0
-        sB[ty, tx] = 0.0
-        if y < A.shape[0] and tx + i * TILE < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TILE]
-        if x < B.shape[1] and ty + i * TILE < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TILE, x]
-        cuda.syncthreads()
-        for j in range(TILE):
-            acc += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = acc
-
-
-def tree_sum(x, out):
-    sh = cuda.shared.array(256, cuda.float64)
-    t = cuda.threadIdx.x
-    i = cuda.grid(1)
-    sh[t] = x[i] if i < x.size else 0.0
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if t < s:
-            sh[t] += sh[t + s]
-        cuda.syncthreads()
-        s //= 2
-    if t == 0:
-        out[cuda.blockIdx.x] = sh[0]
+tiled_matmul = make_matmul(TILE, cuda.float64)
+tree_sum = make_tree_sum(256, cuda.float64)
 
 
 def tree_sum_thread_step(x, out):
@@ -200,7 +169,8 @@ def _matmul_args(m, k, n):
 # ------------------------------------------------------------ same answers on both paths
 def test_tiled_matmul_both_paths(monkeypatch):
     m, k, n = 19, 23, 13
-    res = both(tiled_matmul, ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE), (TILE, TILE),
+    # the sample's kernel runs gridDim.x tile steps: enough column blocks to cover k too
+    res = both(tiled_matmul, (-(-max(n, k) // TILE), -(-m // TILE)), (TILE, TILE),
                _matmul_args(m, k, n), monkeypatch)
     for path, (kern, (A, B, C)) in res.items():
         assert kern.artifact.execution == path
