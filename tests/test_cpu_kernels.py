@@ -754,3 +754,17 @@ def test_waves_are_consecutive_linear_ids_in_3d_block_of_1024():
     ty = (lin // 8) % 8
     exp = [sum(1 << k for k in range(64) if ty[w * 64 + k] % 2 == 1) for w in range(16)]
     assert bal.tolist() == np.repeat(np.array(exp, dtype=np.uint64), 64).tolist()
+
+
+def test_launch_context_layout_matches_the_executor():
+    """The runner and the scheduler text address LaunchCtx by the offsets codegen/cpu.py names."""
+    from pykern.codegen import cpu
+    from pykern.runtime.cpu_executor import LaunchCtx
+
+    names = cpu._names()
+    for field, name in (("grid", "C_GRID"), ("block", "C_BLOCK"), ("dyn_shared", "C_DYN"), ("error", "C_ERROR"),
+                        ("cancel", "C_CANCEL"), ("kind", "C_KIND"), ("msg1", "C_MSG1"), ("msg2", "C_MSG2"),
+                        ("vals", "C_VALS"), ("gbar", "C_GBAR_ARRIVED")):
+        assert getattr(LaunchCtx, field).offset == names[name], field
+    text = cpu._runner_ir("s", "k", 0, True, 64, ["a.py:1"], True, [True])
+    assert "$" not in text  # every name was substituted
