@@ -34,6 +34,7 @@ from llvmlite import ir as L
 
 from ..frontend import ir
 from ..frontend import types as T
+from . import llvm_util
 from .contract import CPU_BARRIERS_ENV, SyncSite
 from .lower import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _walk, _zero, _sizeof, range_trip
 
@@ -558,7 +559,9 @@ class RegionLowering(FunctionLowering):
         b.position_at_end(nxt)
         for head, done, i in reversed(nests):
             i.add_incoming(b.add(i, L.Constant(I32, 1), flags=("nuw", "nsw")), b.block)
-            b.branch(head)
+            # vectorised (x), but not runtime-unrolled: a y loop unrolled by 2 copies the whole
+            # vectorised x loop with its remainders, for blocks too small to gain from it
+            b.branch(head).set_metadata("llvm.loop", llvm_util.no_runtime_unroll(self.module))
             b.position_at_end(done)
         self._lin, self._lin64, self._thread_next = saved
 
