@@ -18,6 +18,7 @@ from cpu_helpers import BARRIER_PATH, compile_py, launch, run_py
 from pykern.errors import KernelRuntimeError
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+from matmul import make_matmul  # noqa: E402  (samples/matmul.py)
 from tree_sum import make_tree_sum  # noqa: E402  (samples/tree_sum.py)
 
 SET = settings(max_examples=15, deadline=None)
@@ -236,36 +237,15 @@ def test_shared_memory_block_reduction():
 TILE = 8
 
 
-def matmul(a, b, c):
-    sa = cuda.shared.array((TILE, TILE), np.float64)
-    sb = cuda.shared.array((TILE, TILE), np.float64)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    row = cuda.blockIdx.y * TILE + ty
-    col = cuda.blockIdx.x * TILE + tx
-    acc = 0.0
-    for t in range((a.shape[1] + TILE - 1) // TILE):
-        if row < a.shape[0] and t * TILE + tx < a.shape[1]:
-            sa[ty, tx] = a[row, t * TILE + tx]
-        else:
-            sa[ty, tx] = 0.0
-        if col < b.shape[1] and t * TILE + ty < b.shape[0]:
-            sb[ty, tx] = b[t * TILE + ty, col]
-        else:
-            sb[ty, tx] = 0.0
-        cuda.syncthreads()
-        for k in range(TILE):
-            acc += sa[ty, k] * sb[k, tx]
-        cuda.syncthreads()
-    if row < c.shape[0] and col < c.shape[1]:
-        c[row, col] = acc
+matmul = make_matmul(TILE, np.float64)
 
 
 def test_tiled_matmul_shared_memory():
     a = rng.random((19, 23))
     b = rng.random((23, 17))
     c = np.zeros((19, 17))
-    run_py(matmul, ((17 + TILE - 1) // TILE, (19 + TILE - 1) // TILE), (TILE, TILE), a, b, c)
+    # samples/matmul.py's kernel runs gridDim.x tile steps: enough column blocks to cover k too
+    run_py(matmul, (-(-23 // TILE), -(-19 // TILE)), (TILE, TILE), a, b, c)
     np.testing.assert_allclose(c, a @ b)
 
 
