@@ -18,6 +18,9 @@ inside ``if``/``while``/``for`` statements that themselves sit there.
   launch fails with the same divergent-barrier error as the coroutine path, never a hang.
 * ``return`` inside a region marks the thread exited; a later barrier reached while some threads
   have exited (and others have not) is a divergent barrier, as on the coroutine path.
+* ``Plan.block_guess``: the block shape the kernel's first static shared array suggests. The
+  runner (``cpu.py``) inlines the kernel twice, once reading blockDim as that constant shape, so
+  the thread loops of the likely launch have known trip counts; other shapes run the other copy.
 * Kernels with wave operations, ``syncthreads_count/and/or``, barriers inside device functions,
   ``break``/``continue`` across a barrier loop, or loops with ``else`` take the coroutine path.
 
