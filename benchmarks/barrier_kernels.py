@@ -1,25 +1,9 @@
-"""Barrier kernels for ``bench_barriers.py``: a one-element-per-thread shared-memory tree
-reduction and a barrier microbenchmark (the tiled matmul is ``samples/matmul.py``'s)."""
+"""Barrier kernels for ``bench_barriers.py``: the one-element-per-thread shared-memory tree
+reduction (``samples/tree_sum.py``) and a barrier microbenchmark (the tiled matmul is
+``samples/matmul.py``'s)."""
 
 import pykern as cuda
-
-RED_TPB = 256
-
-
-@cuda.jit
-def tree_reduce(x, out):
-    sh = cuda.shared.array(RED_TPB, cuda.float32)
-    t = cuda.threadIdx.x
-    sh[t] = x[cuda.grid(1)]
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if t < s:
-            sh[t] += sh[t + s]
-        cuda.syncthreads()
-        s //= 2
-    if t == 0:
-        out[cuda.blockIdx.x] = sh[0]
+from kernels import RED_TPB, tree_reduce  # noqa: F401  (samples/tree_sum.py, on the path kernels.py sets)
 
 
 @cuda.jit

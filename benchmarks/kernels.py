@@ -15,8 +15,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
 from matmul import TPB, matmul  # noqa: E402  (samples/matmul.py)
-from reduction import TPB as RED_TPB, block_sum  # noqa: E402  (samples/reduction.py)
+from reduction import block_sum  # noqa: E402  (samples/reduction.py)
 from saxpy import saxpy  # noqa: E402  (samples/saxpy.py)
+from tree_sum import TPB as RED_TPB, tree_sum as tree_reduce  # noqa: E402  (samples/tree_sum.py)
 
 
 #: kernel name -> (pykern kernel, signature for pykern.compile)

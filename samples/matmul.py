@@ -8,28 +8,36 @@ from _util import report, timed
 TPB = 16
 
 
-@cuda.jit
-def matmul(A, B, C):
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    bpg = cuda.gridDim.x
-    acc = np.float32(0.0)
-    for i in range(bpg):
-        sA[ty, tx] = 0
-        sB[ty, tx] = 0
-        if y < A.shape[0] and tx + i * TPB < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TPB]
-        if x < B.shape[1] and ty + i * TPB < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TPB, x]
-        cuda.syncthreads()
-        for j in range(TPB):
-            acc += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = acc
+def make_matmul(tpb, dtype):
+    """The kernel ``matmul(A, B, C)``: C = A @ B with ``tpb`` x ``tpb`` tiles of ``dtype`` in
+    shared memory; launch it with blocks of (tpb, tpb) threads covering C."""
+
+    def matmul(A, B, C):
+        sA = cuda.shared.array(shape=(tpb, tpb), dtype=dtype)
+        sB = cuda.shared.array(shape=(tpb, tpb), dtype=dtype)
+        x, y = cuda.grid(2)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        bpg = cuda.gridDim.x
+        acc = dtype(0.0)
+        for i in range(bpg):
+            sA[ty, tx] = 0
+            sB[ty, tx] = 0
+            if y < A.shape[0] and tx + i * tpb < A.shape[1]:
+                sA[ty, tx] = A[y, tx + i * tpb]
+            if x < B.shape[1] and ty + i * tpb < B.shape[0]:
+                sB[ty, tx] = B[ty + i * tpb, x]
+            cuda.syncthreads()
+            for j in range(tpb):
+                acc += sA[ty, j] * sB[j, tx]
+            cuda.syncthreads()
+        if y < C.shape[0] and x < C.shape[1]:
+            C[y, x] = acc
+
+    return matmul
+
+
+matmul = cuda.jit(make_matmul(TPB, cuda.float32))
 
 
 def main(n=256):

@@ -1,4 +1,5 @@
-"""Monte Carlo estimate of pi with a per-thread xorshift64* generator and a block reduction."""
+"""Monte Carlo estimate of pi with a per-thread xorshift64* generator, then block sums in shared
+memory (``tree_sum.py``'s kernel)."""
 
 import math
 
@@ -6,6 +7,7 @@ import numpy as np
 
 import pykern as cuda
 from _util import report, timed
+from tree_sum import make_tree_sum
 
 TPB = 128
 
@@ -19,8 +21,7 @@ def xorshift(state):
 
 
 @cuda.jit
-def count_inside(seed, samples_per_thread, counts):
-    hits = cuda.shared.array(TPB, cuda.int64)
+def count_inside(seed, samples_per_thread, hits):
     i = cuda.grid(1)
     state = np.uint64(seed) + np.uint64(i) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(1)
     inside = 0
@@ -31,22 +32,20 @@ def count_inside(seed, samples_per_thread, counts):
         y = r2 * (1.0 / 9007199254740992.0)
         if x * x + y * y <= 1.0:
             inside += 1
-    tid = cuda.threadIdx.x
-    hits[tid] = inside
-    cuda.syncthreads()
-    s = TPB // 2
-    while s > 0:
-        if tid < s:
-            hits[tid] += hits[tid + s]
-        cuda.syncthreads()
-        s //= 2
-    if tid == 0:
-        counts[cuda.blockIdx.x] = hits[0]
+    hits[i] = inside
+
+
+block_hits = cuda.jit(make_tree_sum(TPB, cuda.int64))
 
 
 def main(blocks=64, per_thread=256):
+    hits = cuda.device_array(blocks * TPB, np.int64)
     counts = cuda.device_array(blocks, np.int64)
-    t = timed(lambda: count_inside[blocks, TPB](np.uint64(12345), per_thread, counts))
+
+    def run():
+        count_inside[blocks, TPB](np.uint64(12345), per_thread, hits)
+        block_hits[blocks, TPB](hits, counts)
+    t = timed(run)
     total = blocks * TPB * per_thread
     pi = 4.0 * counts.copy_to_host().sum() / total
     report("monte_carlo_pi", abs(pi - math.pi) < 0.01, t, f"pi~{pi:.5f} from {total} samples")

@@ -5,6 +5,8 @@ gives a wrong answer (threads read what other threads wrote)."""
 from __future__ import annotations
 
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +16,10 @@ from hypothesis import strategies as st
 import pykern as cuda
 from cpu_helpers import BARRIER_PATH, compile_py, launch, run_py
 from pykern.errors import KernelRuntimeError
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
+from matmul import make_matmul  # noqa: E402  (samples/matmul.py)
+from tree_sum import make_tree_sum  # noqa: E402  (samples/tree_sum.py)
 
 SET = settings(max_examples=15, deadline=None)
 rng = np.random.default_rng(1234)
@@ -217,19 +223,7 @@ def test_device_function_returning_tuple():
 
 
 # ------------------------------------------------------------ barriers
-def block_sum(x, out):
-    sh = cuda.shared.array(128, np.float32)
-    t = cuda.threadIdx.x
-    sh[t] = x[cuda.grid(1)]
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if t < s:
-            sh[t] += sh[t + s]
-        cuda.syncthreads()
-        s //= 2
-    if t == 0:
-        out[cuda.blockIdx.x] = sh[0]
+block_sum = make_tree_sum(128, np.float32)
 
 
 def test_shared_memory_block_reduction():
@@ -243,36 +237,15 @@ def test_shared_memory_block_reduction():
 TILE = 8
 
 
-def matmul(a, b, c):
-    sa = cuda.shared.array((TILE, TILE), np.float64)
-    sb = cuda.shared.array((TILE, TILE), np.float64)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    row = cuda.blockIdx.y * TILE + ty
-    col = cuda.blockIdx.x * TILE + tx
-    acc = 0.0
-    for t in range((a.shape[1] + TILE - 1) // TILE):
-        if row < a.shape[0] and t * TILE + tx < a.shape[1]:
-            sa[ty, tx] = a[row, t * TILE + tx]
-        else:
-            sa[ty, tx] = 0.0
-        if col < b.shape[1] and t * TILE + ty < b.shape[0]:
-            sb[ty, tx] = b[t * TILE + ty, col]
-        else:
-            sb[ty, tx] = 0.0
-        cuda.syncthreads()
-        for k in range(TILE):
-            acc += sa[ty, k] * sb[k, tx]
-        cuda.syncthreads()
-    if row < c.shape[0] and col < c.shape[1]:
-        c[row, col] = acc
+matmul = make_matmul(TILE, np.float64)
 
 
 def test_tiled_matmul_shared_memory():
     a = rng.random((19, 23))
     b = rng.random((23, 17))
     c = np.zeros((19, 17))
-    run_py(matmul, ((17 + TILE - 1) // TILE, (19 + TILE - 1) // TILE), (TILE, TILE), a, b, c)
+    # samples/matmul.py's kernel runs gridDim.x tile steps: enough column blocks to cover k too
+    run_py(matmul, (-(-23 // TILE), -(-19 // TILE)), (TILE, TILE), a, b, c)
     np.testing.assert_allclose(c, a @ b)
 
 
@@ -761,3 +734,17 @@ def test_waves_are_consecutive_linear_ids_in_3d_block_of_1024():
     ty = (lin // 8) % 8
     exp = [sum(1 << k for k in range(64) if ty[w * 64 + k] % 2 == 1) for w in range(16)]
     assert bal.tolist() == np.repeat(np.array(exp, dtype=np.uint64), 64).tolist()
+
+
+def test_launch_context_layout_matches_the_executor():
+    """The runner and the scheduler text address LaunchCtx by the offsets codegen/cpu.py names."""
+    from pykern.codegen import cpu
+    from pykern.runtime.cpu_executor import LaunchCtx
+
+    names = cpu._names()
+    for field, name in (("grid", "C_GRID"), ("block", "C_BLOCK"), ("dyn_shared", "C_DYN"), ("error", "C_ERROR"),
+                        ("cancel", "C_CANCEL"), ("kind", "C_KIND"), ("msg1", "C_MSG1"), ("msg2", "C_MSG2"),
+                        ("vals", "C_VALS"), ("gbar", "C_GBAR_ARRIVED")):
+        assert getattr(LaunchCtx, field).offset == names[name], field
+    text = cpu._runner_ir("s", "k", 0, True, 64, ["a.py:1"], True, [True])
+    assert "$" not in text  # every name was substituted

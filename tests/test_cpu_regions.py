@@ -22,6 +22,9 @@ from pykern.errors import KernelRuntimeError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "samples"))
+from matmul import make_matmul  # noqa: E402  (samples/matmul.py)
+from tree_sum import make_tree_sum  # noqa: E402  (samples/tree_sum.py)
 PATHS = ("regions", "coroutine")
 rng = np.random.default_rng(7)
 
@@ -48,42 +51,8 @@ def both(fn, grid, block, make_args, monkeypatch, **opts):
 TILE = 8
 
 
-def tiled_matmul(A, B, C):
-    sA = cuda.shared.array((TILE, TILE), cuda.float64)
-    sB = cuda.shared.array((TILE, TILE), cuda.float64)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    acc = 0.0
-    for i in range((A.shape[1] + TILE - 1) // TILE):
-        sA[ty, tx] = 0.0
-        sB[ty, tx] = 0.0
-        if y < A.shape[0] and tx + i * TILE < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TILE]
-        if x < B.shape[1] and ty + i * TILE < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TILE, x]
-        cuda.syncthreads()
-        for j in range(TILE):
-            acc += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = acc
-
-
-def tree_sum(x, out):
-    sh = cuda.shared.array(256, cuda.float64)
-    t = cuda.threadIdx.x
-    i = cuda.grid(1)
-    sh[t] = x[i] if i < x.size else 0.0
-    cuda.syncthreads()
-    s = cuda.blockDim.x // 2
-    while s > 0:
-        if t < s:
-            sh[t] += sh[t + s]
-        cuda.syncthreads()
-        s //= 2
-    if t == 0:
-        out[cuda.blockIdx.x] = sh[0]
+tiled_matmul = make_matmul(TILE, cuda.float64)
+tree_sum = make_tree_sum(256, cuda.float64)
 
 
 def tree_sum_thread_step(x, out):
@@ -200,7 +169,8 @@ def _matmul_args(m, k, n):
 # ------------------------------------------------------------ same answers on both paths
 def test_tiled_matmul_both_paths(monkeypatch):
     m, k, n = 19, 23, 13
-    res = both(tiled_matmul, ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE), (TILE, TILE),
+    # the sample's kernel runs gridDim.x tile steps: enough column blocks to cover k too
+    res = both(tiled_matmul, (-(-max(n, k) // TILE), -(-m // TILE)), (TILE, TILE),
                _matmul_args(m, k, n), monkeypatch)
     for path, (kern, (A, B, C)) in res.items():
         assert kern.artifact.execution == path
@@ -399,6 +369,71 @@ def test_debug_bounds_error_inside_a_region(monkeypatch):
             run(path, debug_out_of_bounds, (1,), (32,), x, monkeypatch=monkeypatch, debug=True)
         assert "out of bounds" in str(ei.value)
         assert x[30] == 1.0 and x[31] == 1.0  # the threads before the failing one stored
+
+
+def reverse_in_block(x, out):
+    # a shared tile of 16 makes (16, 1, 1) the guessed block shape: the runner has a copy of
+    # the kernel with blockDim constant for it; other shapes run the general copy
+    sh = cuda.shared.array(16, cuda.int64)
+    n = cuda.blockDim.x * cuda.blockDim.y * cuda.blockDim.z
+    t = cuda.threadIdx.x + (cuda.threadIdx.y + cuda.threadIdx.z * cuda.blockDim.y) * cuda.blockDim.x
+    base = cuda.blockIdx.x * n
+    sh[t] = x[base + t]
+    cuda.syncthreads()
+    out[base + t] = sh[n - 1 - t] * 100 + n
+
+
+@pytest.mark.parametrize("block", [(16,), (8,), (8, 2), (4, 2, 2), (1,)])
+def test_guessed_block_shape_and_the_others_agree(block, monkeypatch):
+    n = int(np.prod(block))
+    x = np.arange(3 * n, dtype=np.int64) + 7
+    ref = x.reshape(3, n)[:, ::-1].reshape(-1) * 100 + n
+    res = both(reverse_in_block, (3,), block, lambda: (x, np.zeros_like(x)), monkeypatch)
+    for path, (kern, (_, out)) in res.items():
+        assert kern.artifact.execution == path
+        np.testing.assert_array_equal(out, ref)
+
+
+def if_divergent_tile(x):
+    sh = cuda.shared.array(32, cuda.float64)  # launched with the guessed shape (32, 1, 1)
+    t = cuda.threadIdx.x
+    sh[t] = t
+    if t < 5:
+        cuda.syncthreads()
+    x[t] = sh[t]
+
+
+def test_divergent_barrier_named_in_the_guessed_shape_copy(monkeypatch):
+    line = if_divergent_tile.__code__.co_firstlineno + 5
+    for block in ((32,), (16, 2)):
+        x = np.zeros(32)
+        with pytest.raises(KernelRuntimeError) as ei:
+            run("regions", if_divergent_tile, (1,), block, x, monkeypatch=monkeypatch)
+        msg = str(ei.value)
+        assert f"test_cpu_regions.py:{line}" in msg and "divergent barrier" in msg and "skipped it" in msg
+
+
+def static_and_dynamic_shared(x, out):
+    # both kinds of shared memory in one kernel: the dynamic array is addressed from the same
+    # shared-memory argument as the static one (which the kernel function marks noalias)
+    st = cuda.shared.array(8, cuda.float64)
+    dyn = cuda.shared.array(0, cuda.float64)
+    t = cuda.threadIdx.x
+    st[t] = x[t]
+    dyn[t] = x[t] * 2.0
+    cuda.syncthreads()
+    out[t] = st[7 - t] + dyn[(t + 1) % 8]
+
+
+def test_static_and_dynamic_shared_memory_in_regions(monkeypatch):
+    x = rng.random(8)
+    for path in PATHS:
+        out = np.zeros(8)
+        monkeypatch.setenv("PYKERN_CPU_BARRIERS", path)
+        k = compile_py(static_and_dynamic_shared, x, out)
+        launch(k, (1,), (8,), x, out, shared=8 * 8)
+        assert k.artifact.execution == path
+        np.testing.assert_array_equal(out, x[::-1] + 2.0 * np.roll(x, -1))
 
 
 # ------------------------------------------------------------ the rest of the suite on the other path

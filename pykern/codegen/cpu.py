@@ -137,7 +137,9 @@ class CpuTarget(Target):
         return str(host_target_machine().target_data)
 
     def hidden_param_types(self):
-        return [PTR]
+        # (per-thread state T, the block's shared memory): shared memory comes in as an
+        # argument so that the kernel function can mark it ``noalias`` (see define_kernel)
+        return [PTR, PTR]
 
     def must_inline(self, callee, info: KernelInfo) -> bool:
         if info.debug:
@@ -172,13 +174,20 @@ class CpuTarget(Target):
     def define_kernel(self, llmodule, info, params, param_types, options):
         base = _sanitize(info.kernel_name)
         if self._coroutine(info):
-            fnty = L.FunctionType(PTR, list(param_types) + [PTR])
+            fnty = L.FunctionType(PTR, list(param_types) + [PTR, PTR])
             f = L.Function(llmodule, fnty, f"{base}.thread")
             set.add(f.attributes, "presplitcoroutine")  # llvmlite does not know this attribute
         else:
-            fnty = L.FunctionType(L.VoidType(), list(param_types) + [PTR])
+            fnty = L.FunctionType(L.VoidType(), list(param_types) + [PTR, PTR])
             f = L.Function(llmodule, fnty, f"{base}.thread")
             f.attributes.add("alwaysinline")
+            # Shared memory is reached only through pointers based on this argument, and one
+            # call runs one thread (fast path) or the whole block (regions): LLVM may then
+            # assume no kernel argument array overlaps it, and vectorise a thread loop that
+            # copies global memory into shared memory without run-time overlap checks (which
+            # it cannot form for an index that wraps negative values). Not on the coroutine
+            # path: there other threads touch the memory while this call is suspended.
+            f.args[-1].add_attribute("noalias")
         f.linkage = "internal"
         return f
 
@@ -277,13 +286,16 @@ class CpuTarget(Target):
 
     # ---- memory
     def shared_array(self, fx, name, elem_type, nbytes, align, offset):
-        b = fx.builder
-        base = b.load(_gep(b, self._blk(fx), B_SHARED), typ=PTR)
-        return _gep(b, base, offset)
+        return _gep(fx.builder, fx.hidden[1], offset)
 
     def dynamic_shared(self, fx, elem_type):
+        # based on the shared-memory argument (its offset from the block's shared area), so
+        # that its ``noalias`` covers the dynamic array too
         b = fx.builder
-        return b.load(_gep(b, self._blk(fx), B_DYNSHARED), typ=PTR)
+        blk = self._blk(fx)
+        dyn = b.ptrtoint(b.load(_gep(b, blk, B_DYNSHARED), typ=PTR), I64)
+        base = b.ptrtoint(b.load(_gep(b, blk, B_SHARED), typ=PTR), I64)
+        return b.gep(fx.hidden[1], [b.sub(dyn, base)], source_etype=I8)
 
     def dynamic_shared_bytes(self, fx):
         b = fx.builder
@@ -555,7 +567,8 @@ class CpuTarget(Target):
             tstate, args = f.args
             b = L.IRBuilder(f.append_basic_block("entry"))
             vals = self._load_params(b, args, lowered.params, ptypes)
-            h = b.call(kfn, vals + [tstate])
+            blk = b.load(_gep(b, tstate, T_BLK), typ=PTR)
+            h = b.call(kfn, vals + [tstate, b.load(_gep(b, blk, B_SHARED), typ=PTR)])
             b.store(h, _gep(b, tstate, T_HANDLE))
             b.ret_void()
             return
@@ -572,9 +585,34 @@ class CpuTarget(Target):
         tstate.align = 16
         tstate.type = PTR  # byte-addressed: use it as an opaque pointer
         b.store(blk, _gep(b, tstate, T_BLK))
+        vals.append(tstate)
+        vals.append(b.load(_gep(b, blk, B_SHARED), typ=PTR))
         if regions:
-            # the kernel body loops over the block's threads itself (cpu_regions)
-            b.call(kfn, vals + [tstate])
+            # the kernel body loops over the block's threads itself (cpu_regions). The block
+            # shape the kernel most likely runs with gets its own inlined copy that reads the
+            # block state from a stack copy holding that shape: LLVM forwards the stores, so
+            # blockDim is a constant there (an if/else of two identical calls would be merged)
+            guess = self._regions(lowered.info).block_guess
+            if guess:
+                blk2, t2 = (b.alloca(L.ArrayType(I8, n), name=nm) for n, nm in ((B_SIZE, "blk.known"),
+                                                                               (T_SIZE, "tstate.known")))
+                for a in (blk2, t2):
+                    a.align = 16
+                    a.type = PTR
+                same = [b.icmp_unsigned("==", b.load(_gep(b, blk, B_BDIM + 4 * k), typ=I32), L.Constant(I32, v))
+                        for k, v in enumerate(guess)]
+                with b.if_else(b.and_(b.and_(same[0], same[1]), same[2])) as (known, other):
+                    with known:
+                        b.call(_memcpy(mod), [blk2, blk, L.Constant(I64, B_SIZE), L.Constant(I1, 0)])
+                        for k, v in enumerate(guess):
+                            b.store(L.Constant(I32, v), _gep(b, blk2, B_BDIM + 4 * k))
+                        b.store(L.Constant(I32, guess[0] * guess[1] * guess[2]), _gep(b, blk2, B_NTHREADS))
+                        b.store(blk2, _gep(b, t2, T_BLK))
+                        b.call(kfn, vals[:-2] + [t2, vals[-1]])
+                    with other:
+                        b.call(kfn, vals)
+            else:
+                b.call(kfn, vals)
             b.ret_void()
             return
         dims = [b.load(_gep(b, blk, B_BDIM + 4 * k), typ=I32) for k in range(3)]
@@ -599,7 +637,7 @@ class CpuTarget(Target):
             lin = b.add(b.mul(outer_lin, dims[k]), i)
             if k == 0:
                 b.store(lin, _gep(b, tstate, T_LIN))
-                b.call(kfn, vals + [tstate])
+                b.call(kfn, vals)
                 if debug:
                     err = b.load_atomic(_gep(b, ctx, C_ERROR), "monotonic", 4, typ=I32)
                     cont = f.append_basic_block("cont")
@@ -618,6 +656,12 @@ class CpuTarget(Target):
         b.branch(exit_bb)
         b.position_at_end(exit_bb)
         b.ret_void()
+
+
+def _memcpy(mod):
+    name = "llvm.memcpy.p0.p0.i64"
+    f = mod.globals.get(name)
+    return f if f is not None else L.Function(mod, L.FunctionType(L.VoidType(), [PTR, PTR, I64, I1]), name)
 
 
 def assembly_of(artifact: KernelArtifact) -> str:
@@ -702,6 +746,111 @@ def _cstr_global(name, text):
     return f'@{name} = private unnamed_addr constant [{len(data)} x i8] c"{esc}"\n'
 
 
+# ---- the runner and the coroutine scheduler, as LLVM IR text
+# Every byte offset and size in the text below is one of the named constants at the top of
+# this module ($T_STATUS, $B_BDIM_Y, $C_VALS3, ...: see _names); the snippets that the
+# scheduler repeats (loop heads, a thread's state fields, error records) are made by the small
+# functions that follow, so each is written once.
+
+
+def _names() -> dict:
+    """The constants the IR text refers to by name: struct offsets (``$B_BDIM_Y`` is blockDim.y
+    in the block state), sizes, thread statuses and error kinds."""
+    d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
+             T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
+             T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE,
+             B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
+             B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
+             B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,
+             C_KIND=C_KIND, C_MSG1=C_MSG1, C_MSG2=C_MSG2, C_VALS=C_VALS,
+             C_GBAR_ARRIVED=C_GBAR, C_GBAR_GEN=C_GBAR + 4, C_GBAR_EXITED=C_GBAR + 8, C_GBAR_BLOCKS=C_GBAR + 12,
+             RUNNABLE=RUNNABLE, AT_BARRIER=AT_BARRIER, AT_WAVE=AT_WAVE, DONE=DONE,
+             ERR_BARRIER=ERR_BARRIER, ERR_GRIDSYNC=ERR_GRIDSYNC, LDS=LDS_BYTES)
+    for name in ("T_TID", "B_BID", "B_BDIM", "B_GDIM", "C_GRID", "C_BLOCK"):
+        for k, axis in enumerate("XYZ"):
+            d[f"{name}_{axis}"] = d[name] + 4 * k
+    for k in range(12):
+        d[f"C_VALS{k}"] = C_VALS + 8 * k
+    return d
+
+
+def _field(tag, base, off):
+    """(lines, pointer) of the field at byte ``off`` (a ``$``-name of _names) of ``%base``."""
+    if _NAMES[off[1:]] == 0:
+        return "", f"%{base}"
+    return f"  %{tag}.p = getelementptr i8, ptr %{base}, i64 {off}\n", f"%{tag}.p"
+
+
+_NAMES = _names()
+
+
+def _load(name, base, off, ty="i32", md=""):
+    gep, ptr = _field(name, base, off)
+    return f"{gep}  %{name} = load {ty}, ptr {ptr}{md}\n"
+
+
+def _store(tag, base, off, value, ty="i32"):
+    gep, ptr = _field(tag, base, off)
+    return f"{gep}  store {ty} {value}, ptr {ptr}\n"
+
+
+def _loop_head(label, var, incoming, bound, body, done, carried=""):
+    """``label``: the head of a loop over ``%var`` (i32, from the (value, block) pairs
+    ``incoming``) while it is below ``bound``; ``carried`` adds more phis."""
+    phi = ", ".join(f"[ {v}, %{blk} ]" for v, blk in incoming)
+    return (f"{label}:\n  %{var} = phi i32 {phi}\n{carried}"
+            f"  %{var}.more = icmp slt i32 %{var}, {bound}\n"
+            f"  br i1 %{var}.more, label %{body}, label %{done}\n")
+
+
+def _thread(p, index, *fields):
+    """``%{p}t``: thread ``index``'s state; ``%{p}{field}``: its i32 fields (name, offset)."""
+    out = f"  %{p}t = call ptr @$BASE.tptr(ptr %thr, i32 {index})\n"
+    for name, off in fields:
+        out += f"  %{p}{name} = call i32 @$BASE.ld32(ptr %{p}t, i64 {off})\n"
+    return out
+
+
+def _find_status(p, incoming, bound, done, status, hit, miss):
+    """``{p}.loop``: for thread ``%{p}i`` from ``incoming`` while below ``bound``: to ``hit``
+    when its status is ``status`` (with ``%{p}t`` its state), else to ``miss`` (which goes on
+    with ``%{p}i1``); ``done`` after the last thread."""
+    return (_loop_head(f"{p}.loop", f"{p}i", incoming, bound, f"{p}.body", done) + f"{p}.body:\n"
+            + _thread(p, f"%{p}i", ("st", "$T_STATUS"))
+            + f"  %{p}is = icmp eq i32 %{p}st, {status}\n  %{p}i1 = add i32 %{p}i, 1\n"
+            f"  br i1 %{p}is, label %{hit}, label %{miss}\n")
+
+
+def _at_wave_site(p):
+    """``%{p}p``: thread ``%{p}t`` waits at the wave op of ``%site``."""
+    return (_thread(p, f"%{p}i", ("st", "$T_STATUS"), ("site", "$T_SITE"))
+            + f"  %{p}w = icmp eq i32 %{p}st, $AT_WAVE\n  %{p}s = icmp eq i32 %{p}site, %site\n"
+            f"  %{p}p = and i1 %{p}w, %{p}s\n")
+
+
+def _record(kind, values, ext="sext"):
+    """Store the error ``kind`` and ``values`` (i32, widened by ``ext``) in the launch context."""
+    out = _store("rk", "ctx", "$C_KIND", kind)
+    for k, v in enumerate(values):
+        out += f"  %rv{k} = {ext} i32 {v} to i64\n" + _store(f"rv{k}", "ctx", f"$C_VALS{k}", f"%rv{k}", "i64")
+    return out
+
+
+def _stop_flags(label, stop, go):
+    """``label``: to ``stop`` when the launch has an error or was cancelled, else to ``go``."""
+    return (f"{label}:\n  %{label}.err = load atomic i32, ptr %perr monotonic, align 4\n"
+            f"  %{label}.can = load atomic i32, ptr %pcan monotonic, align 4\n"
+            f"  %{label}.any = or i32 %{label}.err, %{label}.can\n"
+            f"  %{label}.stop = icmp ne i32 %{label}.any, 0\n"
+            f"  br i1 %{label}.stop, label %{stop}, label %{go}\n")
+
+
+def _ctx_flags():
+    """``%perr``, ``%pcan``: the launch's error and cancel flags."""
+    return ("  %perr = getelementptr i8, ptr %ctx, i64 $C_ERROR\n"
+            "  %pcan = getelementptr i8, ptr %ctx, i64 $C_CANCEL\n")
+
+
 _RUNNER = string.Template(r"""
 declare ptr @malloc(i64)
 declare ptr @calloc(i64, i64)
@@ -710,76 +859,43 @@ declare void @$BLOCKFN(ptr, ptr)
 
 define void @$SYMBOL(ptr %args, ptr %ctx, i64 %first, i64 %last) {
 entry:
-  %gx = load i32, ptr %ctx, !range !0
-  %pgy = getelementptr i8, ptr %ctx, i64 4
-  %gy = load i32, ptr %pgy, !range !0
-  %pgz = getelementptr i8, ptr %ctx, i64 8
-  %gz = load i32, ptr %pgz, !range !0
-  %pbx = getelementptr i8, ptr %ctx, i64 12
-  %bx = load i32, ptr %pbx, !range !1
-  %pby = getelementptr i8, ptr %ctx, i64 16
-  %by = load i32, ptr %pby, !range !1
-  %pbz = getelementptr i8, ptr %ctx, i64 20
-  %bz = load i32, ptr %pbz, !range !1
-  %pdyn = getelementptr i8, ptr %ctx, i64 24
-  %dyn = load i64, ptr %pdyn
+""" + "".join(_load(n, "ctx", f"$C_GRID_{a}", md=", !range !0") for n, a in (("gx", "X"), ("gy", "Y"), ("gz", "Z")))
+    + "".join(_load(n, "ctx", f"$C_BLOCK_{a}", md=", !range !1") for n, a in (("bx", "X"), ("by", "Y"), ("bz", "Z")))
+    + _load("dyn", "ctx", "$C_DYN", "i64") + r"""
   %nxy = mul i32 %bx, %by
   %nt = mul i32 %nxy, %bz
-  %B = alloca [$BSIZE x i8], align 16
-  call void @llvm.memset.p0.i64(ptr %B, i8 0, i64 $BSIZE, i1 false)
-  %fbdx = getelementptr i8, ptr %B, i64 12
-  store i32 %bx, ptr %fbdx
-  %fbdy = getelementptr i8, ptr %B, i64 16
-  store i32 %by, ptr %fbdy
-  %fbdz = getelementptr i8, ptr %B, i64 20
-  store i32 %bz, ptr %fbdz
-  %fgdx = getelementptr i8, ptr %B, i64 24
-  store i32 %gx, ptr %fgdx
-  %fgdy = getelementptr i8, ptr %B, i64 28
-  store i32 %gy, ptr %fgdy
-  %fgdz = getelementptr i8, ptr %B, i64 32
-  store i32 %gz, ptr %fgdz
-  %fnt = getelementptr i8, ptr %B, i64 36
-  store i32 %nt, ptr %fnt
+  %B = alloca [$B_SIZE x i8], align 16
+  call void @llvm.memset.p0.i64(ptr %B, i8 0, i64 $B_SIZE, i1 false)
+""" + "".join(_store(f"f{v}", "B", f"${f}_{a}", f"%{v}") for f, vs in (("B_BDIM", "bx by bz"), ("B_GDIM", "gx gy gz"))
+              for v, a in zip(vs.split(), "XYZ"))
+    + _store("fnt", "B", "$B_NTHREADS", "%nt") + r"""
   %shsize0 = add i64 %dyn, $STATIC
   %shsmall = icmp ult i64 %shsize0, $LDS
   %shsize1 = select i1 %shsmall, i64 $LDS, i64 %shsize0
   %shsize = add i64 %shsize1, 16
   %shm = call ptr @malloc(i64 %shsize)
-  %fsh = getelementptr i8, ptr %B, i64 40
-  store ptr %shm, ptr %fsh
+""" + _store("fsh", "B", "$B_SHARED", "%shm", "ptr") + r"""
   %dynp = getelementptr i8, ptr %shm, i64 $STATIC
-  %fdyn = getelementptr i8, ptr %B, i64 48
-  store ptr %dynp, ptr %fdyn
-  %fctx = getelementptr i8, ptr %B, i64 56
-  store ptr %ctx, ptr %fctx
+""" + _store("fdyn", "B", "$B_DYNSHARED", "%dynp", "ptr") + _store("fctx", "B", "$B_CTX", "%ctx", "ptr") + r"""
   %nt64 = zext i32 %nt to i64
   %tbytes0 = mul i64 %nt64, $TSIZE
   %tbytes = add i64 %tbytes0, 16
   %thr = call ptr @calloc(i64 %tbytes, i64 1)  ; zeroed: a shuffle from a lane that never wrote reads 0
-  %fthr = getelementptr i8, ptr %B, i64 64
-  store ptr %thr, ptr %fthr
+""" + _store("fthr", "B", "$B_THREADS", "%thr", "ptr") + r"""
   %fbytes0 = mul i64 %nt64, $FCAP
   %fbytes = add i64 %fbytes0, 16
   %frames = call ptr @malloc(i64 %fbytes)
-  %ffr = getelementptr i8, ptr %B, i64 80
-  store ptr %frames, ptr %ffr
+""" + _store("ffr", "B", "$B_FRAMES", "%frames", "ptr") + r"""
   %gx64 = zext i32 %gx to i64
   %gy64 = zext i32 %gy to i64
   %gxy64 = mul i64 %gx64, %gy64
-  %perr = getelementptr i8, ptr %ctx, i64 32
-  %pcan = getelementptr i8, ptr %ctx, i64 36
+""" + _ctx_flags() + r"""
   br label %loop
 loop:
   %b = phi i64 [ %first, %entry ], [ %b1, %body ]
   %more = icmp slt i64 %b, %last
   br i1 %more, label %check, label %exit
-check:
-  %err = load atomic i32, ptr %perr monotonic, align 4
-  %can = load atomic i32, ptr %pcan monotonic, align 4
-  %stop0 = or i32 %err, %can
-  %stop = icmp ne i32 %stop0, 0
-  br i1 %stop, label %exit, label %body
+""" + _stop_flags("check", "exit", "body") + r"""
 body:
   %bidx64 = urem i64 %b, %gx64
   %q = udiv i64 %b, %gx64
@@ -788,11 +904,7 @@ body:
   %bidx = trunc i64 %bidx64 to i32
   %bidy = trunc i64 %bidy64 to i32
   %bidz = trunc i64 %bidz64 to i32
-  store i32 %bidx, ptr %B
-  %fby = getelementptr i8, ptr %B, i64 4
-  store i32 %bidy, ptr %fby
-  %fbz = getelementptr i8, ptr %B, i64 8
-  store i32 %bidz, ptr %fbz
+""" + "".join(_store(f"fbid{a}", "B", f"$B_BID_{a.upper()}", f"%bid{a}") for a in "xyz") + r"""
   call void @$BLOCKFN(ptr %B, ptr %args)
   %b1 = add i64 %b, 1
   br label %loop
@@ -812,7 +924,7 @@ declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 """)
 
 # The block scheduler of the coroutine path. Thread i's state is at
-# threads + i*TSIZE. See the module docstring for the algorithm.
+# threads + i*T_SIZE. See the module docstring for the algorithm.
 _SCHED = string.Template(r"""
 declare void @$BASE.start(ptr, ptr)
 declare void @llvm.coro.resume(ptr)
@@ -820,7 +932,7 @@ declare void @llvm.coro.destroy(ptr)
 
 define internal ptr @$BASE.tptr(ptr %thr, i32 %i) alwaysinline {
   %i64 = zext i32 %i to i64
-  %off = mul i64 %i64, $TSIZE
+  %off = mul i64 %i64, $T_SIZE
   %p = getelementptr i8, ptr %thr, i64 %off
   ret ptr %p
 }
@@ -837,31 +949,15 @@ define internal void @$BASE.st32(ptr %t, i64 %off, i32 %v) alwaysinline {
 
 define internal void @$BASE.sched(ptr %B, ptr %args) {
 entry:
-  %pthr = getelementptr i8, ptr %B, i64 64
-  %thr = load ptr, ptr %pthr
-  %pn = getelementptr i8, ptr %B, i64 36
-  %n = load i32, ptr %pn
-  %pbx = getelementptr i8, ptr %B, i64 12
-  %bx = load i32, ptr %pbx, !range !1
-  %pby = getelementptr i8, ptr %B, i64 16
-  %by = load i32, ptr %pby, !range !1
+""" + _load("thr", "B", "$B_THREADS", "ptr") + _load("n", "B", "$B_NTHREADS")
+    + _load("bx", "B", "$B_BDIM_X", md=", !range !1") + _load("by", "B", "$B_BDIM_Y", md=", !range !1") + r"""
   %bxy = mul i32 %bx, %by
-  %pctx = getelementptr i8, ptr %B, i64 56
-  %ctx = load ptr, ptr %pctx
-  %perr = getelementptr i8, ptr %ctx, i64 32
-  %pcan = getelementptr i8, ptr %ctx, i64 36
-  %pfr = getelementptr i8, ptr %B, i64 80
-  %frames = load ptr, ptr %pfr
+""" + _load("ctx", "B", "$B_CTX", "ptr") + _ctx_flags() + _load("frames", "B", "$B_FRAMES", "ptr") + r"""
   br label %init
-init:
-  %i = phi i32 [ 0, %entry ], [ %i1, %init.body ]
-  %tx = phi i32 [ 0, %entry ], [ %tx2, %init.body ]
-  %ty = phi i32 [ 0, %entry ], [ %ty2, %init.body ]
-  %tz = phi i32 [ 0, %entry ], [ %tz2, %init.body ]
-  %ic = icmp slt i32 %i, %n
-  br i1 %ic, label %init.body, label %sweep
+""" + _loop_head("init", "i", [("0", "entry"), ("%i1", "init.body")], "%n", "init.body", "sweep", carried="".join(
+    f"  %t{a} = phi i32 [ 0, %entry ], [ %t{a}2, %init.body ]\n" for a in "xyz")) + r"""
 init.body:
-  %t = call ptr @$BASE.tptr(ptr %thr, i32 %i)
+""" + _thread("i", "%i") + r"""
   ; (tx, ty, tz) of linear id i, counted without divisions
   %tx1 = add i32 %tx, 1
   %xw = icmp eq i32 %tx1, %bx
@@ -872,75 +968,44 @@ init.body:
   %ty2 = select i1 %yw, i32 0, i32 %ty1s
   %tz1 = add i32 %tz, 1
   %tz2 = select i1 %yw, i32 %tz1, i32 %tz
-  call void @$BASE.st32(ptr %t, i64 0, i32 %tx)
-  call void @$BASE.st32(ptr %t, i64 4, i32 %ty)
-  call void @$BASE.st32(ptr %t, i64 8, i32 %tz)
-  call void @$BASE.st32(ptr %t, i64 12, i32 %i)
-  %tb = getelementptr i8, ptr %t, i64 16
-  store ptr %B, ptr %tb
-  call void @$BASE.st32(ptr %t, i64 24, i32 0)
-  call void @$BASE.st32(ptr %t, i64 28, i32 -1)
+""" + "".join(f"  call void @$BASE.st32(ptr %it, i64 {off}, i32 {v})\n" for off, v in (
+    ("$T_TID_X", "%tx"), ("$T_TID_Y", "%ty"), ("$T_TID_Z", "%tz"), ("$T_LIN", "%i"), ("$T_STATUS", "$RUNNABLE"),
+    ("$T_SITE", "-1"))) + _store("tb", "it", "$T_BLK", "%B", "ptr") + r"""
   %i64f = zext i32 %i to i64
   %foff = mul i64 %i64f, $FCAP
   %fmem = getelementptr i8, ptr %frames, i64 %foff
-  %tf = getelementptr i8, ptr %t, i64 $TFRAME
-  store ptr %fmem, ptr %tf
-  call void @$BASE.start(ptr %t, ptr %args)
+""" + _store("tf", "it", "$T_FRAME", "%fmem", "ptr") + r"""
+  call void @$BASE.start(ptr %it, ptr %args)
   %i1 = add i32 %i, 1
   br label %init
 
 ; ---- after every sweep: all threads are suspended or done
-sweep:
-  %err = load atomic i32, ptr %perr monotonic, align 4
-  %can = load atomic i32, ptr %pcan monotonic, align 4
-  %stop = or i32 %err, %can
-  %haserr = icmp ne i32 %stop, 0
-  br i1 %haserr, label %destroy, label %waves
-
+""" + _stop_flags("sweep", "destroy", "waves") + r"""
 waves:
-  br i1 $HASWAVE, label %w.loop, label %barrier
-w.loop:
-  %w0 = phi i32 [ 0, %waves ], [ %w0n, %w.next ]
-  %anyw = phi i1 [ false, %waves ], [ %anyw2, %w.next ]
-  %wc = icmp slt i32 %w0, %n
-  br i1 %wc, label %w.find, label %w.done
+  br i1 $HASWAVE, label %w.start, label %barrier
+w.start:
+  br label %w.loop
+""" + _loop_head("w.loop", "w0", [("0", "w.start"), ("%w0n", "w.next")], "%n", "w.find", "w.done",
+                 carried="  %anyw = phi i1 [ false, %w.start ], [ %anyw2, %w.next ]\n") + r"""
 w.find:
   %wend0 = add i32 %w0, $WS
   %wlt = icmp slt i32 %wend0, %n
   %wend = select i1 %wlt, i32 %wend0, i32 %n
   br label %f.loop
-f.loop:
-  %fi = phi i32 [ %w0, %w.find ], [ %fi1, %f.cont ]
-  %fc = icmp slt i32 %fi, %wend
-  br i1 %fc, label %f.body, label %w.next0
-f.body:
-  %ft = call ptr @$BASE.tptr(ptr %thr, i32 %fi)
-  %fst = call i32 @$BASE.ld32(ptr %ft, i64 24)
-  %fisw = icmp eq i32 %fst, 2
-  %fi1 = add i32 %fi, 1
-  br i1 %fisw, label %w.found, label %f.cont
-f.cont:
-  br label %f.loop
+""" + _find_status("f", [("%w0", "w.find"), ("%fi1", "f.body")], "%wend", "w.next0", "$AT_WAVE", "w.found",
+                  "f.loop") + r"""
 w.found:
-  %site = call i32 @$BASE.ld32(ptr %ft, i64 28)
+  %site = call i32 @$BASE.ld32(ptr %ft, i64 $T_SITE)
   br label %m.loop
-m.loop:
-  %mi = phi i32 [ %w0, %w.found ], [ %mi1, %m.cont ]
-  %ballot = phi i64 [ 0, %w.found ], [ %ballot2, %m.cont ]
-  %active = phi i64 [ 0, %w.found ], [ %active2, %m.cont ]
-  %mc = icmp slt i32 %mi, %wend
-  br i1 %mc, label %m.body, label %r.start
+""" + _loop_head("m.loop", "mi", [("%w0", "w.found"), ("%mi1", "m.body")], "%wend", "m.body", "r.start", carried=(
+    "  %ballot = phi i64 [ 0, %w.found ], [ %ballot2, %m.body ]\n"
+    "  %active = phi i64 [ 0, %w.found ], [ %active2, %m.body ]\n")) + r"""
 m.body:
-  %mt = call ptr @$BASE.tptr(ptr %thr, i32 %mi)
-  %mst = call i32 @$BASE.ld32(ptr %mt, i64 24)
-  %msite = call i32 @$BASE.ld32(ptr %mt, i64 28)
-  %mw = icmp eq i32 %mst, 2
-  %ms = icmp eq i32 %msite, %site
-  %mp = and i1 %mw, %ms
+""" + _at_wave_site("m") + r"""
   %ml = sub i32 %mi, %w0
   %ml64 = zext i32 %ml to i64
   %mbit = shl i64 1, %ml64
-  %mpred = call i32 @$BASE.ld32(ptr %mt, i64 44)
+  %mpred = call i32 @$BASE.ld32(ptr %mt, i64 $T_WPRED)
   %mpb = icmp ne i32 %mpred, 0
   %mpp = and i1 %mp, %mpb
   %ab = select i1 %mp, i64 %mbit, i64 0
@@ -948,39 +1013,22 @@ m.body:
   %active2 = or i64 %active, %ab
   %ballot2 = or i64 %ballot, %bb
   %mi1 = add i32 %mi, 1
-  br label %m.cont
-m.cont:
   br label %m.loop
 r.start:
   br label %r.loop
-r.loop:
-  %ri = phi i32 [ %w0, %r.start ], [ %ri1, %r.cont ]
-  %rc = icmp slt i32 %ri, %wend
-  br i1 %rc, label %r.body, label %w.next1
+""" + _loop_head("r.loop", "ri", [("%w0", "r.start"), ("%ri1", "r.cont")], "%wend", "r.body", "w.next1") + r"""
 r.body:
-  %rt = call ptr @$BASE.tptr(ptr %thr, i32 %ri)
-  %rst = call i32 @$BASE.ld32(ptr %rt, i64 24)
-  %rsite = call i32 @$BASE.ld32(ptr %rt, i64 28)
-  %rw = icmp eq i32 %rst, 2
-  %rs = icmp eq i32 %rsite, %site
-  %rp = and i1 %rw, %rs
+""" + _at_wave_site("r") + r"""
   %ri1 = add i32 %ri, 1
   br i1 %rp, label %r.do, label %r.cont
 r.do:
-  %src = call i32 @$BASE.ld32(ptr %rt, i64 40)
+  %src = call i32 @$BASE.ld32(ptr %rt, i64 $T_WSRC)
   %sabs = add i32 %w0, %src
   %sok = icmp slt i32 %sabs, %n
   %sidx = select i1 %sok, i32 %sabs, i32 %ri
-  %st = call ptr @$BASE.tptr(ptr %thr, i32 %sidx)
-  %sv.p = getelementptr i8, ptr %st, i64 32
-  %sv = load i64, ptr %sv.p
-  %res.p = getelementptr i8, ptr %rt, i64 48
-  store i64 %sv, ptr %res.p
-  %bal.p = getelementptr i8, ptr %rt, i64 56
-  store i64 %ballot, ptr %bal.p
-  %act.p = getelementptr i8, ptr %rt, i64 64
-  store i64 %active, ptr %act.p
-  call void @$BASE.st32(ptr %rt, i64 24, i32 0)
+""" + _thread("src", "%sidx") + _load("sv", "srct", "$T_WVAL", "i64") + _store("res", "rt", "$T_WRES", "%sv", "i64")
+    + _store("bal", "rt", "$T_WBALLOT", "%ballot", "i64") + _store("act", "rt", "$T_WACTIVE", "%active", "i64") + r"""
+  call void @$BASE.st32(ptr %rt, i64 $T_STATUS, i32 $RUNNABLE)
   br label %r.cont
 r.cont:
   br label %r.loop
@@ -998,24 +1046,14 @@ w.done:
 ; ---- barrier: every thread must wait at the same barrier site
 barrier:
   br label %b.loop
-b.loop:
-  %bi = phi i32 [ 0, %barrier ], [ %bi1, %b.body ]
-  %ndone = phi i32 [ 0, %barrier ], [ %ndone2, %b.body ]
-  %nbar = phi i32 [ 0, %barrier ], [ %nbar2, %b.body ]
-  %site0 = phi i32 [ -1, %barrier ], [ %site02, %b.body ]
-  %i0 = phi i32 [ -1, %barrier ], [ %i02, %b.body ]
-  %iother = phi i32 [ -1, %barrier ], [ %iother2, %b.body ]
-  %idone = phi i32 [ -1, %barrier ], [ %idone2, %b.body ]
-  %count = phi i32 [ 0, %barrier ], [ %count2, %b.body ]
-  %bc = icmp slt i32 %bi, %n
-  br i1 %bc, label %b.body, label %b.decide
+""" + _loop_head("b.loop", "bi", [("0", "barrier"), ("%bi1", "b.body")], "%n", "b.body", "b.decide", carried="".join(
+    f"  %{v} = phi i32 [ {init}, %barrier ], [ %{v}2, %b.body ]\n"
+    for v, init in (("ndone", 0), ("nbar", 0), ("site0", -1), ("i0", -1), ("iother", -1), ("idone", -1),
+                    ("count", 0)))) + r"""
 b.body:
-  %bt = call ptr @$BASE.tptr(ptr %thr, i32 %bi)
-  %bst = call i32 @$BASE.ld32(ptr %bt, i64 24)
-  %bsite = call i32 @$BASE.ld32(ptr %bt, i64 28)
-  %bpred = call i32 @$BASE.ld32(ptr %bt, i64 44)
-  %isdone = icmp eq i32 %bst, 3
-  %isbar = icmp eq i32 %bst, 1
+""" + _thread("b", "%bi", ("st", "$T_STATUS"), ("site", "$T_SITE"), ("pred", "$T_WPRED")) + r"""
+  %isdone = icmp eq i32 %bst, $DONE
+  %isbar = icmp eq i32 %bst, $AT_BARRIER
   %dinc = zext i1 %isdone to i32
   %ndone2 = add i32 %ndone, %dinc
   %binc = zext i1 %isbar to i32
@@ -1047,8 +1085,7 @@ b.check:
   %pass = and i1 %allbar, %same
   br i1 %pass, label %release, label %diverge
 release:
-  %pres = getelementptr i8, ptr %B, i64 72
-  store i32 %count, ptr %pres
+""" + _store("pres", "B", "$B_BARRES", "%count") + r"""
   ; cg.this_grid().sync(): the whole block is here; now wait for the other blocks
   %gsp = getelementptr [$NSITES x i8], ptr @$BASE.gridsite, i32 0, i32 %site0
   %gs = load i8, ptr %gsp
@@ -1058,16 +1095,13 @@ gridwait:
   %gok = call i32 @$BASE.gridbar(ptr %ctx, i32 %site0)
   %gpass = icmp eq i32 %gok, 0
   br i1 %gpass, label %rel.loop, label %destroy
-rel.loop:
-  %li = phi i32 [ 0, %release ], [ 0, %gridwait ], [ %li1, %rel.body ]
-  %lc = icmp slt i32 %li, %n
-  br i1 %lc, label %rel.body, label %sweep
+""" + _loop_head("rel.loop", "li", [("0", "release"), ("0", "gridwait"), ("%li1", "rel.body")], "%n", "rel.body",
+                 "sweep") + r"""
 rel.body:
   ; release and resume in one pass: a resumed thread only touches its own state
-  %lt = call ptr @$BASE.tptr(ptr %thr, i32 %li)
-  call void @$BASE.st32(ptr %lt, i64 24, i32 0)
-  %lhp = getelementptr i8, ptr %lt, i64 72
-  %lh = load ptr, ptr %lhp
+""" + _thread("l", "%li") + r"""
+  call void @$BASE.st32(ptr %lt, i64 $T_STATUS, i32 $RUNNABLE)
+""" + _load("lh", "lt", "$T_HANDLE", "ptr") + r"""
   call void @llvm.coro.resume(ptr %lh)
   %li1 = add i32 %li, 1
   br label %rel.loop
@@ -1077,68 +1111,27 @@ diverge:
   %wonb = extractvalue { i32, i1 } %won, 1
   br i1 %wonb, label %d.record, label %destroy
 d.record:
-  %pkind = getelementptr i8, ptr %ctx, i64 40
-  store i32 2, ptr %pkind
   %s0p = getelementptr [$NSITES x ptr], ptr @$BASE.sites, i32 0, i32 %site0
   %s0 = load ptr, ptr %s0p
-  %pm1 = getelementptr i8, ptr %ctx, i64 48
-  store ptr %s0, ptr %pm1
+""" + _store("pm1", "ctx", "$C_MSG1", "%s0", "ptr") + r"""
   %hasother = icmp ne i32 %iother, -1
   %io = select i1 %hasother, i32 %iother, i32 0
-  %ot = call ptr @$BASE.tptr(ptr %thr, i32 %io)
-  %osite = call i32 @$BASE.ld32(ptr %ot, i64 28)
+""" + _thread("o", "%io", ("site", "$T_SITE")) + r"""
   %osp = getelementptr [$NSITES x ptr], ptr @$BASE.sites, i32 0, i32 %osite
   %os = load ptr, ptr %osp
   %m2 = select i1 %hasother, ptr %os, ptr null
-  %pm2 = getelementptr i8, ptr %ctx, i64 56
-  store ptr %m2, ptr %pm2
-  %v0 = getelementptr i8, ptr %ctx, i64 64
-  %i0_64 = sext i32 %i0 to i64
-  store i64 %i0_64, ptr %v0
-  %v1 = getelementptr i8, ptr %ctx, i64 72
-  %io_64 = sext i32 %iother to i64
-  store i64 %io_64, ptr %v1
-  %v2 = getelementptr i8, ptr %ctx, i64 80
-  %id_64 = sext i32 %idone to i64
-  store i64 %id_64, ptr %v2
-  %v3 = getelementptr i8, ptr %ctx, i64 88
-  %nd_64 = sext i32 %ndone to i64
-  store i64 %nd_64, ptr %v3
-  %v4 = getelementptr i8, ptr %ctx, i64 96
-  %nb_64 = sext i32 %nbar to i64
-  store i64 %nb_64, ptr %v4
-  %bidx = load i32, ptr %B
-  %pbidy = getelementptr i8, ptr %B, i64 4
-  %bidy = load i32, ptr %pbidy
-  %pbidz = getelementptr i8, ptr %B, i64 8
-  %bidz = load i32, ptr %pbidz
-  %v5 = getelementptr i8, ptr %ctx, i64 104
-  %bx64 = sext i32 %bidx to i64
-  store i64 %bx64, ptr %v5
-  %v6 = getelementptr i8, ptr %ctx, i64 112
-  %by64 = sext i32 %bidy to i64
-  store i64 %by64, ptr %v6
-  %v7 = getelementptr i8, ptr %ctx, i64 120
-  %bz64 = sext i32 %bidz to i64
-  store i64 %bz64, ptr %v7
+""" + _store("pm2", "ctx", "$C_MSG2", "%m2", "ptr")
+    + "".join(_load(f"bid{a}", "B", f"$B_BID_{a.upper()}") for a in "xyz")
+    + _record("$ERR_BARRIER", ["%i0", "%iother", "%idone", "%ndone", "%nbar", "%bidx", "%bidy", "%bidz"]) + r"""
   br label %destroy
 
 ; ---- resume every runnable thread once, then look again
 resume:
   br label %s.loop
-s.loop:
-  %si = phi i32 [ 0, %resume ], [ %si1, %s.cont ]
-  %sc = icmp slt i32 %si, %n
-  br i1 %sc, label %s.body, label %sweep
-s.body:
-  %stt = call ptr @$BASE.tptr(ptr %thr, i32 %si)
-  %sst = call i32 @$BASE.ld32(ptr %stt, i64 24)
-  %srun = icmp eq i32 %sst, 0
-  %si1 = add i32 %si, 1
-  br i1 %srun, label %s.resume, label %s.cont
+""" + _find_status("s", [("0", "resume"), ("%si1", "s.cont")], "%n", "sweep", "$RUNNABLE", "s.resume",
+                  "s.cont") + r"""
 s.resume:
-  %hp = getelementptr i8, ptr %stt, i64 72
-  %h = load ptr, ptr %hp
+""" + _load("h", "st", "$T_HANDLE", "ptr") + r"""
   call void @llvm.coro.resume(ptr %h)
   br label %s.cont
 s.cont:
@@ -1149,17 +1142,13 @@ destroy:
   br i1 $HASGRID, label %gexit, label %x.loop
 gexit:
   ; a block that ends (or fails) can never reach a later grid sync: tell the waiters
-  %pgx = getelementptr i8, ptr %ctx, i64 168
-  %gxold = atomicrmw add ptr %pgx, i32 1 acq_rel
+""" + _field("pgx", "ctx", "$C_GBAR_EXITED")[0] + r"""
+  %gxold = atomicrmw add ptr %pgx.p, i32 1 acq_rel
   br label %x.loop
-x.loop:
-  %xi = phi i32 [ 0, %destroy ], [ 0, %gexit ], [ %xi1, %x.body ]
-  %xc = icmp slt i32 %xi, %n
-  br i1 %xc, label %x.body, label %x.done
+""" + _loop_head("x.loop", "xi", [("0", "destroy"), ("0", "gexit"), ("%xi1", "x.body")], "%n", "x.body",
+                 "x.done") + r"""
 x.body:
-  %xt = call ptr @$BASE.tptr(ptr %thr, i32 %xi)
-  %xhp = getelementptr i8, ptr %xt, i64 72
-  %xh = load ptr, ptr %xhp
+""" + _thread("x", "%xi") + _load("xh", "xt", "$T_HANDLE", "ptr") + r"""
   call void @llvm.coro.destroy(ptr %xh)
   %xi1 = add i32 %xi, 1
   br label %x.loop
@@ -1180,37 +1169,29 @@ declare i32 @sched_yield()
 
 define internal i32 @$BASE.gridbar(ptr %ctx, i32 %site) {
 entry:
-  %pa = getelementptr i8, ptr %ctx, i64 160
-  %pg = getelementptr i8, ptr %ctx, i64 164
-  %px = getelementptr i8, ptr %ctx, i64 168
-  %pn = getelementptr i8, ptr %ctx, i64 172
-  %perr = getelementptr i8, ptr %ctx, i64 32
-  %pcan = getelementptr i8, ptr %ctx, i64 36
-  %n = load i32, ptr %pn
-  %gen = load atomic i32, ptr %pg acquire, align 4
-  %old = atomicrmw add ptr %pa, i32 1 acq_rel
+""" + "".join(_field(p, "ctx", f"$C_GBAR_{f}")[0] for p, f in (("pa", "ARRIVED"), ("pg", "GEN"), ("px", "EXITED"),
+                                                              ("pn", "BLOCKS")))
+    + _ctx_flags() + r"""
+  %n = load i32, ptr %pn.p
+  %gen = load atomic i32, ptr %pg.p acquire, align 4
+  %old = atomicrmw add ptr %pa.p, i32 1 acq_rel
   %now = add i32 %old, 1
   %last = icmp eq i32 %now, %n
   br i1 %last, label %open, label %wait
 open:
-  store atomic i32 0, ptr %pa release, align 4
-  %g1 = atomicrmw add ptr %pg, i32 1 acq_rel
+  store atomic i32 0, ptr %pa.p release, align 4
+  %g1 = atomicrmw add ptr %pg.p, i32 1 acq_rel
   ret i32 0
 wait:
-  %g = load atomic i32, ptr %pg acquire, align 4
+  %g = load atomic i32, ptr %pg.p acquire, align 4
   %moved = icmp ne i32 %g, %gen
   br i1 %moved, label %passed, label %check
 passed:
   ret i32 0
-check:
-  %err = load atomic i32, ptr %perr monotonic, align 4
-  %can = load atomic i32, ptr %pcan monotonic, align 4
-  %stop0 = or i32 %err, %can
-  %stop = icmp ne i32 %stop0, 0
-  br i1 %stop, label %fail, label %dead
+""" + _stop_flags("check", "fail", "dead") + r"""
 dead:
-  %x = load atomic i32, ptr %px acquire, align 4
-  %a = load atomic i32, ptr %pa acquire, align 4
+  %x = load atomic i32, ptr %px.p acquire, align 4
+  %a = load atomic i32, ptr %pa.p acquire, align 4
   %ax = add i32 %a, %x
   %anyx = icmp ne i32 %x, 0
   %all = icmp uge i32 %ax, %n
@@ -1224,21 +1205,9 @@ report:
   %wonb = extractvalue { i32, i1 } %won, 1
   br i1 %wonb, label %record, label %fail
 record:
-  %pkind = getelementptr i8, ptr %ctx, i64 40
-  store i32 4, ptr %pkind
   %sp = getelementptr [$NSITES x ptr], ptr @$BASE.sites, i32 0, i32 %site
   %s = load ptr, ptr %sp
-  %pm1 = getelementptr i8, ptr %ctx, i64 48
-  store ptr %s, ptr %pm1
-  %v0 = getelementptr i8, ptr %ctx, i64 64
-  %a64 = zext i32 %a to i64
-  store i64 %a64, ptr %v0
-  %v1 = getelementptr i8, ptr %ctx, i64 72
-  %x64 = zext i32 %x to i64
-  store i64 %x64, ptr %v1
-  %v2 = getelementptr i8, ptr %ctx, i64 80
-  %n64 = zext i32 %n to i64
-  store i64 %n64, ptr %v2
+""" + _store("pm1", "ctx", "$C_MSG1", "%s", "ptr") + _record("$ERR_GRIDSYNC", ["%a", "%x", "%n"], ext="zext") + r"""
   br label %fail
 fail:
   ret i32 1
@@ -1252,10 +1221,9 @@ def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_s
     blockfn = f"{base}.sched" if coroutine else f"{base}.block"
     if fcap is None:
         fcap = FRAME_CAP if coroutine else 0
-    text = _RUNNER.substitute(
-        SYMBOL=symbol, BLOCKFN=blockfn, BSIZE=B_SIZE, STATIC=static, LDS=LDS_BYTES, TSIZE=T_SIZE if coroutine else 0,
-        FCAP=fcap,
-    )
+    names = _names()
+    text = _RUNNER.substitute(names, SYMBOL=symbol, BLOCKFN=blockfn, STATIC=static,
+                              TSIZE=T_SIZE if coroutine else 0, FCAP=fcap)
     if coroutine:
         # the scheduler lives in the same text module; drop the external decl of it
         text = text.replace(f"declare void @{blockfn}(ptr, ptr)\n", "")
@@ -1267,7 +1235,7 @@ def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_s
         table += f"@{base}.gridsite = internal constant [{n} x i8] [{flags}]\n"
         has_grid = any(grid_sites)
         text += strs + table + _SCHED.substitute(
-            BASE=base, TSIZE=T_SIZE, WS=ws, NSITES=n, FCAP=FRAME_CAP, TFRAME=T_FRAME,
+            names, BASE=base, WS=ws, NSITES=n, FCAP=FRAME_CAP,
             HASWAVE="true" if has_wave else "false", HASGRID="true" if has_grid else "false",
-        ) + _GRIDBAR.substitute(BASE=base, NSITES=n)
+        ) + _GRIDBAR.substitute(names, BASE=base, NSITES=n)
     return text

@@ -18,6 +18,9 @@ inside ``if``/``while``/``for`` statements that themselves sit there.
   launch fails with the same divergent-barrier error as the coroutine path, never a hang.
 * ``return`` inside a region marks the thread exited; a later barrier reached while some threads
   have exited (and others have not) is a divergent barrier, as on the coroutine path.
+* ``Plan.block_guess``: the block shape the kernel's first static shared array suggests. The
+  runner (``cpu.py``) inlines the kernel twice, once reading blockDim as that constant shape, so
+  the thread loops of the likely launch have known trip counts; other shapes run the other copy.
 * Kernels with wave operations, ``syncthreads_count/and/or``, barriers inside device functions,
   ``break``/``continue`` across a barrier loop, or loops with ``else`` take the coroutine path.
 
@@ -34,6 +37,7 @@ from llvmlite import ir as L
 
 from ..frontend import ir
 from ..frontend import types as T
+from . import llvm_util
 from .contract import CPU_BARRIERS_ENV, SyncSite
 from .lower import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _walk, _zero, _sizeof, range_trip
 
@@ -85,6 +89,7 @@ class Plan:
     uses_return: bool
     uniform: frozenset  # variables with one value for the whole block
     remat: tuple  # (name, value): per-thread values recomputed at the start of every region
+    block_guess: tuple = ()  # (x, y, z) the block shape the shared arrays suggest, () if none
 
 
 class _NotRegions(Exception):
@@ -378,7 +383,25 @@ def plan(module: ir.Module, uses: dict):
             arrays.append((n.name, max(count, 1) * _sizeof(n.type.dtype)))
     uses_return = any(isinstance(n, ir.Return) for n in _walk(k.body))
     slotted &= set(k.locals)
-    return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return, uniform, tuple(remat.items()))
+    return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return, uniform, tuple(remat.items()),
+                _block_guess(k.body))
+
+
+def _block_guess(body):
+    """The block shape a kernel is most likely launched with: that of its first static shared
+    array, reversed (``sA[ty, tx]`` of shape (16, 16) -> blockDim (16, 16, 1); a 1-d tile of
+    256 -> (256, 1, 1)). The runner gives this shape a copy of the kernel in which blockDim is
+    a constant, so LLVM knows the trip counts of the thread loops: whole-vector iterations, no
+    remainders, tile rows kept in registers across rows. Other shapes run the general copy."""
+    for n in _walk(body):
+        if isinstance(n, ir.AllocArray) and n.space == "shared":
+            shape = n.shape if isinstance(n.shape, (tuple, list)) else (n.shape,)
+            if not 1 <= len(shape) <= 3 or not all(isinstance(d, int) and d > 0 for d in shape):
+                continue
+            dims = tuple(reversed(shape)) + (1,) * (3 - len(shape))
+            if dims[0] * dims[1] * dims[2] <= 1024:
+                return dims
+    return ()
 
 
 # ------------------------------------------------------------------ lowering
@@ -539,7 +562,9 @@ class RegionLowering(FunctionLowering):
         b.position_at_end(nxt)
         for head, done, i in reversed(nests):
             i.add_incoming(b.add(i, L.Constant(I32, 1), flags=("nuw", "nsw")), b.block)
-            b.branch(head)
+            # vectorised (x), but not runtime-unrolled: a y loop unrolled by 2 copies the whole
+            # vectorised x loop with its remainders, for blocks too small to gain from it
+            b.branch(head).set_metadata("llvm.loop", llvm_util.no_runtime_unroll(self.module))
             b.position_at_end(done)
         self._lin, self._lin64, self._thread_next = saved
 
