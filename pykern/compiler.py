@@ -357,10 +357,23 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
         if key is not None:
+            if disk is not None:
+                artifact = _storable(artifact)
             _remember(key.digest, artifact)
             if disk is not None:
                 disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
+
+
+def _storable(artifact):
+    """The form of ``artifact`` the disk cache keeps: a cpu object linked into a shared
+    library, which a new process loads without LLVM (a cache-off compile skips the link and
+    runs the object through MCJIT in the process that compiled it)."""
+    if artifact.target != "cpu":
+        return artifact
+    from .codegen.cpu import with_shared_object
+
+    return with_shared_object(artifact)
 
 
 def _from_disk(disk, key):
