@@ -504,6 +504,7 @@ class CpuTarget(Target):
             except RuntimeError as e:
                 raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
             tm = host_target_machine()
+            _prefetch_launch_imports()
             llvm_util.optimize(llmod, tm, opts.opt)
             optimized = str(llmod)
             obj = bytes(tm.emit_object(llmod))
@@ -637,6 +638,26 @@ def assembly_of(artifact: KernelArtifact) -> str:
 
 
 _asm_made: dict = {}  # artifact name -> assembly made by assembly_of (artifacts are immutable)
+
+
+_prefetch_started = False
+
+
+def _prefetch_launch_imports() -> None:
+    """Import what the first launch of a process needs (``concurrent.futures`` for the
+    executor's thread pool: ~5 ms, mostly its ``logging`` import) on a thread, once per
+    process, started right before LLVM optimises and emits: those hold no GIL for ~30 ms,
+    so on a second core the import costs the launch nothing."""
+    global _prefetch_started
+    import sys
+
+    if _prefetch_started or "concurrent.futures.thread" in sys.modules:
+        return
+    _prefetch_started = True
+    import threading
+
+    threading.Thread(target=__import__, args=("concurrent.futures.thread",), name="pykern-prefetch",
+                     daemon=True).start()
 
 
 def with_shared_object(artifact: KernelArtifact) -> KernelArtifact:
