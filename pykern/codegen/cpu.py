@@ -153,6 +153,9 @@ class CpuTarget(Target):
         return info.target_facts.get("regions")
 
     def analyse(self, module, info):
+        if not info.uses_barrier:  # work-item regions split at barriers: none to split at
+            info.target_facts["regions"] = None  # (and cpu_regions' ~2 ms import is not paid)
+            return
         from . import cpu_regions
 
         info.target_facts["regions"] = cpu_regions.plan(module, info.function_uses)
