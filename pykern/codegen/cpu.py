@@ -658,9 +658,15 @@ def _prefetch_launch_imports() -> None:
         return
     _prefetch_started = True
     import threading
+    import time
 
-    threading.Thread(target=__import__, args=("concurrent.futures.thread",), name="pykern-prefetch",
-                     daemon=True).start()
+    def run():
+        # first let the compiling thread take the GIL back and enter LLVM (a thread that
+        # started importing at once would hold it for up to a switch interval, 5 ms)
+        time.sleep(0.001)
+        __import__("concurrent.futures.thread")
+
+    threading.Thread(target=run, name="pykern-prefetch", daemon=True).start()
 
 
 def with_shared_object(artifact: KernelArtifact) -> KernelArtifact:
