@@ -42,6 +42,7 @@ import functools
 import hashlib
 import os
 import string
+import threading
 import types
 
 from llvmlite import ir as L
@@ -644,6 +645,9 @@ _asm_made: dict = {}  # artifact name -> assembly made by assembly_of (artifacts
 
 
 _prefetch_started = False
+#: held while the prefetch thread imports: fork waits for it (``compiler._fork_locks``), since
+#: a child would otherwise inherit a module import that no thread of it can finish
+_prefetch_lock = threading.Lock()
 
 
 def _prefetch_launch_imports() -> None:
@@ -657,14 +661,14 @@ def _prefetch_launch_imports() -> None:
     if _prefetch_started or "concurrent.futures.thread" in sys.modules:
         return
     _prefetch_started = True
-    import threading
     import time
 
     def run():
-        # first let the compiling thread take the GIL back and enter LLVM (a thread that
-        # started importing at once would hold it for up to a switch interval, 5 ms)
-        time.sleep(0.001)
-        __import__("concurrent.futures.thread")
+        with _prefetch_lock:
+            # first let the compiling thread take the GIL back and enter LLVM (a thread that
+            # started importing at once would hold it for up to a switch interval, 5 ms)
+            time.sleep(0.001)
+            __import__("concurrent.futures.thread")
 
     threading.Thread(target=run, name="pykern-prefetch", daemon=True).start()
 
