@@ -170,7 +170,7 @@ def _remember(digest: str, artifact) -> None:
 #: (memory or disk) and launches never take it. Lock order, everywhere (the fork
 #: handlers below take them all in it): a Dispatcher's lock, this lock,
 #: ``_in_memory_lock``, ``cpu_executor._lock``, ``llvm_util.LLVM_LOCK``, the
-#: cpu target-machine lock, llvmlite's own lock. Code run under this lock must
+#: cpu target-machine lock, ``codegen.cpu._prefetch_lock`` (its holder takes no other), llvmlite's own lock. Code run under this lock must
 #: not take a Dispatcher's lock.
 _compile_lock = threading.RLock()
 
@@ -248,6 +248,9 @@ def _fork_locks() -> list:
     host = mods.get("pykern.llvm_host")  # LLVM's one-time set-up and the host target machine
     if host is not None:
         locks += [host._tm_lock, host._init_lock]
+    cpu = mods.get("pykern.codegen.cpu")  # its thread importing what the first launch needs
+    if cpu is not None:
+        locks.append(cpu._prefetch_lock)
     ffi = mods.get("llvmlite.binding.ffi")
     raw = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_lock", None)
     if raw is not None:  # llvmlite serialises every LLVM call on it
@@ -357,10 +360,23 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
         if key is not None:
+            if disk is not None:
+                artifact = _storable(artifact)
             _remember(key.digest, artifact)
             if disk is not None:
                 disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
+
+
+def _storable(artifact):
+    """The form of ``artifact`` the disk cache keeps: a cpu object linked into a shared
+    library, which a new process loads without LLVM (a cache-off compile skips the link and
+    runs the object through MCJIT in the process that compiled it)."""
+    if artifact.target != "cpu":
+        return artifact
+    from .codegen.cpu import with_shared_object
+
+    return with_shared_object(artifact)
 
 
 def _from_disk(disk, key):

@@ -43,19 +43,35 @@ _tm_lock = threading.Lock()
 _host = {}
 
 
+def _host_cpu():
+    """(triple, cpu name, feature string) of this host, asked of LLVM once (the features
+    query costs ~0.5 ms, and every cpu kernel loaded through MCJIT needs them)."""
+    if "cpu" not in _host:
+        ll = llvm()
+        _host["cpu"] = (ll.get_process_triple(), ll.get_host_cpu_name(), ll.get_host_cpu_features().flatten())
+    return _host["cpu"]
+
+
+def new_host_target_machine():
+    """A new TargetMachine for this host, owned by the caller (e.g. an MCJIT engine,
+    which frees the one it is given with itself)."""
+    with _tm_lock:
+        triple, cpu, feats = _host_cpu()
+    return llvm().Target.from_triple(triple).create_target_machine(
+        cpu=cpu, features=feats, opt=3, reloc="pic", codemodel="jitdefault")
+
+
 def host_target_machine():
     """The process-wide host TargetMachine (created once; host cpu + features)."""
     with _tm_lock:
         if "tm" not in _host:
             ll = llvm()
-            target = ll.Target.from_triple(ll.get_process_triple())
-            cpu = ll.get_host_cpu_name()
-            feats = ll.get_host_cpu_features().flatten()
-            _host["tm"] = target.create_target_machine(
+            triple, cpu, feats = _host_cpu()
+            _host["tm"] = ll.Target.from_triple(triple).create_target_machine(
                 cpu=cpu, features=feats, opt=3, reloc="pic", codemodel="jitdefault"
             )
-            _host["triple"] = ll.get_process_triple()
-            _host["id"] = f"{ll.get_process_triple()}/{cpu}/{hashlib.sha1(feats.encode()).hexdigest()[:12]}"
+            _host["triple"] = triple
+            _host["id"] = f"{triple}/{cpu}/{hashlib.sha1(feats.encode()).hexdigest()[:12]}"
         return _host["tm"]
 
 

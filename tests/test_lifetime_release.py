@@ -127,7 +127,8 @@ def test_a_thousand_kernels_under_ulimit_256(tmp_path):
 
 def test_out_of_file_descriptors_is_reported_as_such(tmp_path):
     # before: `CompileError: running ld failed: [Errno 24] Too many open files`,
-    # hint "install a linker" (or a bare OSError)
+    # hint "install a linker" (or a bare OSError). With the disk cache on (linked libraries,
+    # cache files, memfd): a cache-off compile runs through MCJIT and needs no descriptor.
     got = _run('''
         import resource
         k = cell(-1, "warm"); run(k, -1); del k; gc.collect()
@@ -144,7 +145,7 @@ def test_out_of_file_descriptors_is_reported_as_such(tmp_path):
             except (pykern.CompileError, pykern.LaunchError) as e:
                 out.append(str(e))
         print(json.dumps(out))
-    ''', tmp_path, timeout=300, PYKERN_CACHE="off")
+    ''', tmp_path, timeout=300, PYKERN_CACHE="on")
     errors = [e for e in got if e is not None]
     assert errors, got  # with no descriptor to spare, something must fail
     for e in errors:

@@ -42,6 +42,7 @@ import functools
 import hashlib
 import os
 import string
+import threading
 import types
 
 from llvmlite import ir as L
@@ -155,6 +156,9 @@ class CpuTarget(Target):
         return info.target_facts.get("regions")
 
     def analyse(self, module, info):
+        if not info.uses_barrier:  # work-item regions split at barriers: none to split at
+            info.target_facts["regions"] = None  # (and cpu_regions' ~2 ms import is not paid)
+            return
         from . import cpu_regions
 
         info.target_facts["regions"] = cpu_regions.plan(module, info.function_uses)
@@ -516,17 +520,18 @@ class CpuTarget(Target):
             except RuntimeError as e:
                 raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
             tm = host_target_machine()
+            _prefetch_launch_imports()
             llvm_util.optimize(llmod, tm, opts.opt)
             optimized = str(llmod)
-            obj = tm.emit_object(llmod)
+            obj = bytes(tm.emit_object(llmod))
         from ..hostinfo import cpu_identity
-        from . import abi, toolchain
+        from . import abi
 
-        shared_object = toolchain.link_host_shared(bytes(obj))
-        if not shared_object:
-            # MCJIT would jump to address 0 for a missing symbol; dlopen (RTLD_NOW)
-            # of the shared library refuses it cleanly at load, so only check here
-            _check_symbols(obj, info.kernel_name)
+        # No shared library here: the compiling process has LLVM loaded and runs the object through
+        # MCJIT (~1 ms), where running a linker costs 5-10 ms and a process start. A copy stored in
+        # the disk cache gets one (``with_shared_object``), so that other processes load it
+        # without LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now.
+        _check_symbols(obj, info.kernel_name)
 
         return KernelArtifact(
             target="cpu",
@@ -546,7 +551,6 @@ class CpuTarget(Target):
             max_block_size=min(1024, opts.max_block_size or 1024),
             execution="coroutine" if coroutine else "regions" if regions else "fast",
             host=host_id(),
-            shared_object=shared_object,
             host_cpu=cpu_identity(),
             cooperative=any(grid_sites),
         )
@@ -684,25 +688,92 @@ def assembly_of(artifact: KernelArtifact) -> str:
 _asm_made: dict = {}  # artifact name -> assembly made by assembly_of (artifacts are immutable)
 
 
+_prefetch_started = False
+#: held while the prefetch thread imports: fork waits for it (``compiler._fork_locks``), since
+#: a child would otherwise inherit a module import that no thread of it can finish
+_prefetch_lock = threading.Lock()
+
+
+def _prefetch_launch_imports() -> None:
+    """Import what the first launch of a process needs (``concurrent.futures`` for the
+    executor's thread pool: ~5 ms, mostly its ``logging`` import) on a thread, once per
+    process, started right before LLVM optimises and emits: those hold no GIL for ~30 ms,
+    so on a second core the import costs the launch nothing."""
+    global _prefetch_started
+    import sys
+
+    if _prefetch_started or "concurrent.futures.thread" in sys.modules:
+        return
+    _prefetch_started = True
+    import time
+
+    def run():
+        with _prefetch_lock:
+            # first let the compiling thread take the GIL back and enter LLVM (a thread that
+            # started importing at once would hold it for up to a switch interval, 5 ms)
+            time.sleep(0.001)
+            __import__("concurrent.futures.thread")
+
+    threading.Thread(target=run, name="pykern-prefetch", daemon=True).start()
+
+
+def with_shared_object(artifact: KernelArtifact) -> KernelArtifact:
+    """``artifact`` with its object linked into a shared library (``shared_object``), the form
+    stored in the disk cache: another process ``dlopen``s it without loading LLVM. Unchanged when
+    it has one already, is not a cpu artifact, or no host linker exists (then MCJIT loads it).
+
+    Example: ``with_shared_object(get_target("cpu").compile(mod)).shared_object[:4] == b"\\x7fELF"``"""
+    if artifact.target != "cpu" or artifact.shared_object:
+        return artifact
+    import dataclasses
+
+    from . import toolchain
+
+    so = toolchain.link_host_shared(artifact.binary)
+    return dataclasses.replace(artifact, shared_object=so) if so else artifact
+
+
 def _check_symbols(obj: bytes, kname: str) -> None:
     """Every undefined symbol of the object must exist in this process (MCJIT
     would otherwise jump to address 0); e.g. a compiler-rt helper."""
     import ctypes
-    import io
-
-    from elftools.elf.elffile import ELFFile
 
     proc = ctypes.CDLL(None)
-    missing = []
-    symtab = ELFFile(io.BytesIO(obj)).get_section_by_name(".symtab")
-    for sym in symtab.iter_symbols() if symtab else ():
-        if sym["st_shndx"] == "SHN_UNDEF" and sym.name and sym.name != "_GLOBAL_OFFSET_TABLE_" and not hasattr(proc, sym.name):
-            missing.append(sym.name)
+    missing = [name for name in _undefined_symbols(obj)
+               if name != "_GLOBAL_OFFSET_TABLE_" and not hasattr(proc, name)]
     if missing:
         raise CompileError(
             f"internal error: cpu code of kernel '{kname}' needs functions this process "
             f"does not provide: {', '.join(sorted(missing))}"
         )
+
+
+def _undefined_symbols(obj: bytes) -> list:
+    """Names of the undefined symbols in an ELF64 relocatable object's ``.symtab``
+    (read with ``struct``: pyelftools takes ~40 ms to import, a third of a first compile)."""
+    import struct
+
+    if obj[:4] != b"\x7fELF" or obj[4] != 2:  # not ELF64: the general reader
+        import io
+
+        from elftools.elf.elffile import ELFFile
+
+        symtab = ELFFile(io.BytesIO(obj)).get_section_by_name(".symtab")
+        return [s.name for s in (symtab.iter_symbols() if symtab else ()) if s["st_shndx"] == "SHN_UNDEF" and s.name]
+    end = "<" if obj[5] == 1 else ">"
+    shoff, = struct.unpack_from(end + "Q", obj, 0x28)
+    shentsize, shnum = struct.unpack_from(end + "HH", obj, 0x3A)
+    sections = [struct.unpack_from(end + "IIQQQQIIQQ", obj, shoff + i * shentsize) for i in range(shnum)]
+    names = []
+    for _name, sh_type, _flags, _addr, offset, size, link, _info, _align, entsize in sections:
+        if sh_type != 2 or not entsize:  # SHT_SYMTAB
+            continue
+        stroff = sections[link][4]
+        for pos in range(offset + entsize, offset + size, entsize):  # entry 0 is the null symbol
+            st_name, _st_info, _st_other, st_shndx = struct.unpack_from(end + "IBBH", obj, pos)
+            if st_shndx == 0 and st_name:  # SHN_UNDEF
+                names.append(obj[stroff + st_name:obj.index(b"\0", stroff + st_name)].decode())
+    return names
 
 
 class _TokenType(L.Type):

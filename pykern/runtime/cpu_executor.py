@@ -91,14 +91,10 @@ def _new_engine():
     # An engine costs ~0.2 ms, so this is cheap.
     # The engine owns (and frees with itself) the target machine it is given:
     # never the process-wide one of codegen, since engines are freed with their kernels.
-    from ..llvm_host import llvm
+    from ..llvm_host import llvm, new_host_target_machine
 
     ll = llvm()
-    triple = ll.get_process_triple()
-    tm = ll.Target.from_triple(triple).create_target_machine(
-        cpu=ll.get_host_cpu_name(), features=ll.get_host_cpu_features().flatten(), opt=3, reloc="pic",
-        codemodel="jitdefault")
-    return ll.create_mcjit_compiler(ll.parse_assembly(""), tm)
+    return ll.create_mcjit_compiler(ll.parse_assembly(""), new_host_target_machine())
 
 
 def _get_pool():
