@@ -123,3 +123,34 @@ def convertible(actual, declared) -> bool:
         return len(declared.elems) == len(actual.elems) and all(map(convertible, actual.elems, declared.elems))
     return False
 
+
+
+def launch_guards(args, argtypes, target: str):
+    """What later launch arguments must match to have the types ``argtypes``
+    that ``argument_types`` gave ``args`` on ``target``, checked without typing
+    them again (see ``runtime.kernargs.compile_guarded``); None when some
+    argument cannot be checked that cheaply (tuples, foreign arrays, numpy
+    arrays on "hip", which the launcher copies)."""
+    import numpy as np
+
+    out = []
+    for a, t in zip(args, argtypes):
+        cls = type(a)
+        if cls is _DeviceArray:
+            if a._pk_type is not t or a.target != target:
+                return None
+            out.append(("device", t, a.target))
+        elif cls is _ndarray:
+            if target != "cpu" or _type_memo.get(_memo_key(a)) is not t:
+                return None
+            f = a.flags
+            out.append(("ndarray", a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable))
+        elif cls is int or cls is float or cls is bool:
+            if _memo_key(a) is None:
+                return None
+            out.append(("scalar", cls))
+        elif isinstance(a, (np.number, np.bool_)) and cls.__module__ == "numpy":  # the class fixes the type
+            out.append(("scalar", cls))
+        else:
+            return None
+    return out

@@ -67,6 +67,8 @@ class Dispatcher:
         self.options = _check_options(options)
         self._overloads = {}  # (target, argtypes) -> Overload
         self._aliases = {}  # (target, launch argument types) -> the eager overload they converted to
+        self._launchers = {}  # (griddim, blockdim) ints -> _Launch
+        self._epoch = object()  # replaced whenever overloads are dropped: fast paths made before refuse
         from .compiler import fork_safe_rlock
 
         self._lock = fork_safe_rlock()  # a forked child finds it free
@@ -91,10 +93,24 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ launching
     def __getitem__(self, config):
+        # ``k[g, b]`` of two ints, the usual spelling, is the same launcher every time (with its fast path);
+        # only exact ints: 4.0 == 4 as a dict key, but 4.0 must be refused
+        if type(config) is tuple and len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
+            hit = self._launchers.get(config)
+            if hit is not None:
+                return hit
+            plain = True
+        else:
+            plain = False
         if self.__pykern_device__:
             raise LaunchError(f"{self.__name__} is a device function (device=True); launch a kernel instead")
         griddim, blockdim, stream, shared = normalize_config(config)
-        return _Launch(self, griddim, blockdim, stream, shared)
+        launcher = _Launch(self, griddim, blockdim, stream, shared)
+        if plain:
+            if len(self._launchers) >= 64:
+                self._launchers.clear()
+            self._launchers[config] = launcher
+        return launcher
 
     def __call__(self, *args, **kwargs):
         if self.__pykern_device__:
@@ -118,10 +134,11 @@ class Dispatcher:
             return _NoLaunch()
         return self[blocks, tpb, stream, sharedmem]
 
-    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, _prepared=False):
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, _prepared=False, _launcher=None):
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls)."""
         rt_launch = _rt_launch or _load_rt_launch()
         lo, hi = self._arity
+        given = args
         if len(args) != hi:
             if not lo <= len(args) <= hi:
                 want = str(hi) if lo == hi else f"{lo} to {hi}"
@@ -140,6 +157,24 @@ class Dispatcher:
             if self._signatures:  # argument types that converted to an eager signature: remember the match
                 self._aliases[(target, argtypes)] = ov
         rt_launch.launch(ov, args, griddim, blockdim, stream, sharedmem)
+        if _launcher is not None and args is given:  # the next launch like this one skips all of the above
+            _launcher._fast = self._fast_path(rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem)
+
+    #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``)
+    _FAST_PROLOGUE = ("    if _d.extensions or _d._epoch is not _E or _gen[0] != _d._generation or not _chosen "
+                      "or _chosen[0] != _TG: return False")
+
+    def _fast_path(self, rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem):
+        """A generated launch of ``ov`` for arguments typed like ``args``, or None.
+        It re-checks what ``launch`` decides per call: no extensions, the same
+        target, no device function redefined, no overload dropped."""
+        from .arguments import launch_guards
+
+        guards = launch_guards(args, argtypes, target)
+        if guards is None:
+            return None
+        ns = {"_d": self, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen, "_TG": target}
+        return rt_launch.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, self._FAST_PROLOGUE, ns)
 
     def _launch_with_extensions(self, rt_launch, target, args, griddim, blockdim, stream, sharedmem):
         """numba's protocol: every argument goes through each extension's
@@ -259,6 +294,7 @@ class Dispatcher:
             if fp is not None and self._fingerprint is not None and fp != self._fingerprint:
                 self._overloads.clear()
                 self._aliases.clear()
+                self._epoch = object()
             self._fingerprint = fp
 
     def _get_overload(self, argtypes, target=None):
@@ -402,7 +438,7 @@ def _active_arch():
 class _Launch:
     """``k[grid, block]``: call it with the kernel's arguments."""
 
-    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem")
+    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem", "_fast")
 
     def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
         self.dispatcher = dispatcher
@@ -410,10 +446,15 @@ class _Launch:
         self.blockdim = blockdim
         self.stream = stream
         self.sharedmem = sharedmem
+        #: ``fast(args) -> bool``, made by the last full launch: the same launch
+        #: for arguments of the same kinds, or False having done nothing
+        self._fast = None
 
     def __call__(self, *args):
         try:
-            self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+            fast = self._fast
+            if fast is None or not fast(args):
+                self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem, _launcher=self)
         except PykernError as e:
             if full_traceback():
                 raise
