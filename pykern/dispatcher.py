@@ -27,7 +27,7 @@ import threading
 
 from .arguments import argument_types
 from .errors import CompileError, LaunchError, PykernError
-from .launch_config import normalize_config
+from .launch_config import _plain as _plain_config, normalize_config
 from .targets import _chosen, current_target
 from .display import Listing, Resources, show
 from .tracebacks import full_traceback, trimmed
@@ -93,15 +93,14 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ launching
     def __getitem__(self, config):
-        # ``k[g, b]`` of two ints, the usual spelling, is the same launcher every time (with its fast path);
-        # only exact ints: 4.0 == 4 as a dict key, but 4.0 must be refused
-        if type(config) is tuple and len(config) == 2 and type(config[0]) is int and type(config[1]) is int:
+        # ``k[g, b]`` of ints (the usual spelling first) is the same launcher every time, with its fast
+        # path; only exact ints: 4.0 == 4 as a dict key, but 4.0 must be refused
+        plain = type(config) is tuple and (len(config) == 2 and type(config[0]) is int and type(config[1]) is int
+                                           or _plain_config(config))
+        if plain:
             hit = self._launchers.get(config)
             if hit is not None:
                 return hit
-            plain = True
-        else:
-            plain = False
         if self.__pykern_device__:
             raise LaunchError(f"{self.__name__} is a device function (device=True); launch a kernel instead")
         griddim, blockdim, stream, shared = normalize_config(config)
@@ -157,7 +156,7 @@ class Dispatcher:
             if self._signatures:  # argument types that converted to an eager signature: remember the match
                 self._aliases[(target, argtypes)] = ov
         rt_launch.launch(ov, args, griddim, blockdim, stream, sharedmem)
-        if _launcher is not None and args is given:  # the next launch like this one skips all of the above
+        if _launcher is not None and args is given and type(stream) is int:  # the next like it skips all above
             _launcher._fast = self._fast_path(rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem)
 
     #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``)
@@ -438,7 +437,7 @@ def _active_arch():
 class _Launch:
     """``k[grid, block]``: call it with the kernel's arguments."""
 
-    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem", "_fast")
+    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem", "_fast", "_misses")
 
     def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
         self.dispatcher = dispatcher
@@ -449,12 +448,15 @@ class _Launch:
         #: ``fast(args) -> bool``, made by the last full launch: the same launch
         #: for arguments of the same kinds, or False having done nothing
         self._fast = None
+        self._misses = 0  # launches the fast path did not take: from the second on, make one
 
     def __call__(self, *args):
         try:
             fast = self._fast
             if fast is None or not fast(args):
-                self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem, _launcher=self)
+                self._misses += 1
+                self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem,
+                                       _launcher=self if self._misses > 1 else None)
         except PykernError as e:
             if full_traceback():
                 raise

@@ -55,6 +55,7 @@ def test_same_kinds_take_the_fast_path_and_compute_the_same():
     x = np.arange(16, dtype=np.float32)
     out = np.zeros_like(x)
     _scale[1, 16](out, x, 2.0)
+    _scale[1, 16](out, x, 2.0)  # the second full launch of a launcher makes its fast path
     assert _scale[1, 16] is _scale[1, 16]  # one launcher per (grid, block) of ints
     assert _fast(_scale[1, 16]) is not None
     for a in (3.0, -1.5, 0.0):
@@ -192,10 +193,20 @@ def test_threads_share_a_launcher():
 
 
 def test_a_float_grid_is_still_refused():
-    with pytest.raises(LaunchError):
-        _scale[1.0, 8]
-    with pytest.raises(LaunchError):
-        _scale[1, 8.0]
+    _scale[1, 8], _scale[(1, 1), 8, 0, 0]  # cached launchers of equal keys
+    for bad in ((1.0, 8), (1, 8.0), ((1.0, 1), 8, 0, 0), (1, 8, 0, 0.0)):
+        with pytest.raises(LaunchError):
+            _scale[bad]
+
+
+def test_tuple_and_four_part_configurations_get_the_fast_path():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    for config in (((1, 1), (8, 1)), (1, 8, 0, 0)):
+        for a in (1.0, 2.0, 3.0):
+            _scale[config](out, x, a)
+            np.testing.assert_array_equal(out, x * a)
+        assert _scale[config] is _scale[config] and _fast(_scale[config]) is not None
 
 
 def test_hip_host_path_packs_what_the_full_path_packs():
@@ -232,14 +243,15 @@ def test_hip_host_path_packs_what_the_full_path_packs():
     hip_launch._hip = lambda: Recorder()
     try:
         k[2, 8](*args)  # the full path
+        k[2, 8](*args)  # the full path, which makes the fast one
         assert _fast(k[2, 8]) is not None
         k[2, 8](*args)  # the fast path
         args[2] = -1.0
         k[2, 8](*args)
-        k[2, 8].dispatcher.launch(tuple(args), (2, 1, 1), (8, 1, 1))  # the full path again
+        k.launch(tuple(args), (2, 1, 1), (8, 1, 1))  # the full path again
     finally:
         targets._chosen[:] = saved_target
         hip_launch._hip = saved_hip
-    assert len(seen) == 4
-    assert seen[0] == seen[1] and seen[2] == seen[3] and seen[0] != seen[2]
+    assert len(seen) == 5
+    assert seen[0] == seen[1] == seen[2] and seen[3] == seen[4] and seen[0] != seen[3]
     assert seen[0][0][1:8] == [2, 1, 1, 8, 1, 1, 0]
