@@ -439,45 +439,44 @@ class CpuKernel:
                 nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK):
             return None
         spare: list = []
-        first, last = ctypes.c_int64(0), ctypes.c_int64(nblocks)
 
         def new_slot():
             buf, ctx = ctypes.create_string_buffer(size), LaunchCtx(grid, block, dynamic_shared)
             return buf, ctx, ctypes.c_void_p(ctypes.addressof(buf)), ctypes.c_void_p(ctypes.addressof(ctx))
 
-        def run(slot):
-            _, ctx, args_p, ctx_p = slot
-            ctx.cancel = 0  # a late Ctrl-C may have hit it after its launch ended
-            main = _get_ident() == _MAIN_IDENT
-            if main:  # Ctrl-C reaches a kernel on the main thread only through the watcher
-                if not _watch.started:
-                    _watch.start()
-                _watch.ctx = ctx
-            try:
-                if nblocks == 1:
-                    self._fn(args_p, ctx_p, first, last)
-                else:
-                    self._run_inline(args_p, ctx_p, ctx, nblocks)
-            finally:
-                if main:
-                    _watch.ctx = None
-            if ctx.error:
-                self._raise(ctx, block)
-            if not ctx.cancel:  # a cancelled launch may still have workers touching it
-                spare.append(slot)
-
+        # ``run`` inline (a Python call is ~5% of the launch); ``_fn`` read per call, a benchmark stubs it
+        call = "_k._fn(args_p, ctx_p, _first, _last)" if nblocks == 1 else "_k._run_inline(args_p, ctx_p, ctx, _n)"
         body = ("    try:\n"
                 "        slot = _spare.pop()\n"
                 "    except IndexError:  # (another thread may take the last one between a test and the pop)\n"
                 "        slot = _new_slot()\n"
+                "    buf, ctx, args_p, ctx_p = slot\n"
                 "    try:\n"
-                "        _pack_into(slot[0], 0, {vals})\n"
+                "        _pack_into(buf, 0, {vals})\n"
                 "    except _PACK_ERRORS:\n"
                 "        _spare.append(slot)\n"
                 "        return False\n"
-                "    _run(slot)\n"
+                "    ctx.cancel = 0  # a late Ctrl-C may have hit it after its launch ended\n"
+                "    if _get_ident() == _cx._MAIN_IDENT:  # Ctrl-C reaches it only through the watcher\n"
+                "        if not _watch.started:\n"
+                "            _watch.start()\n"
+                "        _watch.ctx = ctx\n"
+                "        try:\n"
+                f"            {call}\n"
+                "        finally:\n"
+                "            _watch.ctx = None\n"
+                "    else:\n"
+                f"        {call}\n"
+                "    if ctx.error:\n"
+                "        _k._raise(ctx, _block)\n"
+                "    if not ctx.cancel:\n"
+                "        _spare.append(slot)\n"
                 "    return True\n")
-        return body, {"_spare": spare, "_new_slot": new_slot, "_run": run}
+        import sys
+
+        return body, {"_spare": spare, "_new_slot": new_slot, "_k": self, "_first": ctypes.c_int64(0),
+                      "_last": ctypes.c_int64(nblocks), "_n": nblocks, "_block": block, "_get_ident": _get_ident,
+                      "_cx": sys.modules[__name__], "_watch": _watch}
 
     def _raise(self, ctx, block):
         from ..errors import error_class_for_kind  # IndexError/ZeroDivisionError subclasses, as numba
