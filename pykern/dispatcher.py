@@ -161,18 +161,19 @@ class Dispatcher:
 
     #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``)
     _FAST_PROLOGUE = ("    if _d.extensions or _d._epoch is not _E or _gen[0] != _d._generation or not _chosen "
-                      "or _chosen[0] != _TG: return False")
+                      "or _chosen[0] != _TG or 'launch' in _dd: return False")
 
     def _fast_path(self, rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem):
         """A generated launch of ``ov`` for arguments typed like ``args``, or None.
         It re-checks what ``launch`` decides per call: no extensions, the same
-        target, no device function redefined, no overload dropped."""
+        target, no device function redefined, no overload dropped, and that no
+        one replaced ``launch`` on this dispatcher (a spy sees every launch)."""
         from .arguments import launch_guards
 
         guards = launch_guards(args, argtypes, target)
         if guards is None:
             return None
-        ns = {"_d": self, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen, "_TG": target}
+        ns = {"_d": self, "_dd": self.__dict__, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen, "_TG": target}
         return rt_launch.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, self._FAST_PROLOGUE, ns)
 
     def _launch_with_extensions(self, rt_launch, target, args, griddim, blockdim, stream, sharedmem):
