@@ -124,7 +124,6 @@ def convertible(actual, declared) -> bool:
     return False
 
 
-
 def launch_guards(args, argtypes, target: str):
     """What later launch arguments must match to have the types ``argtypes``
     that ``argument_types`` gave ``args`` on ``target``, checked without typing

@@ -157,7 +157,8 @@ class Dispatcher:
                 self._aliases[(target, argtypes)] = ov
         rt_launch.launch(ov, args, griddim, blockdim, stream, sharedmem)
         if _launcher is not None and args is given and type(stream) is int:  # the next like it skips all above
-            _launcher._fast = self._fast_path(rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem)
+            _launcher._fast = self._fast_path(rt_launch, ov, args, argtypes, target, griddim, blockdim, stream,
+                                              sharedmem)
 
     #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``)
     _FAST_PROLOGUE = ("    if _d.extensions or _d._epoch is not _E or _gen[0] != _d._generation or not _chosen "
@@ -173,7 +174,8 @@ class Dispatcher:
         guards = launch_guards(args, argtypes, target)
         if guards is None:
             return None
-        ns = {"_d": self, "_dd": self.__dict__, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen, "_TG": target}
+        ns = {"_d": self, "_dd": self.__dict__, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen,
+              "_TG": target}
         return rt_launch.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, self._FAST_PROLOGUE, ns)
 
     def _launch_with_extensions(self, rt_launch, target, args, griddim, blockdim, stream, sharedmem):
