@@ -88,6 +88,20 @@ def test_other_kinds_after_the_fast_path_pick_their_own_overload():
     np.testing.assert_array_equal(out32, x32 * 2)
 
 
+def test_new_device_array_views_each_launch():
+    x = np.arange(64, dtype=np.float32)
+    dx, dout = cuda.to_device(x), cuda.to_device(np.zeros(64, np.float32))
+    for lo in range(0, 40, 8):  # a fresh view per launch, contiguous: typed once in the fast path
+        _scale[1, 8](dout[lo:lo + 8], dx[lo:lo + 8], 2.0)
+    for view in (dx[1:17:2], dx[:8], dx[::-1][:8]):  # other layouts fall back to the full path
+        out = cuda.to_device(np.zeros(8, np.float32))
+        _scale[1, 8](out, view, 1.0)
+        np.testing.assert_array_equal(out.copy_to_host(), view.copy_to_host())
+    host = dout.copy_to_host()
+    np.testing.assert_array_equal(host[:40], x[:40] * 2)
+    assert (host[40:] == 0).all()
+
+
 def test_layouts_are_told_apart():
     m = np.arange(12, dtype=np.float64).reshape(3, 4)
     out = np.zeros(3)

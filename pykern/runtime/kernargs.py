@@ -287,6 +287,14 @@ PACK_ERRORS = (struct.error, TypeError, OverflowError)
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
+def _typed(typer, a):
+    """``typer(a)``, or None when ``a`` has no kernel type (the full path then says why)."""
+    try:
+        return typer(a)
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
 def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict):
     """``fast(values) -> bool``: check that ``values`` match ``guards`` (one per
     argument, from ``pykern.arguments.launch_guards``), then run ``body`` with
@@ -294,8 +302,8 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
     ``_pack_into`` (its ``struct``'s; a value that does not fit raises one of
     ``_PACK_ERRORS``); False, with nothing done, when a guard fails.
 
-    A guard is ``("device", type, target)`` (a DeviceArray of that memoised
-    type on that target), ``("ndarray", dtype, ndim, c_contiguous,
+    A guard is ``("device", type, target, typer)`` (a DeviceArray of that
+    type on that target; ``typer(array)`` types one not typed yet), ``("ndarray", dtype, ndim, c_contiguous,
     f_contiguous, writeable)`` or ``("scalar", class)``. ``prologue`` (lines of
     the caller's own checks, ``return False`` to refuse) runs first. Returns
     None when the parameters need what only the general flattener does (tuples).
@@ -305,7 +313,7 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
         return None
     nargs = len(guards)
     ns = dict(ns, _DA=_device_array_class(), _nd=_ndarray_class(), _ptr_at=ctypes.c_void_p.from_address, _id=id,
-              _pack_into=packer.struct.pack_into, _PACK_ERRORS=PACK_ERRORS)
+              _pack_into=packer.struct.pack_into, _PACK_ERRORS=PACK_ERRORS, _typed=_typed)
     lines = [f"    if len(values) != {nargs}: return False"]
     if nargs:
         lines.append(f"    {', '.join(f'v{i}' for i in range(nargs))}{',' if nargs == 1 else ''} = values")
@@ -313,8 +321,10 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
     for i, g in enumerate(guards):
         v, kind = f"v{i}", g[0]
         if kind == "device":
-            ns[f"_T{i}"], ns[f"_G{i}"] = g[1], g[2]
-            lines.append(f"    if type({v}) is not _DA or {v}._pk_type is not _T{i} or {v}.target != _G{i}: return False")
+            ns[f"_T{i}"], ns[f"_G{i}"], ns[f"_Y{i}"] = g[1], g[2], g[3]
+            lines.append(f"    if type({v}) is not _DA or {v}.target != _G{i}: return False")
+            lines.append(f"    t = {v}._pk_type")  # None: a new view, typed once here (then memoised on it)
+            lines.append(f"    if t is not _T{i} and (t is not None or _typed(_Y{i}, {v}) != _T{i}): return False")
             lines.append(f"    p{i} = {v}.ptr; s{i} = {v}.shape; t{i} = {v}.strides")
         elif kind == "ndarray":
             ns[f"_D{i}"] = g[1]
