@@ -160,9 +160,10 @@ class Dispatcher:
             _launcher._fast = self._fast_path(rt_launch, ov, args, argtypes, target, griddim, blockdim, stream,
                                               sharedmem)
 
-    #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``)
-    _FAST_PROLOGUE = ("    if _d.extensions or _d._epoch is not _E or _gen[0] != _d._generation or not _chosen "
-                      "or _chosen[0] != _TG or 'launch' in _dd: return False")
+    #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``); {gen} is
+    #: the device-function generation this dispatcher was checked at when the fast path was made
+    _FAST_PROLOGUE = ("    if _d.extensions or _d._epoch is not _E or _gen[0] != {gen} or _chosen != _TG "
+                      "or 'launch' in _dd: return False")
 
     def _fast_path(self, rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem):
         """A generated launch of ``ov`` for arguments typed like ``args``, or None.
@@ -175,8 +176,9 @@ class Dispatcher:
         if guards is None:
             return None
         ns = {"_d": self, "_dd": self.__dict__, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen,
-              "_TG": target}
-        return rt_launch.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, self._FAST_PROLOGUE, ns)
+              "_TG": [target]}
+        prologue = self._FAST_PROLOGUE.format(gen=int(self._generation))
+        return rt_launch.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, prologue, ns)
 
     def _launch_with_extensions(self, rt_launch, target, args, griddim, blockdim, stream, sharedmem):
         """numba's protocol: every argument goes through each extension's

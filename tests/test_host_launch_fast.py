@@ -269,3 +269,27 @@ def test_hip_host_path_packs_what_the_full_path_packs():
     assert len(seen) == 5
     assert seen[0] == seen[1] == seen[2] and seen[3] == seen[4] and seen[0] != seen[3]
     assert seen[0][0][1:8] == [2, 1, 1, 8, 1, 1, 0]
+
+
+def test_a_redefined_device_function_reaches_a_launcher_with_a_fast_path(tmp_path):
+    import importlib.util
+
+    src = "import pykern as cuda\n\n@cuda.jit(device=True)\ndef bump(x):\n    return x + {n}\n"
+    kern = "\n@cuda.jit\ndef apply(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = bump(a[i])\n"
+    path = tmp_path / "fast_redef.py"
+    path.write_text(src.format(n=1) + kern)
+    spec = importlib.util.spec_from_file_location("fast_redef", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a = np.zeros(4)
+    for _ in range(3):
+        mod.apply[1, 4](a)
+    assert (a == 3).all() and _fast(mod.apply[1, 4]) is not None
+    path2 = tmp_path / "fast_redef_cell2.py"  # a notebook cell re-run: the device function only
+    path2.write_text(src.format(n=10))
+    exec(compile(path2.read_text(), str(path2), "exec"), mod.__dict__)
+    mod.apply[1, 4](a)
+    assert (a == 13).all()
+    mod.apply[1, 4](a)
+    mod.apply[1, 4](a)
+    assert (a == 33).all()

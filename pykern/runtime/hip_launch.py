@@ -281,14 +281,17 @@ class HipKernel:
                 st = tls.bufs = _LaunchBuffers(n)
             return st
 
-        body = ("    st = _getattr(_tls, 'bufs', None) or _buffers()\n"
+        body = ("    try:\n"
+                "        st = _tls.bufs\n"
+                "    except AttributeError:  # this thread's first launch\n"
+                "        st = _buffers()\n"
                 "    try:\n"
                 "        _pack_into(st.buf, 0, {vals})\n"
                 "    except _PACK_ERRORS:\n"
                 "        return False\n"
                 "    _this._hip().hipModuleLaunchKernel(*_head, None, st.extra)\n"
                 "    return True\n")
-        return body, {"_buffers": buffers, "_head": head, "_this": this, "_tls": tls, "_getattr": getattr}
+        return body, {"_buffers": buffers, "_head": head, "_this": this, "_tls": tls}
 
     def max_cooperative_blocks(self, block, dynamic_shared: int = 0) -> int:
         """Blocks a cooperative launch of this kernel may have on its device:
