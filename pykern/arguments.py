@@ -49,10 +49,7 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
     converted = None
     for i, a in enumerate(args):
         if type(a) is _DeviceArray:
-            t = a._pk_type
-            if t is None:
-                t = a._pk_type = typeof(a)
-            out.append(t)
+            out.append(device_array_type(a))
             continue
         key = _memo_key(a)
         t = _type_memo.get(key) if key is not None else None
@@ -82,6 +79,25 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
                 _type_memo[key] = t
         out.append(t)
     return tuple(out), (args if converted is None else tuple(converted))
+
+
+_device_type_memo: dict = {}
+
+
+def device_array_type(a):
+    """The kernel type of DeviceArray ``a``, memoised on it (its shape and strides
+    never change) and by what decides it: a view made per launch is typed by a
+    dict lookup, not through ``__cuda_array_interface__`` (~25 us)."""
+    t = a._pk_type
+    if t is None:
+        key = (a.dtype, a.shape, a.strides, bool(a.storage.readonly))
+        t = _device_type_memo.get(key)
+        if t is None:
+            t = typeof(a)
+            if len(_device_type_memo) < 4096:
+                _device_type_memo[key] = t
+        a._pk_type = t
+    return t
 
 
 def cls_name(a) -> str:
@@ -123,3 +139,33 @@ def convertible(actual, declared) -> bool:
         return len(declared.elems) == len(actual.elems) and all(map(convertible, actual.elems, declared.elems))
     return False
 
+
+def launch_guards(args, argtypes, target: str):
+    """What later launch arguments must match to have the types ``argtypes``
+    that ``argument_types`` gave ``args`` on ``target``, checked without typing
+    them again (see ``runtime.kernargs.compile_guarded``); None when some
+    argument cannot be checked that cheaply (tuples, foreign arrays, numpy
+    arrays on "hip", which the launcher copies)."""
+    import numpy as np
+
+    out = []
+    for a, t in zip(args, argtypes):
+        cls = type(a)
+        if cls is _DeviceArray:
+            if a._pk_type is not t or a.target != target:
+                return None
+            out.append(("device", t, a.target, device_array_type))
+        elif cls is _ndarray:
+            if target != "cpu" or _type_memo.get(_memo_key(a)) is not t:
+                return None
+            f = a.flags
+            out.append(("ndarray", a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable))
+        elif cls is int or cls is float or cls is bool:
+            if _memo_key(a) is None:
+                return None
+            out.append(("scalar", cls))
+        elif isinstance(a, (np.number, np.bool_)) and cls.__module__ == "numpy":  # the class fixes the type
+            out.append(("scalar", cls))
+        else:
+            return None
+    return out

@@ -27,7 +27,7 @@ import threading
 
 from .arguments import argument_types
 from .errors import CompileError, LaunchError, PykernError
-from .launch_config import normalize_config
+from .launch_config import _plain as _plain_config, normalize_config
 from .targets import _chosen, current_target
 from .display import Listing, Resources, show
 from .tracebacks import full_traceback, trimmed
@@ -67,6 +67,8 @@ class Dispatcher:
         self.options = _check_options(options)
         self._overloads = {}  # (target, argtypes) -> Overload
         self._aliases = {}  # (target, launch argument types) -> the eager overload they converted to
+        self._launchers = {}  # (griddim, blockdim) ints -> _Launch
+        self._epoch = object()  # replaced whenever overloads are dropped: fast paths made before refuse
         from .compiler import fork_safe_rlock
 
         self._lock = fork_safe_rlock()  # a forked child finds it free
@@ -91,10 +93,23 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ launching
     def __getitem__(self, config):
+        # ``k[g, b]`` of ints (the usual spelling first) is the same launcher every time, with its fast
+        # path; only exact ints: 4.0 == 4 as a dict key, but 4.0 must be refused
+        plain = type(config) is tuple and (len(config) == 2 and type(config[0]) is int and type(config[1]) is int
+                                           or _plain_config(config))
+        if plain:
+            hit = self._launchers.get(config)
+            if hit is not None:
+                return hit
         if self.__pykern_device__:
             raise LaunchError(f"{self.__name__} is a device function (device=True); launch a kernel instead")
         griddim, blockdim, stream, shared = normalize_config(config)
-        return _Launch(self, griddim, blockdim, stream, shared)
+        launcher = _Launch(self, griddim, blockdim, stream, shared)
+        if plain:
+            if len(self._launchers) >= 64:
+                self._launchers.clear()
+            self._launchers[config] = launcher
+        return launcher
 
     def __call__(self, *args, **kwargs):
         if self.__pykern_device__:
@@ -118,10 +133,11 @@ class Dispatcher:
             return _NoLaunch()
         return self[blocks, tpb, stream, sharedmem]
 
-    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, _prepared=False):
+    def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, _prepared=False, _launcher=None):
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls)."""
         rt_launch = _rt_launch or _load_rt_launch()
         lo, hi = self._arity
+        given = args
         if len(args) != hi:
             if not lo <= len(args) <= hi:
                 want = str(hi) if lo == hi else f"{lo} to {hi}"
@@ -140,6 +156,29 @@ class Dispatcher:
             if self._signatures:  # argument types that converted to an eager signature: remember the match
                 self._aliases[(target, argtypes)] = ov
         rt_launch.launch(ov, args, griddim, blockdim, stream, sharedmem)
+        if _launcher is not None and args is given and type(stream) is int:  # the next like it skips all above
+            _launcher._fast = self._fast_path(rt_launch, ov, args, argtypes, target, griddim, blockdim, stream,
+                                              sharedmem)
+
+    #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``); {gen} is
+    #: the device-function generation this dispatcher was checked at when the fast path was made
+    _FAST_PROLOGUE = ("    if _d.extensions or _d._epoch is not _E or _gen[0] != {gen} or _chosen != _TG "
+                      "or 'launch' in _dd: return False")
+
+    def _fast_path(self, rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem):
+        """A generated launch of ``ov`` for arguments typed like ``args``, or None.
+        It re-checks what ``launch`` decides per call: no extensions, the same
+        target, no device function redefined, no overload dropped, and that no
+        one replaced ``launch`` on this dispatcher (a spy sees every launch)."""
+        from .arguments import launch_guards
+
+        guards = launch_guards(args, argtypes, target)
+        if guards is None:
+            return None
+        ns = {"_d": self, "_dd": self.__dict__, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen,
+              "_TG": [target]}
+        prologue = self._FAST_PROLOGUE.format(gen=int(self._generation))
+        return rt_launch.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, prologue, ns)
 
     def _launch_with_extensions(self, rt_launch, target, args, griddim, blockdim, stream, sharedmem):
         """numba's protocol: every argument goes through each extension's
@@ -259,6 +298,7 @@ class Dispatcher:
             if fp is not None and self._fingerprint is not None and fp != self._fingerprint:
                 self._overloads.clear()
                 self._aliases.clear()
+                self._epoch = object()
             self._fingerprint = fp
 
     def _get_overload(self, argtypes, target=None):
@@ -402,7 +442,7 @@ def _active_arch():
 class _Launch:
     """``k[grid, block]``: call it with the kernel's arguments."""
 
-    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem")
+    __slots__ = ("dispatcher", "griddim", "blockdim", "stream", "sharedmem", "_fast", "_misses")
 
     def __init__(self, dispatcher, griddim, blockdim, stream, sharedmem):
         self.dispatcher = dispatcher
@@ -410,10 +450,18 @@ class _Launch:
         self.blockdim = blockdim
         self.stream = stream
         self.sharedmem = sharedmem
+        #: ``fast(args) -> bool``, made by the last full launch: the same launch
+        #: for arguments of the same kinds, or False having done nothing
+        self._fast = None
+        self._misses = 0  # launches the fast path did not take: from the second on, make one
 
     def __call__(self, *args):
         try:
-            self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem)
+            fast = self._fast
+            if fast is None or not fast(args):
+                self._misses += 1
+                self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem,
+                                       _launcher=self if self._misses > 1 else None)
         except PykernError as e:
             if full_traceback():
                 raise

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import operator
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
@@ -28,10 +29,14 @@ from pykern import abi
 from pykern.runtime.kernargs import flatten_values, get_packer
 
 
-def _hip():
-    from pykern.runtime.hip import lib
+_lib = None  # pykern.runtime.hip.lib, imported at the first call (an import statement costs ~0.2 us a launch)
 
-    return lib()
+
+def _hip():
+    global _lib
+    if _lib is None:
+        from pykern.runtime.hip import lib as _lib
+    return _lib()
 
 
 def _md(md: dict, key: str, default=None):
@@ -252,6 +257,41 @@ class HipKernel:
         _hip().hipModuleLaunchKernel(self.function, g[0], g[1], g[2], b[0], b[1], b[2], dynamic_shared, s, None, extra)
         if self._error_record is not None:
             self._check_error_record(s)
+
+    def fixed_launch(self, grid, block, dynamic_shared: int, stream):
+        """``(body, namespace)`` for ``kernargs.compile_guarded``: ``launch``
+        with this configuration, already validated by a ``launch`` that
+        succeeded, ``{vals}`` packed straight into this thread's buffer. The
+        driver's arguments are ctypes objects made once (converting ten Python
+        ints per call costs more than the rest of the launch). None for what
+        ``launch`` must do itself (cooperative, debug error record, stream
+        objects)."""
+        gb = self._checked.get((grid, block, dynamic_shared))
+        if gb is None or self.cooperative or self._error_record is not None or type(stream) is not int:
+            return None
+        (g0, g1, g2), (b0, b1, b2) = gb
+        _, at = hip_api.ctypes_signature("hipModuleLaunchKernel")
+        head = tuple(t(v) for t, v in zip(at, (self.function, g0, g1, g2, b0, b1, b2, dynamic_shared, stream)))
+        n, tls = self.kernarg_size, self._tls
+        this = sys.modules[__name__]  # ``_hip`` looked up per call: a benchmark swaps the library
+
+        def buffers():
+            st = getattr(tls, "bufs", None)
+            if st is None:
+                st = tls.bufs = _LaunchBuffers(n)
+            return st
+
+        body = ("    try:\n"
+                "        st = _tls.bufs\n"
+                "    except AttributeError:  # this thread's first launch\n"
+                "        st = _buffers()\n"
+                "    try:\n"
+                "        _pack_into(st.buf, 0, {vals})\n"
+                "    except _PACK_ERRORS:\n"
+                "        return False\n"
+                "    _this._hip().hipModuleLaunchKernel(*_head, None, st.extra)\n"
+                "    return True\n")
+        return body, {"_buffers": buffers, "_head": head, "_this": this, "_tls": tls}
 
     def max_cooperative_blocks(self, block, dynamic_shared: int = 0) -> int:
         """Blocks a cooperative launch of this kernel may have on its device:

@@ -279,3 +279,82 @@ def pack(params, flat_values, size: int | None = None) -> bytearray:
     if hit is not None and hit[0] is params and hit[1] == size:
         return hit[2].fast(flat_values)
     return get_packer(params, size).fast(flat_values)
+
+
+# --------------------------------------------------------------------------- guarded fast path
+#: what ``struct.pack_into`` raises for a value that does not fit its parameter
+PACK_ERRORS = (struct.error, TypeError, OverflowError)
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _typed(typer, a):
+    """``typer(a)``, or None when ``a`` has no kernel type (the full path then says why)."""
+    try:
+        return typer(a)
+    except (TypeError, ValueError, AttributeError):
+        return None
+
+
+def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict):
+    """``fast(values) -> bool``: check that ``values`` match ``guards`` (one per
+    argument, from ``pykern.arguments.launch_guards``), then run ``body`` with
+    ``{vals}`` replaced by the flat values in ``packer``'s order, for
+    ``_pack_into`` (its ``struct``'s; a value that does not fit raises one of
+    ``_PACK_ERRORS``); False, with nothing done, when a guard fails.
+
+    A guard is ``("device", type, target, typer)`` (a DeviceArray of that
+    type on that target; ``typer(array)`` types one not typed yet), ``("ndarray", dtype, ndim, c_contiguous,
+    f_contiguous, writeable)`` or ``("scalar", class)``. ``prologue`` (lines of
+    the caller's own checks, ``return False`` to refuse) runs first. Returns
+    None when the parameters need what only the general flattener does (tuples).
+    """
+    params, order = packer.params, packer.order
+    if any(len(p.path) != 1 for p in params):
+        return None
+    nargs = len(guards)
+    ns = dict(ns, _DA=_device_array_class(), _nd=_ndarray_class(), _ptr_at=ctypes.c_void_p.from_address, _id=id,
+              _pack_into=packer.struct.pack_into, _PACK_ERRORS=PACK_ERRORS, _typed=_typed)
+    lines = [f"    if len(values) != {nargs}: return False"]
+    if nargs:
+        lines.append(f"    {', '.join(f'v{i}' for i in range(nargs))}{',' if nargs == 1 else ''} = values")
+    lines += prologue.splitlines()
+    for i, g in enumerate(guards):
+        v, kind = f"v{i}", g[0]
+        if kind == "device":
+            ns[f"_T{i}"], ns[f"_G{i}"], ns[f"_Y{i}"] = g[1], g[2], g[3]
+            lines.append(f"    if type({v}) is not _DA or {v}.target != _G{i}: return False")
+            lines.append(f"    t = {v}._pk_type")  # None: a new view, typed once here (then memoised on it)
+            lines.append(f"    if t is not _T{i} and (t is not None or _typed(_Y{i}, {v}) != _T{i}): return False")
+            lines.append(f"    p{i} = {v}.ptr; s{i} = {v}.shape; t{i} = {v}.strides")
+        elif kind == "ndarray":
+            ns[f"_D{i}"] = g[1]
+            lines.append(f"    if type({v}) is not _nd or {v}.dtype is not _D{i} or {v}.ndim != {g[2]}: return False")
+            lines.append(f"    f = {v}.flags")
+            lines.append(f"    if f.c_contiguous is not {g[3]} or f.f_contiguous is not {g[4]} or f.writeable is not {g[5]}: return False")
+            ptr = f"_ptr_at(_id({v}) + {_NDARRAY_DATA_OFFSET}).value" if _NDARRAY_DATA_OFFSET is not None else f"{v}.ctypes.data"
+            lines.append(f"    p{i} = {ptr}; s{i} = {v}.shape; t{i} = {v}.strides")
+        elif kind == "scalar":
+            ns[f"_C{i}"] = g[1]
+            cond = f"type({v}) is not _C{i}"
+            if g[1] is int:  # beyond int64 a Python int types as uint64 (another overload) or not at all
+                cond += f" or not {_INT64_MIN} <= {v} <= {_INT64_MAX}"
+            lines.append(f"    if {cond}: return False")
+        else:
+            raise ValueError(f"unknown guard {g!r}")
+    items: list[str] = []
+    for p in params:
+        i = p.arg_index
+        if (p.role == "scalar") != (guards[i][0] == "scalar"):
+            return None  # an array where the kernel takes a scalar or back: the general path explains it
+        if p.role == "scalar":
+            items.append(f"v{i}.{p.part}" if p.part else f"v{i}")
+        elif p.role == "data":
+            items.append(f"p{i}")
+            items += [f"s{i}[{k}]" for k in range(p.ndim)] + [f"t{i}[{k}]" for k in range(p.ndim)]
+    if len(items) != len(params):
+        return None
+    if order is not None:
+        items = [items[j] for j in order]
+    src = ["def fast(values):"] + lines + body.replace("{vals}", ", ".join(items)).splitlines()
+    exec("\n".join(src), ns)  # noqa: S102 - generated from the parameter list and guards only, no user text
+    return ns["fast"]

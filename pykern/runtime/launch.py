@@ -88,7 +88,15 @@ class CpuBackend:
                     raise LaunchError(f"{name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
             run(grid, block, shared, pack(flatten(args)))
 
+        launch.packer = pack
         return launch
+
+    def fixed(self, ov, grid, block, stream, shared):
+        """``(packer, body, namespace)`` of a launch with this configuration,
+        which ``plan``'s launch accepted (see ``kernargs.compile_guarded``)."""
+        pack = ov.launch_plan.packer
+        got = ov.kernel.fixed_launch(grid, block, shared, pack.size)
+        return got and (pack,) + got
 
 
 class HipBackend:
@@ -122,6 +130,10 @@ class HipBackend:
 
         return launch
 
+    def fixed(self, ov, grid, block, stream, shared):
+        got = ov.kernel.fixed_launch(grid, block, shared, stream)
+        return got and (ov.kernel.packer,) + got
+
 
 _BACKENDS = {"cpu": CpuBackend(), "hip": HipBackend()}
 
@@ -136,6 +148,37 @@ def backend(target: str):
 def load(target: str, artifact):
     """Make ``artifact`` launchable on ``target`` (loads machine code / a HIP module)."""
     return backend(target).load(artifact)
+
+
+#: generated fast paths per overload, at most this many (configurations x argument kinds)
+MAX_FAST_PATHS = 64
+
+
+def fast_path(ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
+    """``fast(args) -> bool`` for launches of ``ov`` with this configuration
+    (which a full launch just accepted) and arguments matching ``guards``
+    (``pykern.arguments.launch_guards``): the checks, flattening, packing and
+    the call in one generated function, False with nothing done when the
+    arguments or ``prologue``'s checks do not match. None when the target has
+    no fast path for this launch. Cached on the overload."""
+    cache = ov.__dict__.setdefault("_fast_paths", {})
+    key = (tuple(guards), grid, block, stream, shared, prologue)
+    try:
+        hit = cache.get(key)
+    except TypeError:  # an unhashable stream
+        return None
+    if hit is not None or key in cache:
+        return hit
+    fn = None
+    if len(cache) < MAX_FAST_PATHS and ov.launch_plan is not None:
+        from .kernargs import compile_guarded
+
+        got = backend(ov.target).fixed(ov, grid, block, stream, shared)
+        if got:
+            packer, body, bns = got
+            fn = compile_guarded(packer, guards, prologue, body, {**ns, **bns})
+        cache[key] = fn
+    return fn
 
 
 def launch(ov, args, grid, block, stream, shared):

@@ -1,0 +1,295 @@
+"""The launch fast path (issue 15 item 3): a launcher that ran once keeps a
+generated check+pack+call for arguments of the same kinds. Whatever differs
+must take the full path, with its results and its LaunchErrors unchanged."""
+
+import threading
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+from pykern.errors import LaunchError
+
+pytestmark = pytest.mark.usefixtures("cpu_target")
+
+
+@cuda.jit
+def _scale(out, x, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * a
+
+
+@cuda.jit
+def _sum2d(out, m):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        s = 0.0
+        for j in range(m.shape[1]):
+            s += m[i, j]
+        out[i] = s
+
+
+def _fill(out, v):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = v
+
+
+@cuda.jit
+def _nothing():
+    pass
+
+
+@cuda.jit(debug=True)
+def _oob(a, n):
+    i = cuda.grid(1)
+    a[i + n] = 1.0
+
+
+def _fast(launcher):
+    return launcher._fast
+
+
+def test_same_kinds_take_the_fast_path_and_compute_the_same():
+    x = np.arange(16, dtype=np.float32)
+    out = np.zeros_like(x)
+    _scale[1, 16](out, x, 2.0)
+    _scale[1, 16](out, x, 2.0)  # the second full launch of a launcher makes its fast path
+    assert _scale[1, 16] is _scale[1, 16]  # one launcher per (grid, block) of ints
+    assert _fast(_scale[1, 16]) is not None
+    for a in (3.0, -1.5, 0.0):
+        x2 = np.random.rand(16).astype(np.float32)
+        _scale[1, 16](out, x2, a)
+        np.testing.assert_allclose(out, x2 * np.float32(a), rtol=1e-6)
+    dx, dout = cuda.to_device(x), cuda.device_array_like(out)
+    _scale[1, 16](dout, dx, 4.0)
+    _scale[1, 16](dout, dx, 5.0)
+    np.testing.assert_array_equal(dout.copy_to_host(), x * 5)
+
+
+def test_other_kinds_after_the_fast_path_pick_their_own_overload():
+    x32 = np.arange(8, dtype=np.float32)
+    out32 = np.zeros_like(x32)
+    _scale[1, 8](out32, x32, 2.0)
+    _scale[1, 8](out32, x32, 2.0)
+    x64, out64 = x32.astype(np.float64) + 0.25, np.zeros(8)
+    _scale[1, 8](out64, x64, 2.0)  # another dtype
+    np.testing.assert_array_equal(out64, x64 * 2)
+    _scale[1, 8](out32, x32, 3)  # an int scalar instead of a float
+    np.testing.assert_array_equal(out32, x32 * 3)
+    _scale[1, 8](out32, x32, np.float32(0.5))  # a numpy scalar
+    np.testing.assert_array_equal(out32, x32 * np.float32(0.5))
+    _scale[1, 8](out32, x32, 1 << 63)  # beyond int64: uint64, as the full path types it
+    np.testing.assert_array_equal(out32, x32 * np.float32(1 << 63))
+    ro = x32.copy()
+    ro.flags.writeable = False
+    _scale[1, 8](out32, ro, 2.0)  # a read-only array is another type
+    np.testing.assert_array_equal(out32, x32 * 2)
+
+
+def test_new_device_array_views_each_launch():
+    x = np.arange(64, dtype=np.float32)
+    dx, dout = cuda.to_device(x), cuda.to_device(np.zeros(64, np.float32))
+    for lo in range(0, 40, 8):  # a fresh view per launch, contiguous: typed once in the fast path
+        _scale[1, 8](dout[lo:lo + 8], dx[lo:lo + 8], 2.0)
+    for view in (dx[1:17:2], dx[:8], dx[::-1][:8]):  # other layouts fall back to the full path
+        out = cuda.to_device(np.zeros(8, np.float32))
+        _scale[1, 8](out, view, 1.0)
+        np.testing.assert_array_equal(out.copy_to_host(), view.copy_to_host())
+    host = dout.copy_to_host()
+    np.testing.assert_array_equal(host[:40], x[:40] * 2)
+    assert (host[40:] == 0).all()
+
+
+def test_layouts_are_told_apart():
+    m = np.arange(12, dtype=np.float64).reshape(3, 4)
+    out = np.zeros(3)
+    for arr in (m, np.asfortranarray(m), m[:, ::-1], m, np.asfortranarray(m)):
+        out[:] = 0
+        _sum2d[1, 3](out, arr)
+        np.testing.assert_array_equal(out, arr.sum(axis=1))
+
+
+def test_errors_are_raised_exactly_as_without_the_fast_path():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    _scale[1, 8](out, x, 2.0)
+    _scale[1, 8](out, x, 2.0)
+    with pytest.raises(LaunchError, match="takes 3 argument"):
+        _scale[1, 8](out, x)
+    with pytest.raises(LaunchError):
+        _scale[1, 8](out, "not an array", 2.0)
+    with pytest.raises(LaunchError):
+        _scale[1, 8](out, x, 1 << 64)  # fits no 64-bit integer
+    _scale[1, 8](out, x, 2.0)  # and the fast path still works after them
+    np.testing.assert_array_equal(out, x * 2)
+
+
+def test_eager_signatures_refuse_what_does_not_convert_before_running():
+    _fill32 = cuda.jit("void(int32[:], int32)")(_fill)
+    out = np.zeros(4, np.int32)
+    _fill32[1, 4](out, 5)
+    _fill32[1, 4](out, 6)
+    assert (out == 6).all()
+    with pytest.raises(LaunchError):
+        _fill32[1, 4](out, 1 << 40)
+    assert (out == 6).all()  # nothing ran
+    for bad in ((out.reshape(2, 2), 1), (out.astype(np.float32), 1), (out, 1.5j)):
+        with pytest.raises(LaunchError):
+            _fill32[1, 4](*bad)
+    _fill32[1, 4](out, 7)
+    assert (out == 7).all()
+
+
+def test_kernel_errors_come_from_the_fast_path_too():
+    a = np.zeros(4, np.float32)
+    _oob[1, 4](a, 0)
+    _oob[1, 4](a, 0)
+    for _ in range(2):
+        with pytest.raises(IndexError, match="out of bounds"):
+            _oob[1, 4](a, 2)
+    _oob[1, 4](a, 0)
+
+
+def test_no_arguments_and_multi_block_grids():
+    _nothing[1, 1]()
+    _nothing[1, 1]()
+    _nothing[3, 2]()
+    _nothing[3, 2]()
+    x = np.arange(1000, dtype=np.float32)
+    out = np.zeros_like(x)
+    for _ in range(3):
+        _scale[8, 128](out, x, 2.0)  # several blocks: run inline, chunked
+    np.testing.assert_array_equal(out, x * 2)
+
+
+def test_extensions_added_later_are_applied():
+    calls = []
+
+    class Ext:
+        def prepare_args(self, ty, val, stream=0, retr=None):
+            calls.append(ty)
+            return ty, val
+
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros_like(x)
+    k = cuda.jit(_scale.py_func)
+    k[1, 4](out, x, 2.0)
+    k[1, 4](out, x, 2.0)
+    k.extensions.append(Ext())
+    k[1, 4](out, x, 3.0)
+    assert len(calls) == 3
+    np.testing.assert_array_equal(out, x * 3)
+
+
+def test_threads_share_a_launcher():
+    launcher = _scale[1, 64]
+    errors = []
+
+    def work(seed):
+        rng = np.random.default_rng(seed)
+        try:
+            for _ in range(200):
+                x = rng.random(64, dtype=np.float32)
+                out = np.zeros_like(x)
+                launcher(out, x, 2.0)
+                np.testing.assert_array_equal(out, x * 2)
+        except Exception as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_a_float_grid_is_still_refused():
+    _scale[1, 8], _scale[(1, 1), 8, 0, 0]  # cached launchers of equal keys
+    for bad in ((1.0, 8), (1, 8.0), ((1.0, 1), 8, 0, 0), (1, 8, 0, 0.0)):
+        with pytest.raises(LaunchError):
+            _scale[bad]
+
+
+def test_tuple_and_four_part_configurations_get_the_fast_path():
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros_like(x)
+    for config in (((1, 1), (8, 1)), (1, 8, 0, 0)):
+        for a in (1.0, 2.0, 3.0):
+            _scale[config](out, x, a)
+            np.testing.assert_array_equal(out, x * a)
+        assert _scale[config] is _scale[config] and _fast(_scale[config]) is not None
+
+
+def test_hip_host_path_packs_what_the_full_path_packs():
+    """No GPU here: the driver call is recorded (as in benchmarks/bench_hip_launch.py)
+    and the fast path must hand it the same bytes and configuration as the full one."""
+    import ctypes
+    import sys
+    import os
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    try:
+        from bench_hip_launch import _fake_device_array, _fake_kernel
+    finally:
+        sys.path.pop(0)
+    from pykern import compiler, targets
+    from pykern.arguments import argument_types
+    from pykern.runtime import hip_launch
+
+    seen = []
+
+    class Recorder:
+        def hipModuleLaunchKernel(self, fn, g0, g1, g2, b0, b1, b2, shared, stream, params, extra):
+            ints = [(v.value or 0) if hasattr(v, "value") else v for v in (fn, g0, g1, g2, b0, b1, b2, shared, stream)]
+            size = ctypes.c_size_t.from_address(extra[3]).value
+            seen.append((ints, ctypes.string_at(extra[1], size)))
+
+    k = cuda.jit(_scale.py_func)
+    args = [_fake_device_array(16, 0x10000), _fake_device_array(16, 0x20000), 2.5]
+    argtypes = argument_types(args, k.__name__)[0]
+    art, _ = compiler.compile_artifact(k, "amdgpu", argtypes, arch="gfx942")
+    k._overloads[("hip", argtypes)] = compiler.Overload(k, "hip", argtypes, art, _fake_kernel(art))
+    saved_target, saved_hip = list(targets._chosen), hip_launch._hip
+    targets._chosen[:] = ["hip"]
+    hip_launch._hip = lambda: Recorder()
+    try:
+        k[2, 8](*args)  # the full path
+        k[2, 8](*args)  # the full path, which makes the fast one
+        assert _fast(k[2, 8]) is not None
+        k[2, 8](*args)  # the fast path
+        args[2] = -1.0
+        k[2, 8](*args)
+        k.launch(tuple(args), (2, 1, 1), (8, 1, 1))  # the full path again
+    finally:
+        targets._chosen[:] = saved_target
+        hip_launch._hip = saved_hip
+    assert len(seen) == 5
+    assert seen[0] == seen[1] == seen[2] and seen[3] == seen[4] and seen[0] != seen[3]
+    assert seen[0][0][1:8] == [2, 1, 1, 8, 1, 1, 0]
+
+
+def test_a_redefined_device_function_reaches_a_launcher_with_a_fast_path(tmp_path):
+    import importlib.util
+
+    src = "import pykern as cuda\n\n@cuda.jit(device=True)\ndef bump(x):\n    return x + {n}\n"
+    kern = "\n@cuda.jit\ndef apply(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = bump(a[i])\n"
+    path = tmp_path / "fast_redef.py"
+    path.write_text(src.format(n=1) + kern)
+    spec = importlib.util.spec_from_file_location("fast_redef", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    a = np.zeros(4)
+    for _ in range(3):
+        mod.apply[1, 4](a)
+    assert (a == 3).all() and _fast(mod.apply[1, 4]) is not None
+    path2 = tmp_path / "fast_redef_cell2.py"  # a notebook cell re-run: the device function only
+    path2.write_text(src.format(n=10))
+    exec(compile(path2.read_text(), str(path2), "exec"), mod.__dict__)
+    mod.apply[1, 4](a)
+    assert (a == 13).all()
+    mod.apply[1, 4](a)
+    mod.apply[1, 4](a)
+    assert (a == 33).all()
