@@ -45,10 +45,14 @@ from reduction import block_sum  # noqa: E402
 from saxpy import saxpy  # noqa: E402
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+from kernels import sort_rows  # noqa: E402  (benchmarks/kernels.py: insertion sort in a local array)
+
 KERNELS = {
     "saxpy": (saxpy, "void(float32, float32[::1], float32[::1], float32[::1])"),
     "matmul": (matmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"),
     "block_sum": (block_sum, "void(float64[::1], float64[::1])"),
+    "sort_rows": (sort_rows, "void(float32[:, ::1], float32[:, ::1])"),
 }
 TARGET = 1.1
 
@@ -199,6 +203,35 @@ def test_cov4_grid_dim_from_dispatch_packet_compiles():
     assert re.search(r"udiv i32 ", body), body
     assert re.search(r"load i32, .*!range", body) and re.search(r"load i16, .*!range", body)
     assert not [a for a in art.metadata[".args"] if a[".value_kind"].startswith("hidden_")]
+
+
+# ------------------------------------------------------- local-array loops
+def _backward_branches(tmp_path, art) -> list:
+    """Branches of the .text that jump backwards (a loop): SOPP branch offsets are
+    signed 16-bit words, printed unsigned by llvm-objdump (65500 = -36)."""
+    path = os.path.join(tmp_path, f"{art.name}.hsaco")
+    with open(path, "wb") as f:
+        f.write(art.binary)
+    out = subprocess.run([OBJDUMP, "-d", "--section=.text", path], capture_output=True, text=True,
+                         check=True).stdout
+    return [ln.strip() for ln in out.splitlines()
+            if re.match(r"\s*s_(cbranch_\w+|branch) (\d+)", ln) and int(ln.split()[1]) >= 0x8000]
+
+
+@need_objdump
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx90a", "gfx1201"])
+def test_local_array_insertion_sort_is_unrolled(arch, tmp_path):
+    """The while loop of an insertion sort over an 8-element local array has no
+    constant trip count, but its ``j >= 0`` exit has one once the outer loop is
+    unrolled: clang unrolls it completely, and so must pykern -- no loop left,
+    the array in registers (no scratch, no indexed register moves). The index
+    wraparound of ``a[j]`` under ``j >= 0`` must be folded before SimplifyCFG
+    merges the two exits (``amdgpu_build._fold_guarded_indices``)."""
+    art = build("sort_rows", arch)
+    assert not _backward_branches(tmp_path, art), _backward_branches(tmp_path, art)
+    assert art.metadata.get(".private_segment_fixed_size", 0) == 0
+    ops = disassemble(art, tmp_path)
+    assert not [o for o in ops if o.startswith(("v_movrel", "s_set_gpr_idx", "scratch_", "buffer_store"))], ops
 
 
 # ------------------------------------------------------------- contraction

@@ -203,12 +203,12 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         mod.data_layout = str(tm.target_data)
         codeobject.verify(mod)
         kernels = list(kernel_names) or _kernel_names(ir_text)
+        if int(opt) > 0:  # the kernel's own code only: before the device libraries are linked
+            _fold_guarded_indices(binding, mod, tm)
         libs = devicelibs.link(mod, a, fastmath=fastmath, code_object_version=code_object_version,
                                kernel_names=kernels)
         if libs:
             codeobject.verify(mod, "LLVM IR after linking the device libraries")
-        if int(opt) > 0:
-            _fold_guarded_indices(binding, mod, tm)
         codeobject.optimize(mod, tm, max(0, min(3, int(opt))))
         if libs and "ockl" in libs:  # only ockl has such asm
             mod = _drop_comment_asm(binding, mod)
