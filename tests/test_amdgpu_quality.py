@@ -126,6 +126,23 @@ def test_within_ten_percent_of_clang(name, arch, tmp_path):
     assert vgprs <= int(c_vgprs * TARGET), (name, arch, vgprs, c_vgprs)
 
 
+#: (kernel, arch) where pykern matches or beats clang-22 (issue 15 item 5): held at parity. The
+#: others are held to the 10% budget above; what keeps them from parity is in benchmarks/RESULTS.md
+#: (row 5: int32 index wraparound in matmul, kernarg loads split by unused strides).
+AT_PARITY = [("saxpy", "gfx942"), ("saxpy", "gfx1100"), ("matmul", "gfx942"), ("block_sum", "gfx942"),
+             ("block_sum", "gfx1201"), ("sort_rows", "gfx942")]
+
+
+@need_objdump
+@pytest.mark.parametrize("name,arch", AT_PARITY)
+def test_matches_clang(name, arch, tmp_path):
+    c_insns, c_vgprs = clang_counts(name, arch, tmp_path)
+    art = build(name, arch)
+    n = len(disassemble(art, tmp_path))
+    assert n <= c_insns, f"{name} {arch}: {n} instructions, clang-22: {c_insns}"
+    assert art.metadata[".vgpr_count"] <= c_vgprs, (name, arch, art.metadata[".vgpr_count"], c_vgprs)
+
+
 # ------------------------------------------------------------- value ranges
 @need_objdump
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
