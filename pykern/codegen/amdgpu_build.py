@@ -259,18 +259,11 @@ _ARG_BYTES = {"i1": 1, "i8": 1, "i16": 2, "half": 2, "bfloat": 2, "i32": 4, "flo
 def _split_params(text: str) -> list:
     """``[(type, name)]`` of an LLVM ``define`` parameter list (commas inside
     ``range(i64 a, b)`` do not split)."""
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-            continue
-        depth += (ch == "(") - (ch == ")")
-        cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
     out = []
-    for part in parts:
+    for part in re.split(r",(?![^()]*\))", text):  # (attribute parentheses do not nest)
+        part = part.strip()
+        if not part:
+            continue
         toks = part.split()
         ty = toks[0] + (" " + toks[1] if toks[0] == "ptr" and len(toks) > 1 and toks[1].startswith("addrspace(")
                         else "")
