@@ -108,7 +108,25 @@ KERNEL void block_sum(const double* x, long n, double* total, long nt) {
 }
 """
 
-SOURCES = {"saxpy": SAXPY, "matmul": MATMUL, "block_sum": BLOCK_SUM}
+SORT_ROWS = PRELUDE + r"""
+#define SORT_N 8
+KERNEL void sort_rows(const float* x, long x0, long x1, long xs0, float* out, long o0, long o1, long os0) {
+  long i = (long)bid_x() * bdim_x() + tid_x();
+  if (i < x0) {
+    float a[SORT_N];
+    for (long k = 0; k < SORT_N; ++k) a[k] = x[i * xs0 + k];
+    for (long k = 1; k < SORT_N; ++k) {
+      float v = a[k];
+      long j = k - 1;
+      while (j >= 0 && a[j] > v) { a[j + 1] = a[j]; --j; }
+      a[j + 1] = v;
+    }
+    for (long k = 0; k < SORT_N; ++k) out[i * os0 + k] = a[k];
+  }
+}
+"""
+
+SOURCES = {"saxpy": SAXPY, "matmul": MATMUL, "block_sum": BLOCK_SUM, "sort_rows": SORT_ROWS}
 
 
 def clang_command(src_path: str, arch: str, out_path: str, no_gpu_includes: bool = False) -> list:

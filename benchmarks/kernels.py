@@ -13,11 +13,39 @@ import importlib.util
 import os
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
 from matmul import TPB, matmul  # noqa: E402  (samples/matmul.py)
 from reduction import block_sum  # noqa: E402  (samples/reduction.py)
 from saxpy import saxpy  # noqa: E402  (samples/saxpy.py)
 from tree_sum import TPB as RED_TPB, tree_sum as tree_reduce  # noqa: E402  (samples/tree_sum.py)
+
+import pykern as cuda  # noqa: E402
+
+#: row length of :func:`sort_rows` (a compile-time constant: the local array's extent)
+SORT_N = 8
+
+
+@cuda.jit
+def sort_rows(x, out):
+    """Insertion sort of each row of ``x`` (``SORT_N`` wide) in a local array, one
+    row per thread: small constant-trip loops over a local array, which clang
+    unrolls into register moves."""
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = cuda.local.array(SORT_N, np.float32)
+        for k in range(SORT_N):
+            a[k] = x[i, k]
+        for k in range(1, SORT_N):
+            v = a[k]
+            j = k - 1
+            while j >= 0 and a[j] > v:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = v
+        for k in range(SORT_N):
+            out[i, k] = a[k]
 
 
 #: kernel name -> (pykern kernel, signature for pykern.compile)
@@ -25,6 +53,7 @@ AOT_KERNELS = {
     "saxpy": (saxpy, "void(float32, float32[::1], float32[::1], float32[::1])"),
     "matmul": (matmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"),
     "block_sum": (block_sum, "void(float64[::1], float64[::1])"),
+    "sort_rows": (sort_rows, "void(float32[:, ::1], float32[:, ::1])"),
 }
 
 

@@ -45,10 +45,14 @@ from reduction import block_sum  # noqa: E402
 from saxpy import saxpy  # noqa: E402
 
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
+from kernels import sort_rows  # noqa: E402  (benchmarks/kernels.py: insertion sort in a local array)
+
 KERNELS = {
     "saxpy": (saxpy, "void(float32, float32[::1], float32[::1], float32[::1])"),
     "matmul": (matmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"),
     "block_sum": (block_sum, "void(float64[::1], float64[::1])"),
+    "sort_rows": (sort_rows, "void(float32[:, ::1], float32[:, ::1])"),
 }
 TARGET = 1.1
 
@@ -120,6 +124,25 @@ def test_within_ten_percent_of_clang(name, arch, tmp_path):
     assert n <= bound, f"{name} {arch}: {n} instructions, the budget is {bound} (clang-22: {c_insns})"
     vgprs = art.metadata[".vgpr_count"]
     assert vgprs <= int(c_vgprs * TARGET), (name, arch, vgprs, c_vgprs)
+
+
+#: (kernel, arch) where pykern matches or beats clang-22 (issue 15 item 5): held at parity. The
+#: others are held to the 10% budget above; what keeps them from parity is in benchmarks/RESULTS.md
+#: (row 5: int32 index wraparound in matmul on RDNA, loop-alignment padding in block_sum gfx1100).
+AT_PARITY = ([("saxpy", a) for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
+             + [("sort_rows", a) for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
+             + [("matmul", "gfx942"), ("matmul", "gfx90a"), ("block_sum", "gfx942"), ("block_sum", "gfx90a"),
+                ("block_sum", "gfx1201")])
+
+
+@need_objdump
+@pytest.mark.parametrize("name,arch", AT_PARITY)
+def test_matches_clang(name, arch, tmp_path):
+    c_insns, c_vgprs = clang_counts(name, arch, tmp_path)
+    art = build(name, arch)
+    n = len(disassemble(art, tmp_path))
+    assert n <= c_insns, f"{name} {arch}: {n} instructions, clang-22: {c_insns}"
+    assert art.metadata[".vgpr_count"] <= c_vgprs, (name, arch, art.metadata[".vgpr_count"], c_vgprs)
 
 
 # ------------------------------------------------------------- value ranges
@@ -199,6 +222,52 @@ def test_cov4_grid_dim_from_dispatch_packet_compiles():
     assert re.search(r"udiv i32 ", body), body
     assert re.search(r"load i32, .*!range", body) and re.search(r"load i16, .*!range", body)
     assert not [a for a in art.metadata[".args"] if a[".value_kind"].startswith("hidden_")]
+
+
+# ------------------------------------------------------- kernel arguments
+@need_objdump
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_kernel_arguments_are_loaded_together(arch, tmp_path):
+    """The strides of contiguous arrays are passed but not read: kept alive with
+    ``llvm.fake.use``, they no longer split the kernarg segment, so matmul's 13
+    explicit argument reads take one 64-byte and one 32-byte load (plus one for
+    the extents' tail and two hidden arguments), not 3 + 3 + 2 separate ones; the
+    code object's argument list is unchanged."""
+    art = build("matmul", arch)
+    loads = [o for o in disassemble(art, tmp_path) if o.startswith("s_load")]
+    assert len(loads) <= 5, loads
+    assert "@llvm.fake.use(" in art.llvm_ir
+    assert [(a[".offset"], a[".size"]) for a in art.metadata[".args"] if not a[".value_kind"].startswith("hidden")] \
+        == [(8 * k, 8) for k in range(15)]
+
+
+# ------------------------------------------------------- local-array loops
+def _backward_branches(tmp_path, art) -> list:
+    """Branches of the .text that jump backwards (a loop): SOPP branch offsets are
+    signed 16-bit words, printed unsigned by llvm-objdump (65500 = -36)."""
+    path = os.path.join(tmp_path, f"{art.name}.hsaco")
+    with open(path, "wb") as f:
+        f.write(art.binary)
+    out = subprocess.run([OBJDUMP, "-d", "--section=.text", path], capture_output=True, text=True,
+                         check=True).stdout
+    return [ln.strip() for ln in out.splitlines()
+            if re.match(r"\s*s_(cbranch_\w+|branch) (\d+)", ln) and int(ln.split()[1]) >= 0x8000]
+
+
+@need_objdump
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx90a", "gfx1201"])
+def test_local_array_insertion_sort_is_unrolled(arch, tmp_path):
+    """The while loop of an insertion sort over an 8-element local array has no
+    constant trip count, but its ``j >= 0`` exit has one once the outer loop is
+    unrolled: clang unrolls it completely, and so must pykern -- no loop left,
+    the array in registers (no scratch, no indexed register moves). The index
+    wraparound of ``a[j]`` under ``j >= 0`` must be folded before SimplifyCFG
+    merges the two exits (``amdgpu_build._fold_guarded_indices``)."""
+    art = build("sort_rows", arch)
+    assert not _backward_branches(tmp_path, art), _backward_branches(tmp_path, art)
+    assert art.metadata.get(".private_segment_fixed_size", 0) == 0
+    ops = disassemble(art, tmp_path)
+    assert not [o for o in ops if o.startswith(("v_movrel", "s_set_gpr_idx", "scratch_", "buffer_store"))], ops
 
 
 # ------------------------------------------------------------- contraction

@@ -528,12 +528,16 @@ class AmdgpuTarget(Target):
             lane = self._lane_id(fx)
             if name == "shfl_sync":
                 src = b.and_(arg, i32(ws - 1))
+            # lane -/+ (source in the wave ? delta : 0) rather than a select between two lanes:
+            # after unrolling, the select of constants folds into the bpermute address
+            # (v_lshl_or/v_add_lshl), as in clang's code for HIP's __shfl_up/__shfl_down
+            # (block_sum: 192 -> 186 instructions on gfx1100, 154 -> 153 on gfx942)
             elif name == "shfl_up_sync":
                 cand = b.sub(lane, arg)
-                src = b.select(b.icmp_signed("<", cand, i32(0)), lane, cand)
+                src = b.sub(lane, b.select(b.icmp_signed(">=", cand, i32(0)), arg, i32(0)))
             elif name == "shfl_down_sync":
                 cand = b.add(lane, arg)
-                src = b.select(b.icmp_unsigned(">=", cand, i32(ws)), lane, cand)
+                src = b.add(lane, b.select(b.icmp_unsigned("<", cand, i32(ws)), arg, i32(0)))
             else:
                 cand = b.xor(lane, arg)
                 src = b.select(b.icmp_unsigned(">=", cand, i32(ws)), lane, cand)
