@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import os
 import string
 import threading
@@ -404,11 +405,46 @@ class CpuTarget(Target):
             return b.frem(args[0], args[1])
         if name == "gamma":
             return b.call(fx.intrinsic("tgamma" + c, llty, [llty]), args)
+        if name == "cbrt":
+            return self._cbrt(fx, args[0], fty)
         if name in _LIBM_UNARY:
             return b.call(fx.intrinsic(name + c, llty, [llty]), args)
         if name in ("atan2", "hypot", "remainder", "nextafter"):
             return b.call(fx.intrinsic(name + c, llty, [llty, llty]), args)
         raise CompileError(f"internal error: math function {name} not implemented on cpu", fx.loc)
+
+    def _cbrt(self, fx, x, fty):
+        """cbrt within an ulp, as CUDA's and ocml's: glibc's cbrt is up to 4 ulps off (2 ulps at
+        1.45e188), so its result takes one Newton step whose residual y**3 - x is computed
+        exactly (FMA error terms). Far from 1 the argument is scaled by 2**(3k) (exact) so that
+        the error terms neither underflow nor overflow. float32 goes through this in double."""
+        b = fx.builder
+        f64 = L.DoubleType()
+        if fty.bits == 32:
+            return b.fptrunc(self._cbrt(fx, b.fpext(x, f64), T.float64), x.type)
+
+        def c(v):
+            return L.Constant(f64, v)
+
+        def fma(p, q, r):
+            return b.call(fx.intrinsic("llvm.fma.f64", f64, [f64] * 3), [p, q, r])
+
+        ax = b.call(fx.intrinsic("llvm.fabs.f64", f64, [f64]), [x])
+        tiny, huge = b.fcmp_ordered("<", ax, c(2.0 ** -960)), b.fcmp_ordered(">", ax, c(2.0 ** 960))
+        s_in = b.select(tiny, c(2.0 ** 600), b.select(huge, c(2.0 ** -600), c(1.0)))
+        s_out = b.select(tiny, c(2.0 ** -200), b.select(huge, c(2.0 ** 200), c(1.0)))
+        xs = b.fmul(x, s_in)
+        y = b.call(fx.intrinsic("cbrt", f64, [f64]), [xs])
+        y2 = b.fmul(y, y)
+        e2 = fma(y, y, b.fneg(y2))
+        y3 = b.fmul(y2, y)
+        e3 = fma(y2, y, b.fneg(y3))
+        resid = b.fadd(b.fsub(y3, xs), b.fadd(e3, b.fmul(e2, y)))
+        step = b.fsub(y, b.fdiv(resid, b.fmul(c(3.0), y2)))
+        # 0, inf and NaN (and a step that is not finite) keep the library's exact answer
+        ok = b.fcmp_ordered("<", b.call(fx.intrinsic("llvm.fabs.f64", f64, [f64]), [step]), c(math.inf))
+        ok = b.and_(ok, b.fcmp_ordered("!=", y, c(0.0)))
+        return b.fmul(b.select(ok, step, y), s_out)
 
     # ---- limits and cancellation
     def max_shared_bytes(self, options) -> int:
