@@ -174,6 +174,9 @@ def at_metadata_offsets(params, md_args) -> list:
 #: ``i64``: index, extent, axis, threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
 ERROR_SYMBOL = "__pykern_error"
 ERROR_RECORD_BYTES = 80
+#: set in a bounds error's axis value when the index is a uint64 (shown unsigned): codegen
+#: writes it, the cpu executor and the debug error record read it
+UNSIGNED_INDEX = 1 << 32
 ERROR_KINDS = {"bounds": 1, "zerodiv": 3}
 ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
 
@@ -193,8 +196,8 @@ def format_error_record(raw: bytes, messages: list):
     if kind == 0:
         return None
     text = messages[msg] if 0 <= msg < len(messages) else f"kernel error kind {kind}"
-    if axis >> 32:  # codegen's UNSIGNED_INDEX flag: a uint64 index, shown unsigned
-        axis &= 0xFFFFFFFF
+    if axis & UNSIGNED_INDEX:
+        axis &= UNSIGNED_INDEX - 1
         index &= (1 << 64) - 1
     if kind == ERROR_KINDS["zerodiv"]:
         return f"{text} (thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))"

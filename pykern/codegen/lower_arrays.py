@@ -17,12 +17,10 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
+from ..abi import UNSIGNED_INDEX
 from ..frontend import ir
 from ..frontend import types as T
 from .lower_values import I8, I64, _sizeof, _zero
-
-#: flag in the axis value of a "bounds" error: the index was a uint64
-UNSIGNED_INDEX = 1 << 32
 
 
 def _is_dynamic_shape(shape) -> bool:

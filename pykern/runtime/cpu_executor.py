@@ -25,6 +25,7 @@ import os
 import threading
 import weakref
 
+from ..abi import UNSIGNED_INDEX
 from ..errors import KernelRuntimeError, LaunchError, LaunchValueError
 
 #: shared memory (static + dynamic) per block: the 64 KiB LDS of the GPUs
@@ -537,8 +538,8 @@ class CpuKernel:
         v = list(ctx.vals)
         msg1 = ctypes.string_at(ctx.msg1).decode() if ctx.msg1 else "<unknown>"
         if ctx.kind == 1:  # bounds
-            idx, extent, axis = v[0], v[1], v[2] & 0xFFFFFFFF
-            if v[2] >> 32:  # codegen's UNSIGNED_INDEX: a uint64 index
+            idx, extent, axis = v[0], v[1], v[2] & (UNSIGNED_INDEX - 1)
+            if v[2] & UNSIGNED_INDEX:
                 idx &= (1 << 64) - 1
             return (
                 f"{msg1}: index {idx} is out of bounds for axis {axis} with size {extent} "
