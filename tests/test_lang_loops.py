@@ -305,8 +305,9 @@ def test_module_constants_fold_into_array_shapes():
 
 def _numba_round(x, nd):
     """numba's round(x, ndigits) (numba/cpython/numbers.py): scale in float64,
-    round half to even, scale back -- Python's own round differs only when the
-    scaled product itself rounds onto a tie."""
+    round half to even, scale back. pykern rounds as Python does (the exact decimal
+    value, README): the two differ only when the scaled product rounds onto a tie
+    (round(0.005, 2): 0.005 * 100 == 0.5 in float64, numba 0.0, Python 0.01)."""
     if nd >= 0:
         y = x * 10.0**nd
     else:
@@ -317,7 +318,7 @@ def _numba_round(x, nd):
 
 @given(st.floats(-1e9, 1e9, allow_nan=False, allow_infinity=False))
 @settings(max_examples=80, deadline=None)
-def test_round_with_ndigits_matches_numba_and_python(x):
+def test_round_with_ndigits_matches_python_and_numba_off_ties(x):
     @cuda.jit
     def k(out, x):
         out[0] = round(x, -3)
@@ -330,10 +331,20 @@ def test_round_with_ndigits_matches_numba_and_python(x):
     out = np.zeros(6)
     k[1, 1](out, x)
     for got, n in zip(out.tolist(), (-3, -1, 0, 1, 2, 4)):
-        assert got == _numba_round(x, n)
+        assert got == round(x, n)
         scaled = x * 10.0**n if n >= 0 else x / 10.0**-n
-        if abs(scaled - math.floor(scaled) - 0.5) > 1e-9 * max(1.0, abs(scaled)):
-            assert got == round(x, n)  # away from ties, Python's correctly rounded answer too
+        if scaled != math.floor(scaled) + 0.5:
+            assert got == _numba_round(x, n)  # numba too, unless the scaled product is a tie
+
+
+def test_round_with_ndigits_at_a_scaled_tie_is_pythons():
+    @cuda.jit
+    def k(out, x):
+        out[0] = round(x, 2)
+
+    out = np.zeros(1)
+    k[1, 1](out, 0.005)
+    assert out[0] == round(0.005, 2) == 0.01 and _numba_round(0.005, 2) == 0.0
 
 
 # ---------------------------------------------------------------- amdgpu
