@@ -142,6 +142,12 @@ def scratch_dir(prefix: str) -> str:
     return d
 
 
+def bytecode_env() -> dict:
+    """Environment for children that import with cached bytecode, as an installed package
+    does: a scratch ``__pycache__`` tree, written by the first child that imports a module."""
+    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": scratch_dir("pykern-bench-pyc-")}
+
+
 def run_child(code: str, env: Optional[dict] = None, timeout: float = 300) -> tuple:
     """Run ``python -c code`` in a fresh interpreter (cwd = benchmarks/); returns
     (wall seconds of the whole subprocess, stdout). Raises on failure with the

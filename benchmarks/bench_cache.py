@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import statistics
 
-from _common import Row, main_for, parse_child_values, run_child, scratch_dir
+from _common import Row, bytecode_env, main_for, parse_child_values, run_child, scratch_dir
 
 FIRST_LAUNCH_CHILD = r"""
 import resource, time
@@ -49,11 +49,6 @@ print(f"BENCH_first_launch={t1 - t0}")
 print(f"BENCH_first_launch_cpu={c1 - c0}")
 """
 
-
-def bytecode_env() -> dict:
-    """Environment for children that import with cached bytecode, as an installed package
-    does: a scratch ``__pycache__`` tree, written by the first child that imports a module."""
-    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": scratch_dir("pykern-bench-pyc-")}
 
 NOTEBOOK_CHILD = r'''
 import linecache, time

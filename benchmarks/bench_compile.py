@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import statistics
 
-from _common import Row, clang, main_for, parse_child_values, run_child, scratch_dir
+from _common import Row, bytecode_env, clang, main_for, parse_child_values, run_child, scratch_dir
 
 TARGET = 0.5
 
@@ -62,7 +62,10 @@ print(f"BENCH_warm_compile={t2 - t1}")
 
 def run(quick: bool = False) -> list:
     reps = 7 if not quick else 2
-    env = {"PYKERN_CACHE": "off"}
+    # children import with cached bytecode, as from an installed package (with
+    # PYTHONDONTWRITEBYTECODE=1 and no __pycache__, each would compile pykern's sources first)
+    env = {"PYKERN_CACHE": "off", **bytecode_env()}
+    run_child(CHILD, env)  # writes the bytecode; not timed
     py_in, py_imp, py_wall, cl, cl_bare, py_warm = [], [], [], [], [], []
     clang_err = None if clang() else "clang-22 not installed"
     tmp = scratch_dir("pykern-bench-cc-")
