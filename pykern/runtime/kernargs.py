@@ -300,7 +300,7 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
     argument, from ``pykern.arguments.launch_guards``), then run ``body`` with
     ``{vals}`` replaced by the flat values in ``packer``'s order, for
     ``_pack_into`` (its ``struct``'s; a value that does not fit raises one of
-    ``_PACK_ERRORS``); False, with nothing done, when a guard fails.
+    ``PACK_ERRORS``); False, with nothing done, when a guard fails.
 
     A guard is ``("device", type, target, typer)`` (a DeviceArray of that
     type on that target; ``typer(array)`` types one not typed yet), ``("ndarray", dtype, ndim, c_contiguous,
