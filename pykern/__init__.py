@@ -172,3 +172,9 @@ __all__ = [
     "uint8", "uint16", "uint32", "uint64", "void",
     *_kernel_names, *_LAZY, "gpus", "random",
 ]
+
+# In a notebook or REPL the compile path (LLVM, frontend, codegen) loads on a thread while the
+# user writes the next cell; scripts and cache-only processes stay lean (see pykern/preload.py).
+from . import preload as _preload  # noqa: E402
+
+_preload.start()
