@@ -346,10 +346,10 @@ def _py_round(x, nd, dt):
         return None
 
 
-def _check_round(a):
+def _check_round(a, kernel=_round_nd):
     dt = a.dtype.type
     out = np.zeros((len(NDIGITS), a.size), dt)
-    _launch(_round_nd, a.size, a, out)
+    _launch(kernel, a.size, a, out)
     bad = []
     for j, nd in enumerate(NDIGITS):
         for x, got in zip(a, out[j]):
@@ -370,6 +370,16 @@ def test_round_ndigits_extremes(dt):
     out = np.zeros((len(NDIGITS), 1), dt)
     _round_nd[1, 1](np.array([fi.max], dt), out)
     assert out[4, 0] == fi.max  # round(max, 2) was inf
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_round_ndigits_keeps_pythons_ties_under_fastmath(dt):
+    """round(x, n) finds a tie from an exact error term, fma(x, 10**n, -x*10**n); fastmath's
+    flags must not let LLVM fold it to 0 (round(0.285, 2) would then be 0.28 or 0.29 by luck)."""
+    fast = jit(fastmath=True)(_round_nd.py_func)
+    xs = np.concatenate([np.arange(-2000, 2000) / 8, np.arange(-20000, 20000, 7) / 1000 + 0.0005,
+                         [0.005, 0.015, 0.025, 2.675, 1.005, 0.285, -0.285, 1234.5, 0.125, 0.375]])
+    _check_round(xs.astype(dt), fast)
 
 
 @pytest.mark.parametrize("dt", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
