@@ -148,11 +148,13 @@ _NDARRAY_DATA_OFFSET = _find_ndarray_data_offset()
 
 
 def _find_ndarray_fields():
-    """``(memory, unpack_from)``: ``unpack_from(memory, id(a) + _NDARRAY_DATA_OFFSET)`` is
+    """``(memory, unpack_from)``: ``unpack_from(memory, id(a))`` is
     ``(a.ctypes.data, a.flags.num)`` -- numpy's PyArrayObject has ``data``, then
     ``nd``, ``dimensions``, ``strides``, ``base`` and ``descr``, then ``flags``,
     48 bytes after ``data``; ``memory`` is a buffer over the process's address
-    space (nothing is copied or mapped; only live arrays' structs are read).
+    space from ``_NDARRAY_DATA_OFFSET`` on, so that ``id(a)`` is the offset (an
+    addition less per array; nothing is copied or mapped; only live arrays'
+    structs are read).
     One read costs about what ``a.flags.num`` alone does (~0.07 us of ~0.2 for both
     apart, per array per launch). (None, None) unless probes of several layouts
     and flags confirm it."""
@@ -161,14 +163,14 @@ def _find_ndarray_fields():
     try:
         import numpy as np
 
-        memory = memoryview((ctypes.c_char * (1 << 62)).from_address(0))
+        memory = memoryview((ctypes.c_char * (1 << 62)).from_address(_NDARRAY_DATA_OFFSET))
         unpack_from = struct.Struct("P40xi").unpack_from  # native sizes and alignment: P at 0, int at 48
         ro = np.arange(5.0)
         ro.flags.writeable = False
         probes = [np.zeros(3), np.arange(7, dtype=np.int8)[2::2], np.empty((2, 3), np.float32).T, ro,
                   np.zeros(()), np.zeros((4, 4), np.int16)[:, 1]]
         for a in probes:
-            if unpack_from(memory, id(a) + _NDARRAY_DATA_OFFSET) != (a.ctypes.data, a.flags.num):
+            if unpack_from(memory, id(a)) != (a.ctypes.data, a.flags.num):
                 return None, None
         return memory, unpack_from
     except Exception:
@@ -377,7 +379,7 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
             if _NDARRAY_FIELDS is not None:  # the data pointer and the flags in one read of the array's struct
                 lines.append(f"    if type({v}) is not _nd or {v}.dtype is not _D{i}"
                              + (f" or {v}.ndim != 0" if nd == 0 else "") + ": return False")
-                lines.append(f"    p{i}, f = _fields(_MEM, _id({v}) + {_NDARRAY_DATA_OFFSET})")
+                lines.append(f"    p{i}, f = _fields(_MEM, _id({v}))")
                 lines.append(f"    if f & {_NPY_MASK} != {want}: return False")
             else:
                 lines.append(f"    if type({v}) is not _nd or {v}.dtype is not _D{i} or {v}.flags.num & {_NPY_MASK} != {want}"
