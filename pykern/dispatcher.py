@@ -170,8 +170,9 @@ class Dispatcher:
                                               sharedmem)
 
     #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``); {gen} is
-    #: the device-function generation this dispatcher was checked at when the fast path was made
-    _FAST_PROLOGUE = ("    if _d.extensions or _d._epoch is not _E or _gen[0] != {gen} or _chosen != _TG "
+    #: the device-function generation this dispatcher was checked at when the fast path was made.
+    #: ``_dd`` is its ``__dict__`` (a subscript there measured ~10 ns quicker than the attribute)
+    _FAST_PROLOGUE = ("    if _dd['extensions'] or _dd['_epoch'] is not _E or _gen[0] != {gen} or _chosen != _TG "
                       "or 'launch' in _dd: return False")
 
     def _fast_path(self, rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem):
