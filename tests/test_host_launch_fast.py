@@ -293,3 +293,172 @@ def test_a_redefined_device_function_reaches_a_launcher_with_a_fast_path(tmp_pat
     mod.apply[1, 4](a)
     mod.apply[1, 4](a)
     assert (a == 33).all()
+
+
+# ---------------------------------------------------------------------------- every guard of the fast path
+# Each case makes a launcher's fast path with C-contiguous float32 vectors, then launches
+# with an argument that differs in one thing the kernel's type depends on; the outcome
+# (results, or the exception's class and message) must be that of a dispatcher which
+# never had a fast path. A fast path missing that check would run the kernel compiled
+# for the first kind (wrong results, a write to read-only memory, no error).
+
+def _outcome(k, grid, args):
+    try:
+        k[grid](*args)
+    except Exception as e:  # compared below
+        return type(e), str(e)
+    return "ran", [np.array(a, copy=True) if isinstance(a, np.ndarray) else
+                   a.copy_to_host() if hasattr(a, "copy_to_host") else a for a in args]
+
+
+def _assert_same(got, want):
+    assert got[0] == want[0], (got, want)
+    if got[0] != "ran":
+        assert got[1] == want[1]
+        return
+    for g, w in zip(got[1], want[1]):
+        if isinstance(w, np.ndarray):
+            np.testing.assert_array_equal(g, w)
+            assert g.dtype == w.dtype
+        else:
+            assert g == w
+
+
+def _primed(py_func, grid, args):
+    """A new dispatcher of ``py_func`` whose ``[grid]`` launcher has its fast path for ``args``."""
+    k = cuda.jit(py_func)
+    k[grid](*args)
+    k[grid](*args)
+    assert _fast(k[grid]) is not None
+    assert _fast(k[grid])(tuple(args)) is True  # and takes these arguments
+    return k
+
+
+def _fresh_vs_primed(py_func, grid, prime_args, make_bad):
+    """``make_bad()`` builds the arguments anew for each run (kernels write them)."""
+    k = _primed(py_func, grid, prime_args)
+    got = _outcome(k, grid, make_bad())
+    want = _outcome(cuda.jit(py_func), grid, make_bad())
+    _assert_same(got, want)
+    return got
+
+
+def _vectors(n=8, dtype=np.float32):
+    return np.zeros(n, dtype), np.arange(n, dtype=dtype) + 1
+
+
+_SCALE = _scale.py_func
+
+
+@pytest.mark.parametrize("case", [
+    "x strided", "x reversed", "x float64", "x int32", "x 2-d", "x 2-d of one row", "x 0-d", "x byte-swapped", "x ndarray subclass",
+    "out read-only", "out 2-d", "out F-order 2-d", "out strided", "a numpy float32", "a int", "x a list",
+])
+def test_a_numpy_argument_unlike_the_fast_paths_goes_the_full_way(case):
+    def bad():
+        out, x = _vectors()
+        big = np.arange(32, dtype=np.float32) + 1
+        if case == "x strided":
+            x = big[::4]
+        elif case == "x reversed":
+            x = big[::-1][:8]
+        elif case == "x float64":
+            x = x.astype(np.float64) + 0.5
+        elif case == "x int32":
+            x = x.astype(np.int32)
+        elif case == "x 2-d":
+            x = x.reshape(2, 4)
+        elif case == "x 2-d of one row":  # C- and F-contiguous like a vector: only its ndim differs
+            x = x.reshape(1, 8)
+        elif case == "x 0-d":
+            x = np.array(3.0, np.float32)
+        elif case == "x byte-swapped":
+            x = x.astype(">f4")
+        elif case == "x ndarray subclass":
+            x = x.view(type("Sub", (np.ndarray,), {}))
+        elif case == "out read-only":
+            out.flags.writeable = False
+        elif case == "out 2-d":
+            out = out.reshape(2, 4)
+        elif case == "out F-order 2-d":
+            out = np.asfortranarray(np.zeros((2, 4), np.float32))
+        elif case == "out strided":
+            out = np.zeros(16, np.float32)[::2]
+        elif case == "x a list":
+            x = list(x)
+        a = {"a numpy float32": np.float32(1.5), "a int": 3}.get(case, 2.0)
+        return out, x, a
+
+    _fresh_vs_primed(_SCALE, (1, 8), (*_vectors(), 2.0), bad)
+
+
+@pytest.mark.parametrize("change", ["read-only", "reshaped to 2-d", "dtype viewed as int32", "resized (a new buffer)"])
+def test_an_array_changed_in_place_after_the_fast_path_goes_the_full_way(change):
+    """The same array object, changed in place: nothing may be remembered per array."""
+    def bad():
+        out, x = _vectors()
+        target = out if change == "read-only" else x
+        if change == "read-only":
+            target.flags.writeable = False
+        elif change == "reshaped to 2-d":
+            target.shape = (2, 4)
+        elif change == "dtype viewed as int32":
+            target.dtype = np.int32
+        elif change == "resized (a new buffer)":  # the same type: the fast path runs it, at the new pointer
+            out.resize(16, refcheck=False)
+        return out, x, 2.0
+
+    out, x = _vectors()
+    k = _primed(_SCALE, (1, 8), (out, x, 2.0))
+    args = (out, x, 2.0)
+    want = _outcome(cuda.jit(_SCALE), (1, 8), bad())
+    if change == "read-only":
+        out.flags.writeable = False
+    elif change == "reshaped to 2-d":
+        x.shape = (2, 4)
+    elif change == "dtype viewed as int32":
+        x.dtype = np.int32
+    else:
+        out.resize(16, refcheck=False)
+    _assert_same(_outcome(k, (1, 8), args), want)
+
+
+def test_the_fast_path_packs_each_arrays_own_pointer_shape_and_strides():
+    out, x = _vectors(16)
+    k = _primed(_SCALE, (1, 16), (out, x, 2.0))
+    for n in (1, 5, 16):  # other lengths, other buffers, the same type
+        o, y = np.zeros(n, np.float32), np.arange(n, dtype=np.float32) * 3
+        k[1, 16](o, y, 0.5)
+        np.testing.assert_array_equal(o, y * np.float32(0.5))
+    m = np.zeros((3, 5))
+    k2 = _primed(_sum2d.py_func, (1, 3), (np.zeros(3), m))
+    for mm in (np.arange(15.0).reshape(3, 5), np.arange(24.0).reshape(3, 8), np.asfortranarray(np.arange(6.0).reshape(3, 2))):
+        res = np.zeros(3)
+        k2[1, 3](res, mm)
+        np.testing.assert_array_equal(res, mm.sum(axis=1))
+
+
+@pytest.mark.parametrize("shape", [(3, 5, 1), (3,), (1, 3, 5)])
+def test_a_matrix_fast_path_refuses_other_ndims_with_the_same_flags(shape):
+    """C-contiguous like the matrix the fast path was made for; only the ndim differs."""
+    _fresh_vs_primed(_sum2d.py_func, (1, 3), (np.zeros(3), np.zeros((3, 5))),
+                     lambda: (np.zeros(3), np.arange(15.0).reshape(shape) if len(shape) > 1 else np.arange(3.0)))
+
+
+@pytest.mark.parametrize("case", ["float64", "2-d", "strided view", "numpy instead"])
+def test_a_device_argument_unlike_the_fast_paths_goes_the_full_way(case):
+    def bad():
+        out, x = _vectors()
+        d_out = cuda.to_device(out)
+        if case == "float64":
+            d_x = cuda.to_device(x.astype(np.float64))
+        elif case == "2-d":
+            d_x = cuda.to_device(x.reshape(2, 4))
+        elif case == "strided view":
+            d_x = cuda.to_device(np.arange(16, dtype=np.float32))[::2]
+        else:
+            d_x = x
+        return d_out, d_x, 2.0
+
+    out, x = _vectors()
+    _fresh_vs_primed(_SCALE, (1, 8), (cuda.to_device(out), cuda.to_device(x), 2.0), bad)

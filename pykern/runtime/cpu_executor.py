@@ -436,10 +436,13 @@ class CpuKernel:
                 nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK):
             return None
         spare: list = []
+        assert LaunchCtx.cancel.offset == LaunchCtx.error.offset + 4 and LaunchCtx.error.offset % 8 == 0
 
         def new_slot():
             buf, ctx = ctypes.create_string_buffer(size), LaunchCtx(grid, block, dynamic_shared)
-            return buf, ctx, ctypes.c_void_p(ctypes.addressof(buf)), ctypes.c_void_p(ctypes.addressof(ctx))
+            # ``ctx.error`` and ``ctx.cancel`` as one int64: one read tells a launch that ended well
+            both = ctypes.c_int64.from_buffer(ctx, LaunchCtx.error.offset)
+            return buf, ctx, ctypes.c_void_p(ctypes.addressof(buf)), ctypes.c_void_p(ctypes.addressof(ctx)), both
 
         # ``run`` inline (a Python call is ~5% of the launch); ``_fn`` read per call, a benchmark stubs it
         call = "_k._fn(args_p, ctx_p, _first, _last)" if nblocks == 1 else "_k._run_inline(args_p, ctx_p, ctx, _n)"
@@ -447,7 +450,7 @@ class CpuKernel:
                 "        slot = _spare.pop()\n"
                 "    except IndexError:  # (another thread may take the last one between a test and the pop)\n"
                 "        slot = _new_slot()\n"
-                "    buf, ctx, args_p, ctx_p = slot\n"
+                "    buf, ctx, args_p, ctx_p, both = slot\n"
                 "    try:\n"
                 "        _pack_into(buf, 0, {vals})\n"
                 "    except _PACK_ERRORS:\n"
@@ -464,10 +467,11 @@ class CpuKernel:
                 "            _watch.ctx = None\n"
                 "    else:\n"
                 f"        {call}\n"
-                "    if ctx.error:\n"
-                "        _k._raise(ctx, _block)\n"
-                "    if not ctx.cancel:\n"
-                "        _spare.append(slot)\n"
+                "    if both.value:  # an error, or cancelled (workers may still touch it: not reused)\n"
+                "        if ctx.error:\n"
+                "            _k._raise(ctx, _block)\n"
+                "        return True\n"
+                "    _spare.append(slot)\n"
                 "    return True\n")
         import sys
 

@@ -289,9 +289,18 @@ class HipKernel:
                 "        _pack_into(st.buf, 0, {vals})\n"
                 "    except _PACK_ERRORS:\n"
                 "        return False\n"
-                "    _this._hip().hipModuleLaunchKernel(*_head, None, st.extra)\n"
+                "    if _this._hip is _H and _hipmod._library is _LIB:  # the library the launch was made with\n"
+                "        _L(*_head, None, st.extra)\n"
+                "    else:\n"
+                "        _this._hip().hipModuleLaunchKernel(*_head, None, st.extra)\n"
                 "    return True\n")
-        return body, {"_buffers": buffers, "_head": head, "_this": this, "_tls": tls}
+        from . import hip as hipmod
+
+        # the launch function resolved once (``_hip()`` is two Python calls), while both lookups
+        # behind it still give what they gave now (a test or benchmark may swap either)
+        h, lib_now = this._hip, hipmod._library
+        return body, {"_buffers": buffers, "_head": head, "_this": this, "_tls": tls, "_H": h, "_hipmod": hipmod,
+                      "_LIB": lib_now, "_L": h().hipModuleLaunchKernel}
 
     def max_cooperative_blocks(self, block, dynamic_shared: int = 0) -> int:
         """Blocks a cooperative launch of this kernel may have on its device:

@@ -145,6 +145,39 @@ def _compile_flattener(params, nargs: int):
 
 
 _NDARRAY_DATA_OFFSET = _find_ndarray_data_offset()
+
+
+def _find_ndarray_fields():
+    """``(memory, unpack_from)``: ``unpack_from(memory, id(a))`` is
+    ``(a.ctypes.data, a.flags.num)`` -- numpy's PyArrayObject has ``data``, then
+    ``nd``, ``dimensions``, ``strides``, ``base`` and ``descr``, then ``flags``,
+    48 bytes after ``data``; ``memory`` is a buffer over the process's address
+    space from ``_NDARRAY_DATA_OFFSET`` on, so that ``id(a)`` is the offset (an
+    addition less per array; nothing is copied or mapped; only live arrays'
+    structs are read).
+    One read costs about what ``a.flags.num`` alone does (~0.07 us of ~0.2 for both
+    apart, per array per launch). (None, None) unless probes of several layouts
+    and flags confirm it."""
+    if _NDARRAY_DATA_OFFSET is None:
+        return None, None
+    try:
+        import numpy as np
+
+        memory = memoryview((ctypes.c_char * (1 << 62)).from_address(_NDARRAY_DATA_OFFSET))
+        unpack_from = struct.Struct("P40xi").unpack_from  # native sizes and alignment: P at 0, int at 48
+        ro = np.arange(5.0)
+        ro.flags.writeable = False
+        probes = [np.zeros(3), np.arange(7, dtype=np.int8)[2::2], np.empty((2, 3), np.float32).T, ro,
+                  np.zeros(()), np.zeros((4, 4), np.int16)[:, 1]]
+        for a in probes:
+            if unpack_from(memory, id(a)) != (a.ctypes.data, a.flags.num):
+                return None, None
+        return memory, unpack_from
+    except Exception:
+        return None, None
+
+
+_MEMORY, _NDARRAY_FIELDS = _find_ndarray_fields()
 _MAX_CACHED = 4096
 _flatteners: dict[int, tuple] = {}  # id(params) -> (params, nargs, fn); params kept alive so ids stay unique
 _flatteners_by_value: dict[tuple, object] = {}
@@ -295,6 +328,16 @@ def _typed(typer, a):
         return None
 
 
+#: numpy's NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_F_CONTIGUOUS and NPY_ARRAY_WRITEABLE bits of ``ndarray.flags.num``
+_NPY_C, _NPY_F, _NPY_W = 0x1, 0x2, 0x400
+_NPY_MASK = _NPY_C | _NPY_F | _NPY_W
+
+
+def _names(prefix: str, i: int, n: int) -> str:
+    """``s0_0, s0_1`` -- a target list of ``n`` names (``s0_0,`` for one)."""
+    return ", ".join(f"{prefix}{i}_{k}" for k in range(n)) + ("," if n == 1 else "")
+
+
 def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict):
     """``fast(values) -> bool``: check that ``values`` match ``guards`` (one per
     argument, from ``pykern.arguments.launch_guards``), then run ``body`` with
@@ -313,7 +356,9 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
         return None
     nargs = len(guards)
     ns = dict(ns, _DA=_device_array_class(), _nd=_ndarray_class(), _ptr_at=ctypes.c_void_p.from_address, _id=id,
-              _pack_into=packer.struct.pack_into, _PACK_ERRORS=PACK_ERRORS, _typed=_typed)
+              _pack_into=packer.struct.pack_into, _PACK_ERRORS=PACK_ERRORS, _typed=_typed, _MEM=_MEMORY,
+              _fields=_NDARRAY_FIELDS)
+    unpacked = {}  # argument -> ndim: shape and strides unpacked into s{i}_{k}, t{i}_{k} by the guard
     lines = [f"    if len(values) != {nargs}: return False"]
     if nargs:
         lines.append(f"    {', '.join(f'v{i}' for i in range(nargs))}{',' if nargs == 1 else ''} = values")
@@ -328,11 +373,22 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
             lines.append(f"    p{i} = {v}.ptr; s{i} = {v}.shape; t{i} = {v}.strides")
         elif kind == "ndarray":
             ns[f"_D{i}"] = g[1]
-            lines.append(f"    if type({v}) is not _nd or {v}.dtype is not _D{i} or {v}.ndim != {g[2]}: return False")
-            lines.append(f"    f = {v}.flags")
-            lines.append(f"    if f.c_contiguous is not {g[3]} or f.f_contiguous is not {g[4]} or f.writeable is not {g[5]}: return False")
-            ptr = f"_ptr_at(_id({v}) + {_NDARRAY_DATA_OFFSET}).value" if _NDARRAY_DATA_OFFSET is not None else f"{v}.ctypes.data"
-            lines.append(f"    p{i} = {ptr}; s{i} = {v}.shape; t{i} = {v}.strides")
+            nd = g[2]
+            # the three flags the type depends on, from one int (``flags.num``; three attribute reads cost ~2x)
+            want = (_NPY_C if g[3] else 0) | (_NPY_F if g[4] else 0) | (_NPY_W if g[5] else 0)
+            if _NDARRAY_FIELDS is not None:  # the data pointer and the flags in one read of the array's struct
+                lines.append(f"    if type({v}) is not _nd or {v}.dtype is not _D{i}"
+                             + (f" or {v}.ndim != 0" if nd == 0 else "") + ": return False")
+                lines.append(f"    p{i}, f = _fields(_MEM, _id({v}))")
+                lines.append(f"    if f & {_NPY_MASK} != {want}: return False")
+            else:
+                lines.append(f"    if type({v}) is not _nd or {v}.dtype is not _D{i} or {v}.flags.num & {_NPY_MASK} != {want}"
+                             + (f" or {v}.ndim != 0" if nd == 0 else "") + ": return False")
+                ptr = f"_ptr_at(_id({v}) + {_NDARRAY_DATA_OFFSET}).value" if _NDARRAY_DATA_OFFSET is not None else f"{v}.ctypes.data"
+                lines.append(f"    p{i} = {ptr}")
+            if nd:  # unpacking checks the ndim (ValueError: another ndim, refused below)
+                unpacked[i] = nd
+                lines.append(f"    {_names('s', i, nd)} = {v}.shape; {_names('t', i, nd)} = {v}.strides")
         elif kind == "scalar":
             ns[f"_C{i}"] = g[1]
             cond = f"type({v}) is not _C{i}"
@@ -350,11 +406,19 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
             items.append(f"v{i}.{p.part}" if p.part else f"v{i}")
         elif p.role == "data":
             items.append(f"p{i}")
-            items += [f"s{i}[{k}]" for k in range(p.ndim)] + [f"t{i}[{k}]" for k in range(p.ndim)]
+            if i in unpacked:
+                if unpacked[i] != p.ndim:
+                    return None
+                items += [f"s{i}_{k}" for k in range(p.ndim)] + [f"t{i}_{k}" for k in range(p.ndim)]
+            else:
+                items += [f"s{i}[{k}]" for k in range(p.ndim)] + [f"t{i}[{k}]" for k in range(p.ndim)]
     if len(items) != len(params):
         return None
     if order is not None:
         items = [items[j] for j in order]
+    if unpacked:  # the guards (no side effects) in one try: an unpacking of another ndim refuses the values
+        lines = lines[:1] + ["    try:"] + ["    " + ln for ln in lines[1:]] + ["    except ValueError:",
+                                                                            "        return False"]
     src = ["def fast(values):"] + lines + body.replace("{vals}", ", ".join(items)).splitlines()
     exec("\n".join(src), ns)  # noqa: S102 - generated from the parameter list and guards only, no user text
     return ns["fast"]
