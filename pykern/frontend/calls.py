@@ -149,7 +149,7 @@ def lower_call(lw, fobj, node):
         f"cannot call Python function '{name}' from a kernel",
         node,
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
-        "builtins abs/min/max/round/int/float/bool/len and the pykern kernel functions",
+        "builtins abs/min/max/round/divmod/int/float/bool/len and the pykern kernel functions",
     )
 
 
@@ -636,7 +636,10 @@ def _round(lw, node, name):
     nd_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
     if nd_node is None:
         if is_weak(v):
-            r = round(v.value)
+            try:
+                r = round(v.value)
+            except (ValueError, OverflowError) as e:  # round(inf), round(nan): as math.floor(inf)
+                raise lw.error(f"round({v.value!r}): {e}", node) from None
             return lw.pyconst(r, node)
         if isinstance(v.type, T.Boolean):
             return lw.cast(v, T.int64, node)
@@ -677,6 +680,24 @@ def _pow(lw, node, name):
     return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
 
 
+def _divmod(lw, node, name):
+    """``divmod(a, b)`` -> ``(a // b, a % b)`` with Python's signs (numba's builtin); each
+    argument is evaluated once."""
+    _nargs(lw, node, "divmod", 2)
+    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    for v, n in ((a, node.args[0]), (b, node.args[1])):
+        if not v.type.is_scalar or isinstance(v.type, T.Complex):
+            raise lw.error(f"divmod() takes real numbers, not {v.type}", n)
+    if is_weak(a) and is_weak(b):
+        q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
+        q, r = (ir.Const(x.value, x.type, x.loc) if is_weak(x) else x for x in (q, r))
+        return ir.TupleExpr([q, r], T.Tuple((q.type, r.type)), lw.loc(node))
+    a = a if is_pure(a) else lw.temp(a, node)
+    b = b if is_pure(b) else lw.temp(b, node)
+    q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
+    return ir.TupleExpr([q, r], T.Tuple((q.type, r.type)), lw.loc(node))
+
+
 def _int(lw, node, name):
     return _convert(lw, node, "int", T.int64)
 
@@ -715,6 +736,7 @@ _BUILTINS = {
     builtins.float: _float,
     builtins.bool: _bool,
     builtins.pow: _pow,
+    builtins.divmod: _divmod,
     builtins.print: lambda lw, node, name: _print(lw, node),
 }
 
