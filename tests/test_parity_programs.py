@@ -1693,3 +1693,68 @@ def test_round_of_nonfinite_constant_is_a_clean_compile_error(fn, text):
     msg = str(e.value)
     assert "internal error" not in msg
     assert text in msg and "^" in msg
+
+
+@cuda.jit
+def angle_ufuncs(x, o1, o2, o3, o4):
+    i = cuda.grid(1)
+    if i < x.size:
+        o1[i] = np.deg2rad(x[i])
+        o2[i] = np.rad2deg(x[i])
+        o3[i] = np.radians(x[i]) - np.degrees(x[i])
+    if i == 0:
+        np.rad2deg(x, o4)  # the array form: one thread writes all of o4
+
+
+@pytest.mark.parametrize("dt", [np.float16, np.float32, np.float64, np.int32])
+def test_numpy_angle_ufuncs_match_numpy(dt):
+    """np.deg2rad/radians/rad2deg/degrees (in numba.cuda's ufunc database; were "cannot call");
+    float32 uses numpy's factor 180.0f / (float)pi, which is an ulp from (float)(180 / pi)."""
+    x = (np.linspace(-60, 60, 501) if dt == np.float16 else np.linspace(-720, 720, 501)).astype(dt)
+    ot = np.deg2rad(x[:1]).dtype
+    o1, o2, o3, o4 = (np.zeros(x.size, ot) for _ in range(4))
+    angle_ufuncs[2, 256](x, o1, o2, o3, o4)
+    np.testing.assert_array_equal(o1, np.deg2rad(x))
+    np.testing.assert_array_equal(o2, np.rad2deg(x))
+    np.testing.assert_array_equal(o3, np.radians(x) - np.degrees(x))
+    np.testing.assert_array_equal(o4, np.rad2deg(x))
+
+
+@cuda.jit
+def compare_ufuncs(a, b, out, arr_out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = np.greater(a[i], b[i])
+        out[i, 1] = np.greater_equal(a[i], b[i])
+        out[i, 2] = np.less(a[i], b[i])
+        out[i, 3] = np.less_equal(a[i], b[i])
+        out[i, 4] = np.equal(a[i], b[i])
+        out[i, 5] = np.not_equal(a[i], b[i])
+        out[i, 6] = np.logical_and(a[i], b[i])
+        out[i, 7] = np.logical_or(a[i], b[i])
+        out[i, 8] = np.logical_xor(a[i], b[i])
+        out[i, 9] = np.logical_not(a[i])
+    if i == 0:
+        np.less(a, b, arr_out)
+
+
+def test_numpy_comparison_and_logical_ufuncs():
+    """np.greater ... np.logical_not on scalars and in the array form (numba.cuda's ufunc database)."""
+    a = np.array([-1, 0, 3, 2**62, -2**63, 7], np.int64)
+    b = np.array([2**64 - 1, 0, 3, 1, 0, 0], np.uint64)
+    out = np.zeros((a.size, 10), np.bool_)
+    arr_out = np.zeros(a.size, np.bool_)
+    compare_ufuncs[1, 8](a, b, out, arr_out)
+    exp = np.stack([np.greater(a, b), np.greater_equal(a, b), np.less(a, b), np.less_equal(a, b),
+                    np.equal(a, b), np.not_equal(a, b), np.logical_and(a, b), np.logical_or(a, b),
+                    np.logical_xor(a, b), np.logical_not(a)], 1)
+    np.testing.assert_array_equal(out, exp)
+    np.testing.assert_array_equal(arr_out, np.less(a, b))
+    f = np.array([np.nan, 0.0, -0.0, 1.5, np.inf, np.nan])
+    g = np.array([0.0, np.nan, 0.0, -0.0, np.inf, np.nan])
+    out = np.zeros((f.size, 10), np.bool_)
+    compare_ufuncs[1, 8](f, g, out, arr_out)
+    exp = np.stack([np.greater(f, g), np.greater_equal(f, g), np.less(f, g), np.less_equal(f, g),
+                    np.equal(f, g), np.not_equal(f, g), np.logical_and(f, g), np.logical_or(f, g),
+                    np.logical_xor(f, g), np.logical_not(f)], 1)
+    np.testing.assert_array_equal(out, exp)

@@ -114,6 +114,8 @@ def lower_call(lw, fobj, node):
             return _unary_math(lw, node, name, np_unary[f], to_int=False)
         if f is np.fmod:
             return _np_fmod(lw, node, name)
+        if f in _NP_ANGLE:
+            return _np_angle(lw, node, name, _NP_ANGLE[f])
         if f in binary or f in np_binary:
             return _binary_math(lw, node, name, binary.get(f) or np_binary[f])
         if f in preds or f in np_preds:
@@ -482,6 +484,26 @@ def _unary_math(lw, node, fname, name, to_int, v=None):
     if to_int:
         return lw.cast(r, T.int64, node)
     return r
+
+
+#: np.deg2rad/np.radians and np.rad2deg/np.degrees: (numerator, denominator) of the factor
+_NP_ANGLE = {np.deg2rad: ("pi", 180.0), np.radians: ("pi", 180.0), np.rad2deg: (180.0, "pi"), np.degrees: (180.0, "pi")}
+
+
+def _np_angle(lw, node, fname, ratio):
+    """``np.deg2rad(x)``/``np.rad2deg(x)`` as numpy's loops: ``x * (pi / 180)`` (``180 / pi``) with the
+    factor computed in x's float type (float32: ``180.0f / (float)pi``, one ulp from ``(float)(180 / pi)``),
+    float16 through float32."""
+    _nargs(lw, node, fname, 1)
+    v = _math_arg(lw, node.args[0])
+    num, den = (math.pi if r == "pi" else r for r in ratio)
+    if is_weak(v):
+        return lw.pyconst(v.value * (num / den), node)
+    ft = infer.math_arg_type(v.type)
+    ct = T.float32 if ft == T.float16 else ft
+    factor = float(np.float32(num) / np.float32(den)) if ct == T.float32 else num / den
+    r = ir.BinOp("*", lw.cast(v, ct, node), ir.Const(factor, ct, lw.loc(node)), ct, lw.loc(node))
+    return lw.cast(r, ft, node)
 
 
 def _binary_math(lw, node, fname, name):
