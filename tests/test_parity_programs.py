@@ -1758,3 +1758,49 @@ def test_numpy_comparison_and_logical_ufuncs():
                     np.equal(f, g), np.not_equal(f, g), np.logical_and(f, g), np.logical_or(f, g),
                     np.logical_xor(f, g), np.logical_not(f)], 1)
     np.testing.assert_array_equal(out, exp)
+
+
+@cuda.jit
+def tuple_of_arrays(arrs, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        s = 0.0
+        for a in arrs:
+            s += a[i]
+        for j in range(len(arrs)):
+            s += arrs[j][i] * 10
+            arrs[j][i] += 1
+        s += arrs[-1][i] * 1000
+        out[i] = s
+        for a in arrs:
+            if a[i] > 3:
+                break
+            a[i] = -a[i]
+        else:
+            out[i] += 0.5
+
+
+def test_tuple_of_arrays_iterated_and_indexed_at_run_time():
+    """numba indexes a UniTuple of arrays by a run-time index and loops over it; was
+    "can only be indexed by a constant" / "can loop over tuples of one scalar type"."""
+    a1, a2, a3 = np.arange(5.0), np.full(5, 2.0), np.full(5, 3.0)
+    b = [a1.copy(), a2.copy(), a3.copy()]
+    out = np.zeros(5)
+    tuple_of_arrays[1, 8]((a1, a2, a3), out)
+    np.testing.assert_array_equal(out, (b[0] + b[1] + b[2]) * 11 + (b[2] + 1) * 1000)
+    # after the += 1: a1 = 1..5, a2 = 3, a3 = 4; the last loop negates until an element > 3
+    np.testing.assert_array_equal(a1, [-1, -2, -3, 4, 5])
+    np.testing.assert_array_equal(a2, [-3, -3, -3, 3, 3])
+    np.testing.assert_array_equal(a3, [4, 4, 4, 4, 4])
+
+
+def _mixed_layout_tuple(arrs, out):
+    k = cuda.grid(1)
+    out[0] = arrs[k][0, 0]
+
+
+def test_tuple_of_arrays_of_different_layouts_needs_constant_index():
+    k = cuda.jit(_mixed_layout_tuple)
+    x = np.ones((2, 2))
+    with pytest.raises(cuda.CompileError, match="can only be indexed by a constant"):
+        k[1, 1]((x, np.asfortranarray(x)), np.zeros(1))
