@@ -1886,3 +1886,24 @@ def test_barriers_in_device_functions_loops_and_uniform_break():
         exp[g, 1] = loc[:, 0] + loc[:, 1] + loc[:, 2] + loc[:, 3]
         exp[g, 2] = r * 1000 + (acc > 0).sum()
     np.testing.assert_array_equal(out, exp)
+
+
+@cuda.jit(device=True)
+def _sum_all(*args):
+    s = 0
+    for v in args:
+        s += v
+    return s
+
+
+def _calls_star_args(out):
+    out[0] = _sum_all(1, 2, 3)
+
+
+def test_star_args_device_function_is_a_clear_compile_error():
+    """numba packs *args into a tuple; pykern does not yet. The error names the *args (it said
+    "takes 0 argument(s) but 3 were given")."""
+    k = cuda.jit(_calls_star_args)
+    with pytest.raises(cuda.CompileError, match=r"'_sum_all' has \*args parameters") as e:
+        k[1, 1](np.zeros(1))
+    assert "^" in str(e.value)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import math
 
 import numpy as np
@@ -887,6 +888,10 @@ def _device_call(lw, dev, name, node):
     if pyfunc is None or not hasattr(pyfunc, "__code__"):
         raise lw.error(f"device function '{name}' has no Python function (py_func)", node)
     code = pyfunc.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        what = "*args" if code.co_flags & inspect.CO_VARARGS else "**kwargs"
+        raise lw.error(f"device function '{name}' has {what} parameters, which are not supported in kernels", node,
+                       "list the parameters explicitly, or pass a tuple")
     pnames = list(code.co_varnames[: code.co_argcount])
     defaults = pyfunc.__defaults__ or ()
     first_default = len(pnames) - len(defaults)
