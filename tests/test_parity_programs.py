@@ -1907,3 +1907,30 @@ def test_star_args_device_function_is_a_clear_compile_error():
     with pytest.raises(cuda.CompileError, match=r"'_sum_all' has \*args parameters") as e:
         k[1, 1](np.zeros(1))
     assert "^" in str(e.value)
+
+
+@cuda.jit
+def pingpong_shared(a, out, steps):
+    s0 = cuda.shared.array(64, float64)
+    s1 = cuda.shared.array(64, float64)
+    bufs = (s0, s1)
+    t = cuda.threadIdx.x
+    s0[t] = a[t]
+    cuda.syncthreads()
+    for k in range(steps):
+        src = bufs[k % 2]
+        dst = bufs[(k + 1) % 2]
+        dst[t] = 0.5 * (src[t] + src[(t + 1) % 64])
+        cuda.syncthreads()
+    out[t] = bufs[steps % 2][t]
+
+
+def test_double_buffered_shared_arrays_picked_at_run_time():
+    """Ping-pong between two shared arrays chosen by bufs[k % 2] (a tuple of arrays indexed at run time)."""
+    a = np.random.default_rng(0).random(64)
+    out = np.zeros(64)
+    pingpong_shared[1, 64](a, out, 5)
+    x = a.copy()
+    for _ in range(5):
+        x = 0.5 * (x + np.roll(x, -1))
+    np.testing.assert_array_equal(out, x)
