@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import math
 
 import numpy as np
@@ -114,6 +115,8 @@ def lower_call(lw, fobj, node):
             return _unary_math(lw, node, name, np_unary[f], to_int=False)
         if f is np.fmod:
             return _np_fmod(lw, node, name)
+        if f in _NP_ANGLE:
+            return _np_angle(lw, node, name, _NP_ANGLE[f])
         if f in binary or f in np_binary:
             return _binary_math(lw, node, name, binary.get(f) or np_binary[f])
         if f in preds or f in np_preds:
@@ -149,7 +152,7 @@ def lower_call(lw, fobj, node):
         f"cannot call Python function '{name}' from a kernel",
         node,
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
-        "builtins abs/min/max/round/int/float/bool/len and the pykern kernel functions",
+        "builtins abs/min/max/round/divmod/int/float/bool/len and the pykern kernel functions",
     )
 
 
@@ -484,6 +487,26 @@ def _unary_math(lw, node, fname, name, to_int, v=None):
     return r
 
 
+#: np.deg2rad/np.radians and np.rad2deg/np.degrees: (numerator, denominator) of the factor
+_NP_ANGLE = {np.deg2rad: ("pi", 180.0), np.radians: ("pi", 180.0), np.rad2deg: (180.0, "pi"), np.degrees: (180.0, "pi")}
+
+
+def _np_angle(lw, node, fname, ratio):
+    """``np.deg2rad(x)``/``np.rad2deg(x)`` as numpy's loops: ``x * (pi / 180)`` (``180 / pi``) with the
+    factor computed in x's float type (float32: ``180.0f / (float)pi``, one ulp from ``(float)(180 / pi)``),
+    float16 through float32."""
+    _nargs(lw, node, fname, 1)
+    v = _math_arg(lw, node.args[0])
+    num, den = (math.pi if r == "pi" else r for r in ratio)
+    if is_weak(v):
+        return lw.pyconst(v.value * (num / den), node)
+    ft = infer.math_arg_type(v.type)
+    ct = T.float32 if ft == T.float16 else ft
+    factor = float(np.float32(num) / np.float32(den)) if ct == T.float32 else num / den
+    r = ir.BinOp("*", lw.cast(v, ct, node), ir.Const(factor, ct, lw.loc(node)), ct, lw.loc(node))
+    return lw.cast(r, ft, node)
+
+
 def _binary_math(lw, node, fname, name):
     _nargs(lw, node, fname, 2)
     a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
@@ -636,7 +659,10 @@ def _round(lw, node, name):
     nd_node = node.args[1] if len(node.args) > 1 else (node.keywords[0].value if node.keywords else None)
     if nd_node is None:
         if is_weak(v):
-            r = round(v.value)
+            try:
+                r = round(v.value)
+            except (ValueError, OverflowError) as e:  # round(inf), round(nan): as math.floor(inf)
+                raise lw.error(f"round({v.value!r}): {e}", node) from None
             return lw.pyconst(r, node)
         if isinstance(v.type, T.Boolean):
             return lw.cast(v, T.int64, node)
@@ -677,6 +703,24 @@ def _pow(lw, node, name):
     return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
 
 
+def _divmod(lw, node, name):
+    """``divmod(a, b)`` -> ``(a // b, a % b)`` with Python's signs (numba's builtin); each
+    argument is evaluated once."""
+    _nargs(lw, node, "divmod", 2)
+    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    for v, n in ((a, node.args[0]), (b, node.args[1])):
+        if not v.type.is_scalar or isinstance(v.type, T.Complex):
+            raise lw.error(f"divmod() takes real numbers, not {v.type}", n)
+    if is_weak(a) and is_weak(b):
+        q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
+        q, r = (ir.Const(x.value, x.type, x.loc) if is_weak(x) else x for x in (q, r))
+        return ir.TupleExpr([q, r], T.Tuple((q.type, r.type)), lw.loc(node))
+    a = a if is_pure(a) else lw.temp(a, node)
+    b = b if is_pure(b) else lw.temp(b, node)
+    q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
+    return ir.TupleExpr([q, r], T.Tuple((q.type, r.type)), lw.loc(node))
+
+
 def _int(lw, node, name):
     return _convert(lw, node, "int", T.int64)
 
@@ -715,6 +759,7 @@ _BUILTINS = {
     builtins.float: _float,
     builtins.bool: _bool,
     builtins.pow: _pow,
+    builtins.divmod: _divmod,
     builtins.print: lambda lw, node, name: _print(lw, node),
 }
 
@@ -843,6 +888,10 @@ def _device_call(lw, dev, name, node):
     if pyfunc is None or not hasattr(pyfunc, "__code__"):
         raise lw.error(f"device function '{name}' has no Python function (py_func)", node)
     code = pyfunc.__code__
+    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
+        what = "*args" if code.co_flags & inspect.CO_VARARGS else "**kwargs"
+        raise lw.error(f"device function '{name}' has {what} parameters, which are not supported in kernels", node,
+                       "list the parameters explicitly, or pass a tuple")
     pnames = list(code.co_varnames[: code.co_argcount])
     defaults = pyfunc.__defaults__ or ()
     first_default = len(pnames) - len(defaults)

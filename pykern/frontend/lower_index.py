@@ -14,6 +14,13 @@ from . import types as T
 from .values import NeedsConstant, PartialIndex, PyObj, is_pure
 
 
+def selectable_tuple(t: T.Tuple) -> bool:
+    """A tuple whose elements all have one scalar or array type: ``t[i]`` with a run-time ``i``
+    (and ``for x in t``) is a chain of selects (numba indexes such UniTuples at run time too)."""
+    return bool(t.elems) and all(e == t.elems[0] for e in t.elems) and (
+        t.elems[0].is_scalar or isinstance(t.elems[0], T.Array))
+
+
 class IndexLowering:
     """Subscripts of arrays and tuples, as loads, views and store targets."""
 
@@ -152,9 +159,10 @@ class IndexLowering:
             return None
         t = tup.type
         n = len(t.elems)
-        if not n or not all(e == t.elems[0] for e in t.elems) or not t.elems[0].is_scalar:
+        if not n or not selectable_tuple(t):
             raise self.error(
-                f"a {t} can only be indexed by a constant", node, "index tuples of one scalar type, or use constants"
+                f"a {t} can only be indexed by a constant", node,
+                "index tuples of one scalar or array type, or use constants",
             )
         if not isinstance(idx.type, (T.Integer, T.Boolean)):
             raise self.error(f"tuple index must be an integer, not {idx.type}", node.slice)

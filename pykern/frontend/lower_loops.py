@@ -12,6 +12,7 @@ from .. import stubs
 from . import infer, ir
 from . import types as T
 from .calls import NOT_STATIC, static_value
+from .lower_index import selectable_tuple
 from .values import PartialIndex, PyObj, is_pure, weakval
 
 
@@ -133,9 +134,9 @@ class LoopLowering:
             if t.ndim == 0:
                 raise self.error("iteration over a 0-d array", it, "index it with a[()]")
         elif isinstance(t, T.Tuple):
-            if t.elems and not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
+            if t.elems and not selectable_tuple(t):
                 raise self.error(
-                    f"kernels can loop over tuples of one scalar type, not {t}", it,
+                    f"kernels can loop over tuples of one scalar or array type, not {t}", it,
                     "loop over a tuple of mixed types with literal_unroll(t), or index it by constants",
                 )
         else:
@@ -272,9 +273,9 @@ class LoopLowering:
 
             return ir.ArrayAttr(seq, "shape", 0, i64, loc), elem
         if isinstance(t, T.Tuple):
-            if not t.elems or not (all(e == t.elems[0] for e in t.elems) and t.elems[0].is_scalar):
+            if not t.elems or not selectable_tuple(t):
                 raise self.error(
-                    f"kernels can loop over tuples of one scalar type, not {t}", it,
+                    f"kernels can loop over tuples of one scalar or array type, not {t}", it,
                     "loop over a tuple of mixed types with literal_unroll(t)",
                 )
             seq = self._pure(seq, it)

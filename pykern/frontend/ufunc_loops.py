@@ -31,6 +31,13 @@ _BINARY_OPS = {
     np.left_shift: ast.LShift, np.right_shift: ast.RShift,
 }  # fmt: skip
 _UNARY_OPS = {np.negative: ast.USub, np.positive: ast.UAdd, np.invert: ast.Invert}
+#: comparison ufuncs (numba.cuda's ufunc database has them): the Python comparison
+_COMPARE_OPS = {
+    np.greater: ast.Gt, np.greater_equal: ast.GtE, np.less: ast.Lt, np.less_equal: ast.LtE,
+    np.equal: ast.Eq, np.not_equal: ast.NotEq,
+}  # fmt: skip
+#: logical ufuncs: both operands evaluated (no short circuit), each as its truth value (x != 0)
+_LOGICAL_OPS = {np.logical_and: ast.BitAnd, np.logical_or: ast.BitOr, np.logical_xor: ast.BitXor}
 _SIMPLE = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant)
 
 
@@ -39,6 +46,13 @@ def _element(f, operands):
         return ast.BinOp(operands[0], _BINARY_OPS[f](), operands[1])
     if f in _UNARY_OPS:
         return ast.UnaryOp(_UNARY_OPS[f](), operands[0])
+    if f in _COMPARE_OPS:
+        return ast.Compare(operands[0], [_COMPARE_OPS[f]()], [operands[1]])
+    if f in _LOGICAL_OPS:
+        truth = [ast.Compare(x, [ast.NotEq()], [ast.Constant(0)]) for x in operands]
+        return ast.BinOp(truth[0], _LOGICAL_OPS[f](), truth[1])
+    if f is np.logical_not:
+        return ast.Compare(operands[0], [ast.Eq()], [ast.Constant(0)])
     return None
 
 
