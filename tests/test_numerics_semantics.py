@@ -457,3 +457,42 @@ def test_amdgpu_error_record_shows_uint64_index_unsigned():
     raw = struct.pack("<iiqqqqqqqqq", 1, 0, -(2**63) + 3, 10, UNSIGNED_INDEX | 1, 0, 0, 0, 0, 0, 0)
     text = format_error_record(raw + bytes(80 - len(raw)), ["k.py:3: index out of bounds for array 'x'"])
     assert f"index {2**63 + 3} is out of range for axis 1 with extent 10" in text, text
+
+
+def test_constant_float_expressions_fold_to_what_the_kernel_computes():
+    """numba.cuda kernels follow numpy's error model: 1.0 / 0.0 is inf, math.log(0.0) is -inf,
+    math.sqrt(-1.0) nan. Python raises on these; folding them was a CompileError. Each folded
+    constant must equal the same operation on run-time values (1 // 0 stays an error)."""
+
+    @jit
+    def k(out, x, z):
+        out[0] = 1.0 / 0.0
+        out[1] = -1.0 / 0.0
+        out[2] = 0.0 / 0.0
+        out[3] = 1.0 // 0.0
+        out[4] = 1.0 % 0.0
+        out[5] = 0.0 ** -1.0
+        out[6] = 10.0 ** 400.0
+        out[7] = math.log(0.0)
+        out[8] = math.sqrt(-1.0)
+        out[9] = math.exp(1000.0)
+        out[10] = math.acosh(0.5)
+        out[11] = math.atanh(1.0)
+        out[12] = x / z
+        out[13] = -x / z
+        out[14] = z / z
+        out[15] = x // z
+        out[16] = x % z
+        out[17] = z ** -x
+        out[18] = (10 * x) ** 400.0
+        out[19] = math.log(z)
+        out[20] = math.sqrt(-x)
+        out[21] = math.exp(1000.0 * x)
+        out[22] = math.acosh(0.5 * x)
+        out[23] = math.atanh(x)
+
+    out = np.zeros(24)
+    k[1, 1](out, 1.0, 0.0)
+    assert same_floats(out[:12], out[12:]), out
+    want = [np.inf, -np.inf, np.nan, np.inf, np.nan, np.inf, np.inf, -np.inf, np.nan, np.inf, np.nan, np.inf]
+    assert np.array_equal(out[:12], np.array(want), equal_nan=True), out[:12]  # (a NaN's sign is the CPU's)

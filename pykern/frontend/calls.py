@@ -454,6 +454,11 @@ def _in_float(lw, node, name, vals, ft):
     return lw.cast(r, ft, node)
 
 
+#: math names whose numpy function is spelt otherwise
+_NUMPY_NAMES = {"acos": "arccos", "asin": "arcsin", "atan": "arctan", "acosh": "arccosh", "asinh": "arcsinh",
+                "atanh": "arctanh"}
+
+
 def _unary_math(lw, node, fname, name, to_int, v=None):
     _nargs(lw, node, fname, 1)
     v = _math_arg(lw, node.args[0]) if v is None else v
@@ -478,7 +483,13 @@ def _unary_math(lw, node, fname, name, to_int, v=None):
             try:
                 r = pyf(v.value)
             except (ValueError, OverflowError) as e:
-                raise lw.error(f"{fname}({v.value!r}): {e}", node) from None
+                # math.log(0.0), math.sqrt(-1.0), math.exp(1000.0): Python raises, the kernel gives
+                # -inf, nan, inf (numba.cuda's numpy error model); numpy's function is that result
+                npf = None if to_int or name in infer.TO_INT else getattr(np, _NUMPY_NAMES.get(name, name), None)
+                if npf is None:
+                    raise lw.error(f"{fname}({v.value!r}): {e}", node) from None
+                with np.errstate(all="ignore"):
+                    r = float(npf(np.float64(v.value)))
             return lw.pyconst(r, node)
     ft = infer.math_arg_type(v.type)
     r = _in_float(lw, node, name, [v], ft)

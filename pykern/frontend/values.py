@@ -97,6 +97,25 @@ PYOPS = {
 PURE_INTRINSICS = frozenset(n for n, op in ir.INTRINSICS.items() if not op.effects)
 
 
+#: float operations Python refuses where IEEE arithmetic (and so the kernel, in numba.cuda's
+#: numpy error model) gives inf or nan: 1.0 / 0.0, 0.0 ** -1.0, 10.0 ** 400.0, 1.0 % 0.0
+_IEEE_OPS = {"/": np.true_divide, "//": np.floor_divide, "%": np.remainder, "**": np.power}
+
+
+def ieee_fold(op: str, a, b):
+    """``a op b`` in float64 as the kernel computes it, for the float constants Python's
+    arithmetic raises on; None where no float is involved (1 // 0 stays an error)."""
+    f = _IEEE_OPS.get(op)
+    if f is None or not (isinstance(a, float) or isinstance(b, float)) or isinstance(a, complex) \
+            or isinstance(b, complex):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            return float(f(np.float64(a), np.float64(b)))
+    except OverflowError:  # an int operand beyond float64
+        return None
+
+
 def is_weak(e) -> bool:
     """A Python number literal (NEP 50's weak scalar): it adopts the other operand's type."""
     return isinstance(e, ir.Const) and getattr(e, "_weak", False)
@@ -302,10 +321,12 @@ class ValueLowering:
             r = PYOPS[op](a, b)
         except TypeError as e:  # complex // complex...
             raise self.error(f"constant expression failed: {e}", node) from None
-        except ZeroDivisionError:
-            raise self.error("division by zero in a constant expression", node) from None
-        except (OverflowError, ValueError) as e:
-            raise self.error(f"constant expression failed: {e}", node) from None
+        except (ZeroDivisionError, OverflowError, ValueError) as e:
+            r = ieee_fold(op, a, b)
+            if r is None:
+                msg = "division by zero in a constant expression" if isinstance(e, ZeroDivisionError) else \
+                    f"constant expression failed: {e}"
+                raise self.error(msg, node) from None
         if isinstance(r, bool):
             return ir.Const(r, T.boolean, self.loc(node))
         if isinstance(r, complex) and not (isinstance(a, complex) or isinstance(b, complex)):
