@@ -1050,7 +1050,6 @@ def transpose_view(a, out):
     if i < at.shape[0] and j < at.shape[1]:
         out[i, j] = at[i, j]
 
-@pytest.mark.xfail(strict=True, raises=cuda.CompileError, reason="array.T inside kernels is not supported yet (numba has it)")
 def test_transpose_in_kernel():
     a = np.arange(12.0).reshape(3, 4)
     out = np.zeros((4, 3))

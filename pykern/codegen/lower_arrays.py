@@ -244,6 +244,18 @@ class ArrayLowering:
         v = b.insert_value(v, b.gep(b.extract_value(arr, 0), [offset], source_etype=I8), 0)
         return self._with_shape(v, new_shape, new_strides)
 
+    def _x_Transpose(self, e):
+        # shape and byte strides reversed, same data pointer. The strides are the
+        # ones accesses really use (implied for "C"/"F" sources), so the result
+        # struct is right whatever its layout: "F" from "C" implies exactly them
+        b = self.builder
+        at = e.array.type
+        arr = self.expr(e.array)
+        shape = [b.extract_value(arr, [1, k]) for k in range(at.ndim)]
+        strides = self._byte_strides(at, arr)
+        v = b.insert_value(_zero(self.types.value(e.type)), b.extract_value(arr, 0), 0)
+        return self._with_shape(v, shape[::-1], strides[::-1])
+
     def _x_AllocArray(self, e):
         t = e.type
         et = self.types.memory(t.dtype)

@@ -25,6 +25,7 @@ and needed int literals as compile-time arguments; declared signatures convert),
 are frozen when compiling; numpy arrays become const arrays, device arrays are
 captured by address.
 Array views (``a[i]``, ``a[i, 1:5]``, ``a[::-1]``) are ``ArrayView`` nodes.
+``a.T`` (``a.transpose()``, ``np.transpose(a)``) is a ``Transpose`` node.
 Everything else (with, try, raise, assert, lambda, classes, comprehensions,
 strings other than print's literals, lists/dicts, assignment to slices, global/nonlocal, imports, *args) is a
 ``CompileError`` with the location and a hint.

@@ -142,7 +142,12 @@ def lower_call(lw, fobj, node):
     if isinstance(f, type) and issubclass(f, tuple) and isinstance(getattr(f, "_fields", None), tuple):
         return _namedtuple(lw, node, f)
     if isinstance(f, BoundMethod):
+        if f.attr == "transpose":
+            return _transpose(lw, node, "transpose", f.value)
         return _bit_count(lw, node, f)
+    if _hashable(f) and f is np.transpose:
+        _nargs(lw, node, name, 1)
+        return _transpose(lw, node, name, None)
     if isinstance(f, type) and f is not bool and f is not int and f is not float:
         raise lw.error(f"cannot create {name} objects in kernels", node)
     foreign = _foreign_scalar_type(f)
@@ -826,6 +831,18 @@ def _namedtuple(lw, node, cls):
             raise lw.error("a call that returns nothing cannot be a namedtuple field", node)
         elems.append(_strong(lw, v, node) if is_weak(v) else v)
     return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), tuple(fields), cls.__name__), lw.loc(node))
+
+
+def _transpose(lw, node, name, arr):
+    """``a.transpose()`` (``arr``: the array) or ``np.transpose(a)`` (``arr`` None):
+    ``a.T``. Only the reversed-axes form: no ``axes`` argument."""
+    if arr is None:
+        arr = lw.value(node.args[0])
+    else:
+        _nargs(lw, node, name, 0)
+    if not isinstance(arr.type, T.Array):
+        raise lw.error(f"{name}() of a {arr.type}, not an array", node)
+    return lw.transpose(arr, node)
 
 
 def _bit_count(lw, node, bm):

@@ -370,6 +370,33 @@ class ArrayView(Expr):
 
 
 @dataclass(eq=False)
+class Transpose(Expr):
+    """``a.T`` (``a.transpose()``, ``np.transpose(a)``) of an n-d array, n >= 2:
+    a view with the shape and strides reversed, sharing the array's memory,
+    space and readonly flag (see ``transpose_type``). Its own node rather than
+    an ``ArrayView``: a view's items keep the axes in order, a transpose
+    permutes them. 0-d and 1-d ``.T`` are the array itself (no node)."""
+
+    array: Expr
+    type: T.Type  # T.Array
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.array}.T"
+
+
+def transpose_type(at: T.Array) -> T.Array:
+    """The type of ``Transpose(array of type at)``: "C" becomes "F", "F"
+    becomes "C", "A" stays "A".
+
+    >>> transpose_type(T.Array(T.float32, 2, "C"))
+    float32[::1, :]
+    """
+    layout = {"C": "F", "F": "C"}.get(at.layout, at.layout)
+    return T.Array(at.dtype, at.ndim, layout, at.space, at.readonly)
+
+
+@dataclass(eq=False)
 class RecordField(Expr):
     """Field ``name`` of a record reference (``value``: a 0-d array of a
     ``T.Record``), as a view of the field's memory: a 0-d array of the field's

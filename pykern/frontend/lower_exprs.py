@@ -135,6 +135,8 @@ class ExpressionLowering:
             base = self.materialize(base, node.value)  # a device array global: DEV.shape, DEV.size
         if isinstance(base, PyObj) and attr in ("real", "imag") and isinstance(base.value, (int, float, complex, np.number)):
             base = self.materialize(base, node.value)  # C.real of a frozen number (lang2)
+        if isinstance(base, PyObj) and attr in ("T", "transpose") and isinstance(base.value, np.ndarray):
+            base = self.materialize(base, node.value)  # TABLE.T: a view of the frozen constant
         if isinstance(base, PyObj):
             return self.pyobj_attr(base, attr, node)
         t = base.type
@@ -151,8 +153,13 @@ class ExpressionLowering:
                 return self.const(t.ndim, T.int64, node, weak=True)
             if attr == "dtype":
                 return PyObj(t.dtype, "dtype")
+            if attr == "T":
+                return self.transpose(base, node)
+            if attr == "transpose":
+                return PyObj(BoundMethod(base, attr), f"{attr}")
             raise self.error(
-                f"arrays in kernels have no attribute '{attr}'", node, "supported: .shape, .size, .ndim, .strides, .dtype"
+                f"arrays in kernels have no attribute '{attr}'", node,
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose()"
             )
         if isinstance(t, T.Tuple):
             if attr in t.names:  # a namedtuple field
@@ -163,6 +170,13 @@ class ExpressionLowering:
         if attr in ("real", "imag") and t.is_scalar:
             return calls.real_imag(self, base, attr, node)
         raise self.error(f"a {t} value has no attribute '{attr}'", node)
+
+    def transpose(self, base: ir.Expr, node) -> ir.Expr:
+        """``base.T`` of an array: the array itself when 0-d or 1-d (numpy), else a
+        ``Transpose`` view with the axes reversed."""
+        if base.type.ndim <= 1:
+            return base
+        return ir.Transpose(base, ir.transpose_type(base.type), self.loc(node))
 
     def pyobj_attr(self, base: PyObj, attr: str, node):
         v = base.value

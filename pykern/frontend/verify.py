@@ -361,6 +361,14 @@ class _Checker:
         if e.type != want:
             self.bad(f"view of {at} typed {e.type}, expected {want}", e)
 
+    def e_Transpose(self, e):
+        at = self.operand(e, e.array, T.Array, lambda t: f"transpose of a {t}, not an array")
+        if at.ndim < 2:
+            self.bad(f"transpose of a {at.ndim}-d array (it is the array itself)", e)
+        want = ir.transpose_type(at)
+        if e.type != want:
+            self.bad(f"transpose of {at} typed {e.type}, expected {want}", e)
+
     def e_Slice(self, e):
         self.bad("a slice outside an array view", e)
 
