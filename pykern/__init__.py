@@ -106,6 +106,8 @@ _LAZY = {
     "is_cuda_array": ("pykern.runtime.memory", "is_device_array"),
     "stream": ("pykern.runtime.streams", "stream"),
     "default_stream": ("pykern.runtime.streams", "default_stream"),
+    "legacy_default_stream": ("pykern.runtime.streams", "legacy_default_stream"),
+    "per_thread_default_stream": ("pykern.runtime.streams", "per_thread_default_stream"),
     "event": ("pykern.runtime.streams", "event"),
     "synchronize": ("pykern.runtime.streams", "synchronize"),
     "Stream": ("pykern.runtime.streams", "Stream"),

@@ -87,10 +87,14 @@ class Dispatcher:
         functools.update_wrapper(self, py_func)
         if signatures is not None:
             from .frontend import parse_signature
+            from .frontend import types as T
 
             sigs = signatures if isinstance(signatures, (list, tuple)) and not _is_type_tuple(signatures) else [signatures]
             for sig in sigs:
                 self._signatures.append(parse_signature(sig))
+                if not device and self._signatures[-1][0] != T.void:
+                    raise TypeError(f"CUDA kernel must have void return type (kernel {py_func.__name__}, "
+                                    f"signature {sig}); only device functions return values")
             if not device:
                 for _, argtypes in self._signatures:
                     self._get_overload(tuple(argtypes))

@@ -49,7 +49,7 @@ def test_event_timing():
     s = stream(**CPU)
     start, end = event(**CPU), event(timing=True, **CPU)
     assert isinstance(start, Event) and start.timing
-    assert not end.query()
+    assert end.query()  # never recorded: complete, as CUDA/HIP report
     start.record(s)
     time.sleep(0.03)
     end.record(s)
@@ -70,8 +70,7 @@ def test_event_misuse_is_reported():
     never = event(**CPU)
     with pytest.raises(RuntimeError, match="never recorded"):
         b.elapsed_time(never)
-    with pytest.raises(RuntimeError, match="never recorded"):
-        never.synchronize()
+    never.synchronize()  # as cuEventSynchronize/hipEventSynchronize: returns at once
 
 
 def test_unknown_target_refused():

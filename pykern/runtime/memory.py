@@ -138,6 +138,11 @@ def _strides_like(shape, strides, itemsize):
     return tuple(out)
 
 
+def _squeeze_equal(a, b) -> bool:
+    """Shapes equal once their length-1 axes are dropped (numba's check_array_compatibility)."""
+    return tuple(n for n in a if n != 1) == tuple(n for n in b if n != 1)
+
+
 def _span(shape, strides, itemsize):
     """(lo, hi): byte range, relative to the first element, that a view touches."""
     lo = hi = 0
@@ -390,7 +395,8 @@ class DeviceArray:
                     raise IndexError(f"index {operator.index(k)} is out of bounds for axis {dim} with size {n}")
                 ptr += i * s
             dim += 1
-        return tuple(shape), tuple(strides), ptr, all_int and bool(full)
+        # every axis taken by an integer (``d[()]`` of a 0-d array too, as numba's dummyarray): an element
+        return tuple(shape), tuple(strides), ptr, all_int and not n_ell
 
     def __getitem__(self, key):
         shape, strides, ptr, scalar = self._index(key)
@@ -398,6 +404,25 @@ class DeviceArray:
         if scalar:  # numba returns a host scalar for a fully-indexed element
             return view.copy_to_host()[()]
         return view
+
+    def getitem(self, item, stream=0):
+        """numba's ``DeviceNDArray.getitem``: ``self[item]`` (the copy of an element is synchronous here)."""
+        return self[item]
+
+    def setitem(self, key, value, stream=0):
+        """numba's ``DeviceNDArray.setitem``: ``self[key] = value``."""
+        self.__setitem__(key, value)
+
+    def bind(self, stream=0) -> "DeviceArray":
+        """numba's ``bind``: the same array with ``stream`` as its default stream."""
+        s = None if (stream is None or stream == 0) else as_stream(stream, self.target)
+        return DeviceArray(self.shape, self.strides, self.dtype, self.storage, self.ptr, s)
+
+    @property
+    def alloc_size(self) -> int:
+        """Bytes of memory this view spans (numba's ``alloc_size``)."""
+        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        return hi - lo
 
     def __setitem__(self, key, value):
         shape, strides, ptr, _ = self._index(key)
@@ -434,8 +459,14 @@ class DeviceArray:
         else:
             if not isinstance(ary, np.ndarray):
                 raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
-            if ary.shape != self.shape or ary.dtype != self.dtype:
-                raise ValueError(f"copy_to_host: destination is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+            if ary.dtype != self.dtype:  # numba's check_array_compatibility: TypeError for the dtype
+                raise TypeError(f"copy_to_host: destination is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+            if ary.shape != self.shape:
+                if not _squeeze_equal(ary.shape, self.shape):
+                    raise ValueError(f"copy_to_host: destination is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+                # numba compares squeezed shapes: (10,) copies into (1, 10)
+                ary[...] = self.copy_to_host(stream=stream).reshape(ary.shape)
+                return ary
         if self.size == 0:
             return ary
         if self.target == "cpu":
@@ -460,8 +491,18 @@ class DeviceArray:
 
     def copy_to_device(self, ary, stream=0) -> None:
         """Copy host data (array-like, same shape and dtype) or another DeviceArray into this one."""
+        shp = getattr(ary, "shape", None)
+        if shp is not None and tuple(shp) != self.shape and _squeeze_equal(tuple(shp), self.shape):
+            # numba compares squeezed shapes: (10, 1) copies into (10,)
+            if isinstance(ary, DeviceArray):
+                if ary.dtype != self.dtype:
+                    raise TypeError(f"copy_to_device: source dtype {ary.dtype} does not match array dtype {self.dtype}")
+                ary = ary.copy_to_host()
+            ary = np.asarray(ary).reshape(self.shape)
         if isinstance(ary, DeviceArray) and ary.target == "hip" and self.target == "hip":
-            if ary.shape != self.shape or ary.dtype != self.dtype:
+            if ary.dtype != self.dtype:
+                raise TypeError(f"copy_to_device: source is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+            if ary.shape != self.shape:
                 raise ValueError(f"copy_to_device: source is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
             if self.size == 0:
                 return
@@ -474,10 +515,10 @@ class DeviceArray:
             src = ary._host_view() if ary.target == "cpu" else ary.copy_to_host()
         else:
             src = np.asarray(ary)
+        if src.dtype != self.dtype:  # numba checks the dtype first (TypeError), then the shape (ValueError)
+            raise TypeError(f"copy_to_device: source dtype {src.dtype} does not match array dtype {self.dtype}")
         if src.shape != self.shape:
             raise ValueError(f"copy_to_device: source shape {src.shape} does not match array shape {self.shape}")
-        if src.dtype != self.dtype:
-            raise TypeError(f"copy_to_device: source dtype {src.dtype} does not match array dtype {self.dtype}")
         if self.size == 0:
             return
         if self.target == "cpu":

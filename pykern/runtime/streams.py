@@ -126,6 +126,17 @@ def default_stream(target: str | None = None) -> Stream:
     return s
 
 
+def legacy_default_stream(target: str | None = None) -> Stream:
+    """numba's name for the legacy default (null) stream: ``default_stream()``."""
+    return default_stream(target)
+
+
+def per_thread_default_stream(target: str | None = None) -> Stream:
+    """numba's per-thread default stream, given as the null stream (``default_stream()``): work on it
+    is ordered with every blocking stream, a superset of the per-thread stream's ordering."""
+    return default_stream(target)
+
+
 def stream(target: str | None = None) -> Stream:
     """A new stream (hipStreamCreate on "hip"), destroyed when no longer referenced."""
     t = resolve_target(target)
@@ -186,13 +197,12 @@ class Event:
         """Wait until the recorded point has been reached."""
         if self.target == "hip":
             _hip().hipEventSynchronize(self.handle)
-        elif self._t is None:
-            raise RuntimeError("event was never recorded")
+        # cpu: work is done when launches return; a never-recorded event returns at once (as in CUDA/HIP)
 
     def query(self) -> bool:
         """True when the recorded work has finished."""
         if self.target != "hip":
-            return self._t is not None
+            return True  # cpu work is complete when recorded; CUDA/HIP say True for a never-recorded event too
         rc = _hip().raw.hipEventQuery(self.handle)
         if rc == hip_api.hipErrorNotReady:
             return False
@@ -204,8 +214,7 @@ class Event:
         """Make work queued later on ``stream`` wait for this event (the host does not block)."""
         if self.target == "hip":
             _hip().hipStreamWaitEvent(as_stream(stream, "hip").handle, self.handle, 0)
-        elif self._t is None:
-            raise RuntimeError("event was never recorded")
+        # cpu: nothing to wait for (a never-recorded event is a no-op, as in CUDA/HIP)
 
     def elapsed_time(self, other: "Event") -> float:
         """Milliseconds from this event to ``other`` (both recorded, with timing)."""
