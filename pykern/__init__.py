@@ -104,6 +104,7 @@ _LAZY = {
     "as_device_array": ("pykern.runtime.memory", "as_device_array"),
     "from_dlpack": ("pykern.runtime.memory", "from_dlpack"),
     "is_cuda_array": ("pykern.runtime.memory", "is_device_array"),
+    "from_cuda_array_interface": ("pykern.compat", "from_cuda_array_interface"),
     "stream": ("pykern.runtime.streams", "stream"),
     "default_stream": ("pykern.runtime.streams", "default_stream"),
     "legacy_default_stream": ("pykern.runtime.streams", "legacy_default_stream"),

@@ -135,3 +135,17 @@ def mapped_array(shape, dtype=float, order="C", stream=0, portable=False, wc=Fal
     from .runtime.memory import mapped_array as _mapped
 
     return _mapped(shape, dtype, order, stream, portable, wc)
+
+
+def from_cuda_array_interface(desc: dict, owner=None, sync: bool = True):
+    """numba's ``cuda.from_cuda_array_interface(desc, owner=None, sync=True)``: a zero-copy device
+    array over the memory a ``__cuda_array_interface__`` dict describes (``owner`` is kept alive;
+    ``sync=False`` skips waiting on the dict's ``stream``)."""
+    from types import SimpleNamespace
+
+    from .runtime.memory import from_cuda_array_interface as _from_cai
+
+    d = dict(desc)
+    if not sync:
+        d.pop("stream", None)
+    return _from_cai(SimpleNamespace(__cuda_array_interface__=d, owner=owner))

@@ -279,3 +279,22 @@ def test_device_function_called_from_host_raises():
 
     with pytest.raises(Exception, match="kernel"):
         dev(1)
+
+
+def test_squeeze_view():
+    # numba's DeviceNDArray.squeeze(axis=None, stream=0): a view without length-1 axes
+    d = cuda.to_device(np.arange(6.0).reshape(1, 6, 1))
+    assert d.squeeze().shape == (6,) and d.squeeze(axis=0).shape == (6, 1) and d.squeeze((0, 2)).shape == (6,)
+    np.testing.assert_array_equal(d.squeeze().copy_to_host(), np.arange(6.0))
+    with pytest.raises(ValueError):
+        d.squeeze(axis=1)
+
+
+def test_from_cuda_array_interface_takes_the_dict():
+    # numba: cuda.from_cuda_array_interface(desc, owner=None, sync=True) takes the interface dict
+    src = cuda.to_device(np.arange(5.0))
+    v = cuda.from_cuda_array_interface(src.__cuda_array_interface__, owner=src)
+    assert v.shape == (5,) and v.dtype == np.float64
+    v[0] = 42.0  # zero-copy: the write is seen through src
+    assert src[0] == 42.0
+    assert cuda.from_cuda_array_interface(src.__cuda_array_interface__, sync=False).shape == (5,)

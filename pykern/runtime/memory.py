@@ -301,6 +301,28 @@ class DeviceArray:
         st = _c_strides if order == "C" else _f_strides
         return self._view(newshape, st(newshape, self.dtype.itemsize), self.ptr)
 
+    def squeeze(self, axis=None, stream=0) -> "DeviceArray":
+        """A view without length-1 axes (only those in ``axis`` when given), as numba's ``squeeze``.
+
+        >>> device_array((1, 3, 1), target="cpu").squeeze().shape
+        (3,)
+        """
+        if axis is None:
+            drop = {k for k, n in enumerate(self.shape) if n == 1}
+        else:
+            axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+            drop = set()
+            for a in axes:
+                a = operator.index(a)
+                if not -self.ndim <= a < self.ndim:
+                    raise ValueError(f"axis {a} is out of bounds for array of dimension {self.ndim}")
+                a %= self.ndim
+                if self.shape[a] != 1:
+                    raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+                drop.add(a)
+        keep = [k for k in range(self.ndim) if k not in drop]
+        return self._view(tuple(self.shape[k] for k in keep), tuple(self.strides[k] for k in keep), self.ptr)
+
     def ravel(self, order: str = "C") -> "DeviceArray":
         return self.reshape(self.size, order=order)
 
