@@ -323,6 +323,14 @@ class DeviceArray:
         keep = [k for k in range(self.ndim) if k not in drop]
         return self._view(tuple(self.shape[k] for k in keep), tuple(self.strides[k] for k in keep), self.ptr)
 
+    def _unit_axes_view(self, shape) -> "DeviceArray":
+        """This array seen with ``shape``, which differs from its own only in length-1 axes (numba's
+        copies compare squeezed shapes): the same memory, no copy; contiguity is unchanged (the
+        stride of a length-1 axis is never read)."""
+        kept = iter([s for n, s in zip(self.shape, self.strides) if n != 1])
+        strides = tuple(next(kept) if n != 1 else self.dtype.itemsize for n in shape)
+        return self._view(tuple(shape), strides, self.ptr)
+
     def ravel(self, order: str = "C") -> "DeviceArray":
         return self.reshape(self.size, order=order)
 
@@ -487,8 +495,7 @@ class DeviceArray:
                 if not _squeeze_equal(ary.shape, self.shape):
                     raise ValueError(f"copy_to_host: destination is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
                 # numba compares squeezed shapes: (10,) copies into (1, 10)
-                ary[...] = self.copy_to_host(stream=stream).reshape(ary.shape)
-                return ary
+                return self._unit_axes_view(ary.shape).copy_to_host(ary=ary, stream=stream)
         if self.size == 0:
             return ary
         if self.target == "cpu":
@@ -516,11 +523,7 @@ class DeviceArray:
         shp = getattr(ary, "shape", None)
         if shp is not None and tuple(shp) != self.shape and _squeeze_equal(tuple(shp), self.shape):
             # numba compares squeezed shapes: (10, 1) copies into (10,)
-            if isinstance(ary, DeviceArray):
-                if ary.dtype != self.dtype:
-                    raise TypeError(f"copy_to_device: source dtype {ary.dtype} does not match array dtype {self.dtype}")
-                ary = ary.copy_to_host()
-            ary = np.asarray(ary).reshape(self.shape)
+            return self._unit_axes_view(tuple(shp)).copy_to_device(ary, stream=stream)
         if isinstance(ary, DeviceArray) and ary.target == "hip" and self.target == "hip":
             if ary.dtype != self.dtype:
                 raise TypeError(f"copy_to_device: source is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
