@@ -727,13 +727,11 @@ def _divmod(lw, node, name):
     for v, n in ((a, node.args[0]), (b, node.args[1])):
         if not v.type.is_scalar or isinstance(v.type, T.Complex):
             raise lw.error(f"divmod() takes real numbers, not {v.type}", n)
-    if is_weak(a) and is_weak(b):
-        q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
-        q, r = (ir.Const(x.value, x.type, x.loc) if is_weak(x) else x for x in (q, r))
-        return ir.TupleExpr([q, r], T.Tuple((q.type, r.type)), lw.loc(node))
     a = a if is_pure(a) else lw.temp(a, node)
     b = b if is_pure(b) else lw.temp(b, node)
     q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
+    # folded constants leave their weakness behind: a tuple element has its own type
+    q, r = (ir.Const(x.value, x.type, x.loc) if is_weak(x) else x for x in (q, r))
     return ir.TupleExpr([q, r], T.Tuple((q.type, r.type)), lw.loc(node))
 
 

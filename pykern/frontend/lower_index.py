@@ -158,8 +158,7 @@ class IndexLowering:
         if not isinstance(idx, ir.Expr) or isinstance(idx, ir.Const):
             return None
         t = tup.type
-        n = len(t.elems)
-        if not n or not selectable_tuple(t):
+        if not selectable_tuple(t):
             raise self.error(
                 f"a {t} can only be indexed by a constant", node,
                 "index tuples of one scalar or array type, or use constants",

@@ -273,7 +273,7 @@ class LoopLowering:
 
             return ir.ArrayAttr(seq, "shape", 0, i64, loc), elem
         if isinstance(t, T.Tuple):
-            if not t.elems or not selectable_tuple(t):
+            if not selectable_tuple(t):
                 raise self.error(
                     f"kernels can loop over tuples of one scalar or array type, not {t}", it,
                     "loop over a tuple of mixed types with literal_unroll(t)",
