@@ -58,7 +58,7 @@ class ArrayLowering:
         if len(indices) != t.ndim:
             self.fail(f"internal error: {len(indices)} indices for a {t.ndim}-d array")
         data = b.extract_value(arr, 0)
-        shape = [b.extract_value(arr, [1, k]) for k in range(t.ndim)]
+        shape = self._shape(t, arr)
         idx = []
         for k, ie in enumerate(indices):
             i = self.expr(ie)
@@ -171,14 +171,19 @@ class ArrayLowering:
             v = b.insert_value(v, s, [2, k])
         return v
 
-    def _byte_strides(self, t, arr):
+    def _shape(self, t, arr):
+        """The i64 extents of array struct ``arr`` of type ``t``."""
+        return [self.builder.extract_value(arr, [1, k]) for k in range(t.ndim)]
+
+    def _byte_strides(self, t, arr, shape=None):
         """The byte strides an element access of ``t`` really uses: "C"/"F"
         imply them from the shape (a contiguous argument's stride values of
-        extent-1 dimensions are arbitrary), "A" reads them."""
+        extent-1 dimensions are arbitrary), "A" reads them. ``shape``: the
+        extents when the caller has them already."""
         b = self.builder
         if t.layout == "A":
             return [b.extract_value(arr, [2, k]) for k in range(t.ndim)]
-        shape = [b.extract_value(arr, [1, k]) for k in range(t.ndim)]
+        shape = shape or self._shape(t, arr)
         order = range(t.ndim - 1, -1, -1) if t.layout == "C" else range(t.ndim)
         strides, acc = [None] * t.ndim, L.Constant(I64, _sizeof(t.dtype))
         for k in order:
@@ -220,8 +225,8 @@ class ArrayLowering:
         b = self.builder
         at = e.array.type
         arr = self.expr(e.array)
-        shape = [b.extract_value(arr, [1, k]) for k in range(at.ndim)]
-        strides = self._byte_strides(at, arr)
+        shape = self._shape(at, arr)
+        strides = self._byte_strides(at, arr, shape)
         items = list(e.items) + [None] * (at.ndim - len(e.items))
         offset = L.Constant(I64, 0)
         new_shape, new_strides = [], []
@@ -251,8 +256,8 @@ class ArrayLowering:
         b = self.builder
         at = e.array.type
         arr = self.expr(e.array)
-        shape = [b.extract_value(arr, [1, k]) for k in range(at.ndim)]
-        strides = self._byte_strides(at, arr)
+        shape = self._shape(at, arr)
+        strides = self._byte_strides(at, arr, shape)
         v = b.insert_value(_zero(self.types.value(e.type)), b.extract_value(arr, 0), 0)
         return self._with_shape(v, shape[::-1], strides[::-1])
 
