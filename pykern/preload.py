@@ -28,7 +28,6 @@ from .stubs import grid
 ENV = "PYKERN_PRELOAD"
 
 _thread: threading.Thread | None = None
-_finished = threading.Event()
 
 
 def wanted() -> bool:
@@ -56,8 +55,6 @@ def _load() -> None:
         _exercise_compile()
     except Exception:  # the compile itself reports whatever went wrong here
         pass
-    finally:
-        _finished.set()
 
 
 def _warm_kernel(a, x):  # what a first kernel looks like: an index, a bound check, a loop LLVM vectorises
@@ -93,10 +90,10 @@ def _exercise_compile():
     return artifact
 
 
-def start(force: bool = False) -> bool:
-    """Start the preload thread once per process if ``wanted()`` (or ``force``); True if it runs."""
+def start() -> bool:
+    """Start the preload thread once per process if ``wanted()``; True if it runs."""
     global _thread
-    if _thread is not None or not (force or wanted()):
+    if _thread is not None or not wanted():
         return _thread is not None
     _thread = threading.Thread(target=_load, name="pykern-preload")
     _thread.start()
@@ -112,9 +109,10 @@ def wait(timeout: float | None = None) -> bool:
     t = _thread
     if t is None or t is threading.current_thread():
         return True
-    return _finished.wait(timeout)
+    t.join(timeout)
+    return not t.is_alive()
 
 
 def done() -> bool:
     """True once a started preload has finished."""
-    return _finished.is_set()
+    return _thread is not None and not _thread.is_alive()
