@@ -57,7 +57,8 @@ tree_sum = make_tree_sum(256, cuda.float64)
 
 def tree_sum_thread_step(x, out):
     # the step lives in each thread (it depends on threadIdx through t * 0): the region path
-    # keeps one per thread and checks at run time that the loop condition agrees
+    # keeps one per thread and checks at run time that the loop condition agrees (the barrier
+    # after the loop keeps it on that path: see test_divergent_tail_takes_coroutine_path)
     sh = cuda.shared.array(256, cuda.float64)
     t = cuda.threadIdx.x
     sh[t] = x[cuda.grid(1)]
@@ -69,6 +70,7 @@ def tree_sum_thread_step(x, out):
             sh[t] += sh[t + s]
         sh[t + s] = sh[t + s] * 0 if t + s < cuda.blockDim.x and t < s else sh[t + s]
         cuda.syncthreads()
+    cuda.syncthreads()
     if t == 0:
         out[cuda.blockIdx.x] = sh[0]
 
@@ -305,10 +307,13 @@ def test_coroutine_fallbacks_still_right(monkeypatch):
 
 
 # ------------------------------------------------------------ divergence is an error, never a hang
+# Threads that skip a barrier and then wait at a later one diverge; threads that skip it and run
+# to the end do not: as on GPUs, a thread that has exited counts as arrived.
 def if_divergent(x):
     t = cuda.threadIdx.x
     if t < 5:
         cuda.syncthreads()
+    cuda.syncthreads()
     x[t] = t
 
 
@@ -318,6 +323,7 @@ def while_divergent(x):
     while i < t % 2 + 1:
         cuda.syncthreads()
         i += 1
+    cuda.syncthreads()
     x[t] = i
 
 
@@ -325,13 +331,6 @@ def for_divergent(x):
     t = cuda.threadIdx.x
     for i in range(t // 16):
         cuda.syncthreads()
-    x[t] = t
-
-
-def return_then_barrier(x):
-    t = cuda.threadIdx.x
-    if t > 3:
-        return
     cuda.syncthreads()
     x[t] = t
 
@@ -340,7 +339,6 @@ def return_then_barrier(x):
     (if_divergent, 3, ("skipped it", "condition of the `if`")),
     (while_divergent, 4, ("left the `while`",)),
     (for_divergent, 3, ("another range in the `for`",)),
-    (return_then_barrier, 4, ("has already exited",)),
 ])
 def test_divergent_barriers_named(fn, barrier_offset, words, monkeypatch):
     line = fn.__code__.co_firstlineno + barrier_offset
@@ -352,6 +350,73 @@ def test_divergent_barriers_named(fn, barrier_offset, words, monkeypatch):
         assert f"test_cpu_regions.py:{line}" in msg and "divergent barrier" in msg
         if path == "regions":
             assert all(w in msg for w in words), msg
+
+
+def return_then_barrier(x, out):
+    # the bounds check every grid-stride kernel starts with, in a block the data does not fill
+    sh = cuda.shared.array(32, cuda.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i >= x.size:
+        return
+    sh[t] = x[i]
+    cuda.syncthreads()
+    out[i] = sh[t] + sh[0]
+
+
+def guarded_tile(x, out):
+    # `if i < n:` around everything, barriers inside
+    sh = cuda.shared.array(32, cuda.float64)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    if i < x.size:
+        sh[t] = x[i]
+        cuda.syncthreads()
+        out[i] = sh[t] + sh[0]
+
+
+def skip_then_exit_while(x, out):
+    t = cuda.threadIdx.x
+    i = 0
+    while i < t % 3:
+        cuda.syncthreads()
+        i += 1
+    out[t] = x[t] + i
+
+
+def skip_then_exit_for(x, out):
+    t = cuda.threadIdx.x
+    acc = 0.0
+    for j in range(t // 8):
+        acc += x[j]
+        cuda.syncthreads()
+    out[t] = acc
+
+
+@pytest.mark.parametrize("fn,n,paths", [
+    (return_then_barrier, 50, ("regions", "coroutine")),
+    (guarded_tile, 50, ("coroutine", "coroutine")),
+    (skip_then_exit_while, 64, ("coroutine", "coroutine")),
+    (skip_then_exit_for, 64, ("coroutine", "coroutine")),
+])
+def test_threads_that_exit_count_as_arrived(fn, n, paths, monkeypatch):
+    """numba's own examples (the heat equation's early return before grid.sync()) rely on it."""
+    x = rng.random(n)
+    expect = np.zeros(64)
+    for b in range(2):
+        for t in range(32):
+            i = b * 32 + t
+            if fn is skip_then_exit_while:
+                expect[i] = x[i] + i % 32 % 3 if b == 0 else 0.0
+            elif fn is skip_then_exit_for:
+                expect[i] = x[:i // 8].sum() if b == 0 else 0.0
+            elif i < n:
+                expect[i] = x[i] + x[b * 32]
+    grid = (1,) if fn in (skip_then_exit_while, skip_then_exit_for) else (2,)
+    res = both(fn, grid, (32,), lambda: (x, np.zeros(64)), monkeypatch)
+    for (path, (kern, (_, out))), taken in zip(res.items(), paths):
+        assert kern.artifact.execution == taken, path
+        np.testing.assert_array_equal(out, expect)
 
 
 def debug_out_of_bounds(x):
@@ -400,6 +465,7 @@ def if_divergent_tile(x):
     sh[t] = t
     if t < 5:
         cuda.syncthreads()
+    cuda.syncthreads()
     x[t] = sh[t]
 
 

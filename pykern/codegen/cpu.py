@@ -1155,7 +1155,7 @@ w.next:
 w.done:
   br i1 %anyw, label %resume, label %barrier
 
-; ---- barrier: every thread must wait at the same barrier site
+; ---- barrier: every thread that has not exited must wait at the same barrier site
 barrier:
   br label %b.loop
 """ + _loop_head("b.loop", "bi", [("0", "barrier"), ("%bi1", "b.body")], "%n", "b.body", "b.decide", carried="".join(
@@ -1192,7 +1192,10 @@ b.decide:
   %alldone = icmp eq i32 %ndone, %n
   br i1 %alldone, label %destroy, label %b.check
 b.check:
-  %allbar = icmp eq i32 %nbar, %n
+  ; threads that have exited count as arrived, as on GPUs (an ended wave leaves the barrier count;
+  ; numba's own examples return early and then sync the rest of the block or grid)
+  %nwait = add i32 %nbar, %ndone
+  %allbar = icmp eq i32 %nwait, %n
   %same = icmp eq i32 %iother, -1
   %pass = and i1 %allbar, %same
   br i1 %pass, label %release, label %diverge
@@ -1202,21 +1205,22 @@ release:
   %gsp = getelementptr [$NSITES x i8], ptr @$BASE.gridsite, i32 0, i32 %site0
   %gs = load i8, ptr %gsp
   %isgrid = icmp ne i8 %gs, 0
-  br i1 %isgrid, label %gridwait, label %rel.loop
+  br i1 %isgrid, label %gridwait, label %l.loop
 gridwait:
   %gok = call i32 @$BASE.gridbar(ptr %ctx, i32 %site0)
   %gpass = icmp eq i32 %gok, 0
-  br i1 %gpass, label %rel.loop, label %destroy
-""" + _loop_head("rel.loop", "li", [("0", "release"), ("0", "gridwait"), ("%li1", "rel.body")], "%n", "rel.body",
-                 "sweep") + r"""
-rel.body:
-  ; release and resume in one pass: a resumed thread only touches its own state
-""" + _thread("l", "%li") + r"""
+  br i1 %gpass, label %l.loop, label %destroy
+""" + _find_status("l", [("0", "release"), ("0", "gridwait"), ("%li1", "rel.next")], "%n", "sweep",
+                  "$AT_BARRIER", "rel.go", "rel.next") + r"""
+rel.go:
+  ; release and resume in one pass: a resumed thread only touches its own state (threads that
+  ; have exited sit at their final suspend and stay there)
   call void @$BASE.st32(ptr %lt, i64 $T_STATUS, i32 $RUNNABLE)
 """ + _load("lh", "lt", "$T_HANDLE", "ptr") + r"""
   call void @llvm.coro.resume(ptr %lh)
-  %li1 = add i32 %li, 1
-  br label %rel.loop
+  br label %rel.next
+rel.next:
+  br label %l.loop
 
 diverge:
   %won = cmpxchg ptr %perr, i32 0, i32 1 seq_cst seq_cst

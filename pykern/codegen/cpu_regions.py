@@ -16,8 +16,11 @@ inside ``if``/``while``/``for`` statements that themselves sit there.
 * Control flow around barriers must be uniform. Its condition (``if``/``while``) or range bounds
   (``for``) are evaluated by every live thread in a loop of their own; when threads disagree the
   launch fails with the same divergent-barrier error as the coroutine path, never a hang.
-* ``return`` inside a region marks the thread exited; a later barrier reached while some threads
-  have exited (and others have not) is a divergent barrier, as on the coroutine path.
+  Kernels where threads could leave such a statement early and then run to the end without
+  meeting another barrier (``if i < n:`` around the whole body) take the coroutine path, which
+  lets them (``_divergent_tail``).
+* ``return`` inside a region marks the thread exited; the thread loops skip it from then on and
+  later barriers count it as arrived, as GPUs do and as on the coroutine path.
 * ``Plan.block_guess``: the block shape the kernel's first static shared array suggests. The
   runner (``cpu.py``) inlines the kernel twice, once reading blockDim as that constant shape, so
   the thread loops of the likely launch have known trip counts; other shapes run the other copy.
@@ -329,6 +332,27 @@ def _split(seq, uniform, chunks):
     return out
 
 
+def _divergent_tail(seq, uniform, later=False) -> bool:
+    """Some ``if``/``while``/``for`` around barriers has control that may differ between threads
+    and no barrier after it (``later``: one follows the enclosing statement). Threads that leave
+    such a statement early run on to the end while the others still sync: GPUs allow that (a
+    thread that has exited counts as arrived), the coroutine path follows it, while the regions
+    path would have to report a divergent barrier. ``if i < n:`` around a whole tiled kernel is
+    the common case."""
+    for i, node in enumerate(seq):
+        if not isinstance(node, Uniform):
+            continue
+        s = node.stmt
+        after = later or any(isinstance(n, (Barrier, Uniform)) for n in seq[i + 1:])
+        heads = [s.cond] if isinstance(s, (ir.If, ir.While)) else [s.start, s.stop, s.step]
+        if not after and not _is_uniform(heads, uniform):
+            return True
+        # inside a loop the next iteration's barriers follow
+        if any(_divergent_tail(part, uniform, after or not isinstance(s, ir.If)) for part in node.parts):
+            return True
+    return False
+
+
 def plan(module: ir.Module, uses: dict):
     """The region plan of ``module``'s kernel, or None when it must take the coroutine path."""
     if os.environ.get(CPU_BARRIERS_ENV, "").strip() == "coroutine":
@@ -352,6 +376,8 @@ def plan(module: ir.Module, uses: dict):
     uniform = _uniform_vars(k, chunks)
     chunks = []
     seq = _split(seq, uniform, chunks)
+    if _divergent_tail(seq, uniform):
+        return None
     counts = {}
     for i, c in enumerate(chunks):
         for name in _names(c.stmts):
@@ -630,42 +656,18 @@ class RegionLowering(FunctionLowering):
         return isinstance(e, ir.Intrinsic) and e.name == "thread_idx" and int(e.attrs.get("axis", 0)) == 0
 
     def _barrier(self, stmt):
-        """Between two regions: nothing to do unless threads have returned; then either all
-        did (the block is done) or it is a divergent barrier."""
+        """Between two regions: nothing to do, as threads that have returned are skipped by
+        the thread loops and count as arrived (as on GPUs); when every thread has returned, the
+        block is done."""
         if not self.plan.uses_return:
             return
         b = self.builder
-        n = b.load(self._nexit)
-        bad = self._new_block("bar.exited")
-        ok = self._new_block("bar.ok")
-        b.cbranch(b.icmp_unsigned("!=", n, L.Constant(I32, 0)), bad, ok)
-        b.position_at_end(bad)
         done = self._new_block("bar.alldone")
-        err = self._new_block("bar.diverge")
-        b.cbranch(b.icmp_unsigned("==", n, self._nt), done, err)
+        ok = self._new_block("bar.ok")
+        b.cbranch(b.icmp_unsigned("==", b.load(self._nexit), self._nt), done, ok)
         b.position_at_end(done)
         self.target.kernel_return(self)
-        b.position_at_end(err)
-        # one thread that exited and one that did not, for the message
-        live = self._find_thread(want_exited=False)
-        gone = self._find_thread(want_exited=True)
-        self._diverge(self.tgt.ERR_BARRIER, stmt.loc, live, L.Constant(I32, -1), gone, n)
         b.position_at_end(ok)
-
-    def _find_thread(self, want_exited):
-        b = self.builder
-        found = self.alloca(I32, name="found")
-        b.store(L.Constant(I32, -1), found)
-
-        def body():
-            bb = self.builder
-            e = bb.icmp_unsigned("!=", bb.load(self._slot_ptr(_EXITED), typ=I8), L.Constant(I8, 0))
-            hit = e if want_exited else bb.not_(e)
-            cur = bb.load(found)
-            first = bb.and_(hit, bb.icmp_signed("<", cur, L.Constant(I32, 0)))
-            bb.store(bb.select(first, self._lin, cur), found)
-        self._thread_loop(body, skip_exited=False)
-        return b.load(found)
 
     def _diverge(self, kind, site_loc, i0, iother, idone, nexit, msg2=None):
         """Record a divergent-barrier error in the launch context and leave the block: ``kind``
