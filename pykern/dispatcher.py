@@ -491,6 +491,8 @@ _KNOWN_OPTIONS = {
     "debug", "fastmath", "opt", "cache", "max_registers", "launch_bounds", "lineinfo", "inline",
     "link", "max_block_size", "code_object_version",
     "forceinline",  # device functions: inlined at every call (numba-cuda's option)
+    "boundscheck",  # numba-cuda: None/False accepted, True refused (debug=True checks indices here)
+    "lto",  # numba-cuda's link-time optimisation of NVVM IR: nothing to switch here (one LLVM module)
 }
 
 
@@ -500,7 +502,11 @@ def _check_options(options):
         raise TypeError(f"@jit got unknown option(s) {sorted(unknown)}; known: {sorted(_KNOWN_OPTIONS)}")
     if options.get("link"):
         raise CompileError("@jit(link=...) (linking external code) is not supported yet")
-    return dict(options)
+    if options.get("boundscheck"):
+        # numba-cuda's own answer; debug=True is the way to checked indexing in both
+        raise NotImplementedError("bounds checking is not supported by @jit(boundscheck=True); "
+                                  "use @jit(debug=True), which checks every index")
+    return {k: v for k, v in options.items() if k not in ("boundscheck", "lto")}
 
 
 def _is_type_tuple(obj):

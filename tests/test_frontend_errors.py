@@ -76,7 +76,7 @@ CASES = [
     ("def k(a):\n    a[0] = a[1.5]\n", F1, 2, 12, ["array index must be an integer, not float64"], "int(x)"),
     ("def k(a):\n    x = y + 1\n    y = 2\n", F1, 2, 9, ["local variable 'y' is used before"], None),
     ("def k(a):\n    a[0] = a @ a\n", F1, 2, 12, ["MatMult"], None),
-    ("def k(a):\n    a[0] = 1 if a is None else 2\n", F1, 2, 17, ["'is' comparisons"], None),
+    ("def k(a):\n    a[0] = 1 if a is a else 2\n", F1, 2, 17, ["'is' comparisons"], None),
     ("def k(a):\n    cuda.syncthreads(1)\n", F1, 2, 5, ["syncthreads() takes 0 argument(s), got 1"], None),
     ("def k(a):\n    a[0] = cuda.grid(4)\n", F1, 2, 22, ["grid(n) takes n = 1, 2 or 3"], None),
     ("def k(a):\n    a[0] = cuda.threadIdx.w\n", F1, 2, 12, ["threadIdx has no attribute 'w'"], ".x"),

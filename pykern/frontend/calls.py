@@ -1002,6 +1002,8 @@ def static_value(v):
     if not isinstance(v, PyObj):
         return NOT_STATIC
     x = v.value
+    if x is None:
+        return None  # an optional argument left out or given None: `if z is None:` is pruned
     if isinstance(x, bool) or isinstance(x, (float, np.generic, np.ndarray, tuple)):
         return NOT_STATIC
     if isinstance(x, int):

@@ -79,7 +79,8 @@ class ExpressionLowering:
         if isinstance(v, (str, bytes)):
             raise self.error("strings are not supported in kernels", node)
         if v is None:
-            raise self.error("None is not a kernel value", node)
+            # a compile-time value: a device-function argument (``f(x, None)``) or ``x is None``
+            return PyObj(None, "None")
         if isinstance(v, complex):
             return self.const(v, T.complex128, node, weak=True)
         raise self.error(f"the constant {v!r} is not supported in kernels", node)
@@ -89,7 +90,7 @@ class ExpressionLowering:
         alias = self.__dict__.get("group_aliases", {}).get(name)
         if alias is not None:  # g = cuda.cg.this_grid()
             return alias
-        if name in self.static:
+        if name in self.static and name not in self.static_replaced:
             v = self.static[name]
             if isinstance(v, int) and not isinstance(v, bool):
                 # an int literal argument: a typed (int64) constant, usable as a shape
@@ -334,6 +335,8 @@ class ExpressionLowering:
         return result
 
     def expr_Compare(self, node):
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self._is_none(node)
         for op in node.ops:
             if type(op) not in _CMPOPS:
                 what = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), type(op).__name__)
@@ -354,6 +357,22 @@ class ExpressionLowering:
             return comps[0]
         return self.make_boolop("and", comps, node)
 
+
+    def _is_none(self, node):
+        """``x is None`` / ``x is not None``, decided at compile time as numba does for optional
+        arguments: only a parameter given ``None`` (or left at a ``None`` default) is None, and
+        the dead branch is pruned (a typed value is never None)."""
+        sides = [self.expr(node.left), self.expr(node.comparators[0])]
+        nones = [isinstance(v, PyObj) and v.value is None for v in sides]
+        if not any(nones):
+            what = "is not" if isinstance(node.ops[0], ast.IsNot) else "is"
+            raise self.error(f"'{what}' comparisons are supported in kernels only with None", node,
+                             "compare numbers with == != < <= > >=")
+        for v, n in zip(sides, (node.left, node.comparators[0])):
+            if isinstance(v, ir.Expr) and not is_pure(v):
+                raise self.error("the operand of 'is None' has side effects", n, "assign it to a variable first")
+        same = all(nones)
+        return self.const(same if isinstance(node.ops[0], ast.Is) else not same, T.boolean, node)
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
             raise self.error(f"'{op}' is not defined for complex numbers", node, "compare abs(z) or z.real")

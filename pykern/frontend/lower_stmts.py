@@ -33,6 +33,13 @@ _UNSUPPORTED_STMTS = {
 }
 
 
+_JUMPS = (ir.Return, ir.Break, ir.Continue)
+
+
+def _describe(v) -> str:
+    return "None" if v is None else getattr(v, "__name__", None) or repr(v)
+
+
 class StatementLowering:
     """One ``stmt_<AST class>`` method per statement (variables keep one type, widened by
     ``set_var`` until the typing passes settle)."""
@@ -49,6 +56,8 @@ class StatementLowering:
                     self.stmt(s)
                 except NeedType as e:
                     self.skipped.append((e.name, e.node))
+                if self.out and isinstance(self.out[-1], _JUMPS):
+                    break  # the rest is unreachable (and, as in numba, not typed: `if z is None: return`)
             return self.out
         finally:
             self.out = saved
@@ -153,6 +162,14 @@ class StatementLowering:
 
     def set_var(self, name: str, value: ir.Expr, node):
         name = self.renames.get(name, name)
+        if name in self.static and name not in self.static_replaced:
+            # `if scale is None: scale = 2.0`: from here on the name is a variable. Only where the
+            # order of lowering is the order of execution (not in a loop, not in a run-time `if`).
+            if self.loop_depth or self.cond_depth:
+                raise self.error(f"'{name}' is a compile-time argument ({_describe(self.static[name])}); "
+                                 "assigning it inside a loop or a run-time `if` is not supported", node,
+                                 hint=f"assign it at the top level of the function, or use another name than '{name}'")
+            self.static_replaced.add(name)
         self.assigned_so_far.add(name)
         t = value.type
         if isinstance(t, T.Void):
@@ -232,8 +249,12 @@ class StatementLowering:
             for s in self.block(node.body if cond.value else node.orelse):
                 self.emit(s)
             return
-        then = self.block(node.body)
-        orelse = self.block(node.orelse)
+        self.cond_depth += 1
+        try:
+            then = self.block(node.body)
+            orelse = self.block(node.orelse)
+        finally:
+            self.cond_depth -= 1
         self.emit(ir.If(cond, then, orelse, self.loc(node)))
 
     def stmt_Break(self, node):
