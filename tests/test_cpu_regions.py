@@ -513,3 +513,36 @@ def test_barrier_suites_pass_on_the_coroutine_path():
          "tests/test_codegen_semantics.py", "tests/test_array_views.py", "tests/test_limits_targets.py"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def drop_out_per_step(x, out, limit):
+    # threads leave one by one from the top; the rest keep syncing and read only live threads
+    sh = cuda.shared.array(32, cuda.float64)
+    t = cuda.threadIdx.x
+    acc = 0.0
+    for step in range(8):
+        if t >= limit - step:
+            out[t] = acc
+            return
+        sh[t] = x[t] * (step + 1)
+        cuda.syncthreads()
+        acc += sh[(t + 1) % (limit - step)]
+        cuda.syncthreads()
+    out[t] = acc
+
+
+@pytest.mark.parametrize("limit", [8, 20, 32])
+def test_threads_returning_inside_a_barrier_loop(limit, monkeypatch):
+    x = rng.random(32)
+    expect = np.zeros(32)
+    for t in range(32):
+        acc = 0.0
+        for step in range(8):
+            if t >= limit - step:
+                break
+            acc += x[(t + 1) % (limit - step)] * (step + 1)
+        expect[t] = acc
+    res = both(drop_out_per_step, (1,), (32,), lambda: (x, np.zeros(32), limit), monkeypatch)
+    for path, (kern, (_, out, _)) in res.items():
+        assert kern.artifact.execution == path
+        np.testing.assert_array_equal(out, expect)
