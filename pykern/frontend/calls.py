@@ -984,7 +984,14 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
     opts = getattr(dev, "options", None) or {}
     if opts.get("forceinline") or opts.get("inline") == "always":  # numba's spellings
         fn.force_inline = True
-    return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
+    if fn.returns_param < 0:
+        return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
+    # `return A` of an array parameter: call for the effects, the value is the caller's argument
+    k = fn.returns_param
+    if not is_pure(args[k]):
+        args[k] = lw.temp(args[k], arg_nodes[k])
+    lw.emit(ir.ExprStmt(ir.Call(fn.name, args, fn.return_type, lw.loc(node)), lw.loc(node)))
+    return args[k]
 
 
 NOT_STATIC = object()

@@ -626,6 +626,9 @@ class Function:
     uses_dynamic_shared: bool = False
     #: ``@jit(device=True, forceinline=True)``: codegen inlines every call of it
     force_inline: bool = False
+    #: the device function returns its parameter number ``returns_param`` (``return A`` of an
+    #: array it was given, as numba allows): it is void here and its callers take the argument
+    returns_param: int = -1
 
     def __str__(self) -> str:
         """The listing (``print(fn)``, ``inspect_types``): header, locals, flags, then the statements::

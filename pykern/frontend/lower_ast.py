@@ -177,6 +177,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             if self.static:
                 base += "__s" + "_".join(_static_token(v) for _, v in sorted(self.static.items()))
             self.name = mb.unique_name(base)
+        self.assigned_params_here = set(self.params) & self._assigned_names()
         self.local_names = set(self.params) | self._assigned_names()
 
     def loc(self, node) -> SourceLoc:
@@ -245,6 +246,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         self.ret = (T.void, def_loc) if self.is_kernel else None
         if self.declared_ret is not None:
             self.ret = (self.declared_ret, def_loc)
+        self.returned_param = None  # `return A` of an array parameter (stmt_Return); kept like ret
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.skipped = []
@@ -293,6 +295,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             is_kernel=self.is_kernel,
             loc=def_loc,
             pyname=self.pyname,
+            returns_param=-1 if self.returned_param is None else self.returned_param,
         )
 
     def _zero(self, t: T.Type, node):

@@ -126,8 +126,12 @@ class StatementLowering:
             self.set_var(target.id, value, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             t = value.type
+            if isinstance(t, T.Array) and t.ndim == 1:
+                self.unpack_array(target, value, stmt_node)
+                return
             if not isinstance(t, T.Tuple):
-                raise self.error(f"cannot unpack a {t} into {len(target.elts)} targets", stmt_node)
+                raise self.error(f"cannot unpack a {t} into {len(target.elts)} targets", stmt_node,
+                                 "a tuple or a 1-d array (a row of a 2-d one) can be unpacked")
             if len(t.elems) != len(target.elts):
                 raise self.error(
                     f"cannot unpack a tuple of {len(t.elems)} values into {len(target.elts)} targets", stmt_node
@@ -159,6 +163,37 @@ class StatementLowering:
             raise self.error("starred assignment (*x) is not supported in kernels", target)
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
+
+    def return_array_param(self, v, t, node):
+        """``return A`` where ``A`` is an array parameter the function never rebinds (numba's
+        in-place helpers: write into ``A``, hand it back). The function becomes void and records
+        which parameter it returns; the caller's value is its own argument (calls.py). Other
+        arrays (local arrays, views made here) would outlive nothing on a GPU: still an error."""
+        k = _returned_param(self, v, t)
+        if k is None:
+            raise self.error(f"device functions cannot return arrays ({t}) other than an array parameter "
+                             "returned unchanged", node, "write into an array argument instead")
+        if self.ret is not None and (self.returned_param != k):
+            was = "nothing" if isinstance(self.ret[0], T.Void) and self.returned_param is None else \
+                (self.ret[0] if self.returned_param is None else f"parameter '{self.params[self.returned_param]}'")
+            raise self.error(f"'{self.pyname}' returns {was} at line {self.ret[1].line} but the array "
+                             f"'{v.id}' here", node, "return the same array parameter everywhere")
+        self.returned_param = k
+        self.ret = self.ret or (T.void, self.loc(node))
+        self.emit(ir.Return(None, self.loc(node)))
+
+    def unpack_array(self, target, arr: ir.Expr, stmt_node):
+        """``x, y, z = a`` of a 1-d array (numba's unpacking of arrays; ``for dx, dy in steps``
+        over a 2-d array's rows): its first elements, all read before any target is assigned.
+        The length is not checked (as numba.cuda without debug); under ``debug=True`` a shorter
+        array is an index error."""
+        loc = self.loc(stmt_node)
+        if not isinstance(arr, ir.Var):
+            arr = self.temp(arr, stmt_node)
+        parts = [self.temp(ir.Load(arr, [self.const(k, T.int64, stmt_node)], arr.type.dtype, loc), stmt_node)
+                 for k in range(len(target.elts))]
+        for tgt, part in zip(target.elts, parts):
+            self.assign_expr(tgt, part, stmt_node)
 
     def set_var(self, name: str, value: ir.Expr, node):
         name = self.renames.get(name, name)
@@ -272,9 +307,10 @@ class StatementLowering:
     def stmt_Return(self, node):
         v = node.value
         if v is None or (isinstance(v, ast.Constant) and v.value is None):
-            if self.ret is not None and not isinstance(self.ret[0], T.Void):
+            if self.ret is not None and not isinstance(self.ret[0], T.Void) or self.returned_param is not None:
+                what = self.ret[0] if self.returned_param is None else "array"
                 raise self.error(
-                    f"'{self.pyname}' returns a {self.ret[0]} at line {self.ret[1].line} but nothing here", node
+                    f"'{self.pyname}' returns a {what} at line {self.ret[1].line} but nothing here", node
                 )
             self.ret = self.ret or (T.void, self.loc(node))
             self.emit(ir.Return(None, self.loc(node)))
@@ -286,7 +322,8 @@ class StatementLowering:
         value = self.value(v)
         t = value.type
         if _contains_array(t):
-            raise self.error(f"device functions cannot return arrays ({t})", node, "write into an array argument instead")
+            self.return_array_param(v, t, node)
+            return
         if isinstance(t, T.Void):
             raise self.error("cannot return the result of a call that returns nothing", node)
         if self.ret is None:
@@ -307,6 +344,14 @@ class StatementLowering:
                 self.ret = (u, rloc)
                 self.changed = True
         self.emit(ir.Return(self.cast(value, self.ret[0], node), self.loc(node)))
+
+
+def _returned_param(lw, v, t):
+    """The index of the parameter ``return v`` returns unchanged, or None."""
+    if isinstance(t, T.Array) and isinstance(v, ast.Name) and v.id in lw.params \
+            and v.id not in lw.assigned_params_here:
+        return lw.params.index(v.id)
+    return None
 
 
 def _contains_array(t: T.Type) -> bool:
