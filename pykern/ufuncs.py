@@ -459,7 +459,9 @@ def _add_unit_axis(d):
 def vectorize(signatures=None, target=None, **options):
     """numba.cuda's ``@vectorize``: ``@cuda.vectorize(['f4(f4, f4)'])``, or with
     no signatures (types from each call's inputs). ``target`` is accepted
-    for numba's ``@vectorize(..., target='cuda')`` spelling."""
+    for numba's ``@vectorize(..., target='cuda')`` spelling, and so is ``nopython=True``
+    (always so here)."""
+    options.pop("nopython", None)
     if callable(signatures) and hasattr(signatures, "__code__"):
         return CUDAUFunc(signatures, None, **options)
     sigs = [signatures] if isinstance(signatures, str) else signatures
@@ -473,7 +475,9 @@ def vectorize(signatures=None, target=None, **options):
 def guvectorize(signatures, layout, target=None, **options):
     """numba.cuda's ``@guvectorize(signatures, layout)``, e.g. ``'(n),(n)->()'``.
     Outputs are the last arguments; a ``()`` output is a 1-element array
-    (``res[0] = ...``), as in numba."""
+    (``res[0] = ...``), as in numba. ``target`` and ``nopython=True`` are accepted as in
+    :func:`vectorize`."""
+    options.pop("nopython", None)
     sigs = [signatures] if isinstance(signatures, str) else signatures
 
     def decorate(fn):

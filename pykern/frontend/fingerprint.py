@@ -75,6 +75,8 @@ def source_digest(fn: types.FunctionType) -> str:
     without source (``exec`` strings), of the code object's contents."""
     text = _source_text(fn)
     if text is not None:
+        if fn.__code__.co_name == "<lambda>":  # lambdas sharing a line share its text: add the code
+            text += "\0" + _code_bytes(fn.__code__).hex()
         return "src:" + hashlib.sha256(text.encode()).hexdigest()[:32]
     return "code:" + hashlib.sha256(_code_bytes(fn.__code__)).hexdigest()[:32]
 

@@ -18,6 +18,7 @@ import ast
 import builtins
 import inspect
 import linecache
+import sys
 import textwrap
 
 from ..errors import CompileError, SourceLoc
@@ -98,14 +99,30 @@ class ParsedFunction:
                 if isinstance(node, ast.AsyncFunctionDef):
                     raise CompileError("async functions cannot be kernels", self.loc(node))
                 return node
+        lam = self._find_lambda(tree) if want == "<lambda>" else None
+        if lam is not None:
+            # `cuda.jit(device=True)(lambda x: 2 * x)`, which numba compiles too: as `def` returning its body
+            ret = ast.copy_location(ast.Return(lam.body), lam.body)
+            fd = ast.FunctionDef(name="lambda", args=lam.args, body=[ret], decorator_list=[], returns=None,
+                                 type_comment=None, **({"type_params": []} if sys.version_info >= (3, 12) else {}))
+            return ast.copy_location(fd, lam)
         for node in ast.walk(tree):
             if isinstance(node, ast.Lambda):
                 raise CompileError(
-                    "lambdas cannot be compiled as kernels or device functions",
+                    "this lambda cannot be told apart from the others on its line",
                     self.loc(node),
                     hint="define the function with 'def'",
                 )
         raise CompileError(f"cannot find the definition of {self.name} in its source ({self.filename})")
+
+    def _find_lambda(self, tree):
+        """The one lambda on the function's first line with its parameter names, or None."""
+        code = self.pyfunc.__code__
+        names = list(code.co_varnames[: code.co_argcount])
+        line = code.co_firstlineno - self.first_line + 1
+        hits = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == line
+                and [a.arg for a in n.args.args] == names]
+        return hits[0] if len(hits) == 1 else None
 
     def loc(self, node) -> SourceLoc:
         """The real file position of an AST node (line offset by the function's first line)."""

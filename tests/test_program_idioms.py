@@ -1,0 +1,70 @@
+"""Idioms of numba.cuda programs found on GitHub: lambdas as device functions (minitorch-style
+``tensor_map(fn)`` factories built with ``cuda.jit()(_map)``), ``nopython=True`` on
+``vectorize``/``guvectorize``, a tuple target inside a chained assignment."""
+
+import math as mth
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+from pykern import CompileError
+
+pytestmark = pytest.mark.usefixtures("cpu_uncached")
+
+
+def tensor_map(fn):
+    def _map(out, inp, n):
+        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        if i < n:
+            out[i] = fn(inp[i])
+    return cuda.jit()(_map)
+
+
+def test_lambda_device_functions():
+    neg, sq = cuda.jit(device=True)(lambda x: -x * 2.0), cuda.jit(device=True)(lambda y: y * y)
+    a = np.arange(5.0)
+    for fn, ref in ((neg, -2.0 * a), (sq, a * a)):
+        out = np.zeros(5)
+        tensor_map(fn)[1, 8](out, a, 5)
+        np.testing.assert_array_equal(out, ref)
+
+
+def test_lambdas_that_cannot_be_told_apart():
+    f, g = cuda.jit(device=True)(lambda x: x + 1.0), cuda.jit(device=True)(lambda x: x + 2.0)
+    out = np.zeros(1)
+    with pytest.raises(CompileError, match="told apart"):
+        tensor_map(g)[1, 1](out, np.zeros(1), 1)
+    assert f is not g
+
+
+def test_vectorize_and_guvectorize_accept_nopython():
+    @cuda.vectorize(["float64(float64)"], target="cuda", nopython=True)
+    def twice(x):
+        return 2.0 * x
+
+    @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="cuda", nopython=True)
+    def cumsum(x, out):
+        acc = 0.0
+        for i in range(x.shape[0]):
+            acc += x[i] + mth.floor(0.5)
+            out[i] = acc
+
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(twice(x[0]), 2.0 * x[0])
+    np.testing.assert_array_equal(cumsum(x), np.cumsum(x, 1))
+
+
+def test_tuple_target_in_a_chained_assignment():
+    @cuda.jit
+    def k(out, width):
+        u = cuda.grid(1)
+        index = x_idx, y_idx = u % width, u // width
+        s = 0
+        for i in range(2):
+            s += index[i] * (10 ** i)
+        out[u] = s + 100 * (x_idx == index[0]) * (y_idx == index[1])
+
+    out = np.zeros(12, np.int64)
+    k[1, 12](out, 4)
+    assert out.tolist() == [100 + (u % 4) + 10 * (u // 4) for u in range(12)]
