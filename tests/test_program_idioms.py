@@ -68,3 +68,36 @@ def test_tuple_target_in_a_chained_assignment():
     out = np.zeros(12, np.int64)
     k[1, 12](out, 4)
     assert out.tolist() == [100 + (u % 4) + 10 * (u // 4) for u in range(12)]
+
+
+def test_minitorch_style_block_sum(monkeypatch):
+    """A course's block reduction as students write it: a list literal of strides, and barriers
+    only some threads reach while the others run to the end (fine on GPUs: threads that have
+    exited count as arrived)."""
+    block_dim = 32
+
+    @cuda.jit
+    def _sum_practice(out, a, size):
+        cache = cuda.shared.array(block_dim, cuda.float64)
+        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        pos = cuda.threadIdx.x
+        if i < size:
+            val = float(a[i])
+            cache[pos] = val
+            cuda.syncthreads()
+        else:
+            cache[pos] = 0.0
+        if i < size:
+            for j in [1, 2, 4, 8, 16]:
+                if pos % (j * 2) == 0:
+                    cache[pos] += cache[pos + j]
+                    cuda.syncthreads()
+            if pos == 0:
+                out[cuda.blockIdx.x] = cache[0]
+
+    a = np.arange(70, dtype=np.float64)
+    for path in ("regions", "coroutine"):
+        monkeypatch.setenv("PYKERN_CPU_BARRIERS", path)
+        out = np.zeros(3)
+        cuda.jit(_sum_practice.py_func)[3, 32](out, a, 70)
+        assert out.tolist() == [a[:32].sum(), a[32:64].sum(), a[64:].sum()]

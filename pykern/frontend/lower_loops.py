@@ -50,6 +50,10 @@ class LoopLowering:
         self.emit(ir.If(ir.UnaryOp("not", ir.Var(flag, T.boolean, loc), T.boolean, loc), orelse, [], loc))
 
     def stmt_For(self, node):
+        if isinstance(node.iter, ast.List):
+            # `for j in [1, 2, 4, 8]`: a literal only iterated cannot be changed, so it is a tuple
+            node = ast.copy_location(ast.For(node.target, ast.copy_location(
+                ast.Tuple(node.iter.elts, ast.Load()), node.iter), node.body, node.orelse, None), node)
         it = node.iter
         fobj = self.expr(it.func) if isinstance(it, ast.Call) else None
         unroll = isinstance(fobj, PyObj) and _is_literal_unroll(fobj.value)
