@@ -137,6 +137,8 @@ class _Prototype:
     """A device function known by name and return type while its body is still
     being lowered (a recursive call)."""
 
+    returns_param = -1  # a recursive function returns a value, never its array parameter
+
     def __init__(self, name: str, return_type: T.Type):
         self.name = name
         self.return_type = return_type
