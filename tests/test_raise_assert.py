@@ -34,6 +34,10 @@ class BadInput(Exception):
     """A user exception class at module level (the host finds it by module and name)."""
 
 
+MSG = "from a module constant"
+LIMIT = np.int32(3)
+
+
 def artifact(k):
     return next(iter(k.overloads.values())).artifact
 
@@ -219,10 +223,21 @@ def test_debug_raise_in_loop_without_message_and_device_functions(cpu_uncached):
     assert out.tolist() == [103, 105, 0]
 
 
+def raise_constants(out):
+    i = cuda.grid(1)
+    if i == 1:
+        raise OverflowError(MSG, LIMIT, -1, (2.5, None))
+    out[i] = 1
+
+
 def test_debug_user_exception_class_and_several_arguments(cpu_uncached):
     with pytest.raises(BadInput) as info:
         cuda.jit(debug=True)(raise_user_class)[1, 4](np.zeros(4, np.int64))
     assert type(info.value) is BadInput and info.value.args == ("user class", 7)
+    with pytest.raises(OverflowError) as info:
+        cuda.jit(debug=True)(raise_constants)[1, 4](np.zeros(4, np.int64))
+    assert info.value.args == ("from a module constant", 3, -1, (2.5, None))
+    assert type(info.value.args[1]) is int
 
 
 def test_debug_first_raising_thread_wins(cpu_uncached):

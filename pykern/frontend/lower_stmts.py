@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from .. import stubs
 from . import infer, ir, records
 from . import types as T
@@ -358,7 +360,8 @@ class StatementLowering:
             return v.value
         if not isinstance(v, PyObj):
             raise bad
-        return v.value
+        value = v.value
+        return value.item() if isinstance(value, np.generic) else value  # a numpy scalar constant
 
 
 def _constant_exception_arg(value) -> bool:
