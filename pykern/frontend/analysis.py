@@ -44,9 +44,8 @@ def _raises(stmts) -> bool:
     for s in stmts:
         if isinstance(s, ir.Raise):
             return True
-        if isinstance(s, ir.If) and (_raises(s.then) or _raises(s.orelse)):
-            return True
-        if isinstance(s, (ir.While, ir.ForRange)) and _raises(s.body):
+        # every nested block (if/else, loop bodies) is a list of statements
+        if any(isinstance(v, list) and _raises(x for x in v if isinstance(x, ir.Stmt)) for v in s.__dict__.values()):
             return True
     return False
 

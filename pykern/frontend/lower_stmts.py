@@ -301,8 +301,8 @@ class StatementLowering:
         exc, args = node.exc, ()
         if isinstance(exc, ast.Call):
             if exc.keywords:
-                raise self.error("keyword arguments of an exception are not supported in kernels", exc.keywords[0].value
-                                 if exc.keywords[0].arg is None else exc, "pass the arguments by position")
+                raise self.error("keyword arguments of an exception are not supported in kernels", exc,
+                                 "pass the arguments by position")
             args = tuple(self.exception_arg(a) for a in exc.args)
             exc = exc.func
         self.emit(ir.Raise(self.exception_class(exc), args, self.loc(node)))
