@@ -169,15 +169,17 @@ def at_metadata_offsets(params, md_args) -> list:
 
 
 #: Debug error record (``debug=True`` amdgpu kernels), an exported device global
-#: the kernel writes and the launcher reads: ``i32 kind`` (0 = no error, 1 =
-#: bounds), ``i32 message`` (index into ``artifact.error_messages``), then nine
+#: the kernel writes and the launcher reads: ``i32 kind`` (0 = no error, else one of
+#: ``ERROR_KINDS``), ``i32 message`` (index into ``artifact.error_messages``), then nine
 #: ``i64``: index, extent, axis, threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
+#: A "raise" record's first value (index) is the exception's place in ``artifact.exceptions``.
 ERROR_SYMBOL = "__pykern_error"
 ERROR_RECORD_BYTES = 80
 #: set in a bounds error's axis value when the index is a uint64 (shown unsigned): codegen
 #: writes it, the cpu executor and the debug error record read it
 UNSIGNED_INDEX = 1 << 32
-ERROR_KINDS = {"bounds": 1, "zerodiv": 3}
+#: error kinds both targets write (the cpu target's own kinds 2, 4, 5 are in ``codegen.cpu``)
+ERROR_KINDS = {"bounds": 1, "zerodiv": 3, "raise": 6}
 ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
 
 
@@ -199,7 +201,29 @@ def format_error_record(raw: bytes, messages: list):
     if axis & UNSIGNED_INDEX:
         axis &= UNSIGNED_INDEX - 1
         index &= (1 << 64) - 1
-    if kind == ERROR_KINDS["zerodiv"]:
+    if kind in (ERROR_KINDS["zerodiv"], ERROR_KINDS["raise"]):
         return f"{text} (thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))"
     return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")
+
+
+def error_record_exception(raw: bytes, messages: list, exceptions: list):
+    """The exception to raise for the ``__pykern_error`` record read back from the device,
+    or ``None`` when no thread failed: the kernel's own ``raise``/``assert`` (the user's
+    class, ``errors.kernel_exception``), else ``KernelIndexError``/``KernelZeroDivisionError``.
+
+    Example::
+
+        >>> error_record_exception(bytes(80), [], []) is None
+        True
+    """
+    from .errors import error_class_for_kind, kernel_exception
+
+    text = format_error_record(raw, messages)
+    if text is None:
+        return None
+    kind, msg, index, _, _, tx, ty, tz, bx, by, bz = struct.unpack(ERROR_RECORD, bytes(raw[:ERROR_RECORD_BYTES]))
+    if kind == ERROR_KINDS["raise"] and 0 <= index < len(exceptions):
+        where = messages[msg] if 0 <= msg < len(messages) else "<unknown>"
+        return kernel_exception(exceptions[index], where, (tx, ty, tz), (bx, by, bz))
+    return error_class_for_kind(kind)(text)

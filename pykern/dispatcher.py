@@ -26,11 +26,11 @@ import os
 import threading
 
 from .arguments import argument_types
-from .errors import CompileError, LaunchError, PykernError
+from .errors import CompileError, LaunchError
 from .launch_config import _plain as _plain_config, normalize_config
 from .targets import _chosen, current_target
 from .display import Listing, Resources, show
-from .tracebacks import full_traceback, trimmed
+from .tracebacks import cut_frames, trimmed
 
 _rt_launch = None  # pykern.runtime.launch, imported at the first launch (keeps import pykern light)
 
@@ -476,8 +476,8 @@ class _Launch:
                 self._misses += 1
                 self.dispatcher.launch(args, self.griddim, self.blockdim, self.stream, self.sharedmem,
                                        _launcher=self if self._misses > 1 else None)
-        except PykernError as e:
-            if full_traceback():
+        except Exception as e:
+            if not cut_frames(e):
                 raise
             raise e.with_traceback(None)  # pykern's internal frames hidden (PYKERN_FULL_TRACEBACK=1 shows them)
 

@@ -116,3 +116,54 @@ def error_class_for_kind(kind: int):
     """The exception class of a kernel error record's kind (both targets use
     1 = index out of bounds, 3 = division by zero; others: KernelRuntimeError)."""
     return {1: KernelIndexError, 3: KernelZeroDivisionError}.get(kind, KernelRuntimeError)
+
+
+def kernel_exception(spec, where: str, thread, block) -> Exception:
+    """The exception a ``debug=True`` kernel's ``raise``/``assert`` reported, for the host to
+    raise: ``spec`` is ``(class "module:qualname", constant args)`` from the kernel's exception
+    table, ``where`` "<file>:<line>: `<source line>`", ``thread``/``block`` the first raising
+    thread's ids. As numba.cuda, it is an instance of the user's own class made from those
+    arguments (``except ValueError`` and ``pytest.raises(ValueError)`` work, ``args`` are the
+    kernel's); the place and thread are a note (Python < 3.11: prefixed to the message, as
+    numba does). A class this process cannot find, or cannot make, gives ``KernelRuntimeError``.
+
+    Example::
+
+        >>> e = kernel_exception(("builtins:ValueError", ("bad",)), "k.py:3: `raise ValueError('bad')`", (0, 0, 0), (2, 0, 0))
+        >>> type(e).__name__, e.args
+        ('ValueError', ('bad',))
+    """
+    cls_name, args = spec
+    note = f"raised in a kernel at {where} (thread {tuple(thread)} of block {tuple(block)})"
+    shown = cls_name.split(":", 1)[1] if cls_name.startswith("builtins:") else cls_name.replace(":", ".")
+    cls = _exception_class(cls_name)
+    if cls is None:
+        return KernelRuntimeError(f"{note}: {shown}{args!r}; this process cannot find the class {shown}")
+    try:
+        exc = cls(*args)
+    except Exception as e:  # a user class whose __init__ wants other arguments
+        return KernelRuntimeError(f"{note}: {shown}{args!r}, which cannot be created on the host ({e})")
+    try:
+        exc._pykern_kernel = True  # public entry points cut pykern's frames from its traceback (tracebacks.py)
+    except AttributeError:  # a user class with __slots__
+        pass
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:
+        exc.args = (f"{note}: {args[0]}",) + tuple(args[1:]) if args else (note,)
+    return exc
+
+
+def _exception_class(name: str):
+    """The Exception subclass named ``module:qualname``, or None."""
+    import importlib
+    import sys
+
+    module, _, qualname = name.partition(":")
+    try:
+        obj = sys.modules.get(module) or importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except Exception:
+        return None
+    return obj if isinstance(obj, type) and issubclass(obj, Exception) else None

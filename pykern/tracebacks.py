@@ -38,12 +38,19 @@ def trimmed(func):
     def public(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except _errors().PykernError as e:
-            if full_traceback():
+        except Exception as e:
+            if not cut_frames(e):
                 raise
             raise e.with_traceback(None)  # pykern's internal frames hidden (PYKERN_FULL_TRACEBACK=1 shows them)
 
     return public
+
+
+def cut_frames(e: BaseException) -> bool:
+    """Should ``e`` leave a public entry point without pykern's frames? Yes for pykern's own
+    errors and for the exception a ``debug=True`` kernel raised (the user's class, marked by
+    ``errors.kernel_exception``), unless ``PYKERN_FULL_TRACEBACK`` asks for every frame."""
+    return (isinstance(e, _errors().PykernError) or getattr(e, "_pykern_kernel", False)) and not full_traceback()
 
 
 def _errors():

@@ -32,7 +32,7 @@ def test_compile_error_from_a_launch_is_short(tmp_path):
     text = "\n".join(lines)
     assert 'user_script.py", line 12, in <module>' in text and "tries[1, 4](np.zeros(4))" in text
     assert "CompileError: " in text and "user_script.py:7:5: error: try/except" in text
-    assert "    try:" in text and "^" in text and "hint: kernels cannot raise" in text
+    assert "    try:" in text and "^" in text and "hint: kernels cannot catch exceptions" in text
     assert len(pykern_frames(lines)) == 1 and "PYKERN_FULL_TRACEBACK=1" in text  # says how to see the rest
     assert len(lines) <= 11, text  # was 37 lines, 30 of them pykern's frames
 
@@ -66,6 +66,22 @@ off_by_one[1, 4](np.zeros(4))
     # a bounds error is a KernelIndexError (a KernelRuntimeError and an IndexError, as numba's)
     assert "KernelIndexError: " in text and "user_script.py:7" in text and "a[i + 1] = 1.0" in text
     assert len(pykern_frames(lines)) == 1 and len(lines) <= 7, text
+
+
+def test_a_kernels_own_exception_is_short_too(tmp_path):
+    lines = run_script(tmp_path, IMPORTS + '''
+@cuda.jit(cache=False, debug=True)
+def checked(a):
+    i = cuda.grid(1)
+    assert i < 3, "past the end"
+    a[i] = 1.0
+
+checked[1, 4](np.zeros(4))
+''')
+    text = "\n".join(lines)
+    # the user's own class and message, the place as a note
+    assert "AssertionError: past the end" in text and "user_script.py:7: `assert i < 3" in text, text
+    assert len(pykern_frames(lines)) == 1 and len(lines) <= 8, text
 
 
 @pytest.mark.parametrize("call", ['bad.inspect_asm("void(float32[::1])", arch="gfx942")',

@@ -703,6 +703,7 @@ class AmdgpuTarget(Target):
             device_libs=built.device_libs,
             error_messages=messages,
             error_symbol=ERROR_SYMBOL if messages else None,
+            exceptions=list(info.exceptions),
             cooperative=any(s.kind == "grid_sync" for s in info.sync_sites),
         )
         return art

@@ -54,3 +54,6 @@ class KernelArtifact:
     error_messages: list = field(default_factory=list)
     #: amdgpu: the global the kernel writes its first run-time error to; None when it reports none
     error_symbol: Optional[str] = None
+    #: debug=True: the exceptions the kernel's ``raise``/``assert`` report, ``(class
+    #: "module:qualname", constant args)``; a "raise" error record's value indexes it
+    exceptions: list = field(default_factory=list)

@@ -95,6 +95,9 @@ class KernelInfo:
     function_uses: dict = field(default_factory=dict)
     #: what a target learns about the kernel for its own use (``Target.analyse``, lowering)
     target_facts: dict = field(default_factory=dict)
+    #: debug=True: the exceptions the kernel's ``raise``/``assert`` statements report, as
+    #: ``(class "module:qualname", args)``; a "raise" error record carries an index into it
+    exceptions: list = field(default_factory=list)
 
 
 @dataclass

@@ -48,6 +48,7 @@ import types
 
 from llvmlite import ir as L
 
+from ..abi import ERROR_KINDS
 from ..errors import CompileError
 from ..frontend import types as T
 from ..llvm_host import host_id, host_target_machine, host_triple  # noqa: F401  (host_id: codegen.cpu's name)
@@ -91,6 +92,7 @@ ERR_BOUNDS, ERR_BARRIER = 1, 2
 ERR_ZERODIV = 3  # debug=True division by zero (ZeroDivisionError)
 ERR_GRIDSYNC = 4  # a grid sync that some block of the cooperative launch never reaches
 ERR_REGION_BARRIER = 5  # divergent barrier found by a work-item loop (cpu_regions): msg2 says how
+ERR_RAISE = ERROR_KINDS["raise"]  # debug=True `raise`/`assert`: vals[0] indexes artifact.exceptions
 
 _LIBM_UNARY = set(
     "tan asin acos atan sinh cosh tanh asinh acosh atanh expm1 log1p cbrt erf erfc lgamma".split()
@@ -482,7 +484,7 @@ class CpuTarget(Target):
         res = b.cmpxchg(_gep(b, ctx, C_ERROR), L.Constant(I32, 0), L.Constant(I32, 1), "seq_cst", "seq_cst")
         won = b.extract_value(res, 1)
         with b.if_then(won):
-            b.store(L.Constant(I32, ERR_ZERODIV if kind == "zerodiv" else ERR_BOUNDS), _gep(b, ctx, C_KIND))
+            b.store(L.Constant(I32, ERROR_KINDS[kind]), _gep(b, ctx, C_KIND))
             b.store(fx.cstring(message), _gep(b, ctx, C_MSG1))
             vals = list(values)
             vals += [b.sext(b.load(_gep(b, t, T_TID + 4 * k), typ=I32), I64) for k in range(3)]
@@ -594,6 +596,7 @@ class CpuTarget(Target):
             host=host_id(),
             host_cpu=cpu_identity(),
             cooperative=any(grid_sites),
+            exceptions=list(info.exceptions),
         )
 
     def _load_params(self, b, args, params, ptypes):

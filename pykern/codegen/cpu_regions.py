@@ -407,7 +407,8 @@ def plan(module: ir.Module, uses: dict):
             for s in shape:
                 count *= int(s)
             arrays.append((n.name, max(count, 1) * _sizeof(n.type.dtype)))
-    uses_return = any(isinstance(n, ir.Return) for n in _walk(k.body))
+    # a raise (also in an inlined device function) ends its thread as a return does
+    uses_return = k.raises or any(isinstance(n, ir.Return) for n in _walk(k.body))
     slotted &= set(k.locals)
     return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return, uniform, tuple(remat.items()),
                 _block_guess(k.body))
@@ -460,6 +461,13 @@ class RegionLowering(FunctionLowering):
     def _s_Return(self, s):
         if self.inline:
             return super()._s_Return(s)
+        self.exit_thread()
+
+    def exit_thread(self):
+        """This thread is done (``return``, ``raise``): mark it exited and go on with the next
+        thread of the loop; later regions skip it, and a barrier it misses is reported."""
+        if self._thread_next is None:
+            self.fail("internal error: a thread exits outside a work-item loop")
         b = self.builder
         b.store(L.Constant(I8, 1), self._slot_ptr(_EXITED))
         n = b.load(self._nexit)

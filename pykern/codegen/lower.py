@@ -367,18 +367,30 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         else:
             self._ret_default()
 
+    def exit_thread(self):
+        """Leave the thread for good (``raise``). A device function that can raise is always
+        inlined (``_x_Call``), so this is the kernel's return; the work-item-loop lowering
+        (``cpu_regions``) marks the thread exited instead."""
+        if not self.is_kernel:
+            self.fail("internal error: 'raise' in a device function that is not inlined")
+        self.target.kernel_return(self)
+
     def debug_failure(self, fail_bb, ok_bb, kind, text, values):
         """Fill ``fail_bb``, where a ``debug=True`` check failed: record a ``kind`` error
         "<file>:<line>: <text> in `<source line>`" with the three i64 ``values``
         (``Target.record_error``) and leave the thread; code continues at ``ok_bb``."""
         self.builder.position_at_end(fail_bb)
-        loc = self.loc
-        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
-        src = (loc.source_line or "").strip() if loc else ""
+        where, src = self._where()
         msg = f"{where}: {text}" + (f" in `{src}`" if src else "")
         self.target.record_error(self, kind, msg, values)
         self.stop_thread()
         self.builder.position_at_end(ok_bb)
+
+    def _where(self):
+        """("<file>:<line>", the stripped source line or "") of the node being lowered."""
+        loc = self.loc
+        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
+        return where, (loc.source_line or "").strip() if loc else ""
 
     def var(self, name):
         for scope in reversed(self.scopes):
@@ -529,6 +541,23 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
             self.fail("'continue' outside a loop")
         self.builder.branch(self.loops[-1][0])
 
+    def _s_Raise(self, s):
+        """The thread stops (numba.cuda: the kernel returns the exception's code). Under
+        debug=True it first records a "raise" error: the exception's index in
+        ``info.exceptions`` and "<file>:<line>: `<source line>`" (its first thread wins)."""
+        if self.info.debug:
+            table = self.info.exceptions
+            # repr tells 1, 1.0 and True apart, which == does not
+            same = [k for k, (c, a) in enumerate(table) if c == s.cls and repr(a) == repr(s.args)]
+            if not same:
+                table.append((s.cls, s.args))
+            where, src = self._where()
+            msg = f"{where}" + (f": `{src}`" if src else "")
+            index = same[0] if same else len(table) - 1
+            i64 = L.IntType(64)
+            self.target.record_error(self, "raise", msg, [L.Constant(i64, index), L.Constant(i64, 0), L.Constant(i64, 0)])
+        self.exit_thread()
+
     def _s_Return(self, s):
         b = self.builder
         val = self.expr(s.value) if s.value is not None else None
@@ -618,7 +647,7 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         if fn is None:
             self.fail(f"internal error: unknown device function {e.func!r}")
         args = [self.expr(a) for a in e.args]
-        if getattr(fn, "force_inline", False) or self.target.must_inline(fn, self.info):
+        if fn.raises or getattr(fn, "force_inline", False) or self.target.must_inline(fn, self.info):
             return self._inline_call(fn, args, e)
         f = self.ml.device_function(fn)
         return self.builder.call(f, args + list(self.hidden))
@@ -628,6 +657,8 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
             self.fail(
                 f"recursive call of device function '{fn.pyname or fn.name}' cannot be inlined",
                 e.loc,
+                "device functions that can raise (and, on cpu, those with barriers or compiled with "
+                "debug=True) cannot recurse; use a loop" if fn.raises else
                 "GPU kernels with barriers (or debug=True on cpu) cannot recurse; use a loop",
             )
         b = self.builder

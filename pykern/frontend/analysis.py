@@ -1,6 +1,6 @@
 """Whole-module facts codegen and the runtime need: does a function (through
 the device functions it calls, transitively) use a block barrier, a wave
-operation, or the dynamic shared buffer?
+operation, the dynamic shared buffer, or ``raise``?
 
 Example::
 
@@ -39,6 +39,17 @@ def _walk_exprs(stmts):
             yield from _expr_tree(s.value)
 
 
+def _raises(stmts) -> bool:
+    """Does a statement list contain a ``raise`` (at any depth)?"""
+    for s in stmts:
+        if isinstance(s, ir.Raise):
+            return True
+        # every nested block (if/else, loop bodies) is a list of statements
+        if any(isinstance(v, list) and _raises(x for x in v if isinstance(x, ir.Stmt)) for v in s.__dict__.values()):
+            return True
+    return False
+
+
 def _expr_tree(e):
     yield e
     for c in e.children():
@@ -61,13 +72,14 @@ def direct_facts(fn: ir.Function):
 
 
 def scan(module: ir.Module) -> None:
-    """Set ``uses_barrier``/``uses_wave_ops``/``uses_dynamic_shared`` on every
-    function of ``module``, including what its callees use."""
+    """Set ``uses_barrier``/``uses_wave_ops``/``uses_dynamic_shared``/``raises`` on
+    every function of ``module``, including what its callees use."""
     funcs = dict(module.functions)
     funcs.setdefault(module.kernel.name, module.kernel)
     facts = {name: direct_facts(fn) for name, fn in funcs.items()}
+    raises = {name: _raises(fn.body) for name, fn in funcs.items()}
     for name, fn in funcs.items():
-        b = w = d = False
+        b = w = d = r = False
         seen, todo = set(), [name]
         while todo:
             cur = todo.pop()
@@ -75,9 +87,9 @@ def scan(module: ir.Module) -> None:
                 continue
             seen.add(cur)
             fb, fw, fd, callees = facts[cur]
-            b, w, d = b or fb, w or fw, d or fd
+            b, w, d, r = b or fb, w or fw, d or fd, r or raises[cur]
             todo.extend(callees)
-        fn.uses_barrier, fn.uses_wave_ops, fn.uses_dynamic_shared = b, w, d
+        fn.uses_barrier, fn.uses_wave_ops, fn.uses_dynamic_shared, fn.raises = b, w, d, r
 
 
 def reachable(module: ir.Module) -> list:

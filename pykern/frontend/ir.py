@@ -591,6 +591,23 @@ class Return(Stmt):
         return [pad + "return" + (f" {self.value}" if self.value is not None else "")]
 
 
+@dataclass(eq=False)
+class Raise(Stmt):
+    """``raise`` / a failed ``assert``: the thread stops here for good (like a kernel ``return``,
+    also inside a device function, which is therefore always inlined). ``cls`` names the
+    exception class as ``module:qualname`` ("builtins:ValueError"), ``args`` are its constant
+    arguments; under ``debug=True`` the first raising thread's exception is raised on the host
+    after the launch (``pykern.errors.kernel_exception``)."""
+
+    cls: str
+    args: tuple = ()
+    loc: Optional[SourceLoc] = None
+
+    def lines(self, pad: str) -> list:
+        name = self.cls.split(":")[1] if self.cls.startswith("builtins:") else self.cls.replace(":", ".")
+        return [f"{pad}raise {name}({', '.join(map(repr, self.args))})"]
+
+
 # --------------------------------------------------------------------------
 # Functions and modules
 # --------------------------------------------------------------------------
@@ -629,6 +646,9 @@ class Function:
     #: the device function returns its parameter number ``returns_param`` (``return A`` of an
     #: array it was given, as numba allows): it is void here and its callers take the argument
     returns_param: int = -1
+    #: filled by ``analysis.scan``: can the function (transitively) ``raise``? Codegen inlines
+    #: such device functions, so that their ``raise`` ends the calling thread
+    raises: bool = False
 
     def __str__(self) -> str:
         """The listing (``print(fn)``, ``inspect_types``): header, locals, flags, then the statements::
@@ -646,7 +666,7 @@ class Function:
         others = [(n, t) for n, t in self.locals.items() if n not in pnames]
         if others:
             lines.append("  locals: " + ", ".join(f"{n}: {t}" for n, t in others))
-        flags = [f for f in ("uses_barrier", "uses_wave_ops", "uses_dynamic_shared") if getattr(self, f)]
+        flags = [f for f in ("uses_barrier", "uses_wave_ops", "uses_dynamic_shared", "raises") if getattr(self, f)]
         if flags:
             lines.append("  flags: " + ", ".join(flags))
         return "\n".join(lines + listing(self.body, "  "))

@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import ast
 
+import numpy as np
+
 from .. import stubs
 from . import infer, ir, records
 from . import types as T
 from .values import NeedType, PartialIndex, PyObj, is_pure
 
+#: what an exception argument may be: constants the host can rebuild the exception from
+_EXCEPTION_ARG_TYPES = (str, bytes, bool, int, float, complex, type(None))
+
 _UNSUPPORTED_STMTS = {
     "With": ("'with' blocks are not supported in kernels", None),
     "AsyncWith": ("'async with' is not supported in kernels", None),
-    "Try": ("try/except is not supported in kernels", "kernels cannot raise or catch exceptions"),
+    "Try": ("try/except is not supported in kernels", "kernels cannot catch exceptions"),
     "TryStar": ("try/except* is not supported in kernels", None),
-    "Raise": ("raise is not supported in kernels", "kernels cannot raise exceptions; write an error flag to an array"),
-    "Assert": ("assert is not supported in kernels", "check on the host, or write an error flag to an array"),
     "Delete": ("del is not supported in kernels", None),
     "Import": ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
     "ImportFrom": ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
@@ -344,6 +347,85 @@ class StatementLowering:
                 self.ret = (u, rloc)
                 self.changed = True
         self.emit(ir.Return(self.cast(value, self.ret[0], node), self.loc(node)))
+
+    # ---- raise / assert: numba's static raise (RewriteConstRaises): an Exception subclass,
+    # called or not, with constant arguments; the host builds the exception from them
+    def stmt_Raise(self, node):
+        if node.exc is None:
+            raise self.error("a bare 'raise' re-raises the exception being handled; kernels handle none", node,
+                             "raise an exception class, e.g. raise ValueError('message')")
+        if node.cause is not None:
+            raise self.error("'raise ... from ...' is not supported in kernels", node.cause, "leave out 'from ...'")
+        exc, args = node.exc, ()
+        if isinstance(exc, ast.Call):
+            if exc.keywords:
+                raise self.error("keyword arguments of an exception are not supported in kernels", exc,
+                                 "pass the arguments by position")
+            args = tuple(self.exception_arg(a) for a in exc.args)
+            exc = exc.func
+        self.emit(ir.Raise(self.exception_class(exc), args, self.loc(node)))
+
+    def stmt_Assert(self, node):
+        args = () if node.msg is None else (self.exception_arg(node.msg),)
+        fail = ir.Raise("builtins:AssertionError", args, self.loc(node))
+        cond = self.cond(node.test)
+        if isinstance(cond, ir.Const):
+            if not cond.value:  # `assert False`: always raises (a true constant costs nothing)
+                self.emit(fail)
+            return
+        self.emit(ir.If(cond, [], [fail], self.loc(node)))
+
+    def exception_class(self, node) -> str:
+        """``module:qualname`` of the exception class ``node`` names (the host finds the class by it)."""
+        if isinstance(node, ast.Name) and self.renames.get(node.id, node.id) in self.local_names:
+            raise self.error(f"cannot raise the variable '{node.id}': kernels raise an exception class named "
+                             "in the code", node, "e.g. raise ValueError('message')")
+        v = self.expr(node)
+        cls = v.value if isinstance(v, PyObj) else None
+        if isinstance(cls, BaseException):
+            raise self.error(f"cannot raise the exception object '{v.name}' (numba.cuda cannot either)", node,
+                             f"raise {type(cls).__name__}(...) in the kernel")
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            what = f"'{v.name}'" if isinstance(v, PyObj) else "this value"
+            raise self.error(f"{what} is not an exception class; kernels can raise subclasses of Exception", node,
+                             "e.g. raise ValueError('message')")
+        if "<locals>" in cls.__qualname__:
+            raise self.error(f"exception class '{cls.__qualname__}' is defined inside a function", node,
+                             "define it at module level: the host re-creates the exception from the class's name")
+        return f"{cls.__module__}:{cls.__qualname__}"
+
+    def exception_arg(self, node):
+        """The value of a constant exception argument (a literal, or a global/closure constant)."""
+        try:
+            value = ast.literal_eval(node)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = self._constant_name(node)
+        if not _constant_exception_arg(value):
+            raise self.error(f"an exception argument cannot be a {type(value).__name__}", node,
+                             "use a string or number constant")
+        return value
+
+    def _constant_name(self, node):
+        bad = self.error("an exception argument must be a constant: only the exception's class and constant "
+                         "arguments reach the host (as in numba.cuda)", node,
+                         "use a constant message, e.g. raise ValueError('index out of range')")
+        if not isinstance(node, (ast.Name, ast.Attribute)):
+            raise bad
+        if isinstance(node, ast.Name) and self.renames.get(node.id, node.id) in self.local_names:
+            raise bad
+        v = self.expr(node)
+        if isinstance(v, ir.Const):
+            return v.value
+        if not isinstance(v, PyObj):
+            raise bad
+        value = v.value
+        return value.item() if isinstance(value, np.generic) else value  # a numpy scalar constant
+
+
+def _constant_exception_arg(value) -> bool:
+    if isinstance(value, tuple):
+        return all(_constant_exception_arg(v) for v in value)
+    return isinstance(value, _EXCEPTION_ARG_TYPES)
 
 
 def _returned_param(lw, v, t):

@@ -119,6 +119,9 @@ class _Checker:
                     self.bad(f"return of a {s.value.type} in a void function", s)
                 if s.value.type != rt:
                     self.bad(f"return of a {s.value.type} in a function returning {rt}", s)
+        elif isinstance(s, ir.Raise):
+            if not isinstance(s.cls, str) or ":" not in s.cls or not isinstance(s.args, tuple):
+                self.bad(f"raise of {s.cls!r} with arguments {s.args!r} (want 'module:qualname' and a tuple)", s)
         else:
             self.bad(f"unknown statement {type(s).__name__}", s)
 

@@ -25,7 +25,7 @@ import os
 import threading
 import weakref
 
-from ..abi import UNSIGNED_INDEX
+from ..abi import ERROR_KINDS, UNSIGNED_INDEX
 from ..errors import KernelRuntimeError, LaunchError, LaunchValueError
 
 #: shared memory (static + dynamic) per block: the 64 KiB LDS of the GPUs
@@ -480,8 +480,12 @@ class CpuKernel:
                       "_cx": sys.modules[__name__], "_watch": _watch}
 
     def _raise(self, ctx, block):
-        from ..errors import error_class_for_kind  # IndexError/ZeroDivisionError subclasses, as numba
+        from ..errors import error_class_for_kind, kernel_exception  # IndexError/... subclasses, as numba
 
+        if ctx.kind == ERROR_KINDS["raise"]:  # the kernel's own raise/assert (debug=True)
+            v = list(ctx.vals)
+            where = ctypes.string_at(ctx.msg1).decode() if ctx.msg1 else "<unknown>"
+            raise kernel_exception(self.artifact.exceptions[v[0]], where, v[3:6], v[6:9])
         raise error_class_for_kind(ctx.kind)(self._format_error(ctx, block))
 
     def _run_cooperative(self, args_p, ctx_p, ctx, nblocks, args_keep):

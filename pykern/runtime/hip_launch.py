@@ -347,20 +347,17 @@ class HipKernel:
 
     def _check_error_record(self, stream: int) -> None:
         """debug=True: wait for the kernel, read its failure record, raise the
-        first failing thread's bounds error (and clear the record)."""
-        from pykern.errors import KernelRuntimeError
-
+        first failing thread's error -- a bounds or division error, or the kernel's own
+        raise/assert -- and clear the record."""
         ptr, size = self._error_record
         hip = _hip()
         hip.hipStreamSynchronize(stream)
         raw = ctypes.create_string_buffer(size)
         hip.hipMemcpy(raw, ptr, size, 2)  # hipMemcpyDeviceToHost
-        text = abi.format_error_record(raw.raw, self.artifact.error_messages)
-        if text:
+        exc = abi.error_record_exception(raw.raw, self.artifact.error_messages, self.artifact.exceptions)
+        if exc is not None:
             hip.hipMemset(ptr, 0, size)
-            from pykern.errors import error_class_for_kind
-
-            raise error_class_for_kind(int.from_bytes(raw.raw[:4], "little"))(text)
+            raise exc
 
 
 def kernel_params(base: int, params) -> ctypes.Array:
