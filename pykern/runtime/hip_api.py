@@ -44,6 +44,7 @@ CTYPES = {
     "hipFunction_attribute": ctypes.c_int,
     "hipStream_t": ctypes.c_void_p,
     "hipEvent_t": ctypes.c_void_p,
+    "hipStreamCallback_t": ctypes.c_void_p,  # a C function pointer (ctypes.CFUNCTYPE, cast)
     "hipModule_t": ctypes.c_void_p,
     "hipFunction_t": ctypes.c_void_p,
     "hipStream_t*": ctypes.POINTER(ctypes.c_void_p),
@@ -95,6 +96,7 @@ PROTOTYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hipStreamSynchronize": ("hipError_t", ("hipStream_t",)),
     "hipStreamQuery": ("hipError_t", ("hipStream_t",)),
     "hipStreamWaitEvent": ("hipError_t", ("hipStream_t", "hipEvent_t", "unsigned int")),
+    "hipStreamAddCallback": ("hipError_t", ("hipStream_t", "hipStreamCallback_t", "void*", "unsigned int")),
     "hipEventCreate": ("hipError_t", ("hipEvent_t*",)),
     "hipEventCreateWithFlags": ("hipError_t", ("hipEvent_t*", "unsigned")),
     "hipEventRecord": ("hipError_t", ("hipEvent_t", "hipStream_t")),
