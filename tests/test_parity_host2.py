@@ -334,6 +334,62 @@ def test_mapped_context_manager():
         assert isinstance(one, cuda.DeviceNDArray) and one.shape == (4,)
 
 
+def test_managed_array():
+    # numba: managed_array(shape, dtype, strides=None, order='C', stream=0, attach_global=True) -> ManagedNDArray
+    a = cuda.managed_array((4, 2), np.int32, None, "F")
+    assert isinstance(a, np.ndarray) and a.flags.f_contiguous and cuda.is_cuda_array(a)
+    a[:] = 1
+
+    @cuda.jit
+    def double(x):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            x[i, 0] *= 2
+
+    double[1, 4](a)
+    assert a[:, 0].tolist() == [2, 2, 2, 2] and a[:, 1].tolist() == [1, 1, 1, 1]
+    assert cuda.as_cuda_array(a).__cuda_array_interface__["data"][0] == a.ctypes.data
+    assert memory.hip_api.PROTOTYPES["hipMallocManaged"] == ("hipError_t", ("void**", "size_t", "unsigned int"))
+
+
+def test_small_device_array_and_dispatcher_names():
+    d = cuda.to_device(np.arange(6.0).reshape(2, 3))
+    s = cuda.stream()
+    assert d.ravel(stream=s).stream is s and d.ravel().shape == (6,)
+    with pytest.raises(ValueError, match="copy=False"):
+        d.__array__(copy=False)  # numba: a copy is always made
+    assert d.__cuda_memory__ and d.__cuda_ndarray__
+
+    @cuda.jit
+    def inc(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] += 1
+
+    h = np.zeros(4)
+    inc.configure(1, 4)(h)  # numba's k.configure(griddim, blockdim, stream=0, sharedmem=0)
+    inc.configure(1, 4, s, 0)(h)
+    assert h.tolist() == [2, 2, 2, 2]
+
+
+def test_cudadrv_names():
+    from pykern.cudadrv import devicearray, driver, devices
+
+    d = cuda.to_device(np.arange(3.0))
+    assert cuda.cudadrv.devicearray.DeviceNDArray is cuda.DeviceNDArray and isinstance(d, devicearray.DeviceNDArray)
+    assert devicearray.is_cuda_ndarray(d) and not devicearray.is_cuda_ndarray(np.zeros(2))
+    assert devicearray.auto_device(d) == (d, False)
+    dev, new = devicearray.auto_device(np.ones(2))
+    assert new and dev.copy_to_host().tolist() == [1, 1]
+    assert driver.is_device_memory(d) and driver.device_pointer(d) == d.ptr
+    assert driver.CudaAPIError is HipError
+    with pytest.raises(driver.CudaAPIError):  # what a failing HIP call raises
+        raise HipError(101, "hipErrorInvalidDevice")
+    assert driver.driver.get_device_count() == len(cuda.gpus)
+    assert driver.driver.get_version() == cuda.runtime.get_version()
+    assert devices.get_context().get_memory_info().total > 0 and list(devices.gpus) == list(cuda.gpus)
+
+
 # --------------------------------------------------------------------------- docstring examples
 _DOCTEST_MODULES = ["pykern.runtime", "pykern.runtime.memory", "pykern.runtime.streams", "pykern.runtime.devices",
                     "pykern.runtime.dlpack", "pykern.compat", "pykern.launch_config", "pykern.targets",

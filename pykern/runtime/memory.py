@@ -232,6 +232,9 @@ class DeviceArray:
     """
 
     __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "_pk_type", "__weakref__")
+    # what numba's is_cuda_ndarray / driver.is_device_memory look for
+    __cuda_memory__ = True
+    __cuda_ndarray__ = True
 
     def __init__(self, shape, strides, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
         self.shape = tuple(shape)
@@ -377,8 +380,9 @@ class DeviceArray:
         strides = tuple(next(kept) if n != 1 else self.dtype.itemsize for n in shape)
         return self._view(tuple(shape), strides, self.ptr)
 
-    def ravel(self, order: str = "C") -> "DeviceArray":
-        return self.reshape(self.size, order=order)
+    def ravel(self, order: str = "C", stream=0) -> "DeviceArray":
+        """A 1-d view of a contiguous array (numba's ``ravel``; ``NotImplementedError`` when it would copy)."""
+        return self.reshape(self.size, order=order).bind(self._default_stream(stream))
 
     def view(self, dtype) -> "DeviceArray":
         """The same memory seen as ``dtype`` (numba's ``DeviceNDArray.view``):
@@ -648,6 +652,8 @@ class DeviceArray:
 
     def __array__(self, dtype=None, copy=None):
         # always a copy: the two targets then behave the same
+        if copy is False:  # numba's message
+            raise ValueError("`copy=False` is not supported. A copy is always created.")
         a = self.copy_to_host()
         return a if dtype is None else a.astype(dtype, copy=False)
 
@@ -922,6 +928,42 @@ def mapped_array(shape, dtype=np.float64, strides=None, order: str = "C", stream
         dev = d.value
     arr = np.ndarray(shape, dt, buffer=keeper, strides=strides).view(MappedArray)
     arr._pk_host_base, arr._pk_dev_base = host, dev
+    return arr
+
+
+class ManagedArray(MappedArray):
+    """A host numpy array in HIP managed memory (``hipMallocManaged``): one address valid on the
+    host and the GPU, pages migrating on use (numba's ``ManagedNDArray``)."""
+
+
+def _managed_alloc(nbytes: int, attach_global: bool):
+    """``(address, keeper)``: managed memory freed (hipFree) with its keeper."""
+    p = ctypes.c_void_p()
+    _hip().hipMallocManaged(ctypes.byref(p), nbytes, hip_api.hipMemAttachGlobal if attach_global else hip_api.hipMemAttachHost)
+    buf = (ctypes.c_uint8 * nbytes).from_address(p.value)
+    fin = weakref.finalize(buf, _hip_free, p.value)
+    fin.atexit = False
+    return p.value, buf
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0, attach_global=True,
+                  target: str | None = None) -> ManagedArray:
+    """numba's ``managed_array``: a host array in managed memory that kernels use in place
+    (``hipMallocManaged``; ``attach_global=False`` is ``hipMemAttachHost``). On the cpu target:
+    host memory. Either way a ``ManagedArray`` with ``__cuda_array_interface__``.
+
+    >>> a = managed_array((2, 2), np.int32, target="cpu"); a[:] = 3; int(a.sum())
+    12
+    """
+    shape, dt, strides = _dense_layout(shape, dtype, strides, order)
+    nbytes = max(1, _nbytes(shape, dt))
+    if resolve_target(target) == "hip":
+        ptr, keeper = _managed_alloc(nbytes, attach_global)
+    else:
+        keeper = np.empty(nbytes, np.uint8)
+        ptr = keeper.ctypes.data
+    arr = np.ndarray(shape, dt, buffer=keeper, strides=strides).view(ManagedArray)
+    arr._pk_host_base = arr._pk_dev_base = ptr
     return arr
 
 
