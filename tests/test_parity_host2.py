@@ -160,6 +160,9 @@ def test_getitem_of_a_record_array_is_a_device_record():
     assert got[0]["x"] == 1 and got[2]["x"] == 3  # only record 1 changed
     with pytest.raises(KeyError):
         r["nope"]
+    s = cuda.stream()
+    b = r.bind(s)
+    assert isinstance(b, cuda.DeviceRecord) and b.stream is s and b["x"] == 42
 
 
 def test_device_record_passed_to_a_kernel_by_reference():

@@ -503,8 +503,11 @@ class DeviceArray:
 
     def bind(self, stream=0) -> "DeviceArray":
         """numba's ``bind``: the same array with ``stream`` as its default stream."""
-        s = None if (stream is None or stream == 0) else as_stream(stream, self.target)
-        return DeviceArray(self.shape, self.strides, self.dtype, self.storage, self.ptr, s)
+        return DeviceArray(self.shape, self.strides, self.dtype, self.storage, self.ptr, self._bound(stream))
+
+    def _bound(self, stream):
+        """What ``bind(stream)`` stores: None for the default stream, else a Stream."""
+        return None if (stream is None or stream == 0) else as_stream(stream, self.target)
 
     @property
     def alloc_size(self) -> int:
@@ -722,6 +725,9 @@ class DeviceRecord(DeviceArray):
 
     def getitem(self, item, stream=0):
         return self[item]
+
+    def bind(self, stream=0) -> "DeviceRecord":
+        return DeviceRecord(self.dtype, self.storage, self.ptr, self._bound(stream))
 
     def __setitem__(self, name, value):
         f = self._field(name)
