@@ -98,9 +98,10 @@ _LAZY = {
     "pinned_array": ("pykern.runtime.memory", "pinned_array"),
     "pinned_array_like": ("pykern.runtime.memory", "pinned_array_like"),
     "mapped_array_like": ("pykern.runtime.memory", "mapped_array_like"),
+    "managed_array": ("pykern.runtime.memory", "managed_array"),
     "DeviceNDArray": ("pykern.runtime.memory", "DeviceArray"),
     "DeviceArray": ("pykern.runtime.memory", "DeviceArray"),
-    "as_cuda_array": ("pykern.runtime.memory", "as_device_array"),
+    "as_cuda_array": ("pykern.compat", "as_cuda_array"),
     "as_device_array": ("pykern.runtime.memory", "as_device_array"),
     "from_dlpack": ("pykern.runtime.memory", "from_dlpack"),
     "is_cuda_array": ("pykern.runtime.memory", "is_device_array"),
@@ -113,7 +114,15 @@ _LAZY = {
     "synchronize": ("pykern.runtime.streams", "synchronize"),
     "Stream": ("pykern.runtime.streams", "Stream"),
     "Event": ("pykern.runtime.streams", "Event"),
-    "select_device": ("pykern.runtime.devices", "select_device"),
+    "select_device": ("pykern.compat", "select_device"),
+    "external_stream": ("pykern.compat", "external_stream"),
+    "defer_cleanup": ("pykern.compat", "defer_cleanup"),
+    "profile_start": ("pykern.compat", "profile_start"),
+    "profile_stop": ("pykern.compat", "profile_stop"),
+    "profiling": ("pykern.compat", "profiling"),
+    "mapped": ("pykern.compat", "mapped"),
+    "is_bfloat16_supported": ("pykern.compat", "is_bfloat16_supported"),
+    "DeviceRecord": ("pykern.runtime.memory", "DeviceRecord"),
     "get_current_device": ("pykern.compat", "get_current_device"),
     "current_context": ("pykern.compat", "current_context"),
     "close": ("pykern.compat", "close"),
@@ -134,10 +143,10 @@ def __getattr__(name):
         from .compat import _gpus
 
         return _gpus()
-    if name == "random":  # numba.cuda.random's API: pykern.random (imported on first use)
+    if name in ("random", "cudadrv"):  # numba.cuda.random's API, numba.cuda.cudadrv's names (loaded on first use)
         import importlib
 
-        return importlib.import_module("pykern.random")
+        return importlib.import_module(f"pykern.{name}")
     spec = _LAZY.get(name)
     if spec is None:
         raise AttributeError(f"module 'pykern' has no attribute {name!r}")
@@ -173,7 +182,7 @@ __all__ = [
     "KernelIndexError", "KernelZeroDivisionError",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
-    *_kernel_names, *_LAZY, "gpus", "random",
+    *_kernel_names, *_LAZY, "gpus", "random", "cudadrv",
 ]
 
 # In a notebook or REPL the compile path (LLVM, frontend, codegen) loads on a thread while the

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import os
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,21 @@ class CpuDevice:
     @property
     def wave_size(self) -> int:
         return 32 if os.environ.get("PYKERN_CPU_WAVESIZE", "").strip() == "32" else 64
+
+    #: numba's ``(major, minor)``. The cpu target claims 8.0 (Ampere): numba.cuda gates nothing that
+    #: pykern lacks below it, so a program choosing a code path by it takes the one it would on a
+    #: recent GPU (AMD GPUs report HIP's own numbers: gfx90a 9.0, gfx942 9.4, gfx1100 11.0).
+    compute_capability: tuple = (8, 0)
+    uuid: str = "CPU-0"  # numba's Device.uuid spelling
+
+    def reset(self) -> None:
+        """numba's ``Device.reset``: nothing to release on the host."""
+
+    def __enter__(self):  # ``with device:`` as numba's device context manager
+        return self
+
+    def __exit__(self, *exc):
+        return None
 
     MULTIPROCESSOR_COUNT = property(lambda self: self.compute_units)
     WARP_SIZE = property(lambda self: self.wave_size)
@@ -58,6 +74,18 @@ def get_current_device():
     return CpuDevice()
 
 
+def select_device(device_id: int):
+    """Make ``device_id`` current and return it (numba's ``select_device``). On the cpu target the
+    one device is id 0, the ``CpuDevice``."""
+    if _target() == "hip":
+        from .runtime.devices import select_device as _select
+
+        return _select(device_id)
+    if device_id != 0:
+        raise ValueError(f"device {device_id} does not exist: the cpu target has one device, id 0")
+    return CpuDevice()
+
+
 class _Gpus(list):
     """``pykern.gpus``: the AMD GPUs present (empty without one), like numba's ``cuda.gpus``."""
 
@@ -77,14 +105,24 @@ def _gpus() -> _Gpus:
     return _Gpus(list_devices())
 
 
+class MemoryInfo(NamedTuple):
+    """numba's ``get_memory_info()`` result."""
+
+    free: int
+    total: int
+
+
 class Context:
     """``current_context()``: the device and its memory (numba's context API subset)."""
 
     def __init__(self, device):
         self.device = device
 
-    def get_memory_info(self):
-        """``(free, total)`` bytes of device memory (host memory on the cpu target)."""
+    def get_memory_info(self) -> MemoryInfo:
+        """``MemoryInfo(free, total)`` bytes of device memory (host memory on the cpu target)."""
+        return MemoryInfo(*self._memory_info())
+
+    def _memory_info(self):
         if isinstance(self.device, CpuDevice):
             info = {}
             with open("/proc/meminfo") as f:
@@ -108,6 +146,28 @@ class Context:
     def reset(self):
         """numba releases the context's memory; pykern frees arrays when they die."""
 
+    def defer_cleanup(self):
+        """``with ctx.defer_cleanup():`` as ``pykern.defer_cleanup()``."""
+        return defer_cleanup()
+
+    def create_stream(self):
+        from .runtime.streams import stream
+
+        return stream()
+
+    def create_external_stream(self, ptr):
+        return external_stream(ptr)
+
+    def create_event(self, timing=True):
+        from .runtime.streams import event
+
+        return event(timing)
+
+    def get_default_stream(self):
+        from .runtime.streams import default_stream
+
+        return default_stream()
+
 
 def current_context() -> Context:
     return Context(get_current_device())
@@ -129,12 +189,12 @@ def pinned(*arrays):
     yield
 
 
-def mapped_array(shape, dtype=float, order="C", stream=0, portable=False, wc=False):
+def mapped_array(shape, dtype=float, strides=None, order="C", stream=0, portable=False, wc=False):
     """A host array kernels use in place (see ``runtime.memory.mapped_array``):
     zero-copy mapped page-locked memory on "hip", host memory on "cpu"."""
     from .runtime.memory import mapped_array as _mapped
 
-    return _mapped(shape, dtype, order, stream, portable, wc)
+    return _mapped(shape, dtype, strides, order, stream, portable, wc)
 
 
 def from_cuda_array_interface(desc: dict, owner=None, sync: bool = True):
@@ -149,3 +209,84 @@ def from_cuda_array_interface(desc: dict, owner=None, sync: bool = True):
     if not sync:
         d.pop("stream", None)
     return _from_cai(SimpleNamespace(__cuda_array_interface__=d, owner=owner))
+
+
+def as_cuda_array(obj, sync: bool = True):
+    """numba's ``cuda.as_cuda_array(obj, sync=True)``: a zero-copy device array over an object
+    exporting ``__cuda_array_interface__`` (a device array, a mapped array, a torch/cupy tensor);
+    anything else -- a numpy array included, on every target -- is a ``TypeError``, as in numba
+    (``to_device`` copies host arrays; ``pykern.from_dlpack`` takes ``__dlpack__`` objects)."""
+    from .runtime.memory import DeviceArray
+
+    if isinstance(obj, DeviceArray):
+        return obj
+    cai = getattr(obj, "__cuda_array_interface__", None)
+    if cai is None:
+        raise TypeError("*obj* doesn't implement the cuda array interface.")
+    return from_cuda_array_interface(cai, owner=obj, sync=sync)
+
+
+def external_stream(ptr):
+    """numba's ``cuda.external_stream(ptr)``: a Stream over a ``hipStream_t`` made elsewhere (torch,
+    cupy, a C library); pykern never destroys it."""
+    from .runtime.streams import external_stream as _external
+
+    return _external(ptr)
+
+
+def defer_cleanup():
+    """``with pykern.defer_cleanup():`` -- device memory whose arrays die inside the block is freed
+    when the outermost such block ends (numba's ``cuda.defer_cleanup``; nestable). Freeing can
+    synchronize the device, which would serialize asynchronous work in a timed section."""
+    from .runtime.memory import defer_cleanup as _defer
+
+    return _defer()
+
+
+def profile_start() -> None:
+    """numba's ``cuda.profile_start()`` (cuProfilerStart). pykern starts no profiler: rocprof and
+    omniperf profile the whole run; a no-op so that programs marking a region run unchanged."""
+
+
+def profile_stop() -> None:
+    """numba's ``cuda.profile_stop()``; a no-op (see ``profile_start``)."""
+
+
+@contextlib.contextmanager
+def profiling():
+    """``with pykern.profiling():`` -- ``profile_start()``/``profile_stop()`` around the block."""
+    profile_start()
+    try:
+        yield
+    finally:
+        profile_stop()
+
+
+@contextlib.contextmanager
+def mapped(*arrays, stream=0):
+    """``with pykern.mapped(a, b) as (da, db):`` -- numba maps existing host arrays into the device's
+    address space for the block. Yields device arrays holding the arrays' data (one array: the
+    array itself, not a list): on the cpu target views of the same memory; on "hip" device copies
+    whose contents are copied back to the host arrays when the block ends (HIP cannot register
+    numpy's memory portably), so the host arrays see the kernels' writes afterwards, as in numba."""
+    from .runtime.memory import DeviceArray, as_device_array, to_device
+    from .targets import current_target
+
+    if current_target() == "cpu":
+        devs = [as_device_array(a, target="cpu") if not isinstance(a, DeviceArray) else a for a in arrays]
+        yield devs[0] if len(devs) == 1 else devs
+        return
+    devs = [to_device(a, stream=stream) for a in arrays]
+    try:
+        yield devs[0] if len(devs) == 1 else devs
+    finally:
+        for a, d in zip(arrays, devs):
+            d.copy_to_host(a, stream=stream)
+        from .runtime.streams import as_stream
+
+        as_stream(stream, "hip").synchronize()
+
+
+def is_bfloat16_supported() -> bool:
+    """False: pykern has no bfloat16 type yet (numba.cuda: True on compute capability >= 8.0)."""
+    return False

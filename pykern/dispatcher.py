@@ -124,6 +124,11 @@ class Dispatcher:
             self._last_launcher = (config, launcher)
         return launcher
 
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """numba's ``k.configure(griddim, blockdim, stream=0, sharedmem=0)``: ``k[griddim, blockdim,
+        stream, sharedmem]``."""
+        return self[griddim, blockdim, stream, sharedmem]
+
     def __call__(self, *args, **kwargs):
         if self.__pykern_device__:
             raise LaunchError(

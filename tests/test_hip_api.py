@@ -160,6 +160,7 @@ _TRAITS_CC = r"""
 template <class T> const char* kind() {
     typedef typename std::remove_cv<T>::type U;
     if (std::is_void<U>::value) return "void";
+    if (std::is_function<U>::value) return "function";
     if (std::is_same<U, char>::value) return "char";
     if (std::is_pointer<U>::value) return "pointer";
     if (std::is_class<U>::value) return "struct";
@@ -214,7 +215,8 @@ def test_ctypes_match_what_the_compiler_says(tmp_path):
         else:
             assert _ctypes_kind(ct) == kind, c
         if kind == "pointer":
-            want = "void" if pointee in ("void", "struct") else pointee
+            # a struct is read through a raw buffer; a function pointer is a CFUNCTYPE cast to void*
+            want = "void" if pointee in ("void", "struct", "function") else pointee
             assert _pointee_kind(ct) == want, (c, pointee)
             if issubclass(ct, ctypes._Pointer) and int(pointee_size):
                 assert ctypes.sizeof(ct._type_) == int(pointee_size), c

@@ -44,10 +44,10 @@ def test_contiguity_reshape_ravel_view_split(cpu_target):
     d = cuda.to_device(h)
     m = d.reshape(4, 6)
     assert m.is_c_contiguous() and not m.is_f_contiguous()
-    assert m.T.is_f_contiguous() and not m.T.is_c_contiguous()
+    assert m.T.is_c_contiguous() and m.T.shape == (6, 4)  # numba: .T is a transposed copy
     np.testing.assert_array_equal(m.copy_to_host(), h.reshape(4, 6))
     np.testing.assert_array_equal(m.reshape(2, -1, order="C").copy_to_host(), h.reshape(2, -1))
-    np.testing.assert_array_equal(m.T.ravel(order="F").copy_to_host(), h.reshape(4, 6).T.ravel(order="F"))
+    np.testing.assert_array_equal(m.T.ravel().copy_to_host(), h.reshape(4, 6).T.ravel())
     with pytest.raises(NotImplementedError):
         m[:, ::2].ravel()
     iv = d.view(np.int32)

@@ -139,13 +139,15 @@ def test_setitem_broadcasts():
 def test_transpose_reshape_ravel():
     a = np.arange(24, dtype=np.int32).reshape(2, 3, 4)
     d = to_device(a, **CPU)
-    np.testing.assert_array_equal(d.T.copy_to_host(), a.T)
-    np.testing.assert_array_equal(d.transpose((1, 0, 2)).copy_to_host(), a.transpose(1, 0, 2))
+    with pytest.raises(NotImplementedError):  # numba: "transposing a non-2D DeviceNDArray isn't supported"
+        d.T
+    assert d.transpose((0, 1, 2)) is d  # the identity permutation: the array itself, as numba's
     np.testing.assert_array_equal(d.reshape(4, 6).copy_to_host(), a.reshape(4, 6))
     np.testing.assert_array_equal(d.reshape((-1, 8)).copy_to_host(), a.reshape(-1, 8))
     np.testing.assert_array_equal(d.ravel().copy_to_host(), a.ravel())
-    assert d.T.is_f_contiguous()
-    np.testing.assert_array_equal(d.T.reshape(24, order="F").copy_to_host(), a.T.reshape(24, order="F"))
+    m = d.reshape(6, 4)
+    assert m.T.is_c_contiguous()  # numba: a transposed copy, C-contiguous
+    np.testing.assert_array_equal(m.T.reshape(24).copy_to_host(), a.reshape(6, 4).T.reshape(24))
     with pytest.raises(NotImplementedError):
         d[:, ::2].reshape(d[:, ::2].size)
     with pytest.raises(ValueError):

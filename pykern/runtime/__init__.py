@@ -95,6 +95,26 @@ def resolve_target(target: str | None = None) -> str:
     return target
 
 
+def get_version() -> tuple:
+    """``cuda.runtime.get_version()`` of numba: ``(major, minor)`` of the runtime kernels launch
+    through -- here the HIP runtime's (e.g. ``(6, 2)``), ``(0, 0)`` where libamdhip64 does not load
+    (the cpu target needs none)."""
+    from pykern.errors import HipError
+    from pykern.runtime import hip
+
+    try:
+        v = hip.lib().runtime_version()
+    except (HipError, OSError):
+        return (0, 0)
+    return (v // 10_000_000, v // 100_000 % 100)
+
+
+def is_supported_version() -> bool:
+    """numba's ``cuda.runtime.is_supported_version()``: True (the cpu target needs no runtime;
+    pykern emits code objects for the HIP runtime it finds)."""
+    return True
+
+
 def __getattr__(name):
     # Lazy re-exports: `from pykern.runtime import to_device` works without
     # paying for numpy/ctypes at package import.

@@ -59,6 +59,32 @@ class Device:
 
     arch_target_id = target_id  # the name the compiler driver uses
 
+    @property
+    def compute_capability(self) -> tuple:
+        """numba's ``(major, minor)``: HIP's own for an AMD GPU (``hipDeviceProp_t.major/minor``),
+        read from the arch name (see ``compute_capability_of``)."""
+        return compute_capability_of(self.arch)
+
+    @property
+    def uuid(self) -> str:
+        """numba's ``Device.uuid`` spelling; AMD GPUs are named by their PCI bus id here."""
+        return f"GPU-{self.pci_bus_id}" if self.pci_bus_id else f"GPU-{self.id}"
+
+    def reset(self) -> None:
+        """numba's ``Device.reset``: wait for the device's work (pykern frees memory with its arrays)."""
+        ensure_current(self.id)
+        hip.lib().hipDeviceSynchronize()
+
+    def __enter__(self):
+        """``with pykern.gpus[i]:`` makes device ``i`` current inside the block, as numba's."""
+        prev = _current[0]
+        select_device(self.id)
+        _previous.setdefault(threading.get_ident(), []).append(prev)
+        return self
+
+    def __exit__(self, *exc):
+        select_device(_previous[threading.get_ident()].pop())
+
 
 # numba's spellings of the same properties, so ``pykern.get_current_device().WARP_SIZE``-style code reads.
 _NUMBA_NAMES = {
@@ -69,6 +95,19 @@ _NUMBA_NAMES = {
 }
 for _numba, _ours in _NUMBA_NAMES.items():
     setattr(Device, _numba, property(operator.attrgetter(_ours), doc=f"numba's name for ``{_ours}``"))
+
+
+def compute_capability_of(arch: str) -> tuple:
+    """``(major, minor)`` for a gfx arch as HIP reports it (``hipDeviceAttributeComputeCapabilityMajor/
+    Minor``): the arch number without its last (stepping) digit, the minor its last hex digit but one.
+
+    >>> compute_capability_of("gfx90a"), compute_capability_of("gfx942"), compute_capability_of("gfx1100")
+    ((9, 0), (9, 4), (11, 0))
+    """
+    num = arch.split(":")[0].removeprefix("gfx")
+    if len(num) < 3 or not num[:-2].isdigit():
+        raise ValueError(f"not a gfx arch name: {arch!r}")
+    return int(num[:-2]), int(num[-2], 16)
 
 
 def code_object_version_for(runtime_version: int) -> int:
@@ -140,6 +179,7 @@ def query_device(device_id: int) -> Device:
 _lock = threading.Lock()
 _devices: dict[int, Device] = {}
 _current: list[int] = [0]
+_previous: dict[int, list] = {}  # thread -> devices current before each ``with gpu:`` it entered
 
 
 def get_device_count() -> int:

@@ -44,6 +44,7 @@ CTYPES = {
     "hipFunction_attribute": ctypes.c_int,
     "hipStream_t": ctypes.c_void_p,
     "hipEvent_t": ctypes.c_void_p,
+    "hipStreamCallback_t": ctypes.c_void_p,  # a C function pointer (ctypes.CFUNCTYPE, cast)
     "hipModule_t": ctypes.c_void_p,
     "hipFunction_t": ctypes.c_void_p,
     "hipStream_t*": ctypes.POINTER(ctypes.c_void_p),
@@ -83,6 +84,7 @@ PROTOTYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hipFree": ("hipError_t", ("void*",)),
     "hipHostMalloc": ("hipError_t", ("void**", "size_t", "unsigned int")),
     "hipHostFree": ("hipError_t", ("void*",)),
+    "hipMallocManaged": ("hipError_t", ("void**", "size_t", "unsigned int")),
     "hipHostGetDevicePointer": ("hipError_t", ("void**", "void*", "unsigned int")),
     "hipMemcpy": ("hipError_t", ("void*", "const void*", "size_t", "hipMemcpyKind")),
     "hipMemcpyAsync": ("hipError_t", ("void*", "const void*", "size_t", "hipMemcpyKind", "hipStream_t")),
@@ -95,6 +97,7 @@ PROTOTYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hipStreamSynchronize": ("hipError_t", ("hipStream_t",)),
     "hipStreamQuery": ("hipError_t", ("hipStream_t",)),
     "hipStreamWaitEvent": ("hipError_t", ("hipStream_t", "hipEvent_t", "unsigned int")),
+    "hipStreamAddCallback": ("hipError_t", ("hipStream_t", "hipStreamCallback_t", "void*", "unsigned int")),
     "hipEventCreate": ("hipError_t", ("hipEvent_t*",)),
     "hipEventCreateWithFlags": ("hipError_t", ("hipEvent_t*", "unsigned")),
     "hipEventRecord": ("hipError_t", ("hipEvent_t", "hipStream_t")),
@@ -273,6 +276,8 @@ hipHostMallocDefault = 0x0
 hipHostMallocPortable = 0x1
 hipHostMallocMapped = 0x2
 hipHostMallocWriteCombined = 0x4
+hipMemAttachGlobal = 0x1
+hipMemAttachHost = 0x2
 
 # hipModuleLaunchKernel ``extra`` markers (hip_runtime_api.h: ((void*)0x01) ...)
 HIP_LAUNCH_PARAM_BUFFER_POINTER = 0x01
@@ -290,6 +295,8 @@ DEFINES: dict[str, int] = {
     "hipHostMallocPortable": hipHostMallocPortable,
     "hipHostMallocMapped": hipHostMallocMapped,
     "hipHostMallocWriteCombined": hipHostMallocWriteCombined,
+    "hipMemAttachGlobal": hipMemAttachGlobal,
+    "hipMemAttachHost": hipMemAttachHost,
     "HIP_LAUNCH_PARAM_BUFFER_POINTER": HIP_LAUNCH_PARAM_BUFFER_POINTER,
     "HIP_LAUNCH_PARAM_BUFFER_SIZE": HIP_LAUNCH_PARAM_BUFFER_SIZE,
     "HIP_LAUNCH_PARAM_END": HIP_LAUNCH_PARAM_END,

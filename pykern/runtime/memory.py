@@ -16,8 +16,10 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import operator
+import threading
 import weakref
 
 import numpy as np
@@ -35,11 +37,43 @@ def _hip():
 
 
 # --------------------------------------------------------------------------- storage
-def _hip_free(ptr: int) -> None:
+# defer_cleanup(): while its depth is positive, frees are queued (as (function name, ptr)), not run
+_defer_depth = [0]
+_deferred: list = []
+_defer_lock = threading.Lock()
+
+
+def _release(fn: str, ptr: int) -> None:
+    if _defer_depth[0]:
+        _deferred.append((fn, ptr))  # list.append is atomic: finalizers may run on any thread
+        return
     try:
-        _hip().hipFree(ptr)
+        getattr(_hip(), fn)(ptr)
     except Exception:  # freeing during interpreter/runtime teardown: the OS reclaims it
         pass
+
+
+def _hip_free(ptr: int) -> None:
+    _release("hipFree", ptr)
+
+
+@contextlib.contextmanager
+def defer_cleanup():
+    """numba's ``cuda.defer_cleanup()``: HIP memory (device and page-locked host) whose arrays die
+    inside the block is freed when the outermost block ends, so that no hipFree (which may
+    synchronize the device) runs in a section of asynchronous work. Nestable; any thread."""
+    with _defer_lock:
+        _defer_depth[0] += 1
+    try:
+        yield
+    finally:
+        with _defer_lock:
+            _defer_depth[0] -= 1
+            pending = [] if _defer_depth[0] else _deferred[:]
+            if pending:
+                del _deferred[:len(pending)]
+        for fn, ptr in pending:
+            _release(fn, ptr)
 
 
 class Storage:
@@ -198,6 +232,9 @@ class DeviceArray:
     """
 
     __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "_pk_type", "__weakref__")
+    # what numba's is_cuda_ndarray / driver.is_device_memory look for
+    __cuda_memory__ = True
+    __cuda_ndarray__ = True
 
     def __init__(self, shape, strides, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
         self.shape = tuple(shape)
@@ -270,12 +307,24 @@ class DeviceArray:
         return DeviceArray(shape, strides, self.dtype, self.storage, ptr, self.stream)
 
     def transpose(self, axes=None) -> "DeviceArray":
-        """A view with axes permuted (reversed by default), like ``ndarray.transpose``."""
-        if axes is None:
-            axes = tuple(reversed(range(self.ndim)))
-        if sorted(axes) != list(range(self.ndim)):
-            raise ValueError(f"axes {axes} are not a permutation of {self.ndim} dimensions")
-        return self._view(tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), self.ptr)
+        """numba's ``DeviceNDArray.transpose``: a new C-contiguous device array holding the transpose
+        (not a view: writes to it do not reach this array). 2-d only, as numba's; axes naming the
+        identity permutation return the array itself.
+
+        >>> to_device(np.arange(6.0).reshape(2, 3), target="cpu").T.copy_to_host()
+        array([[0., 3.],
+               [1., 4.],
+               [2., 5.]])
+        """
+        if axes and tuple(axes) == tuple(range(self.ndim)):
+            return self
+        if self.ndim != 2:
+            raise NotImplementedError("transposing a non-2D DeviceNDArray isn't supported")
+        if axes is not None and set(axes) != set(range(self.ndim)):
+            raise ValueError(f"invalid axes list {axes!r}")
+        out = device_array(self.shape[::-1], self.dtype, stream=self.stream or 0, target=self.target)
+        out.copy_to_device(self._view(self.shape[::-1], self.strides[::-1], self.ptr))
+        return out
 
     def reshape(self, *newshape, order: str = "C") -> "DeviceArray":
         """A view with a new shape; the array must be contiguous in ``order``."""
@@ -331,8 +380,9 @@ class DeviceArray:
         strides = tuple(next(kept) if n != 1 else self.dtype.itemsize for n in shape)
         return self._view(tuple(shape), strides, self.ptr)
 
-    def ravel(self, order: str = "C") -> "DeviceArray":
-        return self.reshape(self.size, order=order)
+    def ravel(self, order: str = "C", stream=0) -> "DeviceArray":
+        """A 1-d view of a contiguous array (numba's ``ravel``; ``NotImplementedError`` when it would copy)."""
+        return self.reshape(self.size, order=order).bind(self._default_stream(stream))
 
     def view(self, dtype) -> "DeviceArray":
         """The same memory seen as ``dtype`` (numba's ``DeviceNDArray.view``):
@@ -430,10 +480,18 @@ class DeviceArray:
 
     def __getitem__(self, key):
         shape, strides, ptr, scalar = self._index(key)
-        view = self._view(shape, strides, ptr)
-        if scalar:  # numba returns a host scalar for a fully-indexed element
-            return view.copy_to_host()[()]
-        return view
+        if not scalar:
+            return self._view(shape, strides, ptr)
+        if self.dtype.names is not None:  # numba: an element of a record array is a DeviceRecord
+            return DeviceRecord(self.dtype, self.storage, ptr, self.stream)
+        return self._view(shape, strides, ptr)._element()
+
+    def _element(self):
+        """The host value of this 0-d array, read synchronously (numba returns a host scalar for a
+        fully indexed element), also when the array is bound to a stream."""
+        if self.target == "cpu":
+            return self._host_view()[()]
+        return self._staged_host_view(as_stream(self._default_stream(0), "hip"))[()]
 
     def getitem(self, item, stream=0):
         """numba's ``DeviceNDArray.getitem``: ``self[item]`` (the copy of an element is synchronous here)."""
@@ -445,8 +503,11 @@ class DeviceArray:
 
     def bind(self, stream=0) -> "DeviceArray":
         """numba's ``bind``: the same array with ``stream`` as its default stream."""
-        s = None if (stream is None or stream == 0) else as_stream(stream, self.target)
-        return DeviceArray(self.shape, self.strides, self.dtype, self.storage, self.ptr, s)
+        return DeviceArray(self.shape, self.strides, self.dtype, self.storage, self.ptr, self._bound(stream))
+
+    def _bound(self, stream):
+        """What ``bind(stream)`` stores: None for the default stream, else a Stream."""
+        return None if (stream is None or stream == 0) else as_stream(stream, self.target)
 
     @property
     def alloc_size(self) -> int:
@@ -477,15 +538,23 @@ class DeviceArray:
         return view.view(self.dtype) if self.dtype.fields else view
 
     # -- copies
-    def copy_to_host(self, ary: np.ndarray | None = None, stream=0) -> np.ndarray:
-        """Copy into ``ary`` (or a new array with this layout) and return it.
+    def _default_stream(self, stream):
+        """``stream``, else the stream ``bind`` gave this array (numba's rule for every copy)."""
+        return stream if stream else (self.stream or 0)
 
-        With a non-default ``stream`` the copy is asynchronous: the result is
-        valid after ``stream.synchronize()``.
+    def copy_to_host(self, ary: np.ndarray | None = None, stream=0) -> np.ndarray:
+        """Copy into ``ary`` (or a new array) and return it.
+
+        A new array has this array's strides, as numba's: a view's copy is a view of a host
+        buffer the size of the span it covers (``d[::2].copy_to_host().strides == d.strides``).
+        ``ary`` may have any layout. With a non-default ``stream`` (or one given to ``bind``) the
+        copy is asynchronous: the result is valid after ``stream.synchronize()``.
         """
+        stream = self._default_stream(stream)
         if ary is None:
-            order = "F" if (self.is_f_contiguous() and not self.is_c_contiguous()) else "C"
-            ary = np.empty(self.shape, self.dtype, order=order)
+            if self.target == "hip" and self.size:
+                return self._staged_host_view(as_stream(stream, "hip"), wait=False)
+            ary = self._empty_host_like()
         else:
             if not isinstance(ary, np.ndarray):
                 raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
@@ -509,17 +578,27 @@ class DeviceArray:
         ary[...] = self._staged_host_view(s)
         return ary
 
-    def _staged_host_view(self, s: Stream) -> np.ndarray:
-        """A host copy of the byte span this (strided) view covers, viewed with its strides."""
+    def _empty_host_like(self) -> np.ndarray:
+        """An uninitialised host array with this array's shape, dtype and strides (numba's
+        ``copy_to_host`` result), over a buffer of the byte span they cover."""
+        if self.size == 0:
+            return np.empty(self.shape, self.dtype)
+        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        return np.ndarray(self.shape, self.dtype, buffer=np.empty(hi - lo, np.uint8), offset=-lo, strides=self.strides)
+
+    def _staged_host_view(self, s: Stream, wait: bool = True) -> np.ndarray:
+        """A host copy of the byte span this (strided) view covers, viewed with its strides; complete
+        on return unless ``wait`` is false (then after ``s`` synchronizes)."""
         lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
         staging = np.empty(hi - lo, np.uint8)
-        _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s)
-        if not s.is_default:
+        _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s, keep=staging)
+        if wait and not s.is_default:
             s.synchronize()
         return np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)
 
     def copy_to_device(self, ary, stream=0) -> None:
         """Copy host data (array-like, same shape and dtype) or another DeviceArray into this one."""
+        stream = self._default_stream(stream)
         shp = getattr(ary, "shape", None)
         if shp is not None and tuple(shp) != self.shape and _squeeze_equal(tuple(shp), self.shape):
             # numba compares squeezed shapes: (10, 1) copies into (10,)
@@ -569,12 +648,15 @@ class DeviceArray:
 
     def copy(self) -> "DeviceArray":
         """A new contiguous device array with the same contents."""
-        out = device_array(self.shape, self.dtype, "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C", target=self.target)
+        out = device_array(self.shape, self.dtype, order="F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C",
+                           target=self.target)
         out.copy_to_device(self)
         return out
 
     def __array__(self, dtype=None, copy=None):
         # always a copy: the two targets then behave the same
+        if copy is False:  # numba's message
+            raise ValueError("`copy=False` is not supported. A copy is always created.")
         a = self.copy_to_host()
         return a if dtype is None else a.astype(dtype, copy=False)
 
@@ -606,6 +688,61 @@ class DeviceArray:
 DeviceNDArray = DeviceArray  # numba's name
 
 
+class DeviceRecord(DeviceArray):
+    """One record of a structured device array, as numba's ``DeviceRecord``: ``d[i]`` of a record
+    array, or ``to_device(np_record)``. A 0-d array of the record dtype in device memory: passed to
+    a kernel it is the record, by reference (kernel writes reach it); ``rec['x']`` reads a field
+    (a host value, a ``DeviceRecord`` for a nested record, a device array for an array field),
+    ``rec['x'] = v`` writes one; ``copy_to_host()`` gives a 0-d structured numpy array.
+
+    >>> d = to_device(np.zeros(2, [("x", np.int32), ("v", np.float32, 3)]), target="cpu")
+    >>> r = d[1]; r["x"] = 7; int(r["x"]), r["v"].shape
+    (7, (3,))
+    """
+
+    __slots__ = ()
+
+    def __init__(self, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
+        super().__init__((), (), dtype, storage, ptr, stream)
+        if self.dtype.names is None:
+            raise TypeError(f"a DeviceRecord needs a structured dtype, not {self.dtype}")
+
+    def _field(self, name) -> DeviceArray:
+        """The field ``name`` as a device array: 0-d for a scalar or record field, else its shape."""
+        try:
+            typ, offset = self.dtype.fields[name][:2]
+        except (KeyError, TypeError, ValueError):
+            raise KeyError(f"{name!r} is not a field of record dtype {self.dtype}") from None
+        ptr = self.ptr + offset
+        if typ.names is not None:
+            return DeviceRecord(typ, self.storage, ptr, self.stream)
+        base, shape = typ.subdtype if typ.subdtype is not None else (typ, ())
+        return DeviceArray(shape, _c_strides(shape, base.itemsize), base, self.storage, ptr, self.stream)
+
+    def __getitem__(self, name):
+        f = self._field(name)
+        return f if (f.shape or isinstance(f, DeviceRecord)) else f._element()
+
+    def getitem(self, item, stream=0):
+        return self[item]
+
+    def bind(self, stream=0) -> "DeviceRecord":
+        return DeviceRecord(self.dtype, self.storage, self.ptr, self._bound(stream))
+
+    def __setitem__(self, name, value):
+        f = self._field(name)
+        f.copy_to_device(np.broadcast_to(np.asarray(value, dtype=f.dtype), f.shape))
+
+    def setitem(self, key, value, stream=0):
+        self[key] = value
+
+    def __len__(self):
+        raise TypeError("len() of a DeviceRecord")
+
+    def __repr__(self) -> str:
+        return f"<pykern.DeviceRecord {self.target} dtype={self.dtype}>"
+
+
 def _copy(dst: int, src: int, nbytes: int, kind: int, s: Stream, keep=None) -> None:
     if s.is_default:
         _hip().hipMemcpy(dst, src, nbytes, kind)
@@ -616,30 +753,48 @@ def _copy(dst: int, src: int, nbytes: int, kind: int, s: Stream, keep=None) -> N
 
 
 # --------------------------------------------------------------------------- constructors
-def device_array(shape, dtype=np.float64, order: str = "C", stream=0, target: str | None = None,
-                 strides=None) -> DeviceArray:
-    """An uninitialised array on the current target (``strides=`` in bytes, as
-    numba's, for a dense layout in another axis order).
-
-    >>> device_array((2, 3), np.float32, target="cpu").strides
-    (12, 4)
-    """
+def _dense_layout(shape, dtype, strides, order):
+    """``(shape, dtype, strides)`` for a new dense array, from numba's ``(shape, dtype, strides=None,
+    order="C")`` arguments: ``strides`` (bytes) must describe a dense layout. A string in the
+    ``strides`` place is taken as the order (pykern's constructors took order third before)."""
+    if isinstance(strides, str):
+        strides, order = None, strides
     shape = _normalize_shape(shape)
     dt = _check_dtype(dtype)
     if order not in ("C", "F"):
         raise ValueError("order must be 'C' or 'F'")
-    t = resolve_target(target)
     if strides is None:
-        strides = (_c_strides if order == "C" else _f_strides)(shape, dt.itemsize)
-    else:
-        strides = tuple(operator.index(x) for x in strides)
-        if len(strides) != len(shape):
-            raise ValueError(f"strides {strides} do not match shape {shape}")
-        if _strides_like(shape, strides, dt.itemsize) != strides and any(n > 1 for n in shape):
-            raise ValueError(f"strides {strides} are not a dense layout of shape {shape} with itemsize {dt.itemsize}")
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        return shape, dt, (_c_strides if order == "C" else _f_strides)(shape, dt.itemsize)
+    strides = (operator.index(strides),) if isinstance(strides, (int, np.integer)) else tuple(operator.index(x) for x in strides)
+    if len(strides) != len(shape):
+        raise ValueError(f"strides {strides} do not match shape {shape}")
+    if _strides_like(shape, strides, dt.itemsize) != strides and any(n > 1 for n in shape):
+        raise ValueError(f"strides {strides} are not a dense layout of shape {shape} with itemsize {dt.itemsize}")
+    return shape, dt, strides
+
+
+def _nbytes(shape, dt) -> int:
+    return int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+
+
+def device_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0,
+                 target: str | None = None) -> DeviceArray:
+    """An uninitialised array on the current target; numba's signature (``strides=`` in bytes,
+    for a dense layout in another axis order).
+
+    >>> device_array((2, 3), np.float32, target="cpu").strides
+    (12, 4)
+    """
+    shape, dt, strides = _dense_layout(shape, dtype, strides, order)
+    t = resolve_target(target)
     s = None if (stream is None or stream == 0) else as_stream(stream, t)
-    return DeviceArray(shape, strides, dt, Storage.allocate(nbytes, t), stream=s)
+    return DeviceArray(shape, strides, dt, Storage.allocate(_nbytes(shape, dt), t), stream=s)
+
+
+def _strides_of_like(a):
+    """numba's ``_contiguous_strides_like_array``: the strides ``np.empty_like(a)`` has."""
+    a = a if isinstance(a, (DeviceArray, np.ndarray)) else np.asarray(a)
+    return a, _strides_like(a.shape, a.strides, a.dtype.itemsize)
 
 
 def device_array_like(ary, stream=0, target: str | None = None) -> DeviceArray:
@@ -650,37 +805,33 @@ def device_array_like(ary, stream=0, target: str | None = None) -> DeviceArray:
     >>> device_array_like(np.empty((10, 12), order="F")[::2, ::2], target="cpu").strides
     (8, 40)
     """
-    a = ary if isinstance(ary, (DeviceArray, np.ndarray)) else np.asarray(ary)
-    strides = _strides_like(a.shape, a.strides, a.dtype.itemsize)
-    f = strides == _f_strides(a.shape, a.dtype.itemsize) and strides != _c_strides(a.shape, a.dtype.itemsize)
-    return device_array(a.shape, a.dtype, "F" if f else "C", stream, target, strides=strides)
+    a, strides = _strides_of_like(ary)
+    return device_array(a.shape, a.dtype, strides, stream=stream, target=target)
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False, target: str | None = None):
     """``mapped_array`` with the shape, dtype and axis order of ``ary``."""
-    a = np.asarray(ary) if not isinstance(ary, (np.ndarray, DeviceArray)) else ary
-    order = "F" if (_strides_like(a.shape, a.strides, a.dtype.itemsize) == _f_strides(a.shape, a.dtype.itemsize)
-                    and a.ndim > 1) else "C"
-    return mapped_array(a.shape, a.dtype, order, stream, portable, wc, target=target)
+    a, strides = _strides_of_like(ary)
+    return mapped_array(a.shape, a.dtype, strides, stream=stream, portable=portable, wc=wc, target=target)
 
 
 def pinned_array_like(ary, target: str | None = None) -> np.ndarray:
     """``pinned_array`` with the shape, dtype and axis order of ``ary``."""
-    a = np.asarray(ary) if not isinstance(ary, (np.ndarray, DeviceArray)) else ary
-    order = "F" if (_strides_like(a.shape, a.strides, a.dtype.itemsize) == _f_strides(a.shape, a.dtype.itemsize)
-                    and a.ndim > 1) else "C"
-    return pinned_array(a.shape, a.dtype, order, target=target)
+    a, strides = _strides_of_like(ary)
+    return pinned_array(a.shape, a.dtype, strides, target=target)
 
 
 def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, target: str | None = None) -> DeviceArray:
     """Copy a host array (or array-like) to the current target and return the DeviceArray.
 
-    C- and F-contiguous arrays keep their layout; other strided arrays arrive
-    C-contiguous. A DeviceArray passed in is returned as is. ``to=`` copies into
-    an existing array instead.
+    C- and F-contiguous arrays keep their layout; other strided arrays arrive dense in their own
+    axis order. A DeviceArray passed in is returned as is; a numpy record (``np.void``) becomes a
+    ``DeviceRecord``. ``to=`` copies into an existing array instead; ``copy=False`` only allocates
+    (numba's meaning).
     """
     if to is not None:
-        to.copy_to_device(obj, stream=stream)
+        if copy:
+            to.copy_to_device(obj, stream=stream)
         return to
     t = resolve_target(target)
     if isinstance(obj, DeviceArray) and obj.target == t:
@@ -690,43 +841,31 @@ def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, t
     else:
         ary = np.asarray(obj)
     _check_dtype(ary.dtype)
-    if ary.flags.c_contiguous:
-        order = "C"
-    elif ary.flags.f_contiguous:
-        order = "F"
+    if isinstance(obj, np.void) and ary.dtype.names is not None:
+        out = device_array((), ary.dtype, stream=stream, target=t)
+        out = DeviceRecord(out.dtype, out.storage, out.ptr, out.stream)
     else:
         # a strided view arrives dense in its own axis order (np.empty_like's layout)
         out = device_array_like(ary, stream, target=t)
-        out.copy_to_device(np.copy(ary, order="K"), stream=stream)
-        return out
-    out = device_array(ary.shape, ary.dtype, order, stream, target=t)
-    out.copy_to_device(ary, stream=stream)
+    if copy:
+        out.copy_to_device(ary, stream=stream)
     return out
 
 
 def _pinned_free(ptr: int) -> None:
-    try:
-        _hip().hipHostFree(ptr)
-    except Exception:
-        pass
+    _release("hipHostFree", ptr)
 
 
-def pinned_array(shape, dtype=np.float64, order: str = "C", target: str | None = None) -> np.ndarray:
-    """A host numpy array in page-locked memory (hipHostMalloc) for fast async copies.
-
-    On the cpu target it is an ordinary numpy array.
+def pinned_array(shape, dtype=np.float64, strides=None, order: str = "C", target: str | None = None) -> np.ndarray:
+    """A host numpy array in page-locked memory (hipHostMalloc) for fast async copies; numba's
+    signature. On the cpu target it is an ordinary numpy array.
     """
-    shape = _normalize_shape(shape)
-    dt = _check_dtype(dtype)
-    t = resolve_target(target)
-    if t != "hip":
-        return np.empty(shape, dt, order=order)
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
-    if nbytes == 0:
-        return np.empty(shape, dt, order=order)
+    shape, dt, strides = _dense_layout(shape, dtype, strides, order)
+    nbytes = _nbytes(shape, dt)
+    if resolve_target(target) != "hip" or nbytes == 0:
+        return np.ndarray(shape, dt, buffer=np.empty(nbytes, np.uint8), strides=strides)
     _, buf = _host_alloc(nbytes, hip_api.hipHostMallocDefault)
-    flat = np.frombuffer(buf, dtype=dt)  # keeps buf (and so the allocation) alive
-    return flat.reshape(shape, order=order)
+    return np.ndarray(shape, dt, buffer=buf, strides=strides)  # the array keeps buf (the allocation) alive
 
 
 class MappedArray(np.ndarray):
@@ -767,33 +906,70 @@ def _host_alloc(nbytes: int, flags: int):
     return p.value, buf
 
 
-def mapped_array(shape, dtype=np.float64, order: str = "C", stream=0, portable=False, wc=False,
-                 target: str | None = None) -> np.ndarray:
-    """A host array kernels use in place, without copies (numba's ``mapped_array``).
+def mapped_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0, portable=False, wc=False,
+                 target: str | None = None) -> "MappedArray":
+    """A host array kernels use in place, without copies (numba's ``mapped_array``, its signature).
 
     On "hip": page-locked memory mapped into the GPU's address space
     (``hipHostMalloc`` with ``hipHostMallocMapped``; ``portable`` adds
     ``hipHostMallocPortable``, ``wc`` ``hipHostMallocWriteCombined``). On the
-    cpu target the host *is* the device: an ordinary numpy array.
+    cpu target the host *is* the device: host memory. Either way a ``MappedArray``:
+    a numpy array with ``__cuda_array_interface__`` (so ``as_cuda_array`` takes it).
 
-    >>> a = mapped_array(4, np.float32, target="cpu"); a[:] = 1; a.sum()
+    >>> a = mapped_array(4, np.float32, target="cpu"); a[:] = 1; float(a.sum())
     4.0
     """
-    shape = _normalize_shape(shape)
-    dt = _check_dtype(dtype)
-    t = resolve_target(target)
-    if t != "hip":
-        return np.empty(shape, dt, order=order)
-    nbytes = max(1, int(np.prod(shape, dtype=np.int64)) * dt.itemsize)
-    flags = hip_api.hipHostMallocMapped | (hip_api.hipHostMallocPortable if portable else 0)
-    if wc:
-        flags |= hip_api.hipHostMallocWriteCombined
-    host, keeper = _host_alloc(nbytes, flags)
-    dev = ctypes.c_void_p()
-    _hip().hipHostGetDevicePointer(ctypes.byref(dev), ctypes.c_void_p(host), 0)
-    flat = np.frombuffer(keeper, dtype=np.uint8)[: int(np.prod(shape, dtype=np.int64)) * dt.itemsize]
-    arr = flat.view(dt).reshape(shape, order=order).view(MappedArray)
-    arr._pk_host_base, arr._pk_dev_base = host, dev.value
+    shape, dt, strides = _dense_layout(shape, dtype, strides, order)
+    nbytes = _nbytes(shape, dt)
+    if resolve_target(target) != "hip":
+        keeper = np.empty(max(1, nbytes), np.uint8)
+        host = dev = keeper.ctypes.data
+    else:
+        flags = hip_api.hipHostMallocMapped | (hip_api.hipHostMallocPortable if portable else 0)
+        if wc:
+            flags |= hip_api.hipHostMallocWriteCombined
+        host, keeper = _host_alloc(max(1, nbytes), flags)
+        d = ctypes.c_void_p()
+        _hip().hipHostGetDevicePointer(ctypes.byref(d), ctypes.c_void_p(host), 0)
+        dev = d.value
+    arr = np.ndarray(shape, dt, buffer=keeper, strides=strides).view(MappedArray)
+    arr._pk_host_base, arr._pk_dev_base = host, dev
+    return arr
+
+
+class ManagedArray(MappedArray):
+    """A host numpy array in HIP managed memory (``hipMallocManaged``): one address valid on the
+    host and the GPU, pages migrating on use (numba's ``ManagedNDArray``)."""
+
+
+def _managed_alloc(nbytes: int, attach_global: bool):
+    """``(address, keeper)``: managed memory freed (hipFree) with its keeper."""
+    p = ctypes.c_void_p()
+    _hip().hipMallocManaged(ctypes.byref(p), nbytes, hip_api.hipMemAttachGlobal if attach_global else hip_api.hipMemAttachHost)
+    buf = (ctypes.c_uint8 * nbytes).from_address(p.value)
+    fin = weakref.finalize(buf, _hip_free, p.value)
+    fin.atexit = False
+    return p.value, buf
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0, attach_global=True,
+                  target: str | None = None) -> ManagedArray:
+    """numba's ``managed_array``: a host array in managed memory that kernels use in place
+    (``hipMallocManaged``; ``attach_global=False`` is ``hipMemAttachHost``). On the cpu target:
+    host memory. Either way a ``ManagedArray`` with ``__cuda_array_interface__``.
+
+    >>> a = managed_array((2, 2), np.int32, target="cpu"); a[:] = 3; int(a.sum())
+    12
+    """
+    shape, dt, strides = _dense_layout(shape, dtype, strides, order)
+    nbytes = max(1, _nbytes(shape, dt))
+    if resolve_target(target) == "hip":
+        ptr, keeper = _managed_alloc(nbytes, attach_global)
+    else:
+        keeper = np.empty(nbytes, np.uint8)
+        ptr = keeper.ctypes.data
+    arr = np.ndarray(shape, dt, buffer=keeper, strides=strides).view(ManagedArray)
+    arr._pk_host_base = arr._pk_dev_base = ptr
     return arr
 
 

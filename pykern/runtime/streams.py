@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import itertools
 import time
 import weakref
 
@@ -90,6 +91,41 @@ class Stream:
         finally:
             self.synchronize()
 
+    def add_callback(self, callback, arg=None) -> None:
+        """numba's ``Stream.add_callback``: call ``callback(stream, status, arg)`` once the work queued
+        so far has finished (``status`` 0 on success). On "hip" HIP calls it from its own thread
+        (hipStreamAddCallback), so it must not call HIP itself and should be short; on "cpu" queued
+        work has already finished, so it runs now. An exception in it becomes a warning, as in numba."""
+        if self.target != "hip":
+            _run_callback(self, callback, 0, arg)
+            return
+        key = next(_callback_ids)
+        _pending_callbacks[key] = (self, callback, arg)
+        try:
+            _hip().hipStreamAddCallback(self.handle, _callback_pointer(), key, 0)
+        except BaseException:
+            del _pending_callbacks[key]
+            raise
+
+    def async_done(self):
+        """numba's ``Stream.async_done``: an ``asyncio`` future of the running loop that resolves to
+        this stream once the work queued so far has finished (``await s.async_done()``)."""
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+
+        def resolve(status):
+            if future.done():
+                return
+            if status == 0:
+                future.set_result(self)
+            else:
+                future.set_exception(Exception(f"Stream error {status}"))
+
+        self.add_callback(lambda stream, status, _: loop.call_soon_threadsafe(resolve, status))
+        return future
+
     def keep_alive(self, obj) -> None:
         """Hold ``obj`` until the next synchronize (async copies from/to host memory)."""
         if self.target == "hip":
@@ -107,6 +143,33 @@ class Stream:
     def __repr__(self) -> str:
         what = "default stream" if self.is_default else f"stream 0x{self.handle:x}"
         return f"<pykern {self.target} {what}>"
+
+
+def _run_callback(stream, callback, status, arg) -> None:
+    try:
+        callback(stream, status, arg)
+    except Exception as e:  # numba's rule: a failing callback warns, it never breaks the stream
+        import warnings
+
+        warnings.warn(f"Exception in stream callback: {e}")
+
+
+_callback_ids = itertools.count(1)
+_pending_callbacks: dict[int, tuple] = {}  # key passed as userData -> (stream, callback, arg)
+_trampoline: list = []  # the one C function pointer HIP calls (made on first use; never freed)
+
+
+def _callback_pointer():
+    if not _trampoline:
+        proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
+
+        def trampoline(handle, status, key):
+            stream, callback, arg = _pending_callbacks.pop(key)
+            _run_callback(stream, callback, status, arg)
+
+        fn = proto(trampoline)
+        _trampoline[:] = [fn, ctypes.cast(fn, ctypes.c_void_p).value]
+    return _trampoline[1]
 
 
 _defaults: dict[tuple, Stream] = {}
@@ -149,6 +212,18 @@ def stream(target: str | None = None) -> Stream:
     h = ctypes.c_void_p()
     _hip().hipStreamCreateWithFlags(ctypes.byref(h), hip_api.hipStreamDefault)
     return Stream(h.value or 0, t, dev, owned=True)
+
+
+def external_stream(ptr, target: str | None = None) -> Stream:
+    """numba's ``cuda.external_stream(ptr)``: a Stream over a ``hipStream_t`` created elsewhere
+    (torch, cupy, a C library); pykern never destroys it."""
+    t = resolve_target(target)
+    dev = 0
+    if t == "hip":
+        from pykern.runtime.devices import current_device_id
+
+        dev = current_device_id()
+    return Stream(int(ptr), t, dev, owned=False)
 
 
 def as_stream(s, target: str) -> Stream:
