@@ -83,7 +83,8 @@ def _exercise_compile():
     disp = Dispatcher(_warm_kernel)
     artifact, _ = compile_artifact(disp, "cpu", list(argtypes), _skip_cache=True)
     # a key is made but not used: the first key of a process reads pykern's and llvmlite's
-    # identities (file stats, llvmlite's RECORD; ~1.5 ms) and tokenizes a kernel's source
+    # identities (file stats, llvmlite's RECORD; ~1.5 ms, memoised) and compiles the regexes
+    # that fingerprinting a kernel's source uses
     _cache_key(disp, "cpu", argtypes, compile_options(disp.options))
     ov = Overload(disp, "cpu", argtypes, artifact, rt_launch.load("cpu", artifact))
     a = np.zeros(64 * 1024, np.float32)  # past the executor's inline limit: its pool starts
