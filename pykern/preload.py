@@ -74,7 +74,7 @@ def _exercise_compile():
         return None  # a GPU session compiles for an arch known only once a device is asked for
     import numpy as np
 
-    from .compiler import Overload, compile_artifact
+    from .compiler import Overload, _cache_key, compile_artifact, compile_options
     from .dispatcher import Dispatcher
     from .frontend.types import float32
     from .runtime import launch as rt_launch
@@ -82,6 +82,10 @@ def _exercise_compile():
     argtypes = (float32[::1], float32)
     disp = Dispatcher(_warm_kernel)
     artifact, _ = compile_artifact(disp, "cpu", list(argtypes), _skip_cache=True)
+    # a key is made but not used: the first key of a process reads pykern's and llvmlite's
+    # identities (file stats, llvmlite's RECORD; ~1.5 ms, memoised) and compiles the regexes
+    # that fingerprinting a kernel's source uses
+    _cache_key(disp, "cpu", argtypes, compile_options(disp.options))
     ov = Overload(disp, "cpu", argtypes, artifact, rt_launch.load("cpu", artifact))
     a = np.zeros(64 * 1024, np.float32)  # past the executor's inline limit: its pool starts
     rt_launch.launch(ov, (a, np.float32(2)), (1024, 1, 1), (64, 1, 1), 0, 0)

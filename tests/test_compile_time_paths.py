@@ -45,6 +45,32 @@ def test_cpu_thread_loop_vectorised_without_unrolled_remainder():
     assert ".prol" not in ir and "xtraiter" not in ir
 
 
+def _pre_pipeline_ir(monkeypatch, fn, sig):
+    """The cpu module as it enters LLVM's pipeline."""
+    from pykern.codegen import llvm_util
+
+    seen, optimize = [], llvm_util.optimize
+    monkeypatch.setattr(llvm_util, "optimize", lambda mod, *a, **k: (seen.append(str(mod)), optimize(mod, *a, **k)))
+    _cpu_artifact(fn, sig)
+    return seen[-1]
+
+
+def _attributes_of(ir, name):
+    group = re.search(rf"define internal void @{re.escape(name)}\([^)]*\)\s*#(\d+)", ir)
+    return re.search(rf"^attributes #{group.group(1)} = {{(.*)}}", ir, re.M).group(1) if group else ""
+
+
+def test_cpu_fast_path_block_is_inlined_before_it_is_simplified(monkeypatch):
+    # the always-inliner puts the thread loops into the runner before any simplification: the
+    # function simplification pipeline then runs once over them, not once in the block function
+    # and again after the inliner has moved it into the runner
+    ir = _pre_pipeline_ir(monkeypatch, saxpy, SAXPY_SIG)
+    assert "alwaysinline" in _attributes_of(ir, "saxpy.block")
+    assert "alwaysinline" in _attributes_of(ir, "saxpy.thread")
+    optimised = _cpu_artifact(saxpy, SAXPY_SIG).llvm_ir
+    assert len(re.findall(r"^define ", optimised, re.M)) == 1  # only the exported runner is left
+
+
 def test_cpu_results_with_every_remainder_length():
     # block sizes that leave 0..7 threads after the vector loop (and a 3-d block)
     x = np.linspace(-3, 3, 997).astype(np.float32)

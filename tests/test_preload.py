@@ -40,13 +40,15 @@ def test_on_loads_the_compile_path_and_stores_nothing(tmp_path):
         import pykern, pykern.preload as p
         from pykern import llvm_host
         assert p.wait(120) and p.done()
-        print(llvm_host._initialised, "pykern.codegen.cpu" in sys.modules, "pykern.frontend.lower_ast" in sys.modules)
+        from pykern.runtime import cache_key
+        print(llvm_host._initialised, "pykern.codegen.cpu" in sys.modules, "pykern.frontend.lower_ast" in sys.modules,
+              {"pykern", "llvm"} <= set(cache_key._memo))  # the identities every first key reads
         import os
         print(sum(len(files) for _, _, files in os.walk(CACHE)), "files in the cache")
     """).replace("CACHE", repr(str(cache))) + CHECK_RUN, PYKERN_PRELOAD="on", PYKERN_CACHE="on",
         PYKERN_CACHE_DIR=str(cache))
     loaded, stored = out.splitlines()[:2]
-    assert loaded == "True True True"
+    assert loaded == "True True True True"
     # the warm-up kernel is compiled, never stored: the user's cache holds only what they ran
     assert stored == "0 files in the cache"
 
