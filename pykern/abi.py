@@ -170,14 +170,14 @@ def at_metadata_offsets(params, md_args) -> list:
 
 #: Debug error record (``debug=True`` amdgpu kernels), an exported device global
 #: the kernel writes and the launcher reads: ``i32 kind`` (0 = no error, 1 =
-#: bounds), ``i32 message`` (index into ``artifact.error_messages``), then nine
+#: bounds, 3 = division by zero, 6 = a slice assignment's value that does not fit), ``i32 message`` (index into ``artifact.error_messages``), then nine
 #: ``i64``: index, extent, axis, threadIdx.x/y/z, blockIdx.x/y/z of the first failing thread.
 ERROR_SYMBOL = "__pykern_error"
 ERROR_RECORD_BYTES = 80
 #: set in a bounds error's axis value when the index is a uint64 (shown unsigned): codegen
 #: writes it, the cpu executor and the debug error record read it
 UNSIGNED_INDEX = 1 << 32
-ERROR_KINDS = {"bounds": 1, "zerodiv": 3}
+ERROR_KINDS = {"bounds": 1, "zerodiv": 3, "value": 6}
 ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
 
 
@@ -199,7 +199,7 @@ def format_error_record(raw: bytes, messages: list):
     if axis & UNSIGNED_INDEX:
         axis &= UNSIGNED_INDEX - 1
         index &= (1 << 64) - 1
-    if kind == ERROR_KINDS["zerodiv"]:
+    if kind in (ERROR_KINDS["zerodiv"], ERROR_KINDS["value"]):
         return f"{text} (thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))"
     return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")

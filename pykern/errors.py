@@ -112,7 +112,13 @@ class KernelZeroDivisionError(KernelRuntimeError, ZeroDivisionError):
     Python error model and raises ``ZeroDivisionError``, for floats too)."""
 
 
+class KernelValueError(KernelRuntimeError, ValueError):
+    """``debug=True``: a slice assignment whose value has a different shape
+    (numba raises ``ValueError``), or that pykern cannot do without a temporary."""
+
+
 def error_class_for_kind(kind: int):
     """The exception class of a kernel error record's kind (both targets use
-    1 = index out of bounds, 3 = division by zero; others: KernelRuntimeError)."""
-    return {1: KernelIndexError, 3: KernelZeroDivisionError}.get(kind, KernelRuntimeError)
+    1 = index out of bounds, 3 = division by zero, 6 = a bad value; others:
+    KernelRuntimeError)."""
+    return {1: KernelIndexError, 3: KernelZeroDivisionError, 6: KernelValueError}.get(kind, KernelRuntimeError)

@@ -91,6 +91,7 @@ ERR_BOUNDS, ERR_BARRIER = 1, 2
 ERR_ZERODIV = 3  # debug=True division by zero (ZeroDivisionError)
 ERR_GRIDSYNC = 4  # a grid sync that some block of the cooperative launch never reaches
 ERR_REGION_BARRIER = 5  # divergent barrier found by a work-item loop (cpu_regions): msg2 says how
+ERR_VALUE = 6  # debug=True: a slice assignment's value does not fit (ValueError)
 
 _LIBM_UNARY = set(
     "tan asin acos atan sinh cosh tanh asinh acosh atanh expm1 log1p cbrt erf erfc lgamma".split()
@@ -482,7 +483,8 @@ class CpuTarget(Target):
         res = b.cmpxchg(_gep(b, ctx, C_ERROR), L.Constant(I32, 0), L.Constant(I32, 1), "seq_cst", "seq_cst")
         won = b.extract_value(res, 1)
         with b.if_then(won):
-            b.store(L.Constant(I32, ERR_ZERODIV if kind == "zerodiv" else ERR_BOUNDS), _gep(b, ctx, C_KIND))
+            code = {"zerodiv": ERR_ZERODIV, "value": ERR_VALUE}.get(kind, ERR_BOUNDS)
+            b.store(L.Constant(I32, code), _gep(b, ctx, C_KIND))
             b.store(fx.cstring(message), _gep(b, ctx, C_MSG1))
             vals = list(values)
             vals += [b.sext(b.load(_gep(b, t, T_TID + 4 * k), typ=I32), I64) for k in range(3)]
