@@ -551,3 +551,23 @@ def test_slice_assignments_build_for_amdgpu(arch):
     assert ck.code_object[:4] == b"\x7fELF"
     ck = cuda.compile(k, "void(float32[:, ::1], float64[:, ::1], int64)", arch=arch, debug=True)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+def test_amdgpu_debug_records_a_value_kind():
+    import struct
+
+    from pykern.abi import ERROR_KINDS, format_error_record
+    from pykern.errors import error_class_for_kind
+
+    raw = struct.pack("<iiqqqqqqqqq", ERROR_KINDS["value"], 0, 0, 0, 0, 3, 0, 0, 1, 0, 0)
+    text = format_error_record(raw, ["k.py:4: cannot assign slice from input of different size"])
+    assert text == "k.py:4: cannot assign slice from input of different size (thread (3, 0, 0) of block (1, 0, 0))"
+    assert error_class_for_kind(ERROR_KINDS["value"]) is KernelValueError
+    assert issubclass(KernelValueError, ValueError)
+
+    def k(a, b):
+        a[1:] = b
+
+    ck = cuda.compile(k, "void(float32[::1], float64[::1])", arch="gfx942", debug=True)
+    assert ck.code_object[:4] == b"\x7fELF"
+    assert any("cannot assign slice" in m for m in ck.artifacts[0].error_messages)

@@ -154,24 +154,38 @@ def _store_array(lw, dest, src, node):
     lead = max(0, ns - nd)  # extra leading source axes: must have length 1 (numpy)
     axis = {d: d - (nd - ns) for d in range(nd) if d - (nd - ns) >= 0}  # dest axis -> source axis
     bad = [_cmp("!=", _attr(src, "shape", k, loc), _c(1, loc), loc) for k in range(lead)]
+    exact = []
     step = {}  # source axis -> 1, or 0 where it broadcasts (length 1)
     for d, e in axis.items():
         n_src, n_dst = _attr(src, "shape", e, loc), _attr(dest, "shape", d, loc)
         one = _cmp("==", n_src, _c(1, loc), loc)
+        exact.append(_cmp("==", n_src, n_dst, loc))
         bad.append(ir.BoolOp("and", [_cmp("!=", n_src, n_dst, loc), ir.UnaryOp("not", one, T.boolean, loc)],
                              T.boolean, loc))
         step[e] = lw.temp(ir.IfExp(one, _c(0, loc), _c(1, loc), I64, loc), node)
 
-    def body(idx):
-        sidx = [_c(0, loc)] * lead + [_op("*", idx[d], step[e], loc) for d, e in axis.items()]
-        val = ir.Load(src, sidx, src.type.dtype, loc)
-        return [ir.Store(dest, idx, lw.cast(val, dest.type.dtype, node), loc)]
+    def body(broadcast):
+        def stores(idx):
+            sidx = [_c(0, loc)] * lead + [_op("*", idx[d], step[e], loc) if broadcast else idx[d]
+                                          for d, e in axis.items()]
+            val = ir.Load(src, sidx, src.type.dtype, loc)
+            return [ir.Store(dest, idx, lw.cast(val, dest.type.dtype, node), loc)]
+        return stores
 
+    # the usual case first: same shape, apart in memory -- a loop nest LLVM vectorises (the
+    # broadcast steps' multiplications would keep it from that)
+    fast = exact
     if dest.type.space == src.type.space:
-        copy = _overlap_aware(lw, dest, src, axis, step, body, node)
+        general = _overlap_aware(lw, dest, src, axis, step, body(True), node)
+        fast = fast + [_apart(dest, src, loc)]
     else:
-        copy = _nest(lw, dest, body, node)  # different memories never overlap
-    lw.emit(ir.If(_any(bad, loc), _fail(lw, _MISMATCH, node), copy, loc))
+        general = _nest(lw, dest, body(True), node)  # different memories never overlap
+    copy = _nest(lw, dest, body(False), node)
+    if fast:
+        copy = [ir.If(_all(fast, loc), copy, general, loc)]
+    fits = copy if not bad else [ir.If(_any(bad, loc), _fail(lw, _MISMATCH, node), copy, loc)]
+    for st in fits:
+        lw.emit(st)
 
 
 def _extent(x, loc):
@@ -186,15 +200,16 @@ def _extent(x, loc):
     return lo, _op("+", hi, _c(x.type.dtype.nbytes, loc), loc)
 
 
-def _overlap_aware(lw, dest, src, axis, step, body, node) -> list:
-    """The copy when source and destination may share memory: the plain loop nest when
-    their extents are apart, else one that runs each axis away from the overlap
-    (backwards where the destination lies above the source along it)."""
-    loc = lw.loc(node)
+def _apart(dest, src, loc):
     d_lo, d_hi = _extent(dest, loc)
     s_lo, s_hi = _extent(src, loc)
-    apart = ir.BoolOp("or", [_cmp(">=", d_lo, s_hi, loc), _cmp(">=", s_lo, d_hi, loc)], T.boolean, loc)
-    plain = _nest(lw, dest, body, node)
+    return ir.BoolOp("or", [_cmp(">=", d_lo, s_hi, loc), _cmp(">=", s_lo, d_hi, loc)], T.boolean, loc)
+
+
+def _overlap_aware(lw, dest, src, axis, step, body, node) -> list:
+    """The copy when source and destination may share memory: a loop nest that runs each
+    axis away from the overlap (backwards where the destination lies above the source)."""
+    loc = lw.loc(node)
     # dest[i] lies at src[i] + delta: with equal strides, element i is overwritten before it
     # is read exactly when the loop walks towards higher addresses and delta > 0 (or lower, < 0)
     delta, set_delta = _local(lw, _op("-", _attr(dest, "address", None, loc), _attr(src, "address", None, loc), loc), loc)
@@ -211,9 +226,10 @@ def _overlap_aware(lw, dest, src, axis, step, body, node) -> list:
         return ir.IfExp(rev[d], back, i, I64, loc)
 
     moved = [set_delta, *set_rev, *_nest(lw, dest, body, node, index)]
-    if lw.mb.debug:
-        moved = [ir.If(_same_strides(dest, src, axis, step, loc), moved, _fail(lw, _OVERLAP, node), loc)]
-    return [ir.If(apart, plain, moved, loc)]
+    if not lw.mb.debug:
+        return moved
+    ok = ir.BoolOp("or", [_apart(dest, src, loc), _same_strides(dest, src, axis, step, loc)], T.boolean, loc)
+    return [ir.If(ok, moved, _fail(lw, _OVERLAP, node), loc)]
 
 
 def _same_strides(dest, src, axis, step, loc):
