@@ -512,11 +512,42 @@ def test_in_a_device_function():
         ("def k(a):\n    a[0, :] = (1, 2)\n", "void(float32[:, :, :])", "1-d slice"),
         ("def k(a, b):\n    a[:] = b\n", "void(float32[:], complex64)", "cannot"),
         ("def k(a):\n    a[0, 1, 2] = 1\n", "void(float32[:, :])", "too many indices"),
+        # shapes known at compile time (shared/local arrays assigned once, constant slices)
+        ("def k(a):\n    s = cuda.shared.array((4, 8), np.float32)\n    s[1, :] = cuda.local.array(3, np.float32)\n",
+         "void(float32[:])", "the slice has shape (8,), the value (3,)"),
+        ("def k(a):\n    s = cuda.shared.array((4, 8), np.float32)\n    s[::-2, 1] = (1, 2, 3)\n",
+         "void(float32[:])", "the slice has shape (2,), the value (3,)"),
+        ("def k(a):\n    s = cuda.shared.array((4, 8), np.float32)\n    t = cuda.local.array((2, 2), np.int32)\n"
+         "    s[1:3, :] = t\n", "void(float32[:])", "the slice has shape (2, 8), the value (2, 2)"),
     ],
 )
 def test_errors(src, sig, msg):
     err = compile_error(src, sig)
-    assert msg in str(err) and err.line == 2
+    assert msg in str(err) and err.line == src.count("\n")
+
+
+def test_compile_time_shapes_that_fit_compile():
+    @jit
+    def k(out, n):
+        s = cuda.shared.array((4, 8), np.float32)
+        t = cuda.local.array((2, 8), np.float32)
+        t[:] = 1
+        s[:] = 0
+        s[1:3, :] = t
+        s[::2] = t[:, ::-1]
+        s[:, 1:n] = t[0, :3]      # a run-time extent: checked at run time
+        s.T[::3, :2] = t.T[::3]
+        s[3, :] = (1, 2, 3, 4, 5, 6, 7, 8)
+        out[:, :] = s
+
+    out = np.zeros((4, 8), np.float32)
+    k[1, 1](out, 4)
+    want = np.zeros((4, 8), np.float32)
+    want[1:3] = 1
+    want[::2] = 1
+    want[:, 1:4] = 1
+    want[3] = np.arange(1, 9)
+    same(out, want)
 
 
 def test_record_slices_are_refused():

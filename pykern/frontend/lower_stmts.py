@@ -133,7 +133,7 @@ class StatementLowering:
             for tgt, part in zip(target.elts, parts):
                 self.assign_expr(tgt, part, stmt_node)
         elif isinstance(target, ast.Subscript):
-            if not is_pure(value) and _slices(target.slice):
+            if not is_pure(value) and not isinstance(value, (ir.AllocArray, ir.ConstArray)) and _slices(target.slice):
                 value = self.temp(value, stmt_node)  # the value first, as Python evaluates it
             arr, idx = self.store_target(target, views=True)
             if idx is None:
@@ -180,6 +180,7 @@ class StatementLowering:
         else:
             self.vartypes[name] = (t, self.loc(node))
             self.changed = True
+        slice_store.note_assignment(self, name, value)
         self.emit(ir.Assign(name, self.cast(value, self.vartypes[name][0], node), self.loc(node)))
 
     def temp(self, value: ir.Expr, node) -> ir.Var:

@@ -28,6 +28,8 @@ broadcast row onto its own array) get the same loop; with ``debug=True`` they ra
 
 from __future__ import annotations
 
+import ast
+
 from . import ir
 from . import types as T
 
@@ -45,6 +47,7 @@ def store(lw, view: ir.Expr, value: ir.Expr, node) -> None:
         raise lw.error("assigning whole records (a slice or row of a record array) is not supported yet", node,
                        "assign the fields: a[i].x = ...")
     vt = value.type
+    _check_static_shapes(lw, view, value, node)
     if isinstance(vt, T.Tuple):
         if not isinstance(value, ir.Var):
             value = lw.temp(value, node)
@@ -66,6 +69,75 @@ def store(lw, view: ir.Expr, value: ir.Expr, node) -> None:
     else:
         raise lw.error(f"cannot assign a {vt} to a slice of {at}", node,
                        "assign a number, a tuple of numbers or an array")
+
+
+# ---- shapes known at compile time: a mismatch there is a CompileError
+
+_RUNTIME = object()  # a slice bound known only at run time
+
+def note_assignment(lw, name: str, value: ir.Expr) -> None:
+    """Remember the shape of a shared/local/const array assigned to ``name`` when that is
+    the only assignment to ``name`` in the function (``sA = cuda.shared.array((4, 8), ...)``)."""
+    if not isinstance(value, (ir.AllocArray, ir.ConstArray)) or tuple(value.shape) == (0,):
+        return
+    counts = lw.__dict__.get("_store_counts")
+    if counts is None:
+        counts = {}
+        for n in ast.walk(lw.node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                counts[n.id] = counts.get(n.id, 0) + 1
+        lw._store_counts = counts
+    if counts.get(name) == 1:
+        lw.__dict__.setdefault("fixed_shapes", {})[name] = tuple(int(s) for s in value.shape)
+
+
+def static_shape(lw, e):
+    """The shape of array expression ``e`` as far as it is known at compile time: a tuple
+    with None for the extents only known at run time; None when nothing is known."""
+    if isinstance(e, (ir.AllocArray, ir.ConstArray)):
+        return None if tuple(e.shape) == (0,) else tuple(int(s) for s in e.shape)
+    if isinstance(e, ir.Var):
+        return lw.__dict__.get("fixed_shapes", {}).get(e.name)
+    if isinstance(e, ir.Transpose):
+        inner = static_shape(lw, e.array)
+        return None if inner is None else inner[::-1]
+    if not isinstance(e, ir.ArrayView):
+        return None
+    base = static_shape(lw, e.array)
+    if base is None:
+        return None
+    out = list(base[len(e.items):])
+    for n, it in reversed(list(zip(base, e.items))):
+        if not isinstance(it, ir.Slice):
+            continue
+        parts = [p if p is None else p.value if isinstance(p, ir.Const) else _RUNTIME for p in (it.start, it.stop, it.step)]
+        if any(p is _RUNTIME for p in parts):
+            out.insert(0, None)
+        else:
+            out.insert(0, 0 if parts[2] == 0 else len(range(n)[slice(*parts)]))
+    return tuple(out)
+
+
+def _check_static_shapes(lw, view, value, node):
+    dest = static_shape(lw, view)
+    if dest is None:
+        return
+    if isinstance(value.type, T.Tuple):
+        src = (len(value.type.elems),)
+        fits = dest[0] is None or dest[0] == src[0]
+    elif isinstance(value.type, T.Array):
+        src = static_shape(lw, value)
+        if src is None:
+            return
+        lead = len(src) - len(dest)
+        fits = all(s in (1, None) for s in src[:max(0, lead)]) and all(
+            s is None or d is None or s in (1, d) for s, d in zip(src[max(0, lead):], dest[max(0, -lead):]))
+    else:
+        return
+    if not fits:
+        show = lambda sh: "(" + ", ".join("?" if s is None else str(s) for s in sh) + ("," if len(sh) == 1 else "") + ")"  # noqa: E731
+        raise lw.error(f"cannot assign slice from input of different size: the slice has shape {show(dest)}, "
+                       f"the value {show(src)}", node)
 
 
 # ---- small IR builders (int64 arithmetic, booleans)
