@@ -24,6 +24,12 @@ shift) the loop runs away from the overlap, as ``memmove`` does, and the result 
 numpy's. Other overlapping pairs (``a[:] = a[::-1]``, ``a[:, :] = a.T``, a
 broadcast row onto its own array) get the same loop; with ``debug=True`` they raise
 ``KernelValueError`` instead, as their result can differ from numpy's.
+
+Code: same-shape values whose memory is apart (the usual case) take a plain loop
+nest that LLVM vectorises; the others a general nest over views whose axes are
+reversed where the loop must run backwards (run-time steps: no per-element selects,
+and only one more loop for LLVM to optimise -- a third, vectorised, loop cost 4x the
+compile time, as the cpu target's thread loop was unswitched over each variant).
 """
 
 from __future__ import annotations
@@ -75,6 +81,7 @@ def store(lw, view: ir.Expr, value: ir.Expr, node) -> None:
 
 _RUNTIME = object()  # a slice bound known only at run time
 
+
 def note_assignment(lw, name: str, value: ir.Expr) -> None:
     """Remember the shape of a shared/local/const array assigned to ``name`` when that is
     the only assignment to ``name`` in the function (``sA = cuda.shared.array((4, 8), ...)``)."""
@@ -110,12 +117,18 @@ def static_shape(lw, e):
     for n, it in reversed(list(zip(base, e.items))):
         if not isinstance(it, ir.Slice):
             continue
-        parts = [p if p is None else p.value if isinstance(p, ir.Const) else _RUNTIME for p in (it.start, it.stop, it.step)]
+        parts = [p if p is None else p.value if isinstance(p, ir.Const) else _RUNTIME
+                 for p in (it.start, it.stop, it.step)]
         if any(p is _RUNTIME for p in parts):
             out.insert(0, None)
         else:
             out.insert(0, 0 if parts[2] == 0 else len(range(n)[slice(*parts)]))
     return tuple(out)
+
+
+def _show(shape) -> str:
+    """A shape as numpy prints it, ``?`` for an extent known only at run time."""
+    return "(" + ", ".join("?" if s is None else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _check_static_shapes(lw, view, value, node):
@@ -135,9 +148,8 @@ def _check_static_shapes(lw, view, value, node):
     else:
         return
     if not fits:
-        show = lambda sh: "(" + ", ".join("?" if s is None else str(s) for s in sh) + ("," if len(sh) == 1 else "") + ")"  # noqa: E731
-        raise lw.error(f"cannot assign slice from input of different size: the slice has shape {show(dest)}, "
-                       f"the value {show(src)}", node)
+        raise lw.error(f"cannot assign slice from input of different size: the slice has shape {_show(dest)}, "
+                       f"the value {_show(src)}", node)
 
 
 # ---- small IR builders (int64 arithmetic, booleans)
@@ -176,25 +188,18 @@ def _new_local(lw, t) -> str:
     return name
 
 
-def _index_var(lw) -> str:
-    return _new_local(lw, I64)
-
-
 def _local(lw, value, loc):
     """A temporary assigned where its statement is placed (``lw.temp`` emits at once)."""
     name = _new_local(lw, value.type)
     return ir.Var(name, value.type, loc), ir.Assign(name, value, loc)
 
 
-def _nest(lw, dest, body, node, index=None) -> list:
+def _nest(lw, dest, body, node) -> list:
     """``for i0 in range(dest.shape[0]): for i1 ...: body(indices)`` (C order: the
-    last axis innermost). ``index(d, i)`` maps loop counter ``i`` of axis ``d`` to
-    the element index (default: itself)."""
+    last axis innermost)."""
     loc = lw.loc(node)
-    names = [_index_var(lw) for _ in range(dest.type.ndim)]
-    counters = [ir.Var(n, I64, loc) for n in names]
-    idx = counters if index is None else [index(d, i) for d, i in enumerate(counters)]
-    stmts = body(idx)
+    names = [_new_local(lw, I64) for _ in range(dest.type.ndim)]
+    stmts = body([ir.Var(n, I64, loc) for n in names])
     for d in reversed(range(dest.type.ndim)):
         stmts = [ir.ForRange(names[d], _c(0, loc), _attr(dest, "shape", d, loc), _c(1, loc), stmts, loc)]
     return stmts
@@ -236,25 +241,23 @@ def _store_array(lw, dest, src, node):
                              T.boolean, loc))
         step[e] = lw.temp(ir.IfExp(one, _c(0, loc), _c(1, loc), I64, loc), node)
 
-    def body(broadcast):
-        def stores(idx):
+    def stores(dest, src, broadcast):
+        def body(idx):
             sidx = [_c(0, loc)] * lead + [_op("*", idx[d], step[e], loc) if broadcast else idx[d]
                                           for d, e in axis.items()]
             val = ir.Load(src, sidx, src.type.dtype, loc)
             return [ir.Store(dest, idx, lw.cast(val, dest.type.dtype, node), loc)]
-        return stores
+        return body
 
-    # the usual case first: same shape, apart in memory -- a loop nest LLVM vectorises (the
-    # broadcast steps' multiplications would keep it from that)
-    fast = exact
+    # the usual case: the same shape, apart in memory -- a plain loop nest that LLVM
+    # vectorises; broadcasting and overlap take a second, general one
+    fast, pre, gdest, gsrc = exact, [], dest, src
     if dest.type.space == src.type.space:
-        general = _overlap_aware(lw, dest, src, axis, step, body(True), node)
         fast = fast + [_apart(dest, src, loc)]
-    else:
-        general = _nest(lw, dest, body(True), node)  # different memories never overlap
-    copy = _nest(lw, dest, body(False), node)
-    if fast:
-        copy = [ir.If(_all(fast, loc), copy, general, loc)]
+        pre, gdest, gsrc = _away_from_overlap(lw, dest, src, axis, step, node)
+    copy = _nest(lw, dest, stores(dest, src, False), node)
+    general = pre + _nest(lw, gdest, stores(gdest, gsrc, True), node)
+    copy = [ir.If(_all(fast, loc), copy, general, loc)] if fast else general
     fits = copy if not bad else [ir.If(_any(bad, loc), _fail(lw, _MISMATCH, node), copy, loc)]
     for st in fits:
         lw.emit(st)
@@ -278,30 +281,32 @@ def _apart(dest, src, loc):
     return ir.BoolOp("or", [_cmp(">=", d_lo, s_hi, loc), _cmp(">=", s_lo, d_hi, loc)], T.boolean, loc)
 
 
-def _overlap_aware(lw, dest, src, axis, step, body, node) -> list:
-    """The copy when source and destination may share memory: a loop nest that runs each
-    axis away from the overlap (backwards where the destination lies above the source)."""
+def _away_from_overlap(lw, dest, src, axis, step, node):
+    """``(statements, dest', src')``: views of both arrays, each axis reversed in both where
+    the loop must run backwards so that no element is overwritten before it is read (for
+    equal strides: towards lower addresses when the destination lies above the source)."""
     loc = lw.loc(node)
-    # dest[i] lies at src[i] + delta: with equal strides, element i is overwritten before it
-    # is read exactly when the loop walks towards higher addresses and delta > 0 (or lower, < 0)
-    delta, set_delta = _local(lw, _op("-", _attr(dest, "address", None, loc), _attr(src, "address", None, loc), loc), loc)
+    apart, set_apart = _local(lw, _apart(dest, src, loc), loc)
+    delta = _op("-", _attr(dest, "address", None, loc), _attr(src, "address", None, loc), loc)
     up = _cmp("<=", delta, _c(0, loc), loc)
-    rev, set_rev = [], []
+    pre = [set_apart]
+    if lw.mb.debug:
+        ok = ir.BoolOp("or", [apart, _same_strides(dest, src, axis, step, loc)], T.boolean, loc)
+        pre.append(ir.If(ok, [], _fail(lw, _OVERLAP, node), loc))
+    dsteps, ssteps = [], {}
     for d in range(dest.type.ndim):
         ascending = _cmp(">=", _attr(dest, "strides", d, loc), _c(0, loc), loc)
-        var, st = _local(lw, ir.BinOp("^", ascending, up, T.boolean, loc), loc)
-        rev.append(var)
-        set_rev.append(st)
-
-    def index(d, i):
-        back = _op("-", _op("-", _attr(dest, "shape", d, loc), _c(1, loc), loc), i, loc)
-        return ir.IfExp(rev[d], back, i, I64, loc)
-
-    moved = [set_delta, *set_rev, *_nest(lw, dest, body, node, index)]
-    if not lw.mb.debug:
-        return moved
-    ok = ir.BoolOp("or", [_apart(dest, src, loc), _same_strides(dest, src, axis, step, loc)], T.boolean, loc)
-    return [ir.If(ok, moved, _fail(lw, _OVERLAP, node), loc)]
+        back = ir.BoolOp("and", [ir.UnaryOp("not", apart, T.boolean, loc),
+                                 ir.BinOp("^", ascending, up, T.boolean, loc)], T.boolean, loc)
+        var, st = _local(lw, ir.IfExp(back, _c(-1, loc), _c(1, loc), I64, loc), loc)
+        pre.append(st)
+        dsteps.append(ir.Slice(None, None, var, loc=loc))
+        if d in axis:
+            ssteps[axis[d]] = ir.Slice(None, None, var, loc=loc)
+    sitems = [ssteps.get(e, ir.Slice(loc=loc)) for e in range(src.type.ndim)]
+    dv, set_dv = _local(lw, ir.ArrayView(dest, dsteps, ir.view_type(dest.type, dsteps), loc), loc)
+    sv, set_sv = _local(lw, ir.ArrayView(src, sitems, ir.view_type(src.type, sitems), loc), loc)
+    return pre + [set_dv, set_sv], dv, sv
 
 
 def _same_strides(dest, src, axis, step, loc):
