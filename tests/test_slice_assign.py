@@ -316,35 +316,42 @@ def _extents_overlap(v, w):
     return a0 < b1 and b0 < a1
 
 
-@given(data=st.data(), n=st.integers(1, 9))
-@SET
-def test_overlapping_1d_copies(data, n):
-    s0, s2 = data.draw(st.integers(0, n - 1)), data.draw(st.sampled_from([1, 2, -1, -2, 3]))
-    k = data.draw(st.integers(1, len(range(n)[s0::s2])))
-    t2 = data.draw(st.sampled_from([s2, s2, -s2, 1]))
-    t0 = s0 + data.draw(st.integers(-2, 2))  # near the destination: they overlap
-    if not (0 <= t0 < n and 0 <= t0 + (k - 1) * t2 < n):
-        return
-
-    def stop(start, step):  # the slice of exactly k elements from start
+def _overlapping_cases(n):
+    """Every 1-d destination slice of ``a[:n]`` with a source of the same length starting
+    near it (so that the two mostly overlap), as (s0, s1, s2, t0, t1, t2)."""
+    def stop(start, step, k):  # the slice of exactly k elements from start
         return start + k * step if start + k * step >= 0 else -n - 1
 
-    s1, t1 = stop(s0, s2), stop(t0, t2)
-    a = np.arange(n, dtype=np.float64)
-    dest, src = a[s0:s1:s2], a[t0:t1:t2]
-    assert dest.shape == src.shape
-    want = a.copy()
-    want[s0:s1:s2] = a[t0:t1:t2]  # numpy: through a temporary
-    shift = dest.size <= 1 or dest.strides == src.strides
-    if shift or not _extents_overlap(dest, src):
-        _shift[1, 1](a, s0, s1, s2, t0, t1, t2)
-        same(a, want)
-        b = np.arange(n, dtype=np.float64)
-        _shift_debug[1, 1](b, s0, s1, s2, t0, t1, t2)
-        same(b, want)
-    else:
-        with pytest.raises(KernelValueError, match="needs a temporary"):
-            _shift_debug[1, 1](a, s0, s1, s2, t0, t1, t2)
+    for s0 in range(n):
+        for s2 in (1, 2, -1, -2, 3):
+            for k in range(1, len(range(n)[s0::s2]) + 1):
+                for t2 in {s2, -s2, 1}:
+                    for t0 in range(s0 - 2, s0 + 3):
+                        if 0 <= t0 < n and 0 <= t0 + (k - 1) * t2 < n:
+                            yield s0, stop(s0, s2, k), s2, t0, stop(t0, t2, k), t2
+
+
+def test_overlapping_1d_copies():
+    n, checked, raised = 7, 0, 0
+    for case in _overlapping_cases(n):
+        s0, s1, s2, t0, t1, t2 = case
+        a = np.arange(n, dtype=np.float64)
+        dest, src = a[s0:s1:s2], a[t0:t1:t2]
+        assert dest.shape == src.shape, case
+        want = a.copy()
+        want[s0:s1:s2] = a[t0:t1:t2]  # numpy: through a temporary
+        if dest.size <= 1 or dest.strides == src.strides or not _extents_overlap(dest, src):
+            _shift[1, 1](a, *case)
+            same(a, want)
+            b = np.arange(n, dtype=np.float64)
+            _shift_debug[1, 1](b, *case)
+            same(b, want)
+            checked += 1
+        else:
+            with pytest.raises(KernelValueError, match="needs a temporary"):
+                _shift_debug[1, 1](a, *case)
+            raised += 1
+    assert checked > 300 and raised > 100, (checked, raised)
 
 
 def test_shifts_both_ways():
