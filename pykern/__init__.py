@@ -24,7 +24,7 @@ that ``import pykern`` stays fast.
 from __future__ import annotations
 
 from .errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
-from .errors import KernelIndexError, KernelZeroDivisionError  # noqa: F401
+from .errors import KernelIndexError, KernelValueError, KernelZeroDivisionError  # noqa: F401
 from .frontend.types import (
     boolean,
     complex64,
@@ -179,7 +179,7 @@ def detect() -> bool:
 __all__ = [
     "jit", "compile", "set_target", "current_target", "is_available", "detect", "from_dtype", "is_float16_supported",
     "CompileError", "LaunchError", "HipError", "KernelRuntimeError", "LaunchValueError",
-    "KernelIndexError", "KernelZeroDivisionError",
+    "KernelIndexError", "KernelZeroDivisionError", "KernelValueError",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
     *_kernel_names, *_LAZY, "gpus", "random", "cudadrv",

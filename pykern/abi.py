@@ -179,7 +179,7 @@ ERROR_RECORD_BYTES = 80
 #: writes it, the cpu executor and the debug error record read it
 UNSIGNED_INDEX = 1 << 32
 #: error kinds both targets write (the cpu target's own kinds 2, 4, 5 are in ``codegen.cpu``)
-ERROR_KINDS = {"bounds": 1, "zerodiv": 3, "raise": 6}
+ERROR_KINDS = {"bounds": 1, "zerodiv": 3, "raise": 6, "value": 7}
 ERROR_RECORD = "<iiqqqqqqqqq"  # struct format of the record
 
 
@@ -201,7 +201,7 @@ def format_error_record(raw: bytes, messages: list):
     if axis & UNSIGNED_INDEX:
         axis &= UNSIGNED_INDEX - 1
         index &= (1 << 64) - 1
-    if kind in (ERROR_KINDS["zerodiv"], ERROR_KINDS["raise"]):
+    if kind in (ERROR_KINDS["zerodiv"], ERROR_KINDS["raise"], ERROR_KINDS["value"]):
         return f"{text} (thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))"
     return (f"{text}: index {index} is out of range for axis {axis} with extent {extent} "
             f"(thread ({tx}, {ty}, {tz}) of block ({bx}, {by}, {bz}))")

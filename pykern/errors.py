@@ -112,10 +112,16 @@ class KernelZeroDivisionError(KernelRuntimeError, ZeroDivisionError):
     Python error model and raises ``ZeroDivisionError``, for floats too)."""
 
 
+class KernelValueError(KernelRuntimeError, ValueError):
+    """``debug=True``: a slice assignment whose value has a different shape
+    (numba raises ``ValueError``), or that pykern cannot do without a temporary."""
+
+
 def error_class_for_kind(kind: int):
     """The exception class of a kernel error record's kind (both targets use
-    1 = index out of bounds, 3 = division by zero; others: KernelRuntimeError)."""
-    return {1: KernelIndexError, 3: KernelZeroDivisionError}.get(kind, KernelRuntimeError)
+    1 = index out of bounds, 3 = division by zero, 7 = a bad value (slice assignment); others:
+    KernelRuntimeError; 6, a kernel's own exception, is made by ``kernel_exception``)."""
+    return {1: KernelIndexError, 3: KernelZeroDivisionError, 7: KernelValueError}.get(kind, KernelRuntimeError)
 
 
 def kernel_exception(spec, where: str, thread, block) -> Exception:

@@ -378,10 +378,10 @@ def test_a_numpy_argument_unlike_the_fast_paths_goes_the_full_way(case):
             x = x.view(type("Sub", (np.ndarray,), {}))
         elif case == "out read-only":
             out.flags.writeable = False
-        elif case == "out 2-d":
-            out = out.reshape(2, 4)
+        elif case == "out 2-d":  # out[i] = v is then a row assignment: one row per thread
+            out = np.zeros((8, 2), np.float32)
         elif case == "out F-order 2-d":
-            out = np.asfortranarray(np.zeros((2, 4), np.float32))
+            out = np.asfortranarray(np.zeros((8, 2), np.float32))
         elif case == "out strided":
             out = np.zeros(16, np.float32)[::2]
         elif case == "x a list":

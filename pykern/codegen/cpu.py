@@ -93,6 +93,7 @@ ERR_ZERODIV = 3  # debug=True division by zero (ZeroDivisionError)
 ERR_GRIDSYNC = 4  # a grid sync that some block of the cooperative launch never reaches
 ERR_REGION_BARRIER = 5  # divergent barrier found by a work-item loop (cpu_regions): msg2 says how
 ERR_RAISE = ERROR_KINDS["raise"]  # debug=True `raise`/`assert`: vals[0] indexes artifact.exceptions
+ERR_VALUE = ERROR_KINDS["value"]  # debug=True: a slice assignment's value does not fit (ValueError)
 
 _LIBM_UNARY = set(
     "tan asin acos atan sinh cosh tanh asinh acosh atanh expm1 log1p cbrt erf erfc lgamma".split()

@@ -138,6 +138,8 @@ class ArrayLowering:
             return b.extract_value(arr, [1, e.dim])
         if e.attr == "strides":
             return b.extract_value(arr, [2, e.dim])
+        if e.attr == "address":
+            return b.ptrtoint(b.extract_value(arr, 0), I64)
         if e.attr == "size":
             v = L.Constant(I64, 1)
             for k in range(t.ndim):

@@ -117,6 +117,13 @@ class IntrinsicLowering:
         if n == "nanosleep":
             tgt.nanosleep(self, args[0])
             return None
+        if n == "value_error":
+            if self.options.debug:
+                fail_bb, after = self._new_block("valueerror"), self._new_block("valueerror.after")
+                b.branch(fail_bb)
+                self.debug_failure(fail_bb, after, "value", (e.attrs or {}).get("message", "bad value"),
+                                   [L.Constant(I64, 0)] * 3)
+            return None
         if n == "complex":
             return self._make_complex(args[0], args[1], e.type)
         if n in ("real", "imag"):

@@ -26,8 +26,10 @@ are frozen when compiling; numpy arrays become const arrays, device arrays are
 captured by address.
 Array views (``a[i]``, ``a[i, 1:5]``, ``a[::-1]``) are ``ArrayView`` nodes.
 ``a.T`` (``a.transpose()``, ``np.transpose(a)``) is a ``Transpose`` node.
+Assignment to slices (``a[1:3] = v``, ``a[i, :] = b[j]``) is a loop nest over the view
+(``slice_store``).
 Everything else (with, try, raise, assert, lambda, classes, comprehensions,
-strings other than print's literals, lists/dicts, assignment to slices, global/nonlocal, imports, *args) is a
+strings other than print's literals, lists/dicts, augmented assignment to slices, global/nonlocal, imports, *args) is a
 ``CompileError`` with the location and a hint.
 
 Example::

@@ -194,10 +194,12 @@ class Load(Expr):
 @dataclass(eq=False)
 class ArrayAttr(Expr):
     """``a.shape[dim]`` / ``a.strides[dim]`` (bytes) / ``a.size`` / ``a.ndim``
-    as int64 (``dim`` is None for size and ndim)."""
+    as int64 (``dim`` is None for size and ndim). ``address`` is the data
+    pointer as an integer (no Python spelling: slice assignment compares the
+    memory of its source and destination with it)."""
 
     array: Expr
-    attr: str  # "shape" | "strides" | "size" | "ndim"
+    attr: str  # "shape" | "strides" | "size" | "ndim" | "address"
     dim: Optional[int]
     type: T.Type = T.int64
     loc: Optional[SourceLoc] = None
@@ -802,6 +804,9 @@ INTRINSICS = {
     "frexp": Op("misc", "(f) -> Tuple(f, int32)", doc="mantissa in [0.5, 1), exponent; (x, 0) for 0/inf/NaN"),
     "ldexp": Op("misc", "(f, int32) -> f"),
     "nanosleep": Op("misc", "(uint32) -> void", effects=True, doc="a back-off hint; see Target.nanosleep"),
+    "value_error": Op("misc", "() -> void", effects=True,
+                      doc="debug=True: record a ValueError (attrs message, optional) and leave the thread; "
+                          "nothing without debug (slice assignment's checks)"),
 }
 
 

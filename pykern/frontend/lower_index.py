@@ -103,7 +103,8 @@ class IndexLowering:
             if allow_slices:
                 return [self.slice_item(node)]
             raise self.error(
-                "assigning to a slice is not supported in kernels", node, "assign single elements, e.g. a[i, j] = v"
+                "augmented assignment to a slice (a[1:3] += v) is not supported in kernels", node,
+                "loop over the elements: for k in range(1, 3): a[k] += v",
             )
         if isinstance(node, ast.Tuple):
             out = []
@@ -130,7 +131,10 @@ class IndexLowering:
             out.append(self.cast(i, T.int64, node))
         return out
 
-    def store_target(self, target: ast.Subscript):
+    def store_target(self, target: ast.Subscript, views: bool = False):
+        """``(array, indices)`` of the element ``target`` names; with ``views``, a
+        slice or row target (``a[1:3]``, ``a[i, :]``, ``a[i]`` of a 2-d ``a``) is
+        ``(view, None)`` (``slice_store`` writes it)."""
         base = self.expr(target.value)
         pre = []
         if isinstance(base, PartialIndex):
@@ -141,12 +145,17 @@ class IndexLowering:
             return records.target(self, base, target.slice.value, target)  # r['x'] = v
         if not isinstance(base.type, T.Array):
             raise self.error(f"cannot assign to an element of a {base.type}", target, "only array elements can be assigned")
-        idx = pre + self.index_exprs(target.slice)
-        if len(idx) != base.type.ndim:
+        idx = pre + self.index_exprs(target.slice, allow_slices=views)
+        if views and len(idx) <= base.type.ndim and (
+                len(idx) < base.type.ndim or any(isinstance(i, ir.Slice) for i in idx)):
+            return self.array_view(base, idx, target), None
+        if len(idx) > base.type.ndim:
+            raise self.error(f"too many indices for a {base.type.ndim}-d array: {len(idx)}", target)
+        if len(idx) < base.type.ndim:
             raise self.error(
                 f"{base.type.ndim}-d array needs {base.type.ndim} indices to assign an element, got {len(idx)}",
                 target,
-                hint="assigning to a row or slice is not supported; assign single elements a[i, j] = v",
+                hint="augmented assignment to a row is not supported; assign single elements a[i, j] += v",
             )
         return base, self.normalize_indices(base, idx, target)
 

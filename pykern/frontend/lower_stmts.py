@@ -11,7 +11,7 @@ import ast
 import numpy as np
 
 from .. import stubs
-from . import infer, ir, records
+from . import infer, ir, records, slice_store
 from . import types as T
 from .values import NeedType, PartialIndex, PyObj, is_pure
 
@@ -149,8 +149,14 @@ class StatementLowering:
             for tgt, part in zip(target.elts, parts):
                 self.assign_expr(tgt, part, stmt_node)
         elif isinstance(target, ast.Subscript):
-            arr, idx = self.store_target(target)
-            self.store(arr, idx, value, target)
+            if not is_pure(value) and not isinstance(value, (ir.AllocArray, ir.ConstArray)) and _slices(target.slice):
+                value = self.temp(value, stmt_node)  # the value first, as Python evaluates it
+            arr, idx = self.store_target(target, views=True)
+            if idx is None:
+                self.check_writable(arr.type, target)
+                slice_store.store(self, arr, value, target)
+            else:
+                self.store(arr, idx, value, target)
         elif isinstance(target, ast.Attribute):
             base = self.expr(target.value)
             if isinstance(base, PartialIndex):
@@ -229,6 +235,7 @@ class StatementLowering:
         else:
             self.vartypes[name] = (t, self.loc(node))
             self.changed = True
+        slice_store.note_assignment(self, name, value)
         self.emit(ir.Assign(name, self.cast(value, self.vartypes[name][0], node), self.loc(node)))
 
     def temp(self, value: ir.Expr, node) -> ir.Var:
@@ -268,12 +275,15 @@ class StatementLowering:
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
 
-    def store(self, arr: ir.Expr, idx: list, value: ir.Expr, node):
-        at = arr.type
+    def check_writable(self, at: T.Array, node):
         if at.readonly or at.space == "const":
             raise self.error(
                 f"cannot write to a read-only array ({at})", node, "const arrays and read-only arguments cannot be written"
             )
+
+    def store(self, arr: ir.Expr, idx: list, value: ir.Expr, node):
+        at = arr.type
+        self.check_writable(at, node)
         if isinstance(value.type, T.Void):
             raise self.error("cannot store the result of a call that returns nothing", node)
         if not value.type.is_scalar:
@@ -434,6 +444,12 @@ def _returned_param(lw, v, t):
             and v.id not in lw.assigned_params_here:
         return lw.params.index(v.id)
     return None
+
+
+def _slices(index) -> bool:
+    """The subscript ``index`` has a slice item (``a[1:3]``, ``a[i, :]``)."""
+    items = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(i, ast.Slice) for i in items)
 
 
 def _contains_array(t: T.Type) -> bool:

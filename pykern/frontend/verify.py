@@ -25,7 +25,7 @@ class _Bad(Exception):
         self.loc = loc
 
 
-_ARRAY_ATTRS = ("shape", "strides", "size", "ndim")
+_ARRAY_ATTRS = ("shape", "strides", "size", "ndim", "address")
 
 
 class _Checker:

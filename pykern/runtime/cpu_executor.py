@@ -557,7 +557,7 @@ class CpuKernel:
             return (f"{msg1} (cg.this_grid().sync()): {v[0]} of {v[2]} blocks wait there but "
                     f"{v[1]} block(s) ended without reaching it; every block of a cooperative launch must "
                     "reach each grid sync")
-        if ctx.kind == 3:  # debug division by zero: the message says where
+        if ctx.kind in (ERROR_KINDS["zerodiv"], ERROR_KINDS["value"]):  # division by zero, slice value: the message says where
             return f"{msg1} (thread ({v[3]}, {v[4]}, {v[5]}), block ({v[6]}, {v[7]}, {v[8]}))"
         if ctx.kind in (2, 5):  # divergent barrier (5: found by a work-item loop, msg2 says how)
             bx, by = block[0], block[1]
