@@ -101,3 +101,33 @@ def test_minitorch_style_block_sum(monkeypatch):
         out = np.zeros(3)
         cuda.jit(_sum_practice.py_func)[3, 32](out, a, 70)
         assert out.tolist() == [a[:32].sum(), a[32:64].sum(), a[64:].sum()]
+
+
+def test_declared_any_layout_arrays_take_contiguous_and_shared_ones():
+    """``@cuda.jit(void(float64[:], ...), device=True)`` called with C-contiguous, strided and
+    shared arrays (numba passes each as is); unpacking the limits and a slice, as a neutron-optics
+    code on GitHub does."""
+    from pykern import float64, int64, void
+
+    @cuda.jit(void(float64[:], float64[:], int64, float64[:, :, :]), device=True)
+    def propagate(neutron, limits, n, out):
+        xmin, xmax, maxdiv = limits
+        vx, vy, vz = neutron[3:6]
+        if vx <= xmin or vx >= xmax:
+            return
+        cuda.atomic.add(out, (0, 0, 0), n)
+        cuda.atomic.add(out, (1, 0, 0), vy * vz + neutron[-2] * 0.0 + maxdiv * 0.0)
+
+    @cuda.jit
+    def k(nb, lim, out):
+        sh = cuda.shared.array(3, cuda.float64)
+        if cuda.threadIdx.x == 0:
+            for j in range(3):
+                sh[j] = lim[j]
+        cuda.syncthreads()
+        propagate(nb[cuda.threadIdx.x], sh, 1, out)  # a row view and a shared array
+
+    nb = np.tile(np.array([0, 0, 0, 0.5, 2.0, 3.0, 9.0, 1.0]), (4, 1))
+    out = np.zeros((2, 1, 1))
+    k[1, 4](nb, np.array([0.0, 1.0, 45.0]), out)
+    assert out[0, 0, 0] == 4 and out[1, 0, 0] == 24

@@ -978,6 +978,9 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
             ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'")
         except TypeError as e:
             raise lw.error(str(e), node) from None
+        # an array keeps its own type where the declared one admits it (a C-contiguous or shared
+        # array for `float64[:]`): the callee is specialised to it, as the array is passed as is
+        sig_types = [a.type if _admits(t, a.type) else t for a, t in zip(args, sig_types)]
         # the declared signature converts the arguments (numba: int64 params given 1.5 get 1)
         args = [lw.cast(a, t, an) for a, t, an in zip(args, sig_types, arg_nodes)]
     fn = lw.mb.device_function(pyfunc, [a.type for a in args], lw.loc(node), static=static, ret=ret)
@@ -995,6 +998,13 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
 
 
 NOT_STATIC = object()
+
+
+def _admits(declared, actual) -> bool:
+    """An array parameter declared ``declared`` takes an ``actual`` array unchanged: same dtype
+    and ndim, and the declared layout is "A" (any strides) or the same."""
+    return (isinstance(declared, T.Array) and isinstance(actual, T.Array) and declared.dtype == actual.dtype
+            and declared.ndim == actual.ndim and declared.layout in ("A", actual.layout))
 
 
 def static_value(v):
