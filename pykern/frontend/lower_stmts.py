@@ -177,14 +177,17 @@ class StatementLowering:
         """``return A`` where ``A`` is an array parameter the function never rebinds (numba's
         in-place helpers: write into ``A``, hand it back). The function becomes void and records
         which parameter it returns; the caller's value is its own argument (calls.py). Other
-        arrays (local arrays, views made here) would outlive nothing on a GPU: still an error."""
+        arrays (local arrays of the callee, views made in it) would need an array return value:
+        still an error."""
         k = _returned_param(self, v, t)
         if k is None:
             raise self.error(f"device functions cannot return arrays ({t}) other than an array parameter "
                              "returned unchanged", node, "write into an array argument instead")
-        if self.ret is not None and (self.returned_param != k):
-            was = "nothing" if isinstance(self.ret[0], T.Void) and self.returned_param is None else \
-                (self.ret[0] if self.returned_param is None else f"parameter '{self.params[self.returned_param]}'")
+        if self.ret is not None and self.returned_param != k:
+            if self.returned_param is not None:
+                was = f"parameter '{self.params[self.returned_param]}'"
+            else:
+                was = "nothing" if isinstance(self.ret[0], T.Void) else f"a {self.ret[0]}"
             raise self.error(f"'{self.pyname}' returns {was} at line {self.ret[1].line} but the array "
                              f"'{v.id}' here", node, "return the same array parameter everywhere")
         self.returned_param = k

@@ -106,13 +106,10 @@ class ParsedFunction:
             fd = ast.FunctionDef(name="lambda", args=lam.args, body=[ret], decorator_list=[], returns=None,
                                  type_comment=None, **({"type_params": []} if sys.version_info >= (3, 12) else {}))
             return ast.copy_location(fd, lam)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Lambda):
-                raise CompileError(
-                    "this lambda cannot be told apart from the others on its line",
-                    self.loc(node),
-                    hint="define the function with 'def'",
-                )
+        if want == "<lambda>":
+            node = next((n for n in ast.walk(tree) if isinstance(n, ast.Lambda)), None)
+            raise CompileError("this lambda cannot be told apart from the other lambdas on its line",
+                               self.loc(node) if node is not None else None, hint="define the function with 'def'")
         raise CompileError(f"cannot find the definition of {self.name} in its source ({self.filename})")
 
     def _find_lambda(self, tree):
