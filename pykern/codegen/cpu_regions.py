@@ -465,7 +465,7 @@ class RegionLowering(FunctionLowering):
 
     def exit_thread(self):
         """This thread is done (``return``, ``raise``): mark it exited and go on with the next
-        thread of the loop; later regions skip it, and a barrier it misses is reported."""
+        thread of the loop; later regions skip it, and later barriers count it as arrived."""
         if self._thread_next is None:
             self.fail("internal error: a thread exits outside a work-item loop")
         b = self.builder
