@@ -392,34 +392,30 @@ def test_a_numpy_argument_unlike_the_fast_paths_goes_the_full_way(case):
     _fresh_vs_primed(_SCALE, (1, 8), (*_vectors(), 2.0), bad)
 
 
-@pytest.mark.parametrize("change", ["read-only", "reshaped to 2-d", "dtype viewed as int32", "resized (a new buffer)"])
-def test_an_array_changed_in_place_after_the_fast_path_goes_the_full_way(change):
-    """The same array object, changed in place: nothing may be remembered per array."""
-    def bad():
-        out, x = _vectors()
-        target = out if change == "read-only" else x
-        if change == "read-only":
-            target.flags.writeable = False
-        elif change == "reshaped to 2-d":
-            target.shape = (2, 4)
-        elif change == "dtype viewed as int32":
-            target.dtype = np.int32
-        elif change == "resized (a new buffer)":  # the same type: the fast path runs it, at the new pointer
-            out.resize(16, refcheck=False)
-        return out, x, 2.0
-
-    out, x = _vectors()
-    k = _primed(_SCALE, (1, 8), (out, x, 2.0))
-    args = (out, x, 2.0)
-    want = _outcome(cuda.jit(_SCALE), (1, 8), bad())
+def _change_in_place(change, out, x):
     if change == "read-only":
         out.flags.writeable = False
     elif change == "reshaped to 2-d":
         x.shape = (2, 4)
     elif change == "dtype viewed as int32":
         x.dtype = np.int32
-    else:
+    elif change == "resized (a new buffer)":  # the same type: the fast path runs it, at the new pointer
         out.resize(16, refcheck=False)
+
+
+@pytest.mark.parametrize("change", ["read-only", "reshaped to 2-d", "dtype viewed as int32", "resized (a new buffer)"])
+def test_an_array_changed_in_place_after_the_fast_path_goes_the_full_way(change):
+    """The same array object, changed in place: nothing may be remembered per array."""
+    def bad():
+        out, x = _vectors()
+        _change_in_place(change, out, x)
+        return out, x, 2.0
+
+    out, x = _vectors()
+    k = _primed(_SCALE, (1, 8), (out, x, 2.0))
+    args = (out, x, 2.0)
+    want = _outcome(cuda.jit(_SCALE), (1, 8), bad())
+    _change_in_place(change, out, x)
     _assert_same(_outcome(k, (1, 8), args), want)
 
 
