@@ -87,13 +87,11 @@ LDS_BYTES = DEFAULT_MAX_SHARED_BYTES
 #: ``for`` loops poll the launch's cancel flag every this many iterations
 #: (and once at their end); ``while`` loops at every iteration
 POLL_INTERVAL = 1024
-# ---- error kinds (ctx.kind)
-ERR_BOUNDS, ERR_BARRIER = 1, 2
-ERR_ZERODIV = 3  # debug=True division by zero (ZeroDivisionError)
+# ---- error kinds (ctx.kind) of the cpu target only; the kinds both targets write (bounds 1,
+# division by zero 3, raise 6, slice value 7) are abi.ERROR_KINDS, which record_error stores
+ERR_BARRIER = 2
 ERR_GRIDSYNC = 4  # a grid sync that some block of the cooperative launch never reaches
 ERR_REGION_BARRIER = 5  # divergent barrier found by a work-item loop (cpu_regions): msg2 says how
-ERR_RAISE = ERROR_KINDS["raise"]  # debug=True `raise`/`assert`: vals[0] indexes artifact.exceptions
-ERR_VALUE = ERROR_KINDS["value"]  # debug=True: a slice assignment's value does not fit (ValueError)
 
 _LIBM_UNARY = set(
     "tan asin acos atan sinh cosh tanh asinh acosh atanh expm1 log1p cbrt erf erfc lgamma".split()

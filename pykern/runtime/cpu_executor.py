@@ -545,7 +545,7 @@ class CpuKernel:
         kname = art.name
         v = list(ctx.vals)
         msg1 = ctypes.string_at(ctx.msg1).decode() if ctx.msg1 else "<unknown>"
-        if ctx.kind == 1:  # bounds
+        if ctx.kind == ERROR_KINDS["bounds"]:
             idx, extent, axis = v[0], v[1], v[2] & (UNSIGNED_INDEX - 1)
             if v[2] & UNSIGNED_INDEX:
                 idx &= (1 << 64) - 1
