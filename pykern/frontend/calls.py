@@ -613,7 +613,7 @@ def _minmax(lw, node, name, which=None):
     vals = [lw.value(a) for a in node.args]
     if len(vals) == 1 and isinstance(vals[0].type, T.Tuple):
         tup = vals[0]
-        if not lw_is_pure(tup):
+        if not is_pure(tup):
             raise lw.error(f"{name}() of a tuple with side effects; assign it to a variable first", node)
         vals = [lw.tuple_get(tup, k, node) for k in range(len(tup.type.elems))]
     if len(vals) < 2:
@@ -663,10 +663,6 @@ def _np_minmax_py(which, a, b):
 
 
 _NP_MINMAX = {np.minimum: "minimum", np.maximum: "maximum", np.fmin: "fmin", np.fmax: "fmax"}
-
-
-def lw_is_pure(e):
-    return is_pure(e)
 
 
 def _round(lw, node, name):
@@ -727,8 +723,7 @@ def _divmod(lw, node, name):
     for v, n in ((a, node.args[0]), (b, node.args[1])):
         if not v.type.is_scalar or isinstance(v.type, T.Complex):
             raise lw.error(f"divmod() takes real numbers, not {v.type}", n)
-    a = a if is_pure(a) else lw.temp(a, node)
-    b = b if is_pure(b) else lw.temp(b, node)
+    a, b = lw.once(a, node), lw.once(b, node)
     q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
     # folded constants leave their weakness behind: a tuple element has its own type
     q, r = (ir.Const(x.value, x.type, x.loc) if is_weak(x) else x for x in (q, r))
@@ -991,8 +986,7 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
         return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
     # `return A` of an array parameter: call for the effects, the value is the caller's argument
     k = fn.returns_param
-    if not is_pure(args[k]):
-        args[k] = lw.temp(args[k], arg_nodes[k])
+    args[k] = lw.once(args[k], arg_nodes[k])
     lw.emit(ir.ExprStmt(ir.Call(fn.name, args, fn.return_type, lw.loc(node)), lw.loc(node)))
     return args[k]
 
@@ -1126,8 +1120,7 @@ def _complex_of_value(lw, v, node):
 
 def _parts(lw, z, node):
     """(real, imag) expressions of a complex value (evaluated once)."""
-    if not is_pure(z):
-        z = lw.temp(z, node)
+    z = lw.once(z, node)
     f = z.type.component
     if isinstance(z, ir.Const):
         c = complex(z.value)
@@ -1380,7 +1373,7 @@ def _fp16(lw, node, which):
         return ir.Compare(_FP16_CMP[n], a, b, T.boolean, loc)
     if n in ("hmax", "hmin"):
         # numba.cuda: hmax is ``a if a > b else b`` (so hmax(NaN, x) is x), hmin likewise with <
-        a, b = (v if is_pure(v) else lw.temp(v, node) for v in _half_args(lw, node, which, 2))
+        a, b = (lw.once(v, node) for v in _half_args(lw, node, which, 2))
         test = ir.Compare(">" if n == "hmax" else "<", a, b, T.boolean, loc)
         return ir.IfExp(test, a, b, T.float16, loc)
     if n == "hfma":
@@ -1474,11 +1467,8 @@ def _math_modf(lw, node, name):
         return _folded_pair(lw, math.modf(v.value), (T.float64, T.float64), node)
     loc = lw.loc(node)
     x = lw.cast(v, ft, node)
-    if not is_pure(x):
-        x = lw.temp(x, node)
-    whole = _in_float(lw, node, "trunc", [x], ft)
-    if not is_pure(whole):
-        whole = lw.temp(whole, node)
+    x = lw.once(x, node)
+    whole = lw.once(_in_float(lw, node, "trunc", [x], ft), node)
     diff = ir.BinOp("-", x, whole, ft, loc)
     inf = ir.Intrinsic("isinf", [x], T.boolean, {}, loc)
     frac = ir.IfExp(inf, ir.Const(0.0, ft, loc), diff, ft, loc)
@@ -1508,8 +1498,7 @@ def _selp(lw, node, which):
     a, b = _scalar(lw, node.args[1], which), _scalar(lw, node.args[2], which)
     t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
     a, b = lw.cast(a, t, node), lw.cast(b, t, node)
-    a = a if is_pure(a) else lw.temp(a, node)
-    b = b if is_pure(b) else lw.temp(b, node)
+    a, b = lw.once(a, node), lw.once(b, node)
     return ir.IfExp(c, a, b, t, lw.loc(node))
 
 

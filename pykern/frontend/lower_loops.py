@@ -13,7 +13,7 @@ from . import infer, ir
 from . import types as T
 from .calls import NOT_STATIC, static_value
 from .lower_index import selectable_tuple
-from .values import PartialIndex, PyObj, is_pure, weakval
+from .values import PartialIndex, PyObj, weakval
 
 
 class LoopLowering:
@@ -149,7 +149,7 @@ class LoopLowering:
                 it,
                 hint="write for i in range(n): ...",
             )
-        seq = self._pure(seq, it)
+        seq = self.once(seq, it)
         loc = self.loc(node)
         if isinstance(t, T.Array):
             stop = ir.ArrayAttr(seq, "shape", 0, T.int64, loc)
@@ -193,9 +193,6 @@ class LoopLowering:
             self.loop_depth -= 1
         self.emit(ir.ForRange(ivar, ir.Const(0, T.int64, loc), length, ir.Const(1, T.int64, loc), body, loc))
 
-    def _pure(self, v: ir.Expr, node) -> ir.Expr:
-        return v if is_pure(v) else self.temp(v, node)
-
     def iter_seq(self, it):
         """``(length, elem)`` of an iterable: an int64 length evaluated before the loop
         and ``elem(index)`` building the element for an int64 index."""
@@ -216,7 +213,7 @@ class LoopLowering:
                 start = self.value(start_node)
                 if not isinstance(start.type, (T.Integer, T.Boolean)):
                     raise self.error(f"enumerate() start must be an integer, not {start.type}", start_node)
-                start = self._pure(self.cast(start, i64, start_node), start_node)
+                start = self.once(self.cast(start, i64, start_node), start_node)
 
             def elem(i):
                 k = i if start is None else ir.BinOp("+", i, start, i64, loc)
@@ -245,7 +242,7 @@ class LoopLowering:
                 v = self.value(a)
                 if not isinstance(v.type, (T.Integer, T.Boolean)):
                     raise self.error(f"range() arguments must be integers, not {v.type}", a)
-                args.append(self._pure(self.cast(v, i64, a), a))
+                args.append(self.once(self.cast(v, i64, a), a))
             zero, one = ir.Const(0, i64, loc), ir.Const(1, i64, loc)
             start, stop, step = ([zero] + args + [one])[:3] if len(args) == 1 else (args + [one])[:3]
             if isinstance(step, ir.Const) and step.value == 0:
@@ -268,7 +265,7 @@ class LoopLowering:
         if isinstance(t, T.Array):
             if t.ndim == 0:
                 raise self.error("iteration over a 0-d array", it, "index it with a[()]")
-            seq = self._pure(seq, it)
+            seq = self.once(seq, it)
 
             def elem(i):
                 if t.ndim > 1:
@@ -282,7 +279,7 @@ class LoopLowering:
                     f"kernels can loop over tuples of one scalar or array type, not {t}", it,
                     "loop over a tuple of mixed types with literal_unroll(t)",
                 )
-            seq = self._pure(seq, it)
+            seq = self.once(seq, it)
             return ir.Const(len(t.elems), i64, loc), lambda i: self.select_tuple_elem(seq, i, it)
         raise self.error(f"kernels can iterate over range(), arrays, tuples, enumerate() and zip(), not a {t}", it)
 
@@ -300,7 +297,7 @@ class LoopLowering:
         if v is None:  # a tuple display: its elements may be compile-time values (functions, types)
             items = [self.expr(e) for e in arg.elts]
             items = [self.to_ir(x, e) if isinstance(x, PartialIndex) else x for x, e in zip(items, arg.elts)]
-            items = [self._pure(x, arg) if isinstance(x, ir.Expr) else x for x in items]
+            items = [self.once(x, arg) if isinstance(x, ir.Expr) else x for x in items]
         elif isinstance(v, PyObj) and isinstance(v.value, tuple):
             items = [PyObj(x, f"{v.name}[{k}]") for k, x in enumerate(v.value)]
         else:
@@ -309,7 +306,7 @@ class LoopLowering:
                 # numba: literal_unroll of anything else is an ordinary loop
                 self.for_each(ast.copy_location(ast.For(node.target, arg, node.body, [], None), node))
                 return
-            seq = self._pure(seq, arg)
+            seq = self.once(seq, arg)
             items = [self.tuple_get(seq, k, arg) for k in range(len(seq.type.elems))]
         if not isinstance(node.target, ast.Name):
             raise self.error("the loop variable of literal_unroll() must be a plain name", node.target)

@@ -200,8 +200,7 @@ class StatementLowering:
         The length is not checked (as numba.cuda without debug); under ``debug=True`` a shorter
         array is an index error."""
         loc = self.loc(stmt_node)
-        if not isinstance(arr, ir.Var):
-            arr = self.temp(arr, stmt_node)
+        arr = self.once(arr, stmt_node)
         parts = [self.temp(ir.Load(arr, [self.const(k, T.int64, stmt_node)], arr.type.dtype, loc), stmt_node)
                  for k in range(len(target.elts))]
         for tgt, part in zip(target.elts, parts):
@@ -241,6 +240,11 @@ class StatementLowering:
         slice_store.note_assignment(self, name, value)
         self.emit(ir.Assign(name, self.cast(value, self.vartypes[name][0], node), self.loc(node)))
 
+    def once(self, value: ir.Expr, node) -> ir.Expr:
+        """``value`` itself when reading it again costs nothing and changes nothing, else a
+        temporary holding it: an expression used more than once is evaluated once."""
+        return value if is_pure(value) else self.temp(value, node)
+
     def temp(self, value: ir.Expr, node) -> ir.Var:
         name = f"$t{len(self.temps)}"
         if isinstance(value.type, T.Void):
@@ -258,9 +262,8 @@ class StatementLowering:
             self.set_var(target.id, self.binop(op, cur, self.value(node.value), node), target)
         elif isinstance(target, ast.Subscript):
             arr, idx = self.store_target(target)
-            if not is_pure(arr):
-                arr = self.temp(arr, target)
-            idx = [i if is_pure(i) else self.temp(i, target) for i in idx]
+            arr = self.once(arr, target)
+            idx = [self.once(i, target) for i in idx]
             cur = ir.Load(arr, idx, arr.type.dtype, self.loc(target))
             self.store(arr, idx, self.binop(op, cur, self.value(node.value), node), target)
         elif isinstance(target, ast.Attribute):
@@ -270,8 +273,7 @@ class StatementLowering:
             if not (isinstance(base, ir.Expr) and records.is_record_ref(base.type)):
                 raise self.error(f"cannot assign to attribute '{target.attr}' in a kernel", target,
                                  "assign to a variable or an array element")
-            if not is_pure(base):
-                base = self.temp(base, target)
+            base = self.once(base, target)
             view, idx = records.target(self, base, target.attr, target)
             cur = ir.Load(view, idx, view.type.dtype, self.loc(target))
             self.store(view, idx, self.binop(op, cur, self.value(node.value), node), target)
