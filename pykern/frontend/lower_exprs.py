@@ -357,7 +357,6 @@ class ExpressionLowering:
             return comps[0]
         return self.make_boolop("and", comps, node)
 
-
     def _is_none(self, node):
         """``x is None`` / ``x is not None``, decided at compile time as numba does for optional
         arguments: only a parameter given ``None`` (or left at a ``None`` default) is None, and
@@ -373,6 +372,7 @@ class ExpressionLowering:
                 raise self.error("the operand of 'is None' has side effects", n, "assign it to a variable first")
         same = all(nones)
         return self.const(same if isinstance(node.ops[0], ast.Is) else not same, T.boolean, node)
+
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
             raise self.error(f"'{op}' is not defined for complex numbers", node, "compare abs(z) or z.real")
