@@ -558,11 +558,9 @@ class DeviceArray:
         else:
             if not isinstance(ary, np.ndarray):
                 raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
-            if ary.dtype != self.dtype:  # numba's check_array_compatibility: TypeError for the dtype
-                raise TypeError(f"copy_to_host: destination is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+            if ary.dtype != self.dtype or not _squeeze_equal(ary.shape, self.shape):
+                self._incompatible("copy_to_host", "destination", ary)
             if ary.shape != self.shape:
-                if not _squeeze_equal(ary.shape, self.shape):
-                    raise ValueError(f"copy_to_host: destination is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
                 # numba compares squeezed shapes: (10,) copies into (1, 10)
                 return self._unit_axes_view(ary.shape).copy_to_host(ary=ary, stream=stream)
         if self.size == 0:
@@ -577,6 +575,13 @@ class DeviceArray:
             return ary
         ary[...] = self._staged_host_view(s)
         return ary
+
+    def _incompatible(self, op: str, role: str, other):
+        """Raise numba's ``check_array_compatibility`` error for ``other`` (the copy's
+        ``role``): a ``TypeError`` when the dtypes differ, else a ``ValueError`` (the shapes)."""
+        what = (f"{op}: the {role} has dtype {other.dtype} and shape {tuple(other.shape)}, "
+                f"the array dtype {self.dtype} and shape {self.shape}")
+        raise (TypeError if other.dtype != self.dtype else ValueError)(what)
 
     def _empty_host_like(self) -> np.ndarray:
         """An uninitialised host array with this array's shape, dtype and strides (numba's
@@ -604,10 +609,8 @@ class DeviceArray:
             # numba compares squeezed shapes: (10, 1) copies into (10,)
             return self._unit_axes_view(tuple(shp)).copy_to_device(ary, stream=stream)
         if isinstance(ary, DeviceArray) and ary.target == "hip" and self.target == "hip":
-            if ary.dtype != self.dtype:
-                raise TypeError(f"copy_to_device: source is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
-            if ary.shape != self.shape:
-                raise ValueError(f"copy_to_device: source is {ary.dtype}{list(ary.shape)}, array is {self.dtype}{list(self.shape)}")
+            if ary.dtype != self.dtype or ary.shape != self.shape:
+                self._incompatible("copy_to_device", "source", ary)
             if self.size == 0:
                 return
             s = as_stream(stream, "hip")
@@ -619,10 +622,8 @@ class DeviceArray:
             src = ary._host_view() if ary.target == "cpu" else ary.copy_to_host()
         else:
             src = np.asarray(ary)
-        if src.dtype != self.dtype:  # numba checks the dtype first (TypeError), then the shape (ValueError)
-            raise TypeError(f"copy_to_device: source dtype {src.dtype} does not match array dtype {self.dtype}")
-        if src.shape != self.shape:
-            raise ValueError(f"copy_to_device: source shape {src.shape} does not match array shape {self.shape}")
+        if src.dtype != self.dtype or src.shape != self.shape:
+            self._incompatible("copy_to_device", "source", src)
         if self.size == 0:
             return
         if self.target == "cpu":
