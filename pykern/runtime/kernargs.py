@@ -21,7 +21,9 @@ Example::
 from __future__ import annotations
 
 import ctypes
+import re
 import struct
+import sys
 
 from pykern.abi import kernarg_size, scalar_name  # noqa: F401  (kernarg_size re-exported: callers size buffers with it)
 from pykern.errors import LaunchError
@@ -338,6 +340,49 @@ def _names(prefix: str, i: int, n: int) -> str:
     return ", ".join(f"{prefix}{i}_{k}" for k in range(n)) + ("," if n == 1 else "")
 
 
+#: the packing statement of a fast path's body (see ``compile_guarded``): the buffer expression is group 1
+_PACK_STMT = re.compile(r"_pack_into\(([\w.]+), 0, \{vals\}\)")
+
+
+def _native_arrays(params, guards, body: str):
+    """``(guard, argument indices)``: the numpy arguments whose checks and
+    copies one native call does (``native_guard``), or (None, ()) when none can:
+    no native guards here, no numpy argument, a layout it does not write, or a
+    body that does not pack with ``_PACK_STMT``."""
+    idx = [i for i, g in enumerate(guards) if g[0] == "ndarray"]
+    if not idx or sys.byteorder != "little" or len(_PACK_STMT.findall(body)) != 1:
+        return None, ()
+    by_arg: dict = {}
+    for p in params:
+        by_arg.setdefault(p.arg_index, []).append(p)
+    entries = []
+    for i in idx:
+        g = guards[i]
+        ps = by_arg.get(i, [])
+        data = [p for p in ps if p.role == "data"]
+        shapes = [p for p in ps if p.role == "shape"]  # axis order: the ABI lists them so
+        strides = [p for p in ps if p.role == "stride"]
+        if (len(data) != 1 or data[0].code != "Q" or data[0].ndim != g[2] or len(shapes) != g[2]
+                or len(strides) != g[2] or len(ps) != 1 + 2 * g[2]
+                or any(p.code != "q" for p in shapes + strides)):
+            return None, ()
+        want = (_NPY_C if g[3] else 0) | (_NPY_F if g[4] else 0) | (_NPY_W if g[5] else 0)
+        entries.append((g[1], g[2], _NPY_MASK, want, data[0].offset, [p.offset for p in shapes],
+                        [p.offset for p in strides]))
+    from . import native_guard
+
+    fn = native_guard.make(entries)
+    return (fn, idx) if fn is not None else (None, ())
+
+
+class _GuardRefused(Exception):
+    """A native guard refused the arguments (caught with ``PACK_ERRORS`` in a fast path's body)."""
+
+
+def _refuse():
+    raise _GuardRefused
+
+
 def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict):
     """``fast(values) -> bool``: check that ``values`` match ``guards`` (one per
     argument, from ``pykern.arguments.launch_guards``), then run ``body`` with
@@ -350,11 +395,20 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
     f_contiguous, writeable)`` or ``("scalar", class)``. ``prologue`` (lines of
     the caller's own checks, ``return False`` to refuse) runs first. Returns
     None when the parameters need what only the general flattener does (tuples).
+
+    numpy arguments are checked and copied into the buffer by one native call
+    where ``native_guard`` works here and ``body`` packs with one
+    ``_pack_into(<buffer>, 0, {vals})`` statement in a ``try`` that catches
+    ``_PACK_ERRORS`` (the other values are packed first, by a struct that
+    skips the arrays' parameters; a refusal raises one of ``_PACK_ERRORS``).
     """
     params, order = packer.params, packer.order
     if any(len(p.path) != 1 for p in params):
         return None
+    if any((p.role == "scalar") != (guards[p.arg_index][0] == "scalar") for p in params):
+        return None  # an array where the kernel takes a scalar or back: the general path explains it
     nargs = len(guards)
+    native, native_idx = _native_arrays(params, guards, body)
     ns = dict(ns, _DA=_device_array_class(), _nd=_ndarray_class(), _ptr_at=ctypes.c_void_p.from_address, _id=id,
               _pack_into=packer.struct.pack_into, _PACK_ERRORS=PACK_ERRORS, _typed=_typed, _MEM=_MEMORY,
               _fields=_NDARRAY_FIELDS)
@@ -365,6 +419,8 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
     lines += prologue.splitlines()
     for i, g in enumerate(guards):
         v, kind = f"v{i}", g[0]
+        if i in native_idx:
+            continue
         if kind == "device":
             ns[f"_T{i}"], ns[f"_G{i}"], ns[f"_Y{i}"] = g[1], g[2], g[3]
             lines.append(f"    if type({v}) is not _DA or {v}.target != _G{i}: return False")
@@ -398,10 +454,12 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
         else:
             raise ValueError(f"unknown guard {g!r}")
     items: list[str] = []
+    kept = []  # the parameters packed in Python, in ``items``' order
     for p in params:
         i = p.arg_index
-        if (p.role == "scalar") != (guards[i][0] == "scalar"):
-            return None  # an array where the kernel takes a scalar or back: the general path explains it
+        if i in native_idx:
+            continue
+        kept.append(p)
         if p.role == "scalar":
             items.append(f"v{i}.{p.part}" if p.part else f"v{i}")
         elif p.role == "data":
@@ -412,13 +470,40 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
                 items += [f"s{i}_{k}" for k in range(p.ndim)] + [f"t{i}_{k}" for k in range(p.ndim)]
             else:
                 items += [f"s{i}[{k}]" for k in range(p.ndim)] + [f"t{i}[{k}]" for k in range(p.ndim)]
-    if len(items) != len(params):
+    if len(items) != len(kept):
         return None
-    if order is not None:
-        items = [items[j] for j in order]
+    if native is None:
+        if order is not None:
+            items = [items[j] for j in order]
+    else:  # the other values by a struct with the arrays' places as padding, then the native call
+        kept_sorted = sorted(range(len(kept)), key=lambda j: kept[j].offset)
+        items = [items[j] for j in kept_sorted]
+        buf = _PACK_STMT.search(body).group(1)
+        call = f"_native({buf}, {', '.join(f'v{i}' for i in native_idx)}) or _refuse()"
+        if items:
+            ns["_pack_rest"] = _partial_struct([kept[j] for j in kept_sorted], packer.size).pack_into
+            stmt = f"_pack_rest({buf}, 0, {{vals}}); {call}"
+        else:
+            stmt = call
+        body = _PACK_STMT.sub(lambda m: stmt, body)
+        ns.update(_native=native, _refuse=_refuse, _PACK_ERRORS=PACK_ERRORS + (_GuardRefused,))
     if unpacked:  # the guards (no side effects) in one try: an unpacking of another ndim refuses the values
         lines = lines[:1] + ["    try:"] + ["    " + ln for ln in lines[1:]] + ["    except ValueError:",
                                                                             "        return False"]
     src = ["def fast(values):"] + lines + body.replace("{vals}", ", ".join(items)).splitlines()
     exec("\n".join(src), ns)  # noqa: S102 - generated from the parameter list and guards only, no user text
     return ns["fast"]
+
+
+def _partial_struct(params, size: int) -> struct.Struct:
+    """A little-endian struct packing ``params`` (sorted by offset) at their offsets
+    in ``size`` bytes, the bytes between them padding."""
+    fmt, cur = ["<"], 0
+    for p in params:
+        if p.offset > cur:
+            fmt.append(f"{p.offset - cur}x")
+        fmt.append(p.code)
+        cur = p.offset + p.size
+    if size > cur:
+        fmt.append(f"{size - cur}x")
+    return struct.Struct("".join(fmt))
