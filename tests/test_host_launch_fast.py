@@ -13,6 +13,26 @@ from pykern.errors import LaunchError
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
 
+@pytest.fixture(params=["native", "python"])
+def guards(request, monkeypatch):
+    """Both ways a fast path checks numpy arguments: one native call
+    (``runtime.native_guard``) where it works here, or the Python guards."""
+    from pykern.llvm_host import llvm
+    from pykern.runtime import native_guard
+
+    if request.param == "python":
+        monkeypatch.setattr(native_guard, "make", lambda entries: None)
+        return request.param
+    llvm()  # native guards are made where LLVM is loaded (a kernel from the disk cache may not load it)
+    if not native_guard.available():
+        pytest.skip("no native guards in this process")
+    return request.param
+
+
+def _uses_native(launcher):
+    return launcher._fast.__globals__.get("_native") is not None
+
+
 @cuda.jit
 def _scale(out, x, a):
     i = cuda.grid(1)
@@ -324,19 +344,22 @@ def _assert_same(got, want):
             assert g == w
 
 
-def _primed(py_func, grid, args):
-    """A new dispatcher of ``py_func`` whose ``[grid]`` launcher has its fast path for ``args``."""
+def _primed(py_func, grid, args, guards=None):
+    """A new dispatcher of ``py_func`` whose ``[grid]`` launcher has its fast path for ``args``
+    (checking numpy arguments the ``guards`` way, when given)."""
     k = cuda.jit(py_func)
     k[grid](*args)
     k[grid](*args)
     assert _fast(k[grid]) is not None
+    if guards is not None and any(type(a) is np.ndarray for a in args):
+        assert _uses_native(k[grid]) == (guards == "native")
     assert _fast(k[grid])(tuple(args)) is True  # and takes these arguments
     return k
 
 
-def _fresh_vs_primed(py_func, grid, prime_args, make_bad):
+def _fresh_vs_primed(py_func, grid, prime_args, make_bad, guards=None):
     """``make_bad()`` builds the arguments anew for each run (kernels write them)."""
-    k = _primed(py_func, grid, prime_args)
+    k = _primed(py_func, grid, prime_args, guards)
     got = _outcome(k, grid, make_bad())
     want = _outcome(cuda.jit(py_func), grid, make_bad())
     _assert_same(got, want)
@@ -354,7 +377,7 @@ _SCALE = _scale.py_func
     "x strided", "x reversed", "x float64", "x int32", "x 2-d", "x 2-d of one row", "x 0-d", "x byte-swapped", "x ndarray subclass",
     "out read-only", "out 2-d", "out F-order 2-d", "out strided", "a numpy float32", "a int", "x a list",
 ])
-def test_a_numpy_argument_unlike_the_fast_paths_goes_the_full_way(case):
+def test_a_numpy_argument_unlike_the_fast_paths_goes_the_full_way(case, guards):
     def bad():
         out, x = _vectors()
         big = np.arange(32, dtype=np.float32) + 1
@@ -389,56 +412,146 @@ def test_a_numpy_argument_unlike_the_fast_paths_goes_the_full_way(case):
         a = {"a numpy float32": np.float32(1.5), "a int": 3}.get(case, 2.0)
         return out, x, a
 
-    _fresh_vs_primed(_SCALE, (1, 8), (*_vectors(), 2.0), bad)
+    _fresh_vs_primed(_SCALE, (1, 8), (*_vectors(), 2.0), bad, guards)
+
+
+def _set_strides(a, strides):
+    import warnings
+
+    with warnings.catch_warnings():  # deprecated in numpy 2.4, still what users may do
+        warnings.simplefilter("ignore", DeprecationWarning)
+        a.strides = strides
+
+
+class _Sub(np.ndarray):
+    pass
 
 
 def _change_in_place(change, out, x):
+    """Change ``out`` or ``x`` (float32 vectors of 8) without making a new array object
+    (except the subclass case: numpy refuses ``__class__`` assignment, so it is a view)."""
     if change == "read-only":
         out.flags.writeable = False
     elif change == "reshaped to 2-d":
         x.shape = (2, 4)
+    elif change == "reshaped to 2-d of one row":  # still C- and F-contiguous
+        x.shape = (1, 8)
     elif change == "dtype viewed as int32":
         x.dtype = np.int32
+    elif change == "dtype viewed as float16":  # another itemsize: 16 elements
+        x.dtype = np.float16
+    elif change == "dtype byte-swapped":
+        x.dtype = x.dtype.newbyteorder()
+    elif change == "strides set to 0":  # every element the first: not contiguous
+        _set_strides(x, (0,))
+    elif change == "out strides set to 0":
+        _set_strides(out, (0,))
     elif change == "resized (a new buffer)":  # the same type: the fast path runs it, at the new pointer
         out.resize(16, refcheck=False)
+    elif change == "shrunk":  # the same type and buffer, a smaller shape
+        x.resize(4, refcheck=False)
+        out.resize(4, refcheck=False)
+    elif change == "x as a subclass":
+        return out, x.view(_Sub)
+    return out, x
 
 
-@pytest.mark.parametrize("change", ["read-only", "reshaped to 2-d", "dtype viewed as int32", "resized (a new buffer)"])
-def test_an_array_changed_in_place_after_the_fast_path_goes_the_full_way(change):
-    """The same array object, changed in place: nothing may be remembered per array."""
-    def bad():
+_IN_PLACE = ["read-only", "reshaped to 2-d", "reshaped to 2-d of one row", "dtype viewed as int32",
+             "dtype viewed as float16", "dtype byte-swapped", "strides set to 0", "out strides set to 0",
+             "resized (a new buffer)", "shrunk", "x as a subclass"]
+
+
+@pytest.mark.parametrize("change", _IN_PLACE)
+def test_an_array_changed_in_place_after_the_fast_path_goes_the_full_way(change, guards):
+    """The same array object, changed in place between two launches of one launcher:
+    nothing may be remembered per array. The outcome is a fresh dispatcher's (which
+    never had a fast path) on arrays changed alike, and numpy's where it ran."""
+    def changed():
         out, x = _vectors()
-        _change_in_place(change, out, x)
-        return out, x, 2.0
+        return (*_change_in_place(change, out, x), 2.0)
 
     out, x = _vectors()
-    k = _primed(_SCALE, (1, 8), (out, x, 2.0))
-    args = (out, x, 2.0)
-    want = _outcome(cuda.jit(_SCALE), (1, 8), bad())
-    _change_in_place(change, out, x)
-    _assert_same(_outcome(k, (1, 8), args), want)
+    k = _primed(_SCALE, (1, 8), (out, x, 2.0), guards)
+    args = (*_change_in_place(change, out, x), 2.0)
+    want = _outcome(cuda.jit(_SCALE), (1, 8), changed())
+    got = _outcome(k, (1, 8), args)
+    _assert_same(got, want)
+    if got[0] == "ran" and change in ("resized (a new buffer)", "shrunk", "strides set to 0", "x as a subclass"):
+        n = min(8, out.size, x.size)  # the kernel's own bound: out.size
+        np.testing.assert_array_equal(out[:n], (x[:n] * np.float32(2)).astype(out.dtype))
 
 
-def test_the_fast_path_packs_each_arrays_own_pointer_shape_and_strides():
+@pytest.mark.parametrize("change", ["transposed strides", "reshaped (5, 3)", "rows overlapping"])
+def test_a_matrix_changed_in_place_after_the_fast_path(change, guards):
+    """2-d: shape and strides set in place on the array the fast path was made with (same
+    ndim): an F-order or non-contiguous layout is refused, a new shape is packed."""
+    def change_(m):
+        if change == "transposed strides":  # (5, 3) F-order over the same 15 doubles
+            m.shape = (5, 3)
+            _set_strides(m, (8, 40))
+        elif change == "reshaped (5, 3)":
+            m.shape = (5, 3)
+        else:  # every row the first one: not contiguous
+            _set_strides(m, (0, 8))
+        return m
+
+    m = np.arange(15.0).reshape(3, 5)
+    k = _primed(_sum2d.py_func, (1, 5), (np.zeros(5), m), guards)
+    change_(m)
+    res = np.zeros(5)
+    got = _outcome(k, (1, 5), (res, m))
+    want = _outcome(cuda.jit(_sum2d.py_func), (1, 5), (np.zeros(5), change_(np.arange(15.0).reshape(3, 5))))
+    _assert_same(got, want)
+    assert got[0] == "ran"
+    n = m.shape[0]
+    np.testing.assert_array_equal(res[:n], m.sum(axis=1))
+
+
+def test_the_same_object_changed_back_and_forth_between_launches(guards):
+    """One array object, its dtype, shape and flags changed and restored between
+    launches of one launcher: each launch sees the array as it is then."""
+    out, x = _vectors()
+    k = _primed(_SCALE, (1, 8), (out, x, 2.0), guards)
+    for step in range(3):
+        x.dtype = np.int32
+        x[:] = np.arange(8, dtype=np.int32) * (step + 1)
+        k[1, 8](out, x, 2.0)  # int32 x: another overload
+        np.testing.assert_array_equal(out, np.arange(8) * (step + 1) * 2)
+        x.dtype = np.float32
+        x[:] = np.arange(8, dtype=np.float32) + step
+        k[1, 8](out, x, 2.0)  # back to the fast path's kind
+        np.testing.assert_array_equal(out, (np.arange(8) + step) * 2)
+        out.flags.writeable = False
+        with pytest.raises(Exception) as e1:
+            k[1, 8](out, x, 2.0)
+        with pytest.raises(Exception) as e2:
+            cuda.jit(_SCALE)[1, 8](out, x, 2.0)
+        assert (type(e1.value), str(e1.value)) == (type(e2.value), str(e2.value))
+        out.flags.writeable = True
+    assert _fast(k[1, 8])((out, x, 2.0)) is True
+
+
+def test_numpy_and_device_arrays_and_scalars_mixed(guards):
+    """The native call packs the numpy arguments, Python the rest, into one buffer."""
     out, x = _vectors(16)
-    k = _primed(_SCALE, (1, 16), (out, x, 2.0))
-    for n in (1, 5, 16):  # other lengths, other buffers, the same type
-        o, y = np.zeros(n, np.float32), np.arange(n, dtype=np.float32) * 3
-        k[1, 16](o, y, 0.5)
-        np.testing.assert_array_equal(o, y * np.float32(0.5))
-    m = np.zeros((3, 5))
-    k2 = _primed(_sum2d.py_func, (1, 3), (np.zeros(3), m))
-    for mm in (np.arange(15.0).reshape(3, 5), np.arange(24.0).reshape(3, 8), np.asfortranarray(np.arange(6.0).reshape(3, 2))):
-        res = np.zeros(3)
-        k2[1, 3](res, mm)
-        np.testing.assert_array_equal(res, mm.sum(axis=1))
+    dx = cuda.to_device(x)
+    k = _primed(_SCALE, (1, 16), (out, dx, 2.0), guards)
+    for a in (0.5, -3.0):
+        y = np.random.rand(16).astype(np.float32)
+        k[1, 16](out, cuda.to_device(y), a)
+        np.testing.assert_array_equal(out, y * np.float32(a))
+    d_out = cuda.to_device(np.zeros(16, np.float32))
+    k2 = _primed(_SCALE, (1, 16), (d_out, x, 1.5), guards)
+    k2[1, 16](d_out, x[::-1].copy(), 4.0)
+    np.testing.assert_array_equal(d_out.copy_to_host(), x[::-1] * 4)
 
 
 @pytest.mark.parametrize("shape", [(3, 5, 1), (3,), (1, 3, 5)])
-def test_a_matrix_fast_path_refuses_other_ndims_with_the_same_flags(shape):
+def test_a_matrix_fast_path_refuses_other_ndims_with_the_same_flags(shape, guards):
     """C-contiguous like the matrix the fast path was made for; only the ndim differs."""
     _fresh_vs_primed(_sum2d.py_func, (1, 3), (np.zeros(3), np.zeros((3, 5))),
-                     lambda: (np.zeros(3), np.arange(15.0).reshape(shape) if len(shape) > 1 else np.arange(3.0)))
+                     lambda: (np.zeros(3), np.arange(15.0).reshape(shape) if len(shape) > 1 else np.arange(3.0)),
+                     guards)
 
 
 @pytest.mark.parametrize("case", ["float64", "2-d", "strided view", "numpy instead"])

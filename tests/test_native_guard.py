@@ -1,0 +1,146 @@
+"""runtime.native_guard: the native check-and-copy of numpy launch arguments.
+
+Each refusal the Python guards make must be the native function's too, and what
+it writes must be what ``struct`` packing of ``a.ctypes.data``, ``a.shape`` and
+``a.strides`` writes (the launch tests in test_host_launch_fast.py run both ways)."""
+
+import ctypes
+import struct
+import sys
+
+import numpy as np
+import pytest
+
+from pykern.llvm_host import llvm
+from pykern.runtime import native_guard
+
+_C, _F, _W = 0x1, 0x2, 0x400
+_MASK = _C | _F | _W
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _built():
+    llvm()  # made only where LLVM is loaded
+    if sys.implementation.name != "cpython" or sys.byteorder != "little" or struct.calcsize("P") != 8:
+        pytest.skip("native guards are for 64-bit little-endian CPython")
+    assert native_guard.available()  # the probes pass for this numpy: a layout change must be noticed
+
+
+def _flags(a):
+    return a.flags.num & _MASK
+
+
+def _entry(a, at):
+    """An entry for arrays like ``a``, its values at ``at``, ``at + 8``, ... in the buffer."""
+    nd = a.ndim
+    return (a.dtype, nd, _MASK, _flags(a), at, [at + 8 * (1 + k) for k in range(nd)],
+            [at + 8 * (1 + nd + k) for k in range(nd)])
+
+
+def _expected(*arrays):
+    out = b""
+    for a in arrays:
+        out += struct.pack(f"<Q{2 * a.ndim}q", a.ctypes.data, *a.shape, *a.strides)
+    return out
+
+
+def _guard_for(*arrays):
+    entries, at = [], 0
+    for a in arrays:
+        entries.append(_entry(a, at))
+        at += 8 * (1 + 2 * a.ndim)
+    return native_guard.make(entries), max(at, 8)
+
+
+_LAYOUTS = {
+    "vector": lambda: np.arange(7, dtype=np.float32),
+    "strided": lambda: np.arange(20, dtype=np.int16)[1::3],
+    "reversed": lambda: np.arange(5.0)[::-1],
+    "C matrix": lambda: np.zeros((3, 4), np.complex64),
+    "F matrix": lambda: np.asfortranarray(np.zeros((3, 4), np.int8)),
+    "3-d slice": lambda: np.zeros((4, 5, 6), np.uint64)[::2, 1:, ::-3],
+    "0-d": lambda: np.array(2.5),
+    "empty": lambda: np.zeros((0, 3), np.bool_),
+    "read-only": lambda: np.frombuffer(b"\0" * 32, np.float64),
+}
+
+
+@pytest.mark.parametrize("layout", list(_LAYOUTS))
+def test_writes_what_struct_packing_of_the_arrays_fields_writes(layout):
+    a, b = _LAYOUTS[layout](), np.ones(3, np.float64)
+    g, size = _guard_for(a, b)
+    buf = ctypes.create_string_buffer(size)
+    assert g(buf, a, b) is True
+    assert buf.raw == _expected(a, b)
+    c, d = _LAYOUTS[layout](), np.ones(9, np.float64)  # other objects of the same kinds
+    assert g(buf, c, d) is True
+    assert buf.raw == _expected(c, d)
+
+
+class _Sub(np.ndarray):
+    pass
+
+
+def _unlike(case, a):
+    """``a`` (a writeable C-contiguous float32 vector) or another object, differing in ``case``."""
+    if case == "subclass":
+        return a.view(_Sub)  # every field alike, only the type differs
+    if case == "dtype":
+        return a.view(np.int32)
+    if case == "byte order":
+        return a.view(a.dtype.newbyteorder())
+    if case == "dtype with metadata":
+        return a.view(np.dtype(np.float32, metadata={"unit": "m"}))
+    if case == "ndim":
+        return a.reshape(1, -1)
+    if case == "0-d":
+        return np.float32(1.0) * np.ones((), np.float32)
+    if case == "read-only":
+        b = a.view()
+        b.flags.writeable = False
+        return b
+    if case == "not contiguous":
+        return a[::2]
+    if case == "not an array":
+        return {"int": 3, "list": [1.0] * 8, "None": None, "str": "x" * 100}
+    raise AssertionError(case)
+
+
+_CASES = ["subclass", "dtype", "byte order", "dtype with metadata", "ndim", "0-d", "read-only", "not contiguous"]
+
+
+@pytest.mark.parametrize("case", _CASES)
+@pytest.mark.parametrize("position", [0, 2])
+def test_refuses_an_argument_unlike_its_entry(case, position):
+    arrays = [np.zeros(8, np.float32) for _ in range(3)]
+    g, size = _guard_for(*arrays)
+    buf = ctypes.create_string_buffer(size)
+    assert g(buf, *arrays) is True
+    arrays[position] = _unlike(case, arrays[position])
+    assert g(buf, *arrays) is False
+
+
+def test_refuses_what_is_not_a_numpy_array_and_a_wrong_count():
+    a = np.zeros(8, np.float32)
+    g, size = _guard_for(a, a)
+    buf = ctypes.create_string_buffer(size)
+    for other in _unlike("not an array", a).values():
+        assert g(buf, a, other) is False
+        assert g(buf, other, a) is False
+    assert g(buf, a) is False
+    assert g(buf, a, a, a) is False
+    assert g(buf) is False
+    assert g(buf, a, a) is True
+
+
+def test_the_guard_keeps_its_dtypes_alive():
+    """The table holds dtype ids: a dtype made for the entry must not be collected
+    (its id then another object's)."""
+    import gc
+
+    dt = np.dtype([("x", np.float32), ("y", np.int32)])
+    a = np.zeros(4, dt)
+    g, size = _guard_for(a)
+    del dt
+    gc.collect()
+    assert g(ctypes.create_string_buffer(size), a) is True
