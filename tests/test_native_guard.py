@@ -5,6 +5,7 @@ it writes must be what ``struct`` packing of ``a.ctypes.data``, ``a.shape`` and
 ``a.strides`` writes (the launch tests in test_host_launch_fast.py run both ways)."""
 
 import ctypes
+import os
 import struct
 import sys
 
@@ -144,3 +145,49 @@ def test_the_guard_keeps_its_dtypes_alive():
     del dt
     gc.collect()
     assert g(ctypes.create_string_buffer(size), a) is True
+
+
+_CACHED_LAUNCHES = '''
+import sys
+import numpy as np
+import pykern as cuda
+from pykern.runtime import native_guard
+
+@cuda.jit
+def k(out, x):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = 2 * x[i]
+
+native_guard.countdown[0] = 40
+out, x = np.zeros(8, np.float32), np.arange(8, dtype=np.float32)
+seen = []
+for n in range(100):
+    x[0] = n
+    k[1, 8](out, x)
+    assert (out == 2 * x).all(), n
+    seen.append("llvmlite.binding" in sys.modules)
+print(seen[3], seen[-1], k[1, 8]._fast.__globals__.get("_native") is not None)
+'''
+
+
+def test_a_process_of_cached_kernels_loads_llvm_only_after_many_launches(tmp_path):
+    """Cached kernels load without LLVM; the numpy guards stay Python until the
+    countdown (``UPGRADE_AFTER``, 40 here) runs out, then the launcher's fast path
+    is made again with native guards, with the same results throughout."""
+    import subprocess
+
+    script = tmp_path / "cached_launches.py"
+    script.write_text(_CACHED_LAUNCHES)
+    import pykern
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(pykern.__file__)))
+    env = dict(os.environ, PYKERN_CACHE_DIR=str(tmp_path / "cache"), PYKERN_TARGET="cpu", PYKERN_PRELOAD="off",
+               PYTHONPATH=os.pathsep.join(filter(None, (repo, os.environ.get("PYTHONPATH")))))
+    env.pop("PYKERN_CACHE", None)
+    runs = [subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+            for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    assert runs[0].stdout.split() == ["True", "True", "True"]  # compiled here: LLVM loaded from the start
+    assert runs[1].stdout.split() == ["False", "True", "True"]  # from the cache, until the countdown ran out

@@ -161,8 +161,11 @@ def fast_path(ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
     the call in one generated function, False with nothing done when the
     arguments or ``prologue``'s checks do not match. None when the target has
     no fast path for this launch. Cached on the overload."""
+    from . import native_guard
+
     cache = ov.__dict__.setdefault("_fast_paths", {})
-    key = (tuple(guards), grid, block, stream, shared, prologue)
+    # (fast paths made before native guards were built make way for ones that use them)
+    key = (tuple(guards), grid, block, stream, shared, prologue, native_guard.generation())
     try:
         hit = cache.get(key)
     except TypeError:  # an unhashable stream
