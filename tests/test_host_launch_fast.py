@@ -571,3 +571,27 @@ def test_a_device_argument_unlike_the_fast_paths_goes_the_full_way(case):
 
     out, x = _vectors()
     _fresh_vs_primed(_SCALE, (1, 8), (cuda.to_device(out), cuda.to_device(x), 2.0), bad)
+
+
+def _record_x(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i].x
+
+
+def test_a_records_fields_renamed_in_place_go_the_full_way(guards):
+    """numpy lets a structured dtype's field names change in place (the same dtype
+    object): the fast path must not read the old ``x`` afterwards."""
+    dt = np.dtype([("x", np.float64), ("y", np.float64)])
+    a, out = np.zeros(4, dt), np.zeros(4)
+    a["x"], a["y"] = 1.0, 2.0
+    k = _primed(_record_x, (1, 4), (a, out), guards)
+    k[1, 4](a, out)
+    np.testing.assert_array_equal(out, a["x"])
+    a.dtype.names = ("y", "x")
+    k[1, 4](a, out)
+    np.testing.assert_array_equal(out, a["x"])  # 2.0 now
+    assert (out == 2.0).all()
+    a.dtype.names = ("x", "y")
+    k[1, 4](a, out)
+    assert (out == 1.0).all()

@@ -350,7 +350,8 @@ def _native_arrays(params, guards, body: str):
     no native guards here, no numpy argument, a layout it does not write, or a
     body that does not pack with ``_PACK_STMT``; ``(_COUNT_DOWN, ())`` when they
     could, but are not built yet (LLVM is not loaded)."""
-    idx = [i for i, g in enumerate(guards) if g[0] == "ndarray"]
+    # (a structured dtype's field names are checked in Python: numpy lets them change in place)
+    idx = [i for i, g in enumerate(guards) if g[0] == "ndarray" and g[1].names is None]
     if not idx or sys.byteorder != "little" or len(_PACK_STMT.findall(body)) != 1:
         return None, ()
     by_arg: dict = {}
@@ -412,6 +413,8 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
     params, order = packer.params, packer.order
     if any(len(p.path) != 1 for p in params):
         return None
+    if any(g[0] == "ndarray" and _nested_record(g[1]) for g in guards):
+        return None  # a renamed inner field would not show in the outer names: the full path types each launch
     if any((p.role == "scalar") != (guards[p.arg_index][0] == "scalar") for p in params):
         return None  # an array where the kernel takes a scalar or back: the general path explains it
     nargs = len(guards)
@@ -445,6 +448,9 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
         elif kind == "ndarray":
             ns[f"_D{i}"] = g[1]
             nd = g[2]
+            if g[1].names is not None:  # the same dtype object may have had its fields renamed since
+                ns[f"_N{i}"] = g[1].names
+                lines.append(f"    if type({v}) is not _nd or {v}.dtype.names != _N{i}: return False")
             # the three flags the type depends on, from one int (``flags.num``; three attribute reads cost ~2x)
             want = (_NPY_C if g[3] else 0) | (_NPY_F if g[4] else 0) | (_NPY_W if g[5] else 0)
             if _NDARRAY_FIELDS is not None:  # the data pointer and the flags in one read of the array's struct
@@ -508,6 +514,19 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
     src = ["def fast(values):"] + lines + body.replace("{vals}", ", ".join(items)).splitlines()
     exec("\n".join(src), ns)  # noqa: S102 - generated from the parameter list and guards only, no user text
     return ns["fast"]
+
+
+def _nested_record(dtype) -> bool:
+    """Whether a structured dtype has a structured field (or subarray of one).
+    (``dtype.names`` is the one part of a dtype numpy lets one change in place.)"""
+    if dtype.names is None:
+        return False
+    for name in dtype.names:
+        sub = dtype.fields[name][0]
+        base = sub.subdtype[0] if sub.subdtype is not None else sub
+        if base.names is not None:
+            return True
+    return False
 
 
 def _partial_struct(params, size: int) -> struct.Struct:
