@@ -191,3 +191,57 @@ def test_a_process_of_cached_kernels_loads_llvm_only_after_many_launches(tmp_pat
         assert r.returncode == 0, r.stderr
     assert runs[0].stdout.split() == ["True", "True", "True"]  # compiled here: LLVM loaded from the start
     assert runs[1].stdout.split() == ["False", "True", "True"]  # from the cache, until the countdown ran out
+
+
+_SPIN = """
+define void @spin(ptr %buf, ptr %ctx, i64 %first, i64 %last) {
+entry:
+  store i64 %first, ptr %buf
+  %b1 = getelementptr i64, ptr %buf, i64 1
+  store i64 %last, ptr %b1
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %body]
+  %flag = load volatile i64, ptr %ctx
+  %seen = icmp ne i64 %flag, 0
+  %tired = icmp eq i64 %i, 4000000000
+  %stop = or i1 %seen, %tired
+  br i1 %stop, label %done, label %body
+body:
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  %b2 = getelementptr i64, ptr %buf, i64 2
+  %s = zext i1 %seen to i64
+  store i64 %s, ptr %b2
+  ret void
+}
+"""
+
+
+def test_the_native_call_passes_its_arguments_and_releases_the_gil():
+    """``make_call``: the entry gets the buffers' addresses and the block range; while
+    it runs, another Python thread runs (here: sets the flag the entry waits for)."""
+    import threading
+    import time
+
+    from pykern.runtime.cpu_executor import _RUNFN
+
+    ll = llvm()
+    from pykern.llvm_host import new_host_target_machine
+
+    eng = ll.create_mcjit_compiler(ll.parse_assembly(""), new_host_target_machine())
+    eng.add_module(ll.parse_assembly(_SPIN))
+    eng.finalize_object()
+    fn = _RUNFN(eng.get_function_address("spin"))
+    call = native_guard.make_call(fn, 3, 11)
+    buf, ctx = ctypes.create_string_buffer(24), ctypes.create_string_buffer(8)
+    flag = ctypes.c_int64.from_buffer(ctx)
+    t = threading.Thread(target=lambda: (time.sleep(0.02), setattr(flag, "value", 1)))
+    t.start()
+    assert call(buf, ctx) is None
+    t.join()
+    assert struct.unpack("<3q", buf.raw) == (3, 11, 1)
+    with pytest.raises(TypeError):
+        call(buf)
+    del eng  # (after the last call)
