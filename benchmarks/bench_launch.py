@@ -93,17 +93,19 @@ def _breakdown(k, args) -> str:
 
 
 def _guard_kind(k) -> str:
-    """How the fast path of ``k[1, 1]`` checks numpy arguments (private internals)."""
+    """How the fast path of ``k[1, 1]`` checks numpy arguments and calls the kernel (private internals)."""
     fast = getattr(k[1, 1], "_fast", None)
     if fast is None:
         return "no fast path"
-    return "native guards" if fast.__globals__.get("_native") is not None else "Python guards"
+    g = fast.__globals__
+    return ("native guards" if g.get("_native") is not None else "Python guards") + (
+        ", native call" if g.get("_ncall") is not None else ", ctypes call")
 
 
 def _native_guards():
-    """Build the native numpy guards now (loading LLVM if this process has not: its
+    """Build the native guards and call now (loading LLVM if this process has not: its
     kernels came from the disk cache), as a process that compiled a kernel, or made
-    ``native_guard.UPGRADE_AFTER`` numpy launches, has them; False when unavailable."""
+    ``native_guard.UPGRADE_AFTER`` launches, has them; False when unavailable."""
     try:
         from pykern.runtime import native_guard
     except ImportError:
@@ -113,18 +115,19 @@ def _native_guards():
 
 
 def _python_guards_only():
-    """Make fast paths made from now on check numpy arguments in Python (what a process
-    whose kernels all came from the disk cache does for its first launches, see
-    ``pykern.runtime.native_guard``); returns an undo function, or None."""
+    """Make fast paths made from now on check numpy arguments in Python and call the
+    kernel through ctypes (what a process whose kernels all came from the disk cache
+    does for its first launches, see ``pykern.runtime.native_guard``); returns an
+    undo function, or None."""
     try:
         from pykern.runtime import native_guard
     except ImportError:
         return None
-    saved = native_guard.make
-    native_guard.make = lambda entries: None
+    saved = native_guard.make, native_guard.make_call
+    native_guard.make = native_guard.make_call = lambda *a: None
 
     def undo():
-        native_guard.make = saved
+        native_guard.make, native_guard.make_call = saved
 
     return undo
 
@@ -135,7 +138,6 @@ def _numpy_rows(k, nargs, number, repeat):
     rows = []
     host_args = [np.zeros(16, np.float32) for _ in range(nargs)]
     undo = None
-    _native_guards()
     for variant in ("native", "python"):
         if variant == "python":
             undo = _python_guards_only()
@@ -154,7 +156,8 @@ def _numpy_rows(k, nargs, number, repeat):
         note = f"host memory passed as is; {kind}"
         if bd:
             note += f"; {bd} (µs)"
-        case = f"k[1, 1](...), {nargs} numpy arrays" + ("" if variant != "python" else ", Python guards")
+        case = f"k[1, 1](...), {nargs} numpy arrays" + ("" if variant != "python" else
+                                                         ", no native code (cached kernels' first launches)")
         row = Row("3 launch overhead (cpu)", case, t_np, TARGET_US, "µs", "target", f"<= {TARGET_US} µs", 1.0, note)
         row.ratio = t_np / TARGET_US
         rows.append(row)
@@ -165,6 +168,7 @@ def run(quick: bool = False) -> list:
     number = 3000 if not quick else 500
     repeat = 9 if not quick else 3
     rows = []
+    _native_guards()  # as in a process that compiled its kernels (this one may have loaded them from the cache)
     for nargs in (1, 4, 16, 64):
         k = trivial_kernel(nargs)
         args = [cuda.to_device(np.zeros(16, np.float32)) for _ in range(nargs)]

@@ -446,13 +446,14 @@ class CpuKernel:
 
         # ``run`` inline (a Python call is ~5% of the launch); ``_fn`` read per call, a benchmark stubs it
         call = "_k._fn(args_p, ctx_p, _first, _last)" if nblocks == 1 else "_k._run_inline(args_p, ctx_p, ctx, _n)"
-        ncall = None
+        ncall, count_down = None, False
         if nblocks == 1:  # one builtin call instead of ctypes converting four arguments (~0.3 us less)
             from . import native_guard
 
             ncall = native_guard.make_call(self._fn, 0, 1)
             if ncall is not None:
                 call = f"_ncall(buf, ctx) if _k._fn is _FN else {call}"
+            count_down = ncall is None and native_guard.pending()
         body = ("    try:\n"
                 "        slot = _spare.pop()\n"
                 "    except IndexError:  # (another thread may take the last one between a test and the pop)\n"
@@ -484,7 +485,8 @@ class CpuKernel:
 
         return body, {"_spare": spare, "_new_slot": new_slot, "_k": self, "_first": ctypes.c_int64(0),
                       "_last": ctypes.c_int64(nblocks), "_n": nblocks, "_block": block, "_get_ident": _get_ident,
-                      "_cx": sys.modules[__name__], "_watch": _watch, "_ncall": ncall, "_FN": self._fn}
+                      "_cx": sys.modules[__name__], "_watch": _watch, "_ncall": ncall, "_FN": self._fn,
+                      "_count_down": count_down}
 
     def _raise(self, ctx, block):
         from ..errors import error_class_for_kind, kernel_exception  # IndexError/... subclasses, as numba

@@ -419,8 +419,9 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
         return None  # an array where the kernel takes a scalar or back: the general path explains it
     nargs = len(guards)
     native, native_idx = _native_arrays(params, guards, body)
-    count_down = native is _COUNT_DOWN
-    if count_down:
+    # (``_count_down`` in ``ns``: the body would call the kernel natively once that is built)
+    count_down = native is _COUNT_DOWN or ns.get("_count_down", False)
+    if native is _COUNT_DOWN:
         native = None
     ns = dict(ns, _DA=_device_array_class(), _nd=_ndarray_class(), _ptr_at=ctypes.c_void_p.from_address, _id=id,
               _pack_into=packer.struct.pack_into, _PACK_ERRORS=PACK_ERRORS, _typed=_typed, _MEM=_MEMORY,
