@@ -243,21 +243,69 @@ def test_tuple_and_four_part_configurations_get_the_fast_path():
         assert _scale[config] is _scale[config] and _fast(_scale[config]) is not None
 
 
-def test_hip_host_path_packs_what_the_full_path_packs():
-    """No GPU here: the driver call is recorded (as in benchmarks/bench_hip_launch.py)
-    and the fast path must hand it the same bytes and configuration as the full one."""
-    import ctypes
-    import sys
+def _on_fake_hip(k, args, hip):
+    """Run ``k``'s launches on the "hip" target with a gfx942 kernel assembled without a
+    device (as benchmarks/bench_hip_launch.py does) and ``hip()`` as the HIP library;
+    returns a context manager."""
+    import contextlib
     import os
+    import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
     try:
-        from bench_hip_launch import _fake_device_array, _fake_kernel
+        from bench_hip_launch import _fake_kernel
     finally:
         sys.path.pop(0)
     from pykern import compiler, targets
     from pykern.arguments import argument_types
     from pykern.runtime import hip_launch
+
+    argtypes = argument_types(args, k.__name__)[0]
+    art, _ = compiler.compile_artifact(k, "amdgpu", argtypes, arch="gfx942")
+    k._overloads[("hip", argtypes)] = compiler.Overload(k, "hip", argtypes, art, _fake_kernel(art))
+
+    @contextlib.contextmanager
+    def on():
+        saved_target, saved_hip = list(targets._chosen), hip_launch._hip
+        targets._chosen[:] = ["hip"]
+        hip_launch._hip = hip
+        try:
+            yield
+        finally:
+            targets._chosen[:] = saved_target
+            hip_launch._hip = saved_hip
+
+    return on()
+
+
+def _fake_device_arrays(*ptrs):
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+    try:
+        from bench_hip_launch import _fake_device_array
+    finally:
+        sys.path.pop(0)
+    return [_fake_device_array(16, p) for p in ptrs]
+
+
+def _launch_five_times(k, args):
+    """Two full launches (the second makes the fast path), two fast ones (the scalar
+    changed between them), one full one with the last arguments."""
+    k[2, 8](*args)
+    k[2, 8](*args)
+    assert _fast(k[2, 8]) is not None
+    k[2, 8](*args)
+    args[2] = -1.0
+    k[2, 8](*args)
+    k.launch(tuple(args), (2, 1, 1), (8, 1, 1))
+
+
+def test_hip_host_path_packs_what_the_full_path_packs():
+    """No GPU here: the driver call is recorded (as in benchmarks/bench_hip_launch.py)
+    and the fast path must hand it the same bytes and configuration as the full one."""
+    import ctypes
 
     seen = []
 
@@ -268,27 +316,119 @@ def test_hip_host_path_packs_what_the_full_path_packs():
             seen.append((ints, ctypes.string_at(extra[1], size)))
 
     k = cuda.jit(_scale.py_func)
-    args = [_fake_device_array(16, 0x10000), _fake_device_array(16, 0x20000), 2.5]
-    argtypes = argument_types(args, k.__name__)[0]
-    art, _ = compiler.compile_artifact(k, "amdgpu", argtypes, arch="gfx942")
-    k._overloads[("hip", argtypes)] = compiler.Overload(k, "hip", argtypes, art, _fake_kernel(art))
-    saved_target, saved_hip = list(targets._chosen), hip_launch._hip
-    targets._chosen[:] = ["hip"]
-    hip_launch._hip = lambda: Recorder()
-    try:
-        k[2, 8](*args)  # the full path
-        k[2, 8](*args)  # the full path, which makes the fast one
-        assert _fast(k[2, 8]) is not None
-        k[2, 8](*args)  # the fast path
-        args[2] = -1.0
-        k[2, 8](*args)
-        k.launch(tuple(args), (2, 1, 1), (8, 1, 1))  # the full path again
-    finally:
-        targets._chosen[:] = saved_target
-        hip_launch._hip = saved_hip
+    args = [*_fake_device_arrays(0x10000, 0x20000), 2.5]
+    with _on_fake_hip(k, args, lambda: Recorder()):
+        _launch_five_times(k, args)
     assert len(seen) == 5
     assert seen[0] == seen[1] == seen[2] and seen[3] == seen[4] and seen[0] != seen[3]
     assert seen[0][0][1:8] == [2, 1, 1, 8, 1, 1, 0]
+
+
+_HIP_NAMES = ["g0", "g1", "g2", "b0", "b1", "b2", "sh"]
+#: a stand-in for hipModuleLaunchKernel: records its arguments in @rec, returns @ret
+_HIP_STUB = (
+    "@rec = global [11 x i64] zeroinitializer\n@ret = global i32 0\n"
+    "define i32 @stub(ptr %f, " + ", ".join(f"i32 %{n}" for n in _HIP_NAMES) + ", ptr %s, ptr %p, ptr %x) {\n"
+    + "".join(f"  %i{j} = ptrtoint ptr %{n} to i64\n" for j, n in ((0, "f"), (8, "s"), (9, "p"), (10, "x")))
+    + "".join(f"  %i{j + 1} = zext i32 %{n} to i64\n" for j, n in enumerate(_HIP_NAMES))
+    + "".join(f"  %a{j} = getelementptr i64, ptr @rec, i64 {j}\n  store i64 %i{j}, ptr %a{j}\n" for j in range(11))
+    + "  %rc = load i32, ptr @ret\n  ret i32 %rc\n}\n")
+
+
+_CFG = ((2, 3, 4), (8, 2, 1), 0, 16)  # every number told apart
+
+
+def test_hip_host_path_calls_a_real_hip_library_natively():
+    """With a HipLibrary (here around a compiled stand-in for hipModuleLaunchKernel that
+    records its arguments), the fast path calls it natively: the same arguments and
+    bytes as the full path's ctypes call, and its error code raised as the checked
+    binding raises it."""
+    import ctypes
+    import types
+
+    from pykern.llvm_host import llvm, new_host_target_machine
+    from pykern.runtime import hip_api, native_guard
+    from pykern.runtime.hip import HipError, HipLibrary
+
+    ll = llvm()
+    if not native_guard.available():
+        pytest.skip("no native code in this process")
+    eng = ll.create_mcjit_compiler(ll.parse_assembly(""), new_host_target_machine())
+    eng.add_module(ll.parse_assembly(_HIP_STUB))
+    eng.finalize_object()
+    rec = (ctypes.c_int64 * 11).from_address(eng.get_global_value_address("rec"))
+    ret = ctypes.c_int32.from_address(eng.get_global_value_address("ret"))
+    restype, argtypes = hip_api.ctypes_signature("hipModuleLaunchKernel")
+    stub = ctypes.CFUNCTYPE(restype, *argtypes)(eng.get_function_address("stub"))
+    lib = object.__new__(HipLibrary)
+    lib.raw, lib._get_error_string = types.SimpleNamespace(hipModuleLaunchKernel=stub), None
+    lib.hipModuleLaunchKernel = lib._checked(stub, "hipModuleLaunchKernel")
+    seen = []
+    calls = []
+    real = lib.hipModuleLaunchKernel
+
+    def full_path_call(*a):
+        calls.append("ctypes")
+        return real(*a)
+
+    lib.hipModuleLaunchKernel = full_path_call  # (the fast path takes ``raw``'s)
+    k = cuda.jit(_scale.py_func)
+    args = [*_fake_device_arrays(0x10000, 0x20000), 2.5]
+
+    def launch(*a):
+        n = len(calls)
+        k[_CFG](*a)
+        extra = (ctypes.c_void_p * 5).from_address(rec[10])
+        size = ctypes.c_size_t.from_address(extra[3]).value
+        seen.append((list(rec[:10]), ctypes.string_at(extra[1], size), len(calls) > n))
+
+    with _on_fake_hip(k, args, lambda: lib):
+        launch(*args)
+        launch(*args)
+        assert _fast(k[_CFG]).__globals__["_NL"] is not None
+        launch(*args)
+        args[2] = -1.0
+        launch(*args)
+        ret.value = 101  # hipErrorInvalidDevice
+        with pytest.raises(HipError) as fast_err:
+            k[_CFG](*args)
+        with pytest.raises(HipError) as full_err:
+            k.launch(tuple(args), (2, 3, 4), (8, 2, 1), 0, 16)
+        assert str(fast_err.value) == str(full_err.value) and fast_err.value.code == 101
+        ret.value = 0
+        k.launch(tuple(args), (2, 3, 4), (8, 2, 1), 0, 16)
+        seen.append((list(rec[:10]), None, True))
+    assert [s[2] for s in seen] == [True, True, False, False, True]  # ctypes on the full path only
+    assert seen[0][:2] == seen[1][:2] == seen[2][:2] and seen[3][0] == seen[4][0] and seen[0][1] != seen[3][1]
+    assert seen[0][0] == [0xF00D, 2, 3, 4, 8, 2, 1, 16, 0, 0]
+    del eng  # (after the last call)
+
+
+def test_the_native_hip_launch_returns_the_real_librarys_answer():
+    """Against the real libamdhip64 (no GPU here, so it refuses): the native call
+    returns the code the ctypes call returns."""
+    import ctypes
+
+    from pykern.llvm_host import llvm
+    from pykern.runtime import hip, hip_api, native_guard
+
+    llvm()
+    try:
+        lib = hip.load_library()
+    except Exception as e:  # no HIP runtime installed
+        pytest.skip(f"no libamdhip64: {e}")
+    if hip.available()[0]:
+        pytest.skip("a GPU is here: a bogus kernel handle is not for it")
+    if not native_guard.available():
+        pytest.skip("no native code in this process")
+    raw = lib.raw.hipModuleLaunchKernel
+    extra = (ctypes.c_void_p * 5)(hip_api.HIP_LAUNCH_PARAM_BUFFER_POINTER, 0, hip_api.HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                                  0, hip_api.HIP_LAUNCH_PARAM_END)
+    for func, grid, block in ((0xF00D, (1, 1, 1), (1, 1, 1)), (0, (2, 3, 4), (5, 6, 7))):
+        want = raw(func, *grid, *block, 0, None, None, extra)
+        got = native_guard.make_hip_launch(raw, func, grid, block, 0, 0)(extra)
+        assert (got or 0) == want
+        assert want != 0  # (a GPU here would have run a bogus kernel handle: nothing reaches this)
 
 
 def test_a_redefined_device_function_reaches_a_launcher_with_a_fast_path(tmp_path):

@@ -281,6 +281,17 @@ class HipKernel:
                 st = tls.bufs = _LaunchBuffers(n)
             return st
 
+        from . import hip as hipmod
+
+        # the launch function resolved once (``_hip()`` is two Python calls), while both lookups
+        # behind it still give what they gave now (a test or benchmark may swap either)
+        h, lib_now = this._hip, hipmod._library
+        lib = h()
+        native, count_down = self._native_launch(lib, gb, dynamic_shared, stream)
+        call = ("        _rc = _NL(st.extra)\n"
+                "        if _rc is not None:\n"
+                "            raise _lib.error(_rc, 'hipModuleLaunchKernel')\n") if native else \
+            "        _L(*_head, None, st.extra)\n"
         body = ("    try:\n"
                 "        st = _tls.bufs\n"
                 "    except AttributeError:  # this thread's first launch\n"
@@ -290,17 +301,27 @@ class HipKernel:
                 "    except _PACK_ERRORS:\n"
                 "        return False\n"
                 "    if _this._hip is _H and _hipmod._library is _LIB:  # the library the launch was made with\n"
-                "        _L(*_head, None, st.extra)\n"
+                + call +
                 "    else:\n"
                 "        _this._hip().hipModuleLaunchKernel(*_head, None, st.extra)\n"
                 "    return True\n")
-        from . import hip as hipmod
-
-        # the launch function resolved once (``_hip()`` is two Python calls), while both lookups
-        # behind it still give what they gave now (a test or benchmark may swap either)
-        h, lib_now = this._hip, hipmod._library
         return body, {"_buffers": buffers, "_head": head, "_this": this, "_tls": tls, "_H": h, "_hipmod": hipmod,
-                      "_LIB": lib_now, "_L": h().hipModuleLaunchKernel}
+                      "_LIB": lib_now, "_L": lib.hipModuleLaunchKernel, "_NL": native, "_lib": lib,
+                      "_count_down": count_down}
+
+    def _native_launch(self, lib, gb, dynamic_shared: int, stream: int):
+        """``(launch, count_down)``: ``native_guard.make_hip_launch`` for a real
+        HipLibrary's ``hipModuleLaunchKernel`` (its checked binding raises
+        ``lib.error`` as the body does), or None (anything else: a test's
+        stand-in), and whether one could be made once native code is built."""
+        from . import hip as hipmod
+        from . import native_guard
+
+        raw = getattr(getattr(lib, "raw", None), "hipModuleLaunchKernel", None)
+        if not isinstance(lib, hipmod.HipLibrary) or raw is None or not (0 <= stream < 1 << 63):
+            return None, False
+        fn = native_guard.make_hip_launch(raw, self.function, gb[0], gb[1], dynamic_shared, stream)
+        return fn, fn is None and native_guard.pending()
 
     def max_cooperative_blocks(self, block, dynamic_shared: int = 0) -> int:
         """Blocks a cooperative launch of this kernel may have on its device:

@@ -1,32 +1,37 @@
-"""numpy-array launch guards in native code: the cpu fast path's checks of its
-numpy arguments, and the copying of their pointer, shape and strides into the
-kernel argument buffer, in one call of a builtin function.
+"""The launch fast paths' hot steps in native code: numpy argument checks, and the
+call of the kernel (cpu) or of hipModuleLaunchKernel (hip), each one call of a
+builtin (``METH_FASTCALL``) function instead of Python code or a ctypes call.
 
-In Python the checks and copies of one numpy argument cost ~0.22 us (type,
-dtype, one struct read of data pointer and flags, two tuple unpacks for shape
-and strides), a third of a 4-array launch. A builtin (``METH_FASTCALL``)
-function made here does them all for ~0.1 us in total: it reads numpy's
-``PyArrayObject`` fields directly and compares them with a table made when the
-fast path was generated. It refuses (returns False, having written only into the
-buffer it was given) unless every array has exactly numpy's ``ndarray`` type
-(no subclass), the same dtype object (by identity, as the Python guard does:
-another byte order, a dtype with metadata or a structured dtype is another
-object), the same ndim, and the same C-/F-contiguous and writeable flags.
+* ``make(entries)`` -> ``guard(buf, a0, a1, ...)``: checks numpy arguments and copies
+  their pointer, shape and strides into the kernel argument buffer. In Python
+  that costs ~0.22 us per array (type, dtype, one struct read of data pointer and
+  flags, two tuple unpacks for shape and strides); here ~0.1 us for all of them:
+  it reads numpy's ``PyArrayObject`` fields and compares them with a table made
+  with the fast path. It refuses (returns False, having written only into the
+  buffer it was given) unless every array has exactly numpy's ``ndarray`` type
+  (no subclass), the same dtype object (by identity, as the Python guard does:
+  another byte order, a dtype with metadata is another object), the same ndim,
+  and the same C-/F-contiguous and writeable flags. Its table (a ctypes int64
+  array, the function's ``self``)::
 
-One function is compiled per process (llvmlite, MCJIT; ~1 ms), table-driven,
-and only where LLVM is loaded already (a process that compiled a kernel, or a
-notebook's preload): a process that only launches cached kernels keeps the
-Python guards rather than load LLVM for them. The function is
-``guard(buf, a0, a1, ...)`` with ``buf`` a ctypes char array and the table the
-function's ``self`` (a ctypes int64 array)::
+      [n, (descr, ndim, flag mask, wanted flags, data offset,
+           shape offset 0, stride offset 0, shape offset 1, ...) * n]
 
-    [n, (descr, ndim, flag mask, wanted flags, data offset,
-         shape offset 0, stride offset 0, shape offset 1, ...) * n]
+* ``make_call(fn, first, last)`` -> ``call(buf, ctx)``: a cpu kernel's entry called
+  with the GIL released, as ctypes does (~0.1 us where ctypes converting its four
+  arguments costs ~0.45).
+* ``make_hip_launch(fn, function, grid, block, shared, stream)`` -> ``launch(extra)``:
+  libamdhip64's ``hipModuleLaunchKernel`` likewise (~0.1 us where ctypes converting
+  eleven arguments and the checked binding cost ~1); None for hipSuccess, else the code.
 
-Every field offset it relies on (of ``PyArrayObject`` and of ctypes' data
+They are compiled once per process (llvmlite, MCJIT at -O0; ~2-5 ms), and only
+where LLVM is loaded already (a process that compiled a kernel, or a notebook's
+preload): a process that only launches cached kernels runs its first
+``UPGRADE_AFTER`` fast-path launches without them, then loads LLVM once.
+Every field offset they rely on (of ``PyArrayObject`` and of ctypes' data
 objects) is probed at build time against what numpy and ctypes report for
-arrays of several layouts; anything unexpected leaves ``make`` returning None
-and the launch with the Python guards.
+objects of several layouts; anything unexpected leaves every ``make*``
+returning None and the launches as they were.
 
 Example::
 
@@ -40,13 +45,27 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
+from typing import NamedTuple
 
 #: PyArrayObject_fields (numpy 1.x and 2.x alike): byte offsets after PyObject_HEAD
 _ARRAY_FIELDS = {"data": 16, "nd": 24, "dimensions": 32, "strides": 40, "descr": 56, "flags": 64}
 _METH_FASTCALL = 0x0080
 
 _lock = threading.Lock()
-_built: list = []  # [None] when unavailable, [(PyMethodDef, engine, PyCFunction_NewEx)] when built
+_built: list = []  # [None] when unavailable, [_Built] when built
+
+
+class _Built(NamedTuple):
+    guard: "_MethodDef"  # method definitions of the three functions (kept alive here)
+    call: "_MethodDef"
+    hip: "_MethodDef"
+    engine: object  # the MCJIT engine owning their code
+    new: object  # PyCFunction_NewEx(method def, self, module)
+
+
+def _function(md, table):
+    """A builtin function of ``md`` whose ``self`` is ``table`` (kept alive by it)."""
+    return _get().new(ctypes.addressof(md), table, None)
 
 
 class _MethodDef(ctypes.Structure):
@@ -230,9 +249,46 @@ bad:
 """
 
 
+def _hip_ir(bptr: int, none: int, incref: int, save: int, restore: int, from_long: int) -> str:
+    """``hip_launch(extra) -> None or int``: hipModuleLaunchKernel(table...) with ``extra``'s memory."""
+    words = "\n".join(f"  %e{k} = getelementptr i64, ptr %tbl, i64 {k}\n  %w{k} = load i64, ptr %e{k}" for k in range(10))
+    ints = "\n".join(f"  %u{k} = trunc i64 %w{k} to i32" for k in range(2, 9))
+    return f"""
+define ptr @pykern_hip_launch(ptr %self, ptr %args, i64 %nargs) {{
+entry:
+  %tblp = getelementptr i8, ptr %self, i64 {bptr}
+  %tbl = load ptr, ptr %tblp
+{words}
+{ints}
+  %fn = inttoptr i64 %w0 to ptr
+  %func = inttoptr i64 %w1 to ptr
+  %stream = inttoptr i64 %w9 to ptr
+  %o0 = load ptr, ptr %args
+  %p0 = getelementptr i8, ptr %o0, i64 {bptr}
+  %extra = load ptr, ptr %p0
+  %savef = inttoptr i64 {save} to ptr
+  %ts = call ptr %savef()
+  %rc = call i32 %fn(ptr %func, i32 %u2, i32 %u3, i32 %u4, i32 %u5, i32 %u6, i32 %u7, i32 %u8, ptr %stream, ptr null, ptr %extra)
+  %restoref = inttoptr i64 {restore} to ptr
+  call void %restoref(ptr %ts)
+  %ok = icmp eq i32 %rc, 0
+  br i1 %ok, label %done, label %err
+done:
+  %nonep = inttoptr i64 {none} to ptr
+  %inc = inttoptr i64 {incref} to ptr
+  call void %inc(ptr %nonep)
+  ret ptr %nonep
+err:
+  %rc64 = sext i32 %rc to i64
+  %froml = inttoptr i64 {from_long} to ptr
+  %obj = call ptr %froml(i64 %rc64)
+  ret ptr %obj
+}}
+"""
+
+
 def _build():
-    """``(guard's method def, call's method def, engine, PyCFunction_NewEx)``, or None
-    where a probe fails."""
+    """The compiled functions, or None where a probe fails."""
     try:
         import numpy as np
     except ImportError:
@@ -251,7 +307,9 @@ def _build():
 
     src = _ir(bptr, id(np.ndarray), id(True), id(False), incref) + _call_ir(
         bptr, id(None), incref, addr_of(api.PyEval_SaveThread), addr_of(api.PyEval_RestoreThread),
-        addr_of(api.PyErr_SetNone), id(TypeError))
+        addr_of(api.PyErr_SetNone), id(TypeError)) + _hip_ir(
+        bptr, id(None), incref, addr_of(api.PyEval_SaveThread), addr_of(api.PyEval_RestoreThread),
+        addr_of(api.PyLong_FromLong))
     with LLVM_LOCK:
         ll = llvm()
         with _tm_lock:
@@ -266,11 +324,12 @@ def _build():
         eng.finalize_object()
         addr = eng.get_function_address("pykern_array_guard")
         call = eng.get_function_address("pykern_call")
-    if not addr or not call:
+        hip = eng.get_function_address("pykern_hip_launch")
+    if not addr or not call or not hip:
         return None
-    md = _MethodDef(b"pykern_array_guard", addr, _METH_FASTCALL, None)
-    md_call = _MethodDef(b"pykern_call", call, _METH_FASTCALL, None)
-    return md, md_call, eng, new
+    return _Built(_MethodDef(b"pykern_array_guard", addr, _METH_FASTCALL, None),
+                  _MethodDef(b"pykern_call", call, _METH_FASTCALL, None),
+                  _MethodDef(b"pykern_hip_launch", hip, _METH_FASTCALL, None), eng, new)
 
 
 #: cpu fast-path launches (with Python guards and a ctypes call, in a process without LLVM)
@@ -326,7 +385,6 @@ def make(entries):
     got = _get()
     if got is None:
         return None
-    md, _, _, new = got
     words = [len(entries)]
     for dtype, nd, mask, want, off_data, off_shape, off_stride in entries:
         if len(off_shape) != nd or len(off_stride) != nd:
@@ -336,7 +394,7 @@ def make(entries):
             words += [s, t]
     table = (ctypes.c_int64 * len(words))(*words)
     table._pk_dtypes = [e[0] for e in entries]  # ctypes instances take attributes: the dtypes live as long as it
-    return new(ctypes.addressof(md), table, None)
+    return _function(got.guard, table)
 
 
 def make_call(fn, first: int, last: int):
@@ -348,10 +406,24 @@ def make_call(fn, first: int, last: int):
     got = _get()
     if got is None:
         return None
-    _, md_call, _, new = got
     table = (ctypes.c_int64 * 3)(ctypes.cast(fn, ctypes.c_void_p).value, first, last)
     table._pk_fn = fn
-    return new(ctypes.addressof(md_call), table, None)
+    return _function(got.call, table)
+
+
+def make_hip_launch(fn, function: int, grid, block, shared: int, stream: int):
+    """``launch(extra) -> None | int``: ``fn`` (libamdhip64's ``hipModuleLaunchKernel``,
+    a ctypes function, kept alive by the result) called with this kernel handle and
+    configuration, no kernel parameters, and ``extra`` (a ctypes array: the
+    ``HIP_LAUNCH_PARAM_*`` list) with the GIL released; None for hipSuccess, else the
+    error code. ~0.1 us where ctypes converting eleven arguments costs ~0.5. None when
+    native code is unavailable here (see ``make``)."""
+    got = _get()
+    if got is None:
+        return None
+    table = (ctypes.c_int64 * 10)(ctypes.cast(fn, ctypes.c_void_p).value, function, *grid, *block, shared, stream)
+    table._pk_fn = fn
+    return _function(got.hip, table)
 
 
 def available() -> bool:
