@@ -426,8 +426,10 @@ def test_the_native_hip_launch_returns_the_real_librarys_answer():
                                   0, hip_api.HIP_LAUNCH_PARAM_END)
     for func, grid, block in ((0xF00D, (1, 1, 1), (1, 1, 1)), (0, (2, 3, 4), (5, 6, 7))):
         want = raw(func, *grid, *block, 0, None, None, extra)
-        got = native_guard.make_hip_launch(raw, func, grid, block, 0, 0)(extra)
-        assert (got or 0) == want
+        launch = native_guard.make_hip_launch(raw, func, grid, block, 0, 0)
+        assert (launch(extra) or 0) == want
+        with pytest.raises(TypeError):
+            launch()
         assert want != 0  # (a GPU here would have run a bogus kernel handle: nothing reaches this)
 
 

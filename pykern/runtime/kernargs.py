@@ -222,6 +222,28 @@ def _what(p) -> str:
     return scalar_name(p.code) if p.role == "scalar" else p.role
 
 
+def _layout_struct(params, size: int | None) -> struct.Struct:
+    """A little-endian struct packing ``params`` (sorted by offset) at their offsets,
+    the bytes between them padding, ``size`` bytes in all (None: up to the last)."""
+    fmt, cur = ["<"], 0
+    for p in params:
+        off, sz, code = p.offset, p.size, p.code
+        if struct.calcsize("<" + code) != sz:
+            raise LaunchError(f"parameter {p.name}: size {sz} does not fit its type ({code})")
+        if off < cur:
+            raise LaunchError(f"parameter {p.name}: offset {off} overlaps the previous parameter")
+        if off > cur:
+            fmt.append(f"{off - cur}x")
+        fmt.append(code)
+        cur = off + sz
+    end = cur if size is None else size
+    if end < cur:
+        raise LaunchError(f"kernarg size {size} is smaller than the parameters ({cur} bytes)")
+    if end > cur:
+        fmt.append(f"{end - cur}x")
+    return struct.Struct("".join(fmt))
+
+
 class Packer:
     """Packs flat values at fixed offsets: ``packer(flat_values) -> bytearray``."""
 
@@ -232,27 +254,9 @@ class Packer:
         self.params = params
         order = sorted(range(len(params)), key=lambda i: params[i].offset)
         self.order = None if order == list(range(len(params))) else order
-        fmt, cur, codes = ["<"], 0, []
-        for i in order:
-            p = params[i]
-            off, sz, code = p.offset, p.size, p.code
-            if struct.calcsize("<" + code) != sz:
-                raise LaunchError(f"parameter {p.name}: size {sz} does not fit its type ({code})")
-            if off < cur:
-                raise LaunchError(f"parameter {p.name}: offset {off} overlaps the previous parameter")
-            if off > cur:
-                fmt.append(f"{off - cur}x")
-            fmt.append(code)
-            codes.append(code)
-            cur = off + sz
-        end = cur if size is None else size
-        if end < cur:
-            raise LaunchError(f"kernarg size {size} is smaller than the parameters ({cur} bytes)")
-        if end > cur:
-            fmt.append(f"{end - cur}x")
-        self.struct = struct.Struct("".join(fmt))
+        self.struct = _layout_struct([params[i] for i in order], size)
         self.size = self.struct.size
-        self.codes = codes
+        self.codes = [params[i].code for i in order]
         self.fast = self._make_fast()
 
     def _make_fast(self):
@@ -503,7 +507,7 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
         buf = _PACK_STMT.search(body).group(1)
         call = f"_native({buf}, {', '.join(f'v{i}' for i in native_idx)}) or _refuse()"
         if items:
-            ns["_pack_rest"] = _partial_struct([kept[j] for j in kept_sorted], packer.size).pack_into
+            ns["_pack_rest"] = _layout_struct([kept[j] for j in kept_sorted], packer.size).pack_into
             stmt = f"_pack_rest({buf}, 0, {{vals}}); {call}"
         else:
             stmt = call
@@ -528,17 +532,3 @@ def _nested_record(dtype) -> bool:
         if base.names is not None:
             return True
     return False
-
-
-def _partial_struct(params, size: int) -> struct.Struct:
-    """A little-endian struct packing ``params`` (sorted by offset) at their offsets
-    in ``size`` bytes, the bytes between them padding."""
-    fmt, cur = ["<"], 0
-    for p in params:
-        if p.offset > cur:
-            fmt.append(f"{p.offset - cur}x")
-        fmt.append(p.code)
-        cur = p.offset + p.size
-    if size > cur:
-        fmt.append(f"{size - cur}x")
-    return struct.Struct("".join(fmt))

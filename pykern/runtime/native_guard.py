@@ -249,13 +249,22 @@ bad:
 """
 
 
-def _hip_ir(bptr: int, none: int, incref: int, save: int, restore: int, from_long: int) -> str:
+def _hip_ir(bptr: int, none: int, incref: int, save: int, restore: int, from_long: int, set_none: int,
+            type_error: int) -> str:
     """``hip_launch(extra) -> None or int``: hipModuleLaunchKernel(table...) with ``extra``'s memory."""
     words = "\n".join(f"  %e{k} = getelementptr i64, ptr %tbl, i64 {k}\n  %w{k} = load i64, ptr %e{k}" for k in range(10))
     ints = "\n".join(f"  %u{k} = trunc i64 %w{k} to i32" for k in range(2, 9))
     return f"""
 define ptr @pykern_hip_launch(ptr %self, ptr %args, i64 %nargs) {{
 entry:
+  %one = icmp eq i64 %nargs, 1
+  br i1 %one, label %go, label %bad
+bad:
+  %setf = inttoptr i64 {set_none} to ptr
+  %te = inttoptr i64 {type_error} to ptr
+  call void %setf(ptr %te)
+  ret ptr null
+go:
   %tblp = getelementptr i8, ptr %self, i64 {bptr}
   %tbl = load ptr, ptr %tblp
 {words}
@@ -309,7 +318,7 @@ def _build():
         bptr, id(None), incref, addr_of(api.PyEval_SaveThread), addr_of(api.PyEval_RestoreThread),
         addr_of(api.PyErr_SetNone), id(TypeError)) + _hip_ir(
         bptr, id(None), incref, addr_of(api.PyEval_SaveThread), addr_of(api.PyEval_RestoreThread),
-        addr_of(api.PyLong_FromLong))
+        addr_of(api.PyLong_FromLong), addr_of(api.PyErr_SetNone), id(TypeError))
     with LLVM_LOCK:
         ll = llvm()
         with _tm_lock:
