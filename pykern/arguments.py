@@ -18,7 +18,7 @@ from __future__ import annotations
 from numpy import ndarray as _ndarray
 
 from .errors import LaunchError
-from .frontend.typeof import typeof
+from .frontend.typeof import dtype_key, typeof
 from .runtime.memory import DeviceArray as _DeviceArray
 
 _type_memo: dict = {}
@@ -33,7 +33,7 @@ def _memo_key(a):
         return cls
     if cls is _ndarray:  # by identity: any class may be named "ndarray"
         flags = a.flags
-        return (cls, a.dtype, a.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+        return (cls, dtype_key(a.dtype), a.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
     dtype = getattr(a, "dtype", None)
     if dtype is not None and getattr(a, "shape", None) == () and hasattr(a, "item") and not hasattr(a, "flags"):
         return (cls, dtype)  # numpy scalar
@@ -90,7 +90,7 @@ def device_array_type(a):
     dict lookup, not through ``__cuda_array_interface__`` (~25 us)."""
     t = a._pk_type
     if t is None:
-        key = (a.dtype, a.shape, a.strides, bool(a.storage.readonly))
+        key = (dtype_key(a.dtype), a.shape, a.strides, bool(a.storage.readonly))
         t = _device_type_memo.get(key)
         if t is None:
             t = typeof(a)

@@ -737,3 +737,29 @@ def test_a_records_fields_renamed_in_place_go_the_full_way(guards):
     a.dtype.names = ("x", "y")
     k[1, 4](a, out)
     assert (out == 1.0).all()
+
+
+def _nested_x(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i].p.x
+
+
+@pytest.mark.parametrize("grid", [1, 2])
+def test_a_nested_records_fields_renamed_in_place_retype_the_argument(grid):
+    """Renaming an inner record's fields in place leaves the outer dtype's hash and
+    equality as they were: the argument-type memos must still see the change."""
+    dt = np.dtype([("p", [("x", np.float64), ("y", np.float64)]), ("z", np.float64)])
+    a, out = np.zeros(8, dt), np.zeros(8)
+    a["p"]["x"], a["p"]["y"] = 1.0, 2.0
+    k = cuda.jit(_nested_x)
+    k[grid, 8 // grid](a, out)
+    assert (out == 1.0).all()
+    a.dtype.fields["p"][0].names = ("y", "x")
+    k[grid, 8 // grid](a, out)
+    np.testing.assert_array_equal(out, a["p"]["x"])
+    assert (out == 2.0).all()
+    d = cuda.to_device(np.zeros(8, dt))
+    d.copy_to_device(a)
+    k[grid, 8 // grid](d, out)
+    assert (out == 2.0).all()

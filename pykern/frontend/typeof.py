@@ -56,7 +56,14 @@ def typeof(value) -> T.Type:
     )
 
 
-_ARRAY_TYPES: dict = {}  # (dtype, ndim, layout, readonly) -> Array; typeof runs on every launch
+_ARRAY_TYPES: dict = {}  # (dtype_key, ndim, layout, readonly) -> Array; typeof runs on every launch
+
+
+def dtype_key(dt: np.dtype):
+    """A dict key that tells apart the dtypes whose kernel types differ. numpy
+    renames a nested record's fields in place without changing the outer
+    dtype's hash or equality; its str spells the names at every level."""
+    return dt if dt.names is None else (dt, str(dt))
 
 
 def _ndarray_type(a: np.ndarray) -> T.Array:
@@ -64,7 +71,7 @@ def _ndarray_type(a: np.ndarray) -> T.Array:
     ndim = a.ndim
     # numpy's flags use the same relaxed rule as _contiguous (extents of 1 and empty arrays)
     layout = "C" if flags.c_contiguous else ("F" if ndim > 1 and flags.f_contiguous else "A")
-    key = (a.dtype, ndim, layout, not flags.writeable)
+    key = (dtype_key(a.dtype), ndim, layout, not flags.writeable)
     t = _ARRAY_TYPES.get(key)
     if t is None:
         if ndim > 4:
