@@ -261,7 +261,11 @@ class StatementLowering:
             cur = self.to_ir(cur, target)
             self.set_var(target.id, self.binop(op, cur, self.value(node.value), node), target)
         elif isinstance(target, ast.Subscript):
-            arr, idx = self.store_target(target)
+            arr, idx = self.store_target(target, views=True)
+            if idx is None:  # a[1:3] += v, a[i] += v of a 2-d a: every element of the view
+                self.check_writable(arr.type, target)
+                slice_store.store(self, arr, self.value(node.value), target, op)
+                return
             arr = self.once(arr, target)
             idx = [self.once(i, target) for i in idx]
             cur = ir.Load(arr, idx, arr.type.dtype, self.loc(target))
