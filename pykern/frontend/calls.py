@@ -574,7 +574,10 @@ def _range(lw, node, name):
 
 def _len(lw, node, name):
     _nargs(lw, node, "len", 1)
-    v = lw.expr(node.args[0])
+    arg = node.args[0]
+    if isinstance(arg, ast.Call) and getattr(lw.expr(arg.func), "value", None) is builtins.range:
+        return lw.iter_seq(arg)[0]  # len(range(a, b, s)): the loop's trip count
+    v = lw.expr(arg)
     if isinstance(v, PyObj) and isinstance(v.value, (tuple, np.ndarray)):
         return PyObj(len(v.value), f"len({v.name})")
     if isinstance(v, PartialIndex):
