@@ -707,10 +707,22 @@ def _convert(lw, node, name, t):
         raise lw.error(f"{name}() takes no keyword arguments in kernels", node)
     if not node.args:
         return lw.const(0, t, node)
+    if isinstance(t, T.Complex) and len(node.args) == 2:
+        return _complex_of_parts(lw, node, name, t)
     if len(node.args) != 1:
         raise lw.error(f"{name}() takes one argument in kernels", node)
     v = _scalar(lw, node.args[0], name)
     return lw.cast(v, t, node)
+
+
+def _complex_of_parts(lw, node, name, t):
+    """``np.complex64(re, im)``: numba's two-argument constructor of the numpy complex
+    types, which takes real parts only (numpy refuses complex ones too)."""
+    re, im = (_scalar(lw, a, name) for a in node.args)
+    for v, a in ((re, node.args[0]), (im, node.args[1])):
+        if isinstance(v.type, T.Complex):
+            raise lw.error(f"{name}(real, imag) takes real parts, not a {v.type}", a)
+    return _make(lw, re, im, t, node)
 
 
 def _pow(lw, node, name):
