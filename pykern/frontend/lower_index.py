@@ -6,6 +6,7 @@ as in Python."""
 from __future__ import annotations
 
 import ast
+import enum
 
 import numpy as np
 
@@ -34,6 +35,8 @@ class IndexLowering:
             key_val = None if isinstance(node.slice, ast.Slice) or not isinstance(v, tuple) else self.expr(node.slice)
             if isinstance(key_val, ir.Expr) and not isinstance(key_val, ir.Const):
                 base = self.to_ir(base, node.value)  # run-time index of a frozen tuple
+            elif isinstance(v, type) and issubclass(v, enum.Enum):
+                return self.enum_member(base, node)
             elif isinstance(v, tuple):
                 key = self.const_index(node.slice, "a tuple index")
                 try:
@@ -158,6 +161,17 @@ class IndexLowering:
                 hint="augmented assignment to a row is not supported; assign single elements a[i, j] += v",
             )
         return base, self.normalize_indices(base, idx, target)
+
+    def enum_member(self, cls: PyObj, node):
+        """``Color["red"]``: the member named by a constant string, as ``Color.red``."""
+        key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+        if not isinstance(key, str):
+            raise self.error(f"enum '{cls.name}' can only be indexed by a member name in quotes", node,
+                             f"{cls.name}[\"name\"] or {cls.name}.name")
+        try:
+            return PyObj(cls.value[key], f"{cls.name}.{key}")
+        except KeyError:
+            raise self.error(f"enum '{cls.name}' has no member '{key}'", node) from None
 
     def dynamic_tuple_index(self, tup: ir.Expr, node):
         """``t[i]`` with a run-time ``i`` on a tuple of one scalar type: a select chain."""
