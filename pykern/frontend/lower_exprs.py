@@ -117,7 +117,7 @@ class ExpressionLowering:
             raise self.error(f"name '{name}' is not defined", node)
         if kind == "empty-closure":
             raise self.error(f"free variable '{name}' has no value yet where the kernel is compiled", node)
-        return PyObj(value, name)
+        return PyObj(_frozen(value), name)
 
     def expr_Tuple(self, node):
         elems = [self.value(e) for e in node.elts]
@@ -200,7 +200,7 @@ class ExpressionLowering:
             except AttributeError:
                 what = "module" if isinstance(v, pytypes.ModuleType) else "namespace"
                 raise self.error(f"{what} '{base.name}' has no attribute '{attr}'", node) from None
-            return PyObj(child, full)
+            return PyObj(_frozen(child), full)
         if isinstance(v, type) and issubclass(v, enum.Enum):
             try:
                 return PyObj(v[attr], full)  # Color.RED: a compile-time constant
@@ -407,3 +407,9 @@ class ExpressionLowering:
             t = fobj.array.type if isinstance(fobj, PartialIndex) else fobj.type
             raise self.error(f"a {t} value is not callable", node)
         return calls.lower_call(self, fobj, node)
+
+
+def _frozen(value):
+    """A global or closure list is read as the tuple of its items when the kernel is
+    compiled (a constant, as numba freezes globals; its cache key has the items)."""
+    return tuple(value) if type(value) is list else value
