@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import cmath
 import inspect
 import math
 
@@ -1229,11 +1230,39 @@ def _cm_call(lw, fname, args, node):
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
 
 
-def _cm_complex(lw, fname, parts, ct, node):
-    """A complex result of ``_cmath.<fname>(*parts)`` (which returns a (re, im) tuple)."""
+def _cm_complex(lw, fname, parts, ct, node, special=None):
+    """A complex result of ``_cmath.<fname>(*parts)`` (which returns a (re, im) tuple);
+    with ``special`` (a Python ``cmath`` function) an argument with an infinite or NaN
+    part gets Python's special value, as numba.cuda gives it."""
     r = lw.temp(_cm_call(lw, fname, parts, node), node)
     f = ct.component
-    return _intr(lw, "complex", [ir.TupleGet(r, 0, f, lw.loc(node)), ir.TupleGet(r, 1, f, lw.loc(node))], ct, node)
+    loc = lw.loc(node)
+    re, im = ir.TupleGet(r, 0, f, loc), ir.TupleGet(r, 1, f, loc)
+    if special is not None:
+        re, im = _special_values(lw, special, parts, f, re, im, node)
+    return _intr(lw, "complex", [re, im], ct, node)
+
+
+_SPECIAL_TABLES = {}
+
+
+def _special_values(lw, pyfunc, parts, f, re, im, node):
+    """``(re, im)``, replaced by a row of ``_cmath.special_table(pyfunc)`` where it has one."""
+    _cmath = stubs.DEVICE_LIBRARIES["cmath"]
+    key = (pyfunc, f)
+    tab = _SPECIAL_TABLES.get(key)
+    if tab is None:
+        tab = _SPECIAL_TABLES[key] = _cmath.special_table(pyfunc).astype(f.np_dtype)
+    loc = lw.loc(node)
+    k = lw.temp(_cm_call(lw, "cspecial_index", parts[:2], node), node)
+    row = lw.temp(ir.IfExp(ir.Compare("<", k, ir.Const(0, k.type, loc), T.boolean, loc),
+                           ir.Const(0, k.type, loc), k, k.type, loc), node)
+    arr = lw.const_array(tab, f"cmath_{pyfunc.__name__}_special", node)
+    cell = [ir.Load(arr, [row, ir.Const(c, T.int64, loc)], f, loc) for c in range(3)]
+    use = lw.temp(ir.BoolOp("and", [ir.Compare(">=", k, ir.Const(0, k.type, loc), T.boolean, loc),
+                                    ir.Compare("!=", cell[2], ir.Const(0.0, f, loc), T.boolean, loc)], T.boolean, loc),
+                  node)
+    return ir.IfExp(use, cell[0], re, f, loc), ir.IfExp(use, cell[1], im, f, loc)
 
 
 def complex_pow(lw, a, b, node):
@@ -1256,11 +1285,11 @@ _CMATH_UNARY = {
 }  # fmt: skip
 
 
-def _cmath_unary(fname):
+def _cmath_unary(fname, pyfunc):
     def handler(lw, node, name):
         z = _cmath_arg(lw, node, name)
         re, im = _parts(lw, z, node)
-        return _cm_complex(lw, fname, [re, im], z.type, node)
+        return _cm_complex(lw, fname, [re, im], z.type, node, special=pyfunc)
 
     return handler
 
@@ -1281,7 +1310,7 @@ def _cmath_log(lw, node, name):
         return lw.binop("/", z, b, node)
     z = _cmath_arg(lw, node, name)
     re, im = _parts(lw, z, node)
-    return _cm_complex(lw, "clog", [re, im], z.type, node)
+    return _cm_complex(lw, "clog", [re, im], z.type, node, special=cmath.log)
 
 
 def _one_arg(node, k):
@@ -1309,7 +1338,13 @@ def _cmath_rect(lw, node, name):
     r, phi, ft = _float_args2(lw, node)
     if ft == T.float16:
         ft = T.float32
-    return _cm_complex(lw, "crect", [lw.cast(r, ft, node), lw.cast(phi, ft, node)], T.complex_of(ft), node)
+    return _cm_complex(lw, "crect", [lw.cast(r, ft, node), lw.cast(phi, ft, node)], T.complex_of(ft), node,
+                       special=_rect_of_complex)
+
+
+def _rect_of_complex(z):
+    """``cmath.rect`` of the parts of ``z``: the shape ``special_table`` tabulates."""
+    return cmath.rect(z.real, z.imag)
 
 
 def _cmath_pred(which):
@@ -1345,7 +1380,7 @@ def _lang2_calls():
         cmath.isfinite: _cmath_pred("isfinite"),
     }
     for n, impl in _CMATH_UNARY.items():
-        table[getattr(cmath, n)] = _cmath_unary(impl)
+        table[getattr(cmath, n)] = _cmath_unary(impl, getattr(cmath, n))
     return table
 
 
