@@ -1,0 +1,335 @@
+"""Kernel-language behaviour that numba-cuda's own cudapy tests rely on, on the cpu
+target against numpy/Python: augmented slice assignment, ``len(range(...))``,
+``np.complex64(re, im)``, ``Color["red"]``, global lists, cmath special values,
+recarray alignment; and amdgpu builds of the new lowering.
+"""
+
+from __future__ import annotations
+
+import cmath
+import enum
+import math
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+from pykern.errors import CompileError
+
+pytestmark = pytest.mark.usefixtures("cpu_target")
+
+
+# ------------------------------------------------------------ a[1:3] op= v
+def _aug_kernel(a, b, m):
+    a[1:3] += 5
+    a[3:] *= b[:3]
+    m[1] += 10  # a row of a 2-d array
+    m[:, 0] -= b[0:3]
+    m[0, 1:] //= 2
+    m[2, ::-1] %= 3
+
+
+def test_augmented_slice_assignment_matches_numpy():
+    a, b, m = np.arange(6.0), np.array([2.0, 3.0, 4.0, 5.0]), np.arange(-4, 5).reshape(3, 3)
+    ea, em = a.copy(), m.copy()
+    ea[1:3] += 5
+    ea[3:] *= b[:3]
+    em[1] += 10
+    em[:, 0] -= b[0:3].astype(np.int64)
+    em[0, 1:] //= 2
+    em[2, ::-1] %= 3
+    cuda.jit(_aug_kernel)[1, 1](a, b, m)
+    np.testing.assert_array_equal(a, ea)
+    np.testing.assert_array_equal(m, em)
+
+
+def test_augmented_slice_assignment_reads_an_overlapping_source_first():
+    @cuda.jit
+    def shift_add(a, c):
+        a[1:] += a[:-1]
+        c[:-1] += c[1:]
+
+    a, c = np.arange(8.0), np.arange(8.0)
+    ea, ec = a.copy(), c.copy()
+    ea[1:] += ea[:-1]  # numpy reads the source as it was
+    ec[:-1] += ec[1:]
+    shift_add[1, 1](a, c)
+    np.testing.assert_array_equal(a, ea)
+    np.testing.assert_array_equal(c, ec)
+
+
+def test_augmented_slice_assignment_with_a_tuple_and_a_device_function():
+    @cuda.jit(device=True)
+    def bump(row, v):
+        row[:] += v
+
+    @cuda.jit
+    def k(a, m):
+        a[:3] += (1, 2, 3)
+        bump(m[1], 2.5)
+
+    a, m = np.ones(4), np.zeros((2, 3), np.float32)
+    k[1, 1](a, m)
+    np.testing.assert_array_equal(a, [2, 3, 4, 1])
+    np.testing.assert_array_equal(m, [[0, 0, 0], [2.5, 2.5, 2.5]])
+
+
+def test_augmented_slice_assignment_evaluates_the_value_once():
+    @cuda.jit
+    def k(a, counter):
+        a[:] += cuda.atomic.add(counter, 0, 1)
+
+    a, counter = np.zeros(5, np.int64), np.full(1, 7, np.int64)
+    k[1, 1](a, counter)
+    np.testing.assert_array_equal(a, 7)
+    assert counter[0] == 8
+
+
+def test_augmented_assignment_to_a_read_only_slice_is_a_compile_error():
+    c = np.arange(4.0)
+
+    @cuda.jit
+    def k(a):
+        cc = cuda.const.array_like(c)
+        cc[1:] += a[0]
+
+    with pytest.raises(CompileError, match="read-only"):
+        k[1, 1](np.zeros(1))
+
+
+# ------------------------------------------------------------ len(range(...))
+def test_len_of_range_is_the_loop_trip_count():
+    @cuda.jit
+    def k(out, a, b, s):
+        out[0] = len(range(a))
+        out[1] = len(range(a, b))
+        out[2] = len(range(a, b, s))
+        out[3] = len(range(b, a, -s))
+        out[4] = len(range(5, 1))
+        n = 0
+        for i in range(len(range(0, 10, 3))):
+            n += i
+        out[5] = n
+
+    for a, b, s in [(3, 11, 2), (0, 0, 1), (-5, 7, 3), (10, 2, 4), (2, 3, 7)]:
+        out = np.zeros(6, np.int64)
+        k[1, 1](out, a, b, s)
+        want = [len(range(a)), len(range(a, b)), len(range(a, b, s)), len(range(b, a, -s)), 0, sum(range(len(range(0, 10, 3))))]
+        assert out.tolist() == want, (a, b, s)
+
+
+# ------------------------------------------------------------ np.complex64(re, im)
+@pytest.mark.parametrize("ct, ft", [(np.complex64, np.float32), (np.complex128, np.float64)])
+def test_numpy_complex_type_of_two_parts(ct, ft):
+    @cuda.jit
+    def k(out, re, im):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = ct(re[i], im[i])
+        if i == 0:
+            out[3] = ct(1.5, 2)
+
+    re = np.array([1.5, -2.0, 0.1, 0.0], ft)
+    im = np.array([-3.25, 4.0, 1e-3, 0.0], ft)
+    out = np.zeros(4, ct)
+    k[1, 3](out, re, im)
+    want = np.array([ct(complex(r, i)) for r, i in zip(re, im)])
+    want[3] = ct(1.5 + 2j)
+    np.testing.assert_array_equal(out, want)
+    assert out.dtype == ct
+
+
+def test_numpy_complex_type_refuses_complex_parts():
+    @cuda.jit
+    def k(out, re, im):
+        out[0] = np.complex128(re, im)
+
+    with pytest.raises(CompileError, match="real parts"):
+        k[1, 1](np.zeros(1, np.complex128), 1j, 2.0)
+
+
+# ------------------------------------------------------------ Enum["name"]
+class _Color(enum.Enum):
+    red = 1
+    green = 2
+
+
+class _Err(enum.IntEnum):
+    not_found = 404
+    internal = 500
+
+
+def test_enum_class_indexed_by_member_name():
+    @cuda.jit
+    def k(out, x):
+        out[0] = _Color["red"] == _Color["green"]
+        out[1] = _Color["green"] == _Color.green
+        out[2] = x + _Err["internal"]
+
+    out = np.zeros(3, np.int64)
+    k[1, 1](out, 3)
+    assert out.tolist() == [0, 1, 503]
+
+
+def test_enum_class_indexed_by_an_unknown_name_is_a_compile_error():
+    @cuda.jit
+    def k(out):
+        out[0] = _Err["gone"]
+
+    with pytest.raises(CompileError, match="no member 'gone'"):
+        k[1, 1](np.zeros(1, np.int64))
+
+
+# ------------------------------------------------------------ global lists
+_WEIGHTS = [0.25, 0.5, 0.25]
+
+
+def test_global_list_is_read_as_a_frozen_tuple():
+    @cuda.jit
+    def k(out, a):
+        i = cuda.grid(1)
+        if i < out.size:
+            s = 0.0
+            for j in range(len(_WEIGHTS)):
+                s += _WEIGHTS[j] * a[i + j]
+            for w in _WEIGHTS:
+                s += w
+            out[i] = s
+
+    a, out = np.arange(10.0), np.zeros(8)
+    k[1, 8](out, a)
+    np.testing.assert_allclose(out, np.convolve(a, _WEIGHTS, "valid") + 1.0)
+
+
+def test_closure_list_of_ints():
+    lst = [3, 1, 2]
+
+    @cuda.jit
+    def k(out):
+        for i in range(len(lst)):
+            out[i] = lst[i]
+
+    out = np.zeros(3)
+    k[1, 1](out)
+    assert out.tolist() == lst
+
+
+# ------------------------------------------------------------ cmath special values
+_REALS = [-0.0, 0.0, 1.0, -1.0, -math.pi, math.inf, -math.inf, math.nan]
+_VALUES = [complex(x, y) for x in _REALS for y in _REALS]
+_UNARY = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+          "asin", "acos", "atan", "asinh", "acosh", "atanh"]
+
+
+def _same_complex(got, want, rel):
+    def same(g, w):
+        if math.isnan(w) or math.isnan(g):
+            return math.isnan(w) and math.isnan(g)
+        if math.isinf(w) or math.isinf(g) or w == 0:
+            return g == w
+        return abs(g - w) <= rel * abs(w)
+    return same(got.real, want.real) and same(got.imag, want.imag)
+
+
+def _cmath_kernel(fn):
+    @cuda.jit
+    def k(out, z):
+        i = cuda.grid(1)
+        if i < z.size:
+            out[i] = fn(z[i])
+    return k
+
+
+@pytest.mark.parametrize("name", _UNARY)
+def test_cmath_special_values_are_pythons(name):
+    fn = getattr(cmath, name)
+    k = _cmath_kernel(fn)
+    for ct, rel in ((np.complex128, 1e-13), (np.complex64, 1e-6)):
+        vals = [v for v in _VALUES if not (ct is np.complex64 and math.isfinite(v.real) and math.isfinite(v.imag))]
+        ok = []
+        for v in vals:
+            v = complex(ct(v))  # the argument as the kernel sees it (-pi rounds up in float32)
+            try:
+                ok.append((v, fn(v)))
+            except ValueError:
+                pass
+        z = np.array([v for v, _ in ok], ct)
+        out = np.zeros_like(z)
+        k[1, len(z)](out, z)
+        bad = [(v, complex(g), w) for (v, w), g in zip(ok, out) if not _same_complex(complex(g), w, rel)]
+        assert not bad, (name, ct, bad[:5])
+
+
+def test_cmath_rect_special_values_are_pythons():
+    @cuda.jit
+    def k(out, r, phi):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = cmath.rect(r[i], phi[i])
+
+    pairs = []
+    for x in _REALS:
+        for y in _REALS:
+            try:
+                pairs.append((x, y, cmath.rect(x, y)))
+            except ValueError:
+                pass
+    r, phi = (np.array([p[k] for p in pairs]) for k in (0, 1))
+    out = np.zeros(len(pairs), np.complex128)
+    k[1, len(pairs)](out, r, phi)
+    bad = [(x, y, complex(g), w) for (x, y, w), g in zip(pairs, out) if not _same_complex(complex(g), w, 1e-13)]
+    assert not bad, bad[:5]
+
+
+def test_atanh_of_an_infinite_imaginary_part_is_a_quarter_turn():
+    # was 3*pi/8 (a finite wrong answer) before the special values
+    k = _cmath_kernel(cmath.atanh)
+    z = np.array([complex(0, math.inf), complex(1, -math.inf)])
+    out = np.zeros_like(z)
+    k[1, 2](out, z)
+    np.testing.assert_array_equal(out, [cmath.atanh(v) for v in z])
+
+
+# ------------------------------------------------------------ recarray alignment
+def test_recarray_of_an_aligned_dtype_matches_an_aligned_signature():
+    dt = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
+
+    @cuda.jit((cuda.from_dtype(dt)[:],))
+    def k(r):
+        i = cuda.grid(1)
+        r[i].a = r[i].b
+
+    ra = np.recarray(3, dtype=dt)
+    ra.a = 0
+    ra.b = np.array([123.0, 246.0, 369.0])
+    k[1, 3](ra)
+    np.testing.assert_array_equal(ra.a, ra.b)
+
+
+def test_array_field_of_a_recarray_element():
+    dt = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
+
+    @cuda.jit
+    def k(rec, out):
+        rec.h[1] = 4.0
+        out[0] = rec.h[0]
+
+    ra = np.recarray(1, dtype=dt)
+    ra[0].h[0] = 15.0
+    out = np.zeros(1, np.float32)
+    k[1, 1](ra[0], out)
+    assert out[0] == 15.0 and ra[0].h[1] == 4.0
+
+
+# ------------------------------------------------------------ amdgpu
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_new_lowering_builds_for_amdgpu(arch):
+    def k(a, b, out, z):
+        a[1:3] += b[0]
+        a[2:] *= b[:2]
+        out[0] = len(range(1, a.size, 2))
+        z[0] = cmath.acos(z[1]) + np.complex128(a[0], b[0])
+
+    sig = "void(float64[::1], float64[::1], int64[::1], complex128[::1])"
+    ck = cuda.compile(k, sig, arch=arch)
+    assert ck.code_object[:4] == b"\x7fELF"
