@@ -105,10 +105,7 @@ class IndexLowering:
         if isinstance(node, ast.Slice):
             if allow_slices:
                 return [self.slice_item(node)]
-            raise self.error(
-                "augmented assignment to a slice (a[1:3] += v) is not supported in kernels", node,
-                "loop over the elements: for k in range(1, 3): a[k] += v",
-            )
+            raise self.error("a slice cannot be used here: an element index is needed", node)
         if isinstance(node, ast.Tuple):
             out = []
             for e in node.elts:
@@ -158,7 +155,6 @@ class IndexLowering:
             raise self.error(
                 f"{base.type.ndim}-d array needs {base.type.ndim} indices to assign an element, got {len(idx)}",
                 target,
-                hint="augmented assignment to a row is not supported; assign single elements a[i, j] += v",
             )
         return base, self.normalize_indices(base, idx, target)
 
