@@ -333,3 +333,97 @@ def test_new_lowering_builds_for_amdgpu(arch):
     sig = "void(float64[::1], float64[::1], int64[::1], complex128[::1])"
     ck = cuda.compile(k, sig, arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ------------------------------------------------------------ Enum comparisons
+class _Other(enum.Enum):
+    x = 1  # the value of _Color.red
+
+
+def test_members_of_different_enums_differ_even_with_equal_values():
+    @cuda.jit
+    def k(out):
+        out[0] = _Color.red == _Other.x
+        out[1] = _Color.red is _Other.x
+        out[2] = _Color.red is _Color["red"]
+        out[3] = _Color.red != _Other.x
+        out[4] = _Color.red is not _Color.green
+
+    out = np.zeros(5, np.bool_)
+    k[1, 1](out)
+    assert out.tolist() == [False, False, True, True, True]
+
+
+# ------------------------------------------------------------ a.view(dtype), a.real, a.imag
+def test_array_view_reinterprets_the_bytes():
+    @cuda.jit
+    def k(b, start, stop, out, f, bits):
+        out[0] = b[start:stop].view(np.int32)[0]
+        w = b.view(np.uint16)
+        out[1] = w[3]
+        out[2] = w.size
+        v = f.view(np.uint32)
+        for i in range(v.size):
+            bits[i] = v[i]
+        f.view(np.int32)[0] = 0  # writes through the view
+        out[3] = b.view(np.uint64).size
+
+    b = np.arange(16, dtype=np.uint8)
+    f = np.array([1.5, -2.0, 3.25], np.float32)
+    want_bits = f.view(np.uint32).copy()
+    out, bits = np.zeros(4, np.int64), np.zeros(3, np.uint32)
+    k[1, 1](b, 4, 8, out, f, bits)
+    assert out.tolist() == [b[4:8].view(np.int32)[0], b.view(np.uint16)[3], 8, 2]
+    np.testing.assert_array_equal(bits, want_bits)
+    assert f[0] == 0.0 and f[1] == -2.0
+
+
+def test_array_view_of_a_2d_array_rescales_the_last_axis():
+    @cuda.jit
+    def k(a, out):
+        v = a.view(np.uint8)
+        for i in range(v.shape[0]):
+            for j in range(v.shape[1]):
+                out[i, j] = v[i, j]
+
+    a = np.arange(6, dtype=np.int16).reshape(2, 3)
+    out = np.zeros((2, 6), np.uint8)
+    k[1, 1](a, out)
+    np.testing.assert_array_equal(out, a.view(np.uint8))
+
+
+def test_array_view_of_another_size_needs_a_contiguous_array():
+    @cuda.jit
+    def k(a, out):
+        out[0] = a[::2].view(np.int64)[0]
+
+    with pytest.raises(CompileError, match="C-contiguous"):
+        k[1, 1](np.zeros(8, np.int32), np.zeros(1, np.int64))
+
+
+@pytest.mark.parametrize("ct", [np.complex64, np.complex128])
+def test_real_and_imag_of_a_complex_array_are_views(ct):
+    @cuda.jit
+    def k(z, out):
+        re, im = z.real, z.imag
+        out[0] = re.size
+        re[1] = 7.0
+        im[0] += 2.0
+        cuda.atomic.add(z.imag, 2, 1.0)
+        out[1] = z[1:].imag[1]
+
+    z = np.array([1 + 1j, 2 + 2j, 3 + 3j], ct)
+    out = np.zeros(2)
+    k[1, 1](z, out)
+    np.testing.assert_array_equal(z, np.array([1 + 3j, 7 + 2j, 3 + 4j], ct))
+    assert out.tolist() == [3.0, 4.0]
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_array_views_build_for_amdgpu(arch):
+    def k(z, b, out):
+        z.imag[0] = b.view(np.float32)[1]
+        out[0] = z[::2].real[0]
+
+    ck = cuda.compile(k, "void(complex64[::1], int32[::1], float32[::1])", arch=arch)
+    assert ck.code_object[:4] == b"\x7fELF"

@@ -145,6 +145,8 @@ def lower_call(lw, fobj, node):
     if isinstance(f, BoundMethod):
         if f.attr == "transpose":
             return _transpose(lw, node, "transpose", f.value)
+        if f.attr == "view":
+            return _view(lw, node, f.value)
         return _bit_count(lw, node, f)
     if _hashable(f) and f is np.transpose:
         _nargs(lw, node, name, 1)
@@ -852,6 +854,23 @@ def _transpose(lw, node, name, arr):
     if not isinstance(arr.type, T.Array):
         raise lw.error(f"{name}() of a {arr.type}, not an array", node)
     return lw.transpose(arr, node)
+
+
+def _view(lw, node, arr):
+    """``a.view(dtype)``: the array's bytes as items of another scalar type (numpy's
+    view). Items of another size rescale the last axis, which must be contiguous
+    (a "C" array: ``a[i:j]``, ``a[i, :]`` of one)."""
+    _nargs(lw, node, "view", 1)
+    at = arr.type
+    dt = lw.dtype_of(lw.expr(node.args[0]), node.args[0])
+    if not dt.is_scalar:
+        raise lw.error(f"view() needs a scalar dtype, not {dt}", node.args[0])
+    if isinstance(at.dtype, T.Record):
+        raise lw.error("view() of a record array is not supported in kernels", node)
+    if dt.nbytes != at.dtype.nbytes and (at.ndim == 0 or at.layout != "C"):
+        raise lw.error(f"view() as {dt} of a {at}: items of another size need a C-contiguous array", node,
+                       "view a whole array or a row or unit-step slice of one")
+    return ir.Reinterpret(arr, 0, False, ir.reinterpret_type(at, dt, False), lw.loc(node))
 
 
 def _bit_count(lw, node, bm):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import operator
 import types as pytypes
 
 import numpy as np
@@ -156,11 +157,16 @@ class ExpressionLowering:
                 return PyObj(t.dtype, "dtype")
             if attr == "T":
                 return self.transpose(base, node)
-            if attr == "transpose":
+            if attr in ("transpose", "view"):
                 return PyObj(BoundMethod(base, attr), f"{attr}")
+            if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
+                ft = t.dtype.component  # numpy's views of the parts, sharing the memory
+                return ir.Reinterpret(base, ft.nbytes if attr == "imag" else 0, True,
+                                      ir.reinterpret_type(t, ft, True), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose()"
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), "
+                ".real and .imag of complex arrays"
             )
         if isinstance(t, T.Tuple):
             if attr in t.names:  # a namedtuple field
@@ -335,6 +341,9 @@ class ExpressionLowering:
         return result
 
     def expr_Compare(self, node):
+        folded = self._enum_compare(node)
+        if folded is not None:
+            return folded
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             return self._is_none(node)
         for op in node.ops:
@@ -356,6 +365,18 @@ class ExpressionLowering:
         if len(comps) == 1:
             return comps[0]
         return self.make_boolop("and", comps, node)
+
+    def _enum_compare(self, node):
+        """``a == b``, ``a is b`` ... of two Enum members known at compile time: Python's
+        answer (members of different enums differ even with equal values), or None."""
+        ops = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not}
+        sides = [node.left] + node.comparators
+        if len(node.ops) != 1 or type(node.ops[0]) not in ops or not all(map(_names_a_constant, sides)):
+            return None
+        vals = [self.expr(n) for n in sides]
+        if not all(isinstance(v, PyObj) and isinstance(v.value, enum.Enum) for v in vals):
+            return None
+        return self.const(bool(ops[type(node.ops[0])](vals[0].value, vals[1].value)), T.boolean, node)
 
     def _is_none(self, node):
         """``x is None`` / ``x is not None``, decided at compile time as numba does for optional
@@ -413,3 +434,13 @@ def _frozen(value):
     """A global or closure list is read as the tuple of its items when the kernel is
     compiled (a constant, as numba freezes globals; its cache key has the items)."""
     return tuple(value) if type(value) is list else value
+
+
+def _names_a_constant(node) -> bool:
+    """``x``, ``Color.red``, ``Color["red"]``: an expression that may name a compile-time
+    value and costs nothing to look at twice."""
+    if isinstance(node, ast.Attribute):
+        return _names_a_constant(node.value)
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and _names_a_constant(node.value)
+    return isinstance(node, ast.Name)
