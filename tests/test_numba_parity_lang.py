@@ -427,3 +427,97 @@ def test_array_views_build_for_amdgpu(arch):
 
     ck = cuda.compile(k, "void(complex64[::1], int32[::1], float32[::1])", arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ------------------------------------------------------------ device functions returning arrays
+@cuda.jit(device=True)
+def _window(a, start, stop):
+    return a[start:stop]
+
+
+@cuda.jit(device=True)
+def _pick(a, b):
+    if b[0] > a[0]:
+        r = a
+    else:
+        r = b
+    return r
+
+
+@cuda.jit(device=True)
+def _first_zero_led(x, y):
+    for arr in (x, y):
+        if arr[0] == 0:
+            return arr
+    return y
+
+
+@cuda.jit(device=True)
+def _block(a, i, j):
+    return a[2 * i:2 * i + 2, 2 * j:2 * j + 2]
+
+
+@cuda.jit(device=True)
+def _as_u16(a):
+    return a.view(np.uint16)
+
+
+def test_device_functions_return_views_of_their_array_arguments():
+    @cuda.jit
+    def k(a, b, m, u):
+        _window(a, 2, 4)[0] = 10.0
+        _pick(a, b)[1] = 20.0  # b[0] > a[0]: a
+        _first_zero_led(b, a)[3] = 30.0  # a[0] == 0
+        blk = _block(m, 1, 0)
+        blk[1, 1] = -1.0
+        w = _as_u16(u)
+        w[0] = 1
+        w[1] = 2
+
+    a, b = np.zeros(5), np.ones(5)
+    m = np.zeros((4, 4))
+    u = np.zeros(2, np.uint32)
+    k[1, 1](a, b, m, u)
+    assert a.tolist() == [0, 20, 10, 30, 0]
+    assert b.tolist() == [1, 1, 1, 1, 1]
+    assert m[3, 1] == -1.0 and np.count_nonzero(m) == 1
+    assert u[0] == 2 * 2**16 + 1 and u[1] == 0
+
+
+def test_device_function_cannot_return_a_local_array():
+    @cuda.jit(device=True)
+    def scratch():
+        return cuda.local.array(4, np.float32)
+
+    @cuda.jit
+    def k(out):
+        s = scratch()
+        out[0] = s[0]
+
+    with pytest.raises(CompileError, match="cannot return a local array"):
+        k[1, 1](np.zeros(1, np.float32))
+
+
+def test_device_function_returning_arrays_of_two_types_is_a_compile_error():
+    @cuda.jit(device=True)
+    def either(a, b, flag):
+        if flag:
+            return a[1:]
+        return b
+
+    @cuda.jit
+    def k(a, b):
+        either(a, b, True)[0] = 1
+
+    with pytest.raises(CompileError, match="arrays of one type"):
+        k[1, 1](np.zeros(4), np.zeros(4, np.float32))
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_array_returns_build_for_amdgpu(arch):
+    def k(a, m):
+        _window(a, 1, 3)[0] = 2.0
+        _block(m, 0, 1)[0, 0] = 3.0
+
+    ck = cuda.compile(k, "void(float64[::1], float64[:, ::1])", arch=arch)
+    assert ck.code_object[:4] == b"\x7fELF"

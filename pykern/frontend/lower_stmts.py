@@ -173,13 +173,16 @@ class StatementLowering:
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
 
-    def return_array_param(self, v, t, node):
+    def return_array_param(self, v, t, node, value):
         """``return A`` where ``A`` is an array parameter the function never rebinds (numba's
         in-place helpers: write into ``A``, hand it back). The function becomes void and records
         which parameter it returns; the caller's value is its own argument (calls.py). Other
-        arrays (local arrays of the callee, views made in it) would need an array return value:
-        still an error."""
+        arrays (views made in the function, an array variable) are its return value
+        (``return_array_value``); tuples holding arrays are an error."""
         k = _returned_param(self, v, t)
+        if isinstance(t, T.Array) and (k is None or not self.returns_only(v.id)):
+            self.return_array_value(value, t, node)
+            return
         if k is None:
             raise self.error(f"device functions cannot return arrays ({t}) other than an array parameter "
                              "returned unchanged", node, "write into an array argument instead")
@@ -193,6 +196,26 @@ class StatementLowering:
         self.returned_param = k
         self.ret = self.ret or (T.void, self.loc(node))
         self.emit(ir.Return(None, self.loc(node)))
+
+    def returns_only(self, name: str) -> bool:
+        """Every ``return`` of the function returns the variable ``name``."""
+        rets = [n.value for n in ast.walk(self.node) if isinstance(n, ast.Return)]
+        return all(isinstance(r, ast.Name) and r.id == name for r in rets)
+
+    def return_array_value(self, value: ir.Expr, t: T.Array, node):
+        """``return a[i:j]``, ``return r`` of an array variable: the array (a view of
+        memory the caller can reach) is the function's value, as in numba. Local and
+        shared arrays cannot leave the function that made them (numba refuses them too)."""
+        if t.space in ("local", "shared"):
+            raise self.error(f"a device function cannot return a {t.space} array ({t})", node,
+                             "return a view of an array argument, or write into one")
+        if self.ret is None:
+            self.ret = (t, self.loc(node))
+            self.changed = True
+        elif self.ret[0] != t:
+            raise self.error(f"'{self.pyname}' returns a {t} here but a {self.ret[0]} at line {self.ret[1].line}",
+                             node, "return arrays of one type (dtype, dimensions and layout)")
+        self.emit(ir.Return(value, self.loc(node)))
 
     def unpack_array(self, target, arr: ir.Expr, stmt_node):
         """``x, y, z = a`` of a 1-d array (numba's unpacking of arrays; ``for dx, dy in steps``
@@ -344,7 +367,7 @@ class StatementLowering:
         value = self.value(v)
         t = value.type
         if _contains_array(t):
-            self.return_array_param(v, t, node)
+            self.return_array_param(v, t, node, value)
             return
         if isinstance(t, T.Void):
             raise self.error("cannot return the result of a call that returns nothing", node)
