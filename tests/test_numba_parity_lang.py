@@ -521,3 +521,38 @@ def test_array_returns_build_for_amdgpu(arch):
 
     ck = cuda.compile(k, "void(float64[::1], float64[:, ::1])", arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ------------------------------------------------------------ f(*t)
+_T3 = (1.0, 2.0, 3.0)
+
+
+@cuda.jit(device=True)
+def _add3(a, b, c):
+    return a + 10 * b + 100 * c
+
+
+def test_call_with_starred_tuple_arguments():
+    @cuda.jit
+    def k(out, z, x):
+        out[0] = _add3(*_T3)  # a frozen global tuple
+        t = (x[0], x[1])
+        out[1] = _add3(5.0, *t)
+        w = complex(*cmath.polar(z[0]))  # numba's complex_usecases spelling
+        out[2] = w.real
+        out[3] = w.imag
+        out[4] = math.hypot(*t)
+        out[5] = _add3(*(x[0], x[1]), x[2])
+
+    out, z, x = np.zeros(6), np.array([3 + 4j]), np.array([1.0, 2.0, 3.0])
+    k[1, 1](out, z, x)
+    np.testing.assert_allclose(out, [321, 215, 5.0, math.atan2(4, 3), math.hypot(1, 2), 321], rtol=1e-15)
+
+
+def test_starred_array_argument_is_a_compile_error():
+    @cuda.jit
+    def k(out, x):
+        out[0] = _add3(*x)
+
+    with pytest.raises(CompileError, match="only tuples can be unpacked"):
+        k[1, 1](np.zeros(1), np.zeros(3))

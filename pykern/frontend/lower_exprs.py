@@ -87,6 +87,8 @@ class ExpressionLowering:
         raise self.error(f"the constant {v!r} is not supported in kernels", node)
 
     def expr_Name(self, node):
+        if node.id in self.temps:  # a temporary named by an argument expand_starred made
+            return ir.Var(node.id, self.temps[node.id], self.loc(node))
         name = self.renames.get(node.id, node.id)
         alias = self.__dict__.get("group_aliases", {}).get(name)
         if alias is not None:  # g = cuda.cg.this_grid()
@@ -419,6 +421,8 @@ class ExpressionLowering:
         return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
 
     def expr_Call(self, node):
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            node = self.expand_starred(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
             m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
             if m is not None:
@@ -428,6 +432,29 @@ class ExpressionLowering:
             t = fobj.array.type if isinstance(fobj, PartialIndex) else fobj.type
             raise self.error(f"a {t} value is not callable", node)
         return calls.lower_call(self, fobj, node)
+
+
+    def expand_starred(self, node):
+        """``f(x, *t)`` of a tuple ``t``: the call ``f(x, t[0], t[1], ...)``, ``t`` evaluated
+        once (a temporary the new argument nodes name)."""
+        args = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(a)
+                continue
+            v = self.expr(a.value)
+            if isinstance(v, PyObj) and isinstance(v.value, tuple):
+                n, base = len(v.value), a.value  # a frozen tuple: its items by constant index
+            else:
+                v = self.to_ir(v, a.value)
+                if not isinstance(v.type, T.Tuple):
+                    raise self.error(f"*{ast.unparse(a.value)} of a {v.type}: only tuples can be unpacked into "
+                                     "call arguments", a)
+                n, tmp = len(v.type.elems), self.temp(v, a)
+                base = ast.copy_location(ast.Name(id=tmp.name, ctx=ast.Load()), a)
+            args += [ast.copy_location(ast.Subscript(value=base, slice=ast.Constant(k), ctx=ast.Load()), a)
+                     for k in range(n)]
+        return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node)
 
 
 def _frozen(value):
