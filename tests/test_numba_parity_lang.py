@@ -556,3 +556,68 @@ def test_starred_array_argument_is_a_compile_error():
 
     with pytest.raises(CompileError, match="only tuples can be unpacked"):
         k[1, 1](np.zeros(1), np.zeros(3))
+
+
+# ------------------------------------------------------------ a.reshape(...)
+def _reshape2d(arr, newshape, got):
+    y = arr.reshape(newshape)
+    for i in range(y.shape[0]):
+        for j in range(y.shape[1]):
+            got[i, j] = y[i, j]
+
+
+@pytest.mark.parametrize("src, shape", [
+    (np.arange(24), (4, 6)), (np.arange(24).reshape(2, 3, 4), (8, 3)), (np.arange(25).reshape(5, 5), (-1, 5)),
+    (np.arange(24.0), (6, -1)), (np.zeros(0), (0, 3)),
+])
+def test_reshape_with_a_run_time_shape_matches_numpy(src, shape):
+    want = src.reshape(shape)
+    got = np.full(want.shape, -7, src.dtype)
+    cuda.jit(_reshape2d)[1, 1](src, shape, got)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_reshape_spellings_and_writes_through_the_view():
+    @cuda.jit
+    def k(a, out):
+        m = a.reshape(3, 4)
+        m[1, 2] = -1
+        out[0] = a[6]
+        out[1] = a[2:10].reshape((2, 4))[1, 3]
+        out[2] = a.reshape(-1).size
+        out[3] = m.reshape(12)[11]
+
+    a, out = np.arange(12), np.zeros(4, np.int64)
+    k[1, 1](a, out)
+    assert out.tolist() == [-1, 9, 12, 11]
+
+
+def test_reshape_to_another_size_is_empty_and_a_debug_value_error():
+    from pykern.errors import KernelValueError
+
+    def k(a, n, out):
+        out[0] = a.reshape(n, 5).size
+
+    out = np.full(1, 99)
+    cuda.jit(k)[1, 1](np.arange(12), 2, out)
+    assert out[0] == 0
+    with pytest.raises(KernelValueError, match="total size"):
+        cuda.jit(debug=True)(k)[1, 1](np.arange(12), 2, out)
+
+
+def test_reshape_of_a_strided_array_is_a_compile_error():
+    @cuda.jit
+    def k(a, out):
+        out[0] = a[::2].reshape(2, 2)[0, 0]
+
+    with pytest.raises(CompileError, match="C-contiguous"):
+        k[1, 1](np.arange(8.0), np.zeros(1))
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_reshape_builds_for_amdgpu(arch):
+    def k(a, n, out):
+        out[0] = a.reshape(n, -1)[1, 2]
+
+    ck = cuda.compile(k, "void(float32[::1], int64, float32[::1])", arch=arch)
+    assert ck.code_object[:4] == b"\x7fELF"

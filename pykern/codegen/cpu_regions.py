@@ -228,7 +228,7 @@ _UNIFORM_INTRINSICS = frozenset(
 #: expression nodes that are uniform when their operands are (loads, atomics and calls never are)
 _PURE_NODES = (ir.Const, ir.Var, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp, ir.IfExp, ir.Cast,
                ir.ArrayAttr, ir.TupleExpr, ir.TupleGet, ir.ConstArray, ir.ArrayView, ir.Slice, ir.Transpose,
-               ir.Reinterpret)
+               ir.Reinterpret, ir.Reshape)
 
 
 #: ... and those that differ between threads but never change in one

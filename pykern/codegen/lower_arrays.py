@@ -281,6 +281,18 @@ class ArrayLowering:
         v = b.insert_value(_zero(self.types.value(e.type)), ptr, 0)
         return self._with_shape(v, shape, strides)
 
+    def _x_Reshape(self, e):
+        # the same data pointer, the new extents, C-order byte strides
+        b = self.builder
+        arr = self.expr(e.array)
+        shape = [self.expr(s) for s in e.shape]
+        strides, acc = [], L.Constant(I64, _sizeof(e.type.dtype))
+        for s in reversed(shape):
+            strides.append(acc)
+            acc = b.mul(acc, s)
+        v = b.insert_value(_zero(self.types.value(e.type)), b.extract_value(arr, 0), 0)
+        return self._with_shape(v, shape, strides[::-1])
+
     def _x_AllocArray(self, e):
         t = e.type
         et = self.types.memory(t.dtype)

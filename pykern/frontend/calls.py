@@ -147,6 +147,8 @@ def lower_call(lw, fobj, node):
             return _transpose(lw, node, "transpose", f.value)
         if f.attr == "view":
             return _view(lw, node, f.value)
+        if f.attr == "reshape":
+            return _reshape(lw, node, f.value)
         return _bit_count(lw, node, f)
     if _hashable(f) and f is np.transpose:
         _nargs(lw, node, name, 1)
@@ -871,6 +873,61 @@ def _view(lw, node, arr):
         raise lw.error(f"view() as {dt} of a {at}: items of another size need a C-contiguous array", node,
                        "view a whole array or a row or unit-step slice of one")
     return ir.Reinterpret(arr, 0, False, ir.reinterpret_type(at, dt, False), lw.loc(node))
+
+
+def _reshape(lw, node, arr):
+    """``a.reshape(shape)`` / ``a.reshape(d0, d1, ...)`` of a C-contiguous array (numba's):
+    extents known at run time, one of them may be -1 (numpy's rule). A shape whose size
+    differs from the array's gives an empty array (``debug=True``: ``KernelValueError``,
+    numpy's ValueError)."""
+    at = arr.type
+    if node.keywords:
+        raise lw.error("reshape() in kernels takes no keyword arguments", node)
+    if at.ndim == 0 or at.layout != "C":
+        raise lw.error(f"reshape() of a {at}: kernels reshape C-contiguous arrays only (as numba)", node,
+                       "reshape the whole array, or a row or unit-step slice of a C-contiguous one")
+    if len(node.args) == 1:
+        v = lw.value(node.args[0])
+        if isinstance(v.type, T.Tuple):
+            v = lw.once(v, node)
+            dims = [lw.tuple_get(v, k, node) for k in range(len(v.type.elems))]
+        else:
+            dims = [v]
+    else:
+        dims = [lw.value(a) for a in node.args]
+    if not dims or len(dims) > 4:
+        raise lw.error(f"reshape() to {len(dims)} dimensions: kernels take 1 to 4", node)
+    for d in dims:
+        if not isinstance(d.type, (T.Integer, T.Boolean)):
+            raise lw.error(f"reshape() extents must be integers, not {d.type}", node)
+    loc = lw.loc(node)
+    i64 = T.int64
+    c = lambda v: ir.Const(v, i64, loc)  # noqa: E731
+    dims = [lw.once(lw.cast(d, i64, node), node) for d in dims]
+    arr = lw.once(arr, node)
+    size = lw.once(ir.ArrayAttr(arr, "size", None, i64, loc), node)
+    known = c(1)  # the product of the extents other than -1
+    negs = c(0)
+    for d in dims:
+        neg = ir.Compare("==", d, c(-1), T.boolean, loc)
+        known = ir.BinOp("*", known, ir.IfExp(neg, c(1), d, i64, loc), i64, loc)
+        negs = ir.BinOp("+", negs, ir.IfExp(neg, c(1), c(0), i64, loc), i64, loc)
+    known, negs = lw.once(known, node), lw.once(negs, node)
+    inferred = lw.once(ir.IfExp(ir.Compare("==", known, c(0), T.boolean, loc), c(0),
+                                ir.BinOp("//", size, known, i64, loc), i64, loc), node)
+    dims = [lw.once(ir.IfExp(ir.Compare("==", d, c(-1), T.boolean, loc), inferred, d, i64, loc), node) for d in dims]
+    total = c(1)
+    for d in dims:
+        total = ir.BinOp("*", total, d, i64, loc)
+    ok = [ir.Compare("<=", negs, c(1), T.boolean, loc), ir.Compare("==", total, size, T.boolean, loc)]
+    ok += [ir.Compare(">=", d, c(0), T.boolean, loc) for d in dims]
+    ok = lw.once(ir.BoolOp("and", ok, T.boolean, loc), node)
+    if lw.mb.debug:
+        fail = ir.Intrinsic("value_error", [], T.void, {"message": "cannot reshape array: the total size "
+                                                                   "of the new array must be unchanged"}, loc)
+        lw.emit(ir.If(ok, [], [ir.ExprStmt(fail, loc)], loc))
+    dims = [lw.once(ir.IfExp(ok, d, c(0), i64, loc), node) for d in dims]
+    return ir.Reshape(arr, dims, T.Array(at.dtype, len(dims), "C", at.space, at.readonly), loc)
 
 
 def _bit_count(lw, node, bm):

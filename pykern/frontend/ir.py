@@ -404,6 +404,20 @@ class Reinterpret(Expr):
         return f"{self.array}.{'part' if self.part else 'view'}({self.type.dtype}, +{self.offset})"
 
 
+@dataclass(eq=False)
+class Reshape(Expr):
+    """``a.reshape(shape)`` of a C-contiguous array: its memory with the int64 extents
+    ``shape`` (already resolved: no -1, product equal to the size) in C order."""
+
+    array: Expr
+    shape: list
+    type: T.Type  # T.Array, layout "C"
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.array}.reshape({', '.join(map(str, self.shape))})"
+
+
 def reinterpret_type(at: T.Array, dtype: T.Type, part: bool) -> T.Array:
     """The type of ``Reinterpret(array of type at)`` with element type ``dtype``:
     a part of each element (``part``: .real/.imag) is strided ("A"); a whole-element

@@ -159,7 +159,7 @@ class ExpressionLowering:
                 return PyObj(t.dtype, "dtype")
             if attr == "T":
                 return self.transpose(base, node)
-            if attr in ("transpose", "view"):
+            if attr in ("transpose", "view", "reshape"):
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory

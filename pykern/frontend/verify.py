@@ -387,6 +387,15 @@ class _Checker:
         if not ok:
             self.bad(f"reinterpretation of {at} as {nt} at byte {e.offset}", e)
 
+    def e_Reshape(self, e):
+        at = self.operand(e, e.array, T.Array, lambda t: f"reshape of a {t}, not an array")
+        if at.layout != "C" or at.ndim == 0:
+            self.bad(f"reshape of a {at} (a C-contiguous array of one or more dimensions is needed)", e)
+        self.values_of_type(e, e.shape, T.int64, lambda t: f"reshape extent of type {t}, must be int64")
+        want = T.Array(at.dtype, len(e.shape), "C", at.space, at.readonly)
+        if e.type != want or not e.shape:
+            self.bad(f"reshape of {at} typed {e.type}, expected {want}", e)
+
     def e_Slice(self, e):
         self.bad("a slice outside an array view", e)
 
