@@ -621,3 +621,18 @@ def test_reshape_builds_for_amdgpu(arch):
 
     ck = cuda.compile(k, "void(float32[::1], int64, float32[::1])", arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ------------------------------------------------------------ device signatures of argument types only
+def test_device_function_with_argument_types_only_infers_its_return_type():
+    fma3 = cuda.jit((cuda.float64, cuda.float64, cuda.float64), device=True)(lambda x, y, z: x * y + z)
+    half = cuda.jit((cuda.int32,), device=True)(lambda n: n / 2)
+
+    @cuda.jit
+    def k(r):
+        r[0] = fma3(2.0, 3.0, 1.0)
+        r[1] = half(3)
+
+    r = np.zeros(2)
+    k[1, 1](r)
+    assert r.tolist() == [7.0, 1.5]
