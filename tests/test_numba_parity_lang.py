@@ -636,3 +636,45 @@ def test_device_function_with_argument_types_only_infers_its_return_type():
     r = np.zeros(2)
     k[1, 1](r)
     assert r.tolist() == [7.0, 1.5]
+
+
+# ------------------------------------------------------------ array fields of records, assigned whole
+def test_array_fields_of_records_are_assigned_like_slices():
+    dt = np.dtype([("x", np.float64), ("a", np.int16, (3,)), ("m", np.float32, (2, 2))], align=True)
+
+    @cuda.jit
+    def k(recs, src, m):
+        recs[0]["a"] = src
+        recs[1].a = 7
+        recs[2].a += src
+        r = recs[1]
+        r.m = m
+        r["m"] *= 2
+        recs[0].a[1:] = (10, 11)
+
+    got, want = np.zeros(3, dt), np.zeros(3, dt)
+    got["a"][2] = want["a"][2] = [1, 1, 1]
+    src, m = np.array([1, 2, 3], np.int16), np.arange(4, dtype=np.float32).reshape(2, 2)
+    k[1, 1](got, src, m)
+    want[0]["a"] = src
+    want[1]["a"] = 7
+    want[2]["a"] += src
+    want[1]["m"] = m
+    want[1]["m"] *= 2
+    want[0]["a"][1:] = (10, 11)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_array_field_of_a_record_argument_from_another_record():
+    src_dt = np.dtype([("user", np.float64), ("array", np.int16, (3,))], align=True)
+    dst_dt = np.dtype([("user1", np.float64), ("array1", np.int16, (3,))], align=True)
+
+    @cuda.jit
+    def copy(index, src, dest):
+        dest["user1"] = src[index]["user"]
+        dest["array1"] = src[index]["array"]
+
+    source, got = np.zeros(2, src_dt), np.zeros(2, dst_dt)
+    source[0] = (1.2, [1, 2, 3])
+    copy[1, 1](0, source, got[0])
+    assert got[0]["user1"] == 1.2 and got[0]["array1"].tolist() == [1, 2, 3] and got[1]["user1"] == 0

@@ -163,7 +163,11 @@ class StatementLowering:
                 base = self.to_ir(base, target.value)
             if isinstance(base, ir.Expr) and records.is_record_ref(base.type):
                 view, idx = records.target(self, base, target.attr, target)  # r.x = v
-                self.store(view, idx, value, target)
+                if idx is None:  # r.h = src of an array field
+                    self.check_writable(view.type, target)
+                    slice_store.store(self, view, value, target)
+                else:
+                    self.store(view, idx, value, target)
                 return
             raise self.error(
                 f"cannot assign to attribute '{target.attr}' in a kernel", target, "assign to a variable or an array element"
@@ -302,6 +306,10 @@ class StatementLowering:
                                  "assign to a variable or an array element")
             base = self.once(base, target)
             view, idx = records.target(self, base, target.attr, target)
+            if idx is None:  # r.h += v of an array field
+                self.check_writable(view.type, target)
+                slice_store.store(self, view, self.value(node.value), target, op)
+                return
             cur = ir.Load(view, idx, view.type.dtype, self.loc(target))
             self.store(view, idx, self.binop(op, cur, self.value(node.value), node), target)
         else:

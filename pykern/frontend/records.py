@@ -68,10 +68,12 @@ def read(lw, base: ir.Expr, name: str, node) -> ir.Expr:
 
 
 def target(lw, base: ir.Expr, name: str, node):
-    """``(view, [])`` to store into ``base.name`` (a scalar field)."""
+    """``(view, [])`` to store into ``base.name`` (a scalar field); ``(view, None)`` for
+    an array field, which is assigned as a slice is (``r.h = src``: every element)."""
     v = field_view(lw, base, name, node)
-    if v.type.ndim != 0 or isinstance(v.type.dtype, T.Record):
-        what = "a record" if v.type.ndim == 0 else "an array"
-        raise lw.error(f"cannot assign to field '{name}': it is {what}", node,
-                       "assign its elements or fields one by one")
+    if v.type.ndim != 0:
+        return v, None
+    if isinstance(v.type.dtype, T.Record):
+        raise lw.error(f"cannot assign to field '{name}': it is a record", node,
+                       "assign its fields one by one")
     return v, []
