@@ -678,3 +678,55 @@ def test_array_field_of_a_record_argument_from_another_record():
     source[0] = (1.2, [1, 2, 3])
     copy[1, 1](0, source, got[0])
     assert got[0]["user1"] == 1.2 and got[0]["array1"].tolist() == [1, 2, 3] and got[1]["user1"] == 0
+
+
+# ------------------------------------------------------------ whole records
+_INNER = np.dtype([("p", np.int32), ("q", np.float32)], align=True)
+_OUTER = np.dtype([("a", np.float64), ("s", _INNER), ("h", np.float32, 2), ("b", np.int8)], align=True)
+
+
+def test_whole_records_are_copied_field_by_field():
+    @cuda.jit
+    def k(ary, rec, other):
+        ary[0] = ary[2]  # a record of the same array
+        ary[1] = rec  # a record argument
+        ary[2].s = other[0].s  # a nested record field
+        r = ary[3]
+        r["s"] = rec.s
+
+    ary = np.zeros(4, _OUTER)
+    ary[2] = (1.5, (2, 2.5), (3.0, 4.0), 5)
+    rec = np.array([(6.5, (7, 7.5), (8.0, 9.0), 10)], _OUTER)
+    other = np.array([(0.0, (11, 11.5), (0.0, 0.0), 0)], _OUTER)
+    want = ary.copy()
+    want[0] = want[2]
+    want[1] = rec[0]
+    want[2]["s"] = other[0]["s"]
+    want[3]["s"] = rec[0]["s"]
+    k[1, 1](ary, rec[0], other)
+    np.testing.assert_array_equal(ary, want)
+
+
+def test_record_of_another_dtype_is_a_compile_error():
+    other = np.dtype([("a", np.float64)], align=True)
+
+    @cuda.jit
+    def k(ary, src):
+        ary[0] = src[0]
+
+    with pytest.raises(CompileError, match="same dtype"):
+        k[1, 1](np.zeros(1, _OUTER), np.zeros(1, other))
+
+
+def test_record_fields_by_position():
+    @cuda.jit
+    def k(ary, out):
+        out[0] = ary[0][0]  # numpy's r[0]: the first field
+        out[1] = ary[0][-1]
+        ary[1][0] = 4.25
+
+    ary = np.zeros(2, _OUTER)
+    ary[0] = (2.5, (0, 0.0), (0.0, 0.0), -3)
+    out = np.zeros(2)
+    k[1, 1](ary, out)
+    assert out.tolist() == [2.5, -3.0] and ary[1]["a"] == 4.25

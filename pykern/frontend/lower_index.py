@@ -46,8 +46,8 @@ class IndexLowering:
             else:
                 base = self.to_ir(base, node.value)
         t = base.type
-        if records.is_record_ref(t) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            return records.read(self, base, node.slice.value, node)  # r['x']
+        if records.is_record_ref(t) and records.field_key(node.slice) is not None:
+            return records.read(self, base, records.field_name(self, t, node.slice, node), node)  # r['x'], r[0]
         if isinstance(t, T.Array):
             idx = pre + self.index_exprs(node.slice, allow_slices=True)
             if len(idx) > t.ndim:
@@ -140,9 +140,9 @@ class IndexLowering:
         if isinstance(base, PartialIndex):
             base, pre = base.array, base.indices
         base = self.to_ir(base, target.value)
-        if records.is_record_ref(base.type) and isinstance(target.slice, ast.Constant) \
-                and isinstance(target.slice.value, str):
-            return records.target(self, base, target.slice.value, target)  # r['x'] = v
+        if records.is_record_ref(base.type) and records.field_key(target.slice) is not None:
+            return records.target(self, base, records.field_name(self, base.type, target.slice, target),
+                                  target)  # r['x'] = v, r[0] = v
         if not isinstance(base.type, T.Array):
             raise self.error(f"cannot assign to an element of a {base.type}", target, "only array elements can be assigned")
         idx = pre + self.index_exprs(target.slice, allow_slices=views)

@@ -153,8 +153,7 @@ class StatementLowering:
                 value = self.temp(value, stmt_node)  # the value first, as Python evaluates it
             arr, idx = self.store_target(target, views=True)
             if idx is None:
-                self.check_writable(arr.type, target)
-                slice_store.store(self, arr, value, target)
+                self.store_view(arr, value, target)
             else:
                 self.store(arr, idx, value, target)
         elif isinstance(target, ast.Attribute):
@@ -163,9 +162,8 @@ class StatementLowering:
                 base = self.to_ir(base, target.value)
             if isinstance(base, ir.Expr) and records.is_record_ref(base.type):
                 view, idx = records.target(self, base, target.attr, target)  # r.x = v
-                if idx is None:  # r.h = src of an array field
-                    self.check_writable(view.type, target)
-                    slice_store.store(self, view, value, target)
+                if idx is None:  # r.h = src (an array field), r.s = rec (a record field)
+                    self.store_view(view, value, target)
                 else:
                     self.store(view, idx, value, target)
                 return
@@ -290,8 +288,7 @@ class StatementLowering:
         elif isinstance(target, ast.Subscript):
             arr, idx = self.store_target(target, views=True)
             if idx is None:  # a[1:3] += v, a[i] += v of a 2-d a: every element of the view
-                self.check_writable(arr.type, target)
-                slice_store.store(self, arr, self.value(node.value), target, op)
+                self.store_view(arr, self.value(node.value), target, op)
                 return
             arr = self.once(arr, target)
             idx = [self.once(i, target) for i in idx]
@@ -307,13 +304,24 @@ class StatementLowering:
             base = self.once(base, target)
             view, idx = records.target(self, base, target.attr, target)
             if idx is None:  # r.h += v of an array field
-                self.check_writable(view.type, target)
-                slice_store.store(self, view, self.value(node.value), target, op)
+                self.store_view(view, self.value(node.value), target, op)
                 return
             cur = ir.Load(view, idx, view.type.dtype, self.loc(target))
             self.store(view, idx, self.binop(op, cur, self.value(node.value), node), target)
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
+
+    def store_view(self, view: ir.Expr, value: ir.Expr, node, op=None):
+        """``view = value`` (``view op= value``) of a slice, row, array field or record:
+        every element (a record: every field) is written."""
+        self.check_writable(view.type, node)
+        if not records.is_record_ref(view.type):
+            slice_store.store(self, view, value, node, op)
+        elif op is None and records.is_record_ref(value.type):
+            records.copy(self, view, value, node)  # r.s = other_record
+        else:
+            what = f"'{op}=' of a record" if op else f"a {value.type} as a record"
+            raise self.error(f"cannot assign {what}", node, "assign the fields one by one")
 
     def check_writable(self, at: T.Array, node):
         if at.readonly or at.space == "const":
@@ -326,6 +334,9 @@ class StatementLowering:
         self.check_writable(at, node)
         if isinstance(value.type, T.Void):
             raise self.error("cannot store the result of a call that returns nothing", node)
+        if records.is_record_ref(value.type) and isinstance(at.dtype, T.Record):  # a[i] = b[j] of records
+            records.copy(self, ir.ArrayView(arr, idx, ir.view_type(at, idx), self.loc(node)), value, node)
+            return
         if not value.type.is_scalar:
             raise self.error(f"cannot store a {value.type} into an element of {at}", node)
         self.emit(ir.Store(arr, idx, self.cast(value, at.dtype, node), self.loc(node)))
