@@ -730,3 +730,43 @@ def test_record_fields_by_position():
     out = np.zeros(2)
     k[1, 1](ary, out)
     assert out.tolist() == [2.5, -3.0] and ary[1]["a"] == 4.25
+
+
+# ------------------------------------------------------------ numpy ufuncs of complex values; ufunc closures
+_NP_UNARY = [np.sqrt, np.exp, np.log, np.log10, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
+             np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh, np.arctanh]
+
+
+def _key(v):
+    return "nan" if v != v else (v, math.copysign(1.0, v))
+
+
+@pytest.mark.parametrize("uf", _NP_UNARY, ids=lambda u: u.__name__)
+def test_numpy_ufunc_special_values_of_complex_are_numpys(uf):
+    reps = [-math.inf, -1.0, -0.0, 0.0, 1.0, math.inf, math.nan]
+    z = np.array([complex(x, y) for x in reps for y in reps if not (math.isfinite(x) and math.isfinite(y))])
+    k = _cmath_kernel(uf)  # each ufunc its own kernel: the closure's ufunc is part of the cache key
+    out = np.zeros_like(z)
+    k[1, len(z)](out, z)
+    with np.errstate(all="ignore"):
+        want = uf(z)
+    bad = [(v, g, w) for v, g, w in zip(z, out, want)
+           if (_key(g.real), _key(g.imag)) != (_key(w.real), _key(w.imag))]
+    assert not bad, bad[:4]
+
+
+def test_kernels_closing_over_different_ufuncs_are_different_kernels():
+    x = np.array([0.25, 4.0])
+    got = {}
+    for uf in (np.sqrt, np.exp, np.log):
+        @cuda.jit
+        def k(out, a):
+            i = cuda.grid(1)
+            if i < a.size:
+                out[i] = uf(a[i])
+
+        out = np.zeros(2)
+        k[1, 2](out, x)
+        got[uf.__name__] = out
+    for name, out in got.items():
+        np.testing.assert_allclose(out, getattr(np, name)(x), rtol=1e-15)

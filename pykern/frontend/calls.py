@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import functools
 import inspect
 import math
 
@@ -1371,10 +1372,29 @@ def _cmath_unary(fname, pyfunc):
 
 
 def _cmath_value(lw, name, z, node):
-    """cmath function ``name`` ("sqrt", "log"...) of the complex value ``z``."""
+    """numpy's ufunc ``name`` ("sqrt", "log"...) of the complex value ``z``: the cmath
+    formulas, with numpy's own special values for infinite and NaN parts."""
     z = _strong(lw, z, node)
     re, im = _parts(lw, z, node)
-    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node)
+    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node,
+                       special=_numpy_complex(name))
+
+
+_NP_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+             "atanh": "arctanh"}
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_complex(name):
+    """numpy's complex128 ufunc for cmath's ``name``, as a function of a Python complex."""
+    uf = getattr(np, _NP_NAMES.get(name, name))
+
+    def f(z):
+        with np.errstate(all="ignore"):
+            return complex(uf(np.complex128(z)))
+
+    f.__name__ = f"np_{uf.__name__}"
+    return f
 
 
 def _cmath_log(lw, node, name):
