@@ -770,3 +770,17 @@ def test_kernels_closing_over_different_ufuncs_are_different_kernels():
         got[uf.__name__] = out
     for name, out in got.items():
         np.testing.assert_allclose(out, getattr(np, name)(x), rtol=1e-15)
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_record_copies_and_field_arrays_build_for_amdgpu(arch):
+    def k(ary, src, z):
+        ary[0] = ary[1]
+        ary[1].h = src
+        ary[2].s = ary[0].s
+        ary[3][0] = ary[3][-1]
+        z[0] = np.sqrt(z[1]) + np.complex64(src[0], src[1])
+
+    sig = (cuda.from_dtype(_OUTER)[::1], cuda.float32[::1], cuda.complex64[::1])
+    ck = cuda.compile(k, sig, arch=arch)
+    assert ck.code_object[:4] == b"\x7fELF"
