@@ -178,6 +178,59 @@ casin = _of_iz(casinh)
 catan = _of_iz(catanh)
 
 
+# ---- CPython's special values: its cmath functions look results up in 7x7 tables
+# (by the class of each part: -inf, < 0, -0, +0, > 0, +inf, nan) when a part is not
+# finite. The tables are built here from Python's own cmath; a cell whose result
+# depends on the finite part (exp(inf + iy) is inf*cis(y)) is left to the formulas.
+
+_REPS = ((-math.inf, -math.inf), (-1.0, -2.5), (-0.0, -0.0), (0.0, 0.0), (1.0, 2.5),
+         (math.inf, math.inf), (math.nan, math.nan))  # two values of each class
+
+
+@jit(device=True)
+def _special_class(x):
+    if math.isnan(x):
+        return 6
+    if math.isinf(x):
+        return 5 if x > 0 else 0
+    if x == 0:
+        return 2 if math.copysign(1.0, x) < 0 else 3
+    return 4 if x > 0 else 1
+
+
+@jit(device=True)
+def cspecial_index(x, y):
+    """The row of x + iy in the tables of ``special_table``: -1 when both parts are finite."""
+    if math.isfinite(x) and math.isfinite(y):
+        return -1
+    return _special_class(x) * 7 + _special_class(y)
+
+
+def _same(a, b) -> bool:
+    def key(v):
+        return "nan" if v != v else (v, math.copysign(1.0, v))
+    return key(a.real) == key(b.real) and key(a.imag) == key(b.imag)
+
+
+def special_table(f) -> "np.ndarray":
+    """(49, 3) float64 rows ``(real, imag, 1.0)`` of Python's ``f`` for each pair of
+    classes with a non-finite part, ``(0, 0, 0.0)`` where the formulas answer."""
+    import numpy as np
+
+    tab = np.zeros((49, 3))
+    for i, xs in enumerate(_REPS):
+        for j, ys in enumerate(_REPS):
+            if math.isfinite(xs[0]) and math.isfinite(ys[0]):
+                continue
+            try:
+                a, b = (f(complex(xs[k], ys[k])) for k in (0, 1))
+            except (ValueError, OverflowError):
+                continue
+            if _same(a, b):
+                tab[i * 7 + j] = a.real, a.imag, 1.0
+    return tab
+
+
 @jit(device=True)
 def crect(r, phi):
     if phi == 0:

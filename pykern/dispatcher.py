@@ -91,7 +91,10 @@ class Dispatcher:
 
             sigs = signatures if isinstance(signatures, (list, tuple)) and not _is_type_tuple(signatures) else [signatures]
             for sig in sigs:
-                self._signatures.append(parse_signature(sig))
+                rt, argtypes = parse_signature(sig)
+                if device and _is_type_tuple(sig):
+                    rt = None  # argument types only: the return type is inferred (numba)
+                self._signatures.append((rt, argtypes))
                 if not device and self._signatures[-1][0] != T.void:
                     raise TypeError(f"CUDA kernel must have void return type (kernel {py_func.__name__}, "
                                     f"signature {sig}); only device functions return values")

@@ -227,7 +227,8 @@ _UNIFORM_INTRINSICS = frozenset(
     "trunc rint fabs atan2 pow hypot copysign fmod isnan isinf isfinite abs min max round".split())
 #: expression nodes that are uniform when their operands are (loads, atomics and calls never are)
 _PURE_NODES = (ir.Const, ir.Var, ir.BinOp, ir.UnaryOp, ir.Compare, ir.BoolOp, ir.IfExp, ir.Cast,
-               ir.ArrayAttr, ir.TupleExpr, ir.TupleGet, ir.ConstArray, ir.ArrayView, ir.Slice, ir.Transpose)
+               ir.ArrayAttr, ir.TupleExpr, ir.TupleGet, ir.ConstArray, ir.ArrayView, ir.Slice, ir.Transpose,
+               ir.Reinterpret, ir.Reshape)
 
 
 #: ... and those that differ between threads but never change in one

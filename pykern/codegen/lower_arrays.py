@@ -263,6 +263,36 @@ class ArrayLowering:
         v = b.insert_value(_zero(self.types.value(e.type)), b.extract_value(arr, 0), 0)
         return self._with_shape(v, shape[::-1], strides[::-1])
 
+    def _x_Reinterpret(self, e):
+        # the same bytes: the data pointer moved by the offset (the imaginary part);
+        # a view of another item size rescales the (contiguous) last axis, as numpy
+        b = self.builder
+        at = e.array.type
+        arr = self.expr(e.array)
+        shape = self._shape(at, arr)
+        strides = self._byte_strides(at, arr, shape)
+        old, new = _sizeof(at.dtype), _sizeof(e.type.dtype)
+        if not e.part and old != new:
+            shape[-1] = b.udiv(b.mul(shape[-1], L.Constant(I64, old)), L.Constant(I64, new))
+            strides[-1] = L.Constant(I64, new)
+        ptr = b.extract_value(arr, 0)
+        if e.offset:
+            ptr = b.gep(ptr, [L.Constant(I64, e.offset)], source_etype=I8)
+        v = b.insert_value(_zero(self.types.value(e.type)), ptr, 0)
+        return self._with_shape(v, shape, strides)
+
+    def _x_Reshape(self, e):
+        # the same data pointer, the new extents, C-order byte strides
+        b = self.builder
+        arr = self.expr(e.array)
+        shape = [self.expr(s) for s in e.shape]
+        strides, acc = [], L.Constant(I64, _sizeof(e.type.dtype))
+        for s in reversed(shape):
+            strides.append(acc)
+            acc = b.mul(acc, s)
+        v = b.insert_value(_zero(self.types.value(e.type)), b.extract_value(arr, 0), 0)
+        return self._with_shape(v, shape, strides[::-1])
+
     def _x_AllocArray(self, e):
         t = e.type
         et = self.types.memory(t.dtype)

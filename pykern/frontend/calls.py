@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import cmath
+import functools
 import inspect
 import math
 
@@ -144,6 +146,10 @@ def lower_call(lw, fobj, node):
     if isinstance(f, BoundMethod):
         if f.attr == "transpose":
             return _transpose(lw, node, "transpose", f.value)
+        if f.attr == "view":
+            return _view(lw, node, f.value)
+        if f.attr == "reshape":
+            return _reshape(lw, node, f.value)
         return _bit_count(lw, node, f)
     if _hashable(f) and f is np.transpose:
         _nargs(lw, node, name, 1)
@@ -574,7 +580,10 @@ def _range(lw, node, name):
 
 def _len(lw, node, name):
     _nargs(lw, node, "len", 1)
-    v = lw.expr(node.args[0])
+    arg = node.args[0]
+    if isinstance(arg, ast.Call) and getattr(lw.expr(arg.func), "value", None) is builtins.range:
+        return lw.iter_seq(arg)[0]  # len(range(a, b, s)): the loop's trip count
+    v = lw.expr(arg)
     if isinstance(v, PyObj) and isinstance(v.value, (tuple, np.ndarray)):
         return PyObj(len(v.value), f"len({v.name})")
     if isinstance(v, PartialIndex):
@@ -704,10 +713,22 @@ def _convert(lw, node, name, t):
         raise lw.error(f"{name}() takes no keyword arguments in kernels", node)
     if not node.args:
         return lw.const(0, t, node)
+    if isinstance(t, T.Complex) and len(node.args) == 2:
+        return _complex_of_parts(lw, node, name, t)
     if len(node.args) != 1:
         raise lw.error(f"{name}() takes one argument in kernels", node)
     v = _scalar(lw, node.args[0], name)
     return lw.cast(v, t, node)
+
+
+def _complex_of_parts(lw, node, name, t):
+    """``np.complex64(re, im)``: numba's two-argument constructor of the numpy complex
+    types, which takes real parts only (numpy refuses complex ones too)."""
+    re, im = (_scalar(lw, a, name) for a in node.args)
+    for v, a in ((re, node.args[0]), (im, node.args[1])):
+        if isinstance(v.type, T.Complex):
+            raise lw.error(f"{name}(real, imag) takes real parts, not a {v.type}", a)
+    return _make(lw, re, im, t, node)
 
 
 def _pow(lw, node, name):
@@ -836,6 +857,78 @@ def _transpose(lw, node, name, arr):
     if not isinstance(arr.type, T.Array):
         raise lw.error(f"{name}() of a {arr.type}, not an array", node)
     return lw.transpose(arr, node)
+
+
+def _view(lw, node, arr):
+    """``a.view(dtype)``: the array's bytes as items of another scalar type (numpy's
+    view). Items of another size rescale the last axis, which must be contiguous
+    (a "C" array: ``a[i:j]``, ``a[i, :]`` of one)."""
+    _nargs(lw, node, "view", 1)
+    at = arr.type
+    dt = lw.dtype_of(lw.expr(node.args[0]), node.args[0])
+    if not dt.is_scalar:
+        raise lw.error(f"view() needs a scalar dtype, not {dt}", node.args[0])
+    if isinstance(at.dtype, T.Record):
+        raise lw.error("view() of a record array is not supported in kernels", node)
+    if dt.nbytes != at.dtype.nbytes and (at.ndim == 0 or at.layout != "C"):
+        raise lw.error(f"view() as {dt} of a {at}: items of another size need a C-contiguous array", node,
+                       "view a whole array or a row or unit-step slice of one")
+    return ir.Reinterpret(arr, 0, False, ir.reinterpret_type(at, dt, False), lw.loc(node))
+
+
+def _reshape(lw, node, arr):
+    """``a.reshape(shape)`` / ``a.reshape(d0, d1, ...)`` of a C-contiguous array (numba's):
+    extents known at run time, one of them may be -1 (numpy's rule). A shape whose size
+    differs from the array's gives an empty array (``debug=True``: ``KernelValueError``,
+    numpy's ValueError)."""
+    at = arr.type
+    if node.keywords:
+        raise lw.error("reshape() in kernels takes no keyword arguments", node)
+    if at.ndim == 0 or at.layout != "C":
+        raise lw.error(f"reshape() of a {at}: kernels reshape C-contiguous arrays only (as numba)", node,
+                       "reshape the whole array, or a row or unit-step slice of a C-contiguous one")
+    if len(node.args) == 1:
+        v = lw.value(node.args[0])
+        if isinstance(v.type, T.Tuple):
+            v = lw.once(v, node)
+            dims = [lw.tuple_get(v, k, node) for k in range(len(v.type.elems))]
+        else:
+            dims = [v]
+    else:
+        dims = [lw.value(a) for a in node.args]
+    if not dims or len(dims) > 4:
+        raise lw.error(f"reshape() to {len(dims)} dimensions: kernels take 1 to 4", node)
+    for d in dims:
+        if not isinstance(d.type, (T.Integer, T.Boolean)):
+            raise lw.error(f"reshape() extents must be integers, not {d.type}", node)
+    loc = lw.loc(node)
+    i64 = T.int64
+    c = lambda v: ir.Const(v, i64, loc)  # noqa: E731
+    dims = [lw.once(lw.cast(d, i64, node), node) for d in dims]
+    arr = lw.once(arr, node)
+    size = lw.once(ir.ArrayAttr(arr, "size", None, i64, loc), node)
+    known = c(1)  # the product of the extents other than -1
+    negs = c(0)
+    for d in dims:
+        neg = ir.Compare("==", d, c(-1), T.boolean, loc)
+        known = ir.BinOp("*", known, ir.IfExp(neg, c(1), d, i64, loc), i64, loc)
+        negs = ir.BinOp("+", negs, ir.IfExp(neg, c(1), c(0), i64, loc), i64, loc)
+    known, negs = lw.once(known, node), lw.once(negs, node)
+    inferred = lw.once(ir.IfExp(ir.Compare("==", known, c(0), T.boolean, loc), c(0),
+                                ir.BinOp("//", size, known, i64, loc), i64, loc), node)
+    dims = [lw.once(ir.IfExp(ir.Compare("==", d, c(-1), T.boolean, loc), inferred, d, i64, loc), node) for d in dims]
+    total = c(1)
+    for d in dims:
+        total = ir.BinOp("*", total, d, i64, loc)
+    ok = [ir.Compare("<=", negs, c(1), T.boolean, loc), ir.Compare("==", total, size, T.boolean, loc)]
+    ok += [ir.Compare(">=", d, c(0), T.boolean, loc) for d in dims]
+    ok = lw.once(ir.BoolOp("and", ok, T.boolean, loc), node)
+    if lw.mb.debug:
+        fail = ir.Intrinsic("value_error", [], T.void, {"message": "cannot reshape array: the total size "
+                                                                   "of the new array must be unchanged"}, loc)
+        lw.emit(ir.If(ok, [], [ir.ExprStmt(fail, loc)], loc))
+    dims = [lw.once(ir.IfExp(ok, d, c(0), i64, loc), node) for d in dims]
+    return ir.Reshape(arr, dims, T.Array(at.dtype, len(dims), "C", at.space, at.readonly), loc)
 
 
 def _bit_count(lw, node, bm):
@@ -1214,11 +1307,39 @@ def _cm_call(lw, fname, args, node):
     return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
 
 
-def _cm_complex(lw, fname, parts, ct, node):
-    """A complex result of ``_cmath.<fname>(*parts)`` (which returns a (re, im) tuple)."""
+def _cm_complex(lw, fname, parts, ct, node, special=None):
+    """A complex result of ``_cmath.<fname>(*parts)`` (which returns a (re, im) tuple);
+    with ``special`` (a Python ``cmath`` function) an argument with an infinite or NaN
+    part gets Python's special value, as numba.cuda gives it."""
     r = lw.temp(_cm_call(lw, fname, parts, node), node)
     f = ct.component
-    return _intr(lw, "complex", [ir.TupleGet(r, 0, f, lw.loc(node)), ir.TupleGet(r, 1, f, lw.loc(node))], ct, node)
+    loc = lw.loc(node)
+    re, im = ir.TupleGet(r, 0, f, loc), ir.TupleGet(r, 1, f, loc)
+    if special is not None:
+        re, im = _special_values(lw, special, parts, f, re, im, node)
+    return _intr(lw, "complex", [re, im], ct, node)
+
+
+_SPECIAL_TABLES = {}
+
+
+def _special_values(lw, pyfunc, parts, f, re, im, node):
+    """``(re, im)``, replaced by a row of ``_cmath.special_table(pyfunc)`` where it has one."""
+    _cmath = stubs.DEVICE_LIBRARIES["cmath"]
+    key = (pyfunc, f)
+    tab = _SPECIAL_TABLES.get(key)
+    if tab is None:
+        tab = _SPECIAL_TABLES[key] = _cmath.special_table(pyfunc).astype(f.np_dtype)
+    loc = lw.loc(node)
+    k = lw.temp(_cm_call(lw, "cspecial_index", parts[:2], node), node)
+    row = lw.temp(ir.IfExp(ir.Compare("<", k, ir.Const(0, k.type, loc), T.boolean, loc),
+                           ir.Const(0, k.type, loc), k, k.type, loc), node)
+    arr = lw.const_array(tab, f"cmath_{pyfunc.__name__}_special", node)
+    cell = [ir.Load(arr, [row, ir.Const(c, T.int64, loc)], f, loc) for c in range(3)]
+    use = lw.temp(ir.BoolOp("and", [ir.Compare(">=", k, ir.Const(0, k.type, loc), T.boolean, loc),
+                                    ir.Compare("!=", cell[2], ir.Const(0.0, f, loc), T.boolean, loc)], T.boolean, loc),
+                  node)
+    return ir.IfExp(use, cell[0], re, f, loc), ir.IfExp(use, cell[1], im, f, loc)
 
 
 def complex_pow(lw, a, b, node):
@@ -1241,20 +1362,39 @@ _CMATH_UNARY = {
 }  # fmt: skip
 
 
-def _cmath_unary(fname):
+def _cmath_unary(fname, pyfunc):
     def handler(lw, node, name):
         z = _cmath_arg(lw, node, name)
         re, im = _parts(lw, z, node)
-        return _cm_complex(lw, fname, [re, im], z.type, node)
+        return _cm_complex(lw, fname, [re, im], z.type, node, special=pyfunc)
 
     return handler
 
 
 def _cmath_value(lw, name, z, node):
-    """cmath function ``name`` ("sqrt", "log"...) of the complex value ``z``."""
+    """numpy's ufunc ``name`` ("sqrt", "log"...) of the complex value ``z``: the cmath
+    formulas, with numpy's own special values for infinite and NaN parts."""
     z = _strong(lw, z, node)
     re, im = _parts(lw, z, node)
-    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node)
+    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node,
+                       special=_numpy_complex(name))
+
+
+_NP_NAMES = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+             "atanh": "arctanh"}
+
+
+@functools.lru_cache(maxsize=None)
+def _numpy_complex(name):
+    """numpy's complex128 ufunc for cmath's ``name``, as a function of a Python complex."""
+    uf = getattr(np, _NP_NAMES.get(name, name))
+
+    def f(z):
+        with np.errstate(all="ignore"):
+            return complex(uf(np.complex128(z)))
+
+    f.__name__ = f"np_{uf.__name__}"
+    return f
 
 
 def _cmath_log(lw, node, name):
@@ -1266,7 +1406,7 @@ def _cmath_log(lw, node, name):
         return lw.binop("/", z, b, node)
     z = _cmath_arg(lw, node, name)
     re, im = _parts(lw, z, node)
-    return _cm_complex(lw, "clog", [re, im], z.type, node)
+    return _cm_complex(lw, "clog", [re, im], z.type, node, special=cmath.log)
 
 
 def _one_arg(node, k):
@@ -1294,7 +1434,13 @@ def _cmath_rect(lw, node, name):
     r, phi, ft = _float_args2(lw, node)
     if ft == T.float16:
         ft = T.float32
-    return _cm_complex(lw, "crect", [lw.cast(r, ft, node), lw.cast(phi, ft, node)], T.complex_of(ft), node)
+    return _cm_complex(lw, "crect", [lw.cast(r, ft, node), lw.cast(phi, ft, node)], T.complex_of(ft), node,
+                       special=_rect_of_complex)
+
+
+def _rect_of_complex(z):
+    """``cmath.rect`` of the parts of ``z``: the shape ``special_table`` tabulates."""
+    return cmath.rect(z.real, z.imag)
 
 
 def _cmath_pred(which):
@@ -1330,7 +1476,7 @@ def _lang2_calls():
         cmath.isfinite: _cmath_pred("isfinite"),
     }
     for n, impl in _CMATH_UNARY.items():
-        table[getattr(cmath, n)] = _cmath_unary(impl)
+        table[getattr(cmath, n)] = _cmath_unary(impl, getattr(cmath, n))
     return table
 
 

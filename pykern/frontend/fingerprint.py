@@ -202,6 +202,8 @@ def _numpy_digest(value: Any) -> str:
         return f"{type(value).__name__}:{_dtype_text(value.dtype)}:{value.tobytes().hex()}"
     if isinstance(value, np.dtype):
         return f"dtype:{_dtype_text(value)}"
+    if isinstance(value, np.ufunc):  # np.exp and np.sqrt are both "a ufunc": the name tells them apart
+        return f"ufunc:numpy.{value.__name__}"
     return f"object:numpy.{type(value).__qualname__}"
 
 

@@ -387,6 +387,48 @@ class Transpose(Expr):
         return f"{self.array}.T"
 
 
+@dataclass(eq=False)
+class Reinterpret(Expr):
+    """The memory of an array seen with another element type, sharing it: ``a.real``
+    and ``a.imag`` of a complex array (``offset`` 0 or the part's size in bytes, the
+    strides unchanged) and ``a.view(dtype)`` (the last axis' extent scaled by the ratio
+    of the item sizes, its stride the new item size; see ``reinterpret_type``)."""
+
+    array: Expr
+    offset: int
+    part: bool  # .real/.imag: a part of each item, not items of another size
+    type: T.Type  # T.Array
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.array}.{'part' if self.part else 'view'}({self.type.dtype}, +{self.offset})"
+
+
+@dataclass(eq=False)
+class Reshape(Expr):
+    """``a.reshape(shape)`` of a C-contiguous array: its memory with the int64 extents
+    ``shape`` (already resolved: no -1, product equal to the size) in C order."""
+
+    array: Expr
+    shape: list
+    type: T.Type  # T.Array, layout "C"
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"{self.array}.reshape({', '.join(map(str, self.shape))})"
+
+
+def reinterpret_type(at: T.Array, dtype: T.Type, part: bool) -> T.Array:
+    """The type of ``Reinterpret(array of type at)`` with element type ``dtype``:
+    a part of each element (``part``: .real/.imag) is strided ("A"); a whole-element
+    view keeps the layout.
+
+    >>> reinterpret_type(T.Array(T.complex64, 1, "C"), T.float32, True)
+    float32[:]
+    """
+    return T.Array(dtype, at.ndim, "A" if part else at.layout, at.space, at.readonly)
+
+
 def transpose_type(at: T.Array) -> T.Array:
     """The type of ``Transpose(array of type at)``: "C" becomes "F", "F"
     becomes "C", "A" stays "A".

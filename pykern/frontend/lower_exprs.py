@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import operator
 import types as pytypes
 
 import numpy as np
@@ -86,6 +87,8 @@ class ExpressionLowering:
         raise self.error(f"the constant {v!r} is not supported in kernels", node)
 
     def expr_Name(self, node):
+        if node.id in self.temps:  # a temporary named by an argument expand_starred made
+            return ir.Var(node.id, self.temps[node.id], self.loc(node))
         name = self.renames.get(node.id, node.id)
         alias = self.__dict__.get("group_aliases", {}).get(name)
         if alias is not None:  # g = cuda.cg.this_grid()
@@ -117,7 +120,7 @@ class ExpressionLowering:
             raise self.error(f"name '{name}' is not defined", node)
         if kind == "empty-closure":
             raise self.error(f"free variable '{name}' has no value yet where the kernel is compiled", node)
-        return PyObj(value, name)
+        return PyObj(_frozen(value), name)
 
     def expr_Tuple(self, node):
         elems = [self.value(e) for e in node.elts]
@@ -156,11 +159,16 @@ class ExpressionLowering:
                 return PyObj(t.dtype, "dtype")
             if attr == "T":
                 return self.transpose(base, node)
-            if attr == "transpose":
+            if attr in ("transpose", "view", "reshape"):
                 return PyObj(BoundMethod(base, attr), f"{attr}")
+            if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
+                ft = t.dtype.component  # numpy's views of the parts, sharing the memory
+                return ir.Reinterpret(base, ft.nbytes if attr == "imag" else 0, True,
+                                      ir.reinterpret_type(t, ft, True), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose()"
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), "
+                ".real and .imag of complex arrays"
             )
         if isinstance(t, T.Tuple):
             if attr in t.names:  # a namedtuple field
@@ -200,7 +208,7 @@ class ExpressionLowering:
             except AttributeError:
                 what = "module" if isinstance(v, pytypes.ModuleType) else "namespace"
                 raise self.error(f"{what} '{base.name}' has no attribute '{attr}'", node) from None
-            return PyObj(child, full)
+            return PyObj(_frozen(child), full)
         if isinstance(v, type) and issubclass(v, enum.Enum):
             try:
                 return PyObj(v[attr], full)  # Color.RED: a compile-time constant
@@ -335,6 +343,9 @@ class ExpressionLowering:
         return result
 
     def expr_Compare(self, node):
+        folded = self._enum_compare(node)
+        if folded is not None:
+            return folded
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             return self._is_none(node)
         for op in node.ops:
@@ -356,6 +367,18 @@ class ExpressionLowering:
         if len(comps) == 1:
             return comps[0]
         return self.make_boolop("and", comps, node)
+
+    def _enum_compare(self, node):
+        """``a == b``, ``a is b`` ... of two Enum members known at compile time: Python's
+        answer (members of different enums differ even with equal values), or None."""
+        ops = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not}
+        sides = [node.left] + node.comparators
+        if len(node.ops) != 1 or type(node.ops[0]) not in ops or not all(map(_names_a_constant, sides)):
+            return None
+        vals = [self.expr(n) for n in sides]
+        if not all(isinstance(v, PyObj) and isinstance(v.value, enum.Enum) for v in vals):
+            return None
+        return self.const(bool(ops[type(node.ops[0])](vals[0].value, vals[1].value)), T.boolean, node)
 
     def _is_none(self, node):
         """``x is None`` / ``x is not None``, decided at compile time as numba does for optional
@@ -398,6 +421,8 @@ class ExpressionLowering:
         return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
 
     def expr_Call(self, node):
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            node = self.expand_starred(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
             m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
             if m is not None:
@@ -407,3 +432,42 @@ class ExpressionLowering:
             t = fobj.array.type if isinstance(fobj, PartialIndex) else fobj.type
             raise self.error(f"a {t} value is not callable", node)
         return calls.lower_call(self, fobj, node)
+
+
+    def expand_starred(self, node):
+        """``f(x, *t)`` of a tuple ``t``: the call ``f(x, t[0], t[1], ...)``, ``t`` evaluated
+        once (a temporary the new argument nodes name)."""
+        args = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                args.append(a)
+                continue
+            v = self.expr(a.value)
+            if isinstance(v, PyObj) and isinstance(v.value, tuple):
+                n, base = len(v.value), a.value  # a frozen tuple: its items by constant index
+            else:
+                v = self.to_ir(v, a.value)
+                if not isinstance(v.type, T.Tuple):
+                    raise self.error(f"*{ast.unparse(a.value)} of a {v.type}: only tuples can be unpacked into "
+                                     "call arguments", a)
+                n, tmp = len(v.type.elems), self.temp(v, a)
+                base = ast.copy_location(ast.Name(id=tmp.name, ctx=ast.Load()), a)
+            args += [ast.copy_location(ast.Subscript(value=base, slice=ast.Constant(k), ctx=ast.Load()), a)
+                     for k in range(n)]
+        return ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node)
+
+
+def _frozen(value):
+    """A global or closure list is read as the tuple of its items when the kernel is
+    compiled (a constant, as numba freezes globals; its cache key has the items)."""
+    return tuple(value) if type(value) is list else value
+
+
+def _names_a_constant(node) -> bool:
+    """``x``, ``Color.red``, ``Color["red"]``: an expression that may name a compile-time
+    value and costs nothing to look at twice."""
+    if isinstance(node, ast.Attribute):
+        return _names_a_constant(node.value)
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.slice, ast.Constant) and _names_a_constant(node.value)
+    return isinstance(node, ast.Name)

@@ -6,6 +6,7 @@ as in Python."""
 from __future__ import annotations
 
 import ast
+import enum
 
 import numpy as np
 
@@ -34,6 +35,8 @@ class IndexLowering:
             key_val = None if isinstance(node.slice, ast.Slice) or not isinstance(v, tuple) else self.expr(node.slice)
             if isinstance(key_val, ir.Expr) and not isinstance(key_val, ir.Const):
                 base = self.to_ir(base, node.value)  # run-time index of a frozen tuple
+            elif isinstance(v, type) and issubclass(v, enum.Enum):
+                return self.enum_member(base, node)
             elif isinstance(v, tuple):
                 key = self.const_index(node.slice, "a tuple index")
                 try:
@@ -43,8 +46,8 @@ class IndexLowering:
             else:
                 base = self.to_ir(base, node.value)
         t = base.type
-        if records.is_record_ref(t) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-            return records.read(self, base, node.slice.value, node)  # r['x']
+        if records.is_record_ref(t) and records.field_key(node.slice) is not None:
+            return records.read(self, base, records.field_name(self, t, node.slice, node), node)  # r['x'], r[0]
         if isinstance(t, T.Array):
             idx = pre + self.index_exprs(node.slice, allow_slices=True)
             if len(idx) > t.ndim:
@@ -102,10 +105,7 @@ class IndexLowering:
         if isinstance(node, ast.Slice):
             if allow_slices:
                 return [self.slice_item(node)]
-            raise self.error(
-                "augmented assignment to a slice (a[1:3] += v) is not supported in kernels", node,
-                "loop over the elements: for k in range(1, 3): a[k] += v",
-            )
+            raise self.error("a slice cannot be used here: an element index is needed", node)
         if isinstance(node, ast.Tuple):
             out = []
             for e in node.elts:
@@ -140,9 +140,9 @@ class IndexLowering:
         if isinstance(base, PartialIndex):
             base, pre = base.array, base.indices
         base = self.to_ir(base, target.value)
-        if records.is_record_ref(base.type) and isinstance(target.slice, ast.Constant) \
-                and isinstance(target.slice.value, str):
-            return records.target(self, base, target.slice.value, target)  # r['x'] = v
+        if records.is_record_ref(base.type) and records.field_key(target.slice) is not None:
+            return records.target(self, base, records.field_name(self, base.type, target.slice, target),
+                                  target)  # r['x'] = v, r[0] = v
         if not isinstance(base.type, T.Array):
             raise self.error(f"cannot assign to an element of a {base.type}", target, "only array elements can be assigned")
         idx = pre + self.index_exprs(target.slice, allow_slices=views)
@@ -155,9 +155,19 @@ class IndexLowering:
             raise self.error(
                 f"{base.type.ndim}-d array needs {base.type.ndim} indices to assign an element, got {len(idx)}",
                 target,
-                hint="augmented assignment to a row is not supported; assign single elements a[i, j] += v",
             )
         return base, self.normalize_indices(base, idx, target)
+
+    def enum_member(self, cls: PyObj, node):
+        """``Color["red"]``: the member named by a constant string, as ``Color.red``."""
+        key = node.slice.value if isinstance(node.slice, ast.Constant) else None
+        if not isinstance(key, str):
+            raise self.error(f"enum '{cls.name}' can only be indexed by a member name in quotes", node,
+                             f"{cls.name}[\"name\"] or {cls.name}.name")
+        try:
+            return PyObj(cls.value[key], f"{cls.name}.{key}")
+        except KeyError:
+            raise self.error(f"enum '{cls.name}' has no member '{key}'", node) from None
 
     def dynamic_tuple_index(self, tup: ir.Expr, node):
         """``t[i]`` with a run-time ``i`` on a tuple of one scalar type: a select chain."""

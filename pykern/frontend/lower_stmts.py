@@ -153,8 +153,7 @@ class StatementLowering:
                 value = self.temp(value, stmt_node)  # the value first, as Python evaluates it
             arr, idx = self.store_target(target, views=True)
             if idx is None:
-                self.check_writable(arr.type, target)
-                slice_store.store(self, arr, value, target)
+                self.store_view(arr, value, target)
             else:
                 self.store(arr, idx, value, target)
         elif isinstance(target, ast.Attribute):
@@ -163,7 +162,10 @@ class StatementLowering:
                 base = self.to_ir(base, target.value)
             if isinstance(base, ir.Expr) and records.is_record_ref(base.type):
                 view, idx = records.target(self, base, target.attr, target)  # r.x = v
-                self.store(view, idx, value, target)
+                if idx is None:  # r.h = src (an array field), r.s = rec (a record field)
+                    self.store_view(view, value, target)
+                else:
+                    self.store(view, idx, value, target)
                 return
             raise self.error(
                 f"cannot assign to attribute '{target.attr}' in a kernel", target, "assign to a variable or an array element"
@@ -173,13 +175,16 @@ class StatementLowering:
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
 
-    def return_array_param(self, v, t, node):
+    def return_array_param(self, v, t, node, value):
         """``return A`` where ``A`` is an array parameter the function never rebinds (numba's
         in-place helpers: write into ``A``, hand it back). The function becomes void and records
         which parameter it returns; the caller's value is its own argument (calls.py). Other
-        arrays (local arrays of the callee, views made in it) would need an array return value:
-        still an error."""
+        arrays (views made in the function, an array variable) are its return value
+        (``return_array_value``); tuples holding arrays are an error."""
         k = _returned_param(self, v, t)
+        if isinstance(t, T.Array) and (k is None or not self.returns_only(v.id)):
+            self.return_array_value(value, t, node)
+            return
         if k is None:
             raise self.error(f"device functions cannot return arrays ({t}) other than an array parameter "
                              "returned unchanged", node, "write into an array argument instead")
@@ -193,6 +198,26 @@ class StatementLowering:
         self.returned_param = k
         self.ret = self.ret or (T.void, self.loc(node))
         self.emit(ir.Return(None, self.loc(node)))
+
+    def returns_only(self, name: str) -> bool:
+        """Every ``return`` of the function returns the variable ``name``."""
+        rets = [n.value for n in ast.walk(self.node) if isinstance(n, ast.Return)]
+        return all(isinstance(r, ast.Name) and r.id == name for r in rets)
+
+    def return_array_value(self, value: ir.Expr, t: T.Array, node):
+        """``return a[i:j]``, ``return r`` of an array variable: the array (a view of
+        memory the caller can reach) is the function's value, as in numba. Local and
+        shared arrays cannot leave the function that made them (numba refuses them too)."""
+        if t.space in ("local", "shared"):
+            raise self.error(f"a device function cannot return a {t.space} array ({t})", node,
+                             "return a view of an array argument, or write into one")
+        if self.ret is None:
+            self.ret = (t, self.loc(node))
+            self.changed = True
+        elif self.ret[0] != t:
+            raise self.error(f"'{self.pyname}' returns a {t} here but a {self.ret[0]} at line {self.ret[1].line}",
+                             node, "return arrays of one type (dtype, dimensions and layout)")
+        self.emit(ir.Return(value, self.loc(node)))
 
     def unpack_array(self, target, arr: ir.Expr, stmt_node):
         """``x, y, z = a`` of a 1-d array (numba's unpacking of arrays; ``for dx, dy in steps``
@@ -261,7 +286,10 @@ class StatementLowering:
             cur = self.to_ir(cur, target)
             self.set_var(target.id, self.binop(op, cur, self.value(node.value), node), target)
         elif isinstance(target, ast.Subscript):
-            arr, idx = self.store_target(target)
+            arr, idx = self.store_target(target, views=True)
+            if idx is None:  # a[1:3] += v, a[i] += v of a 2-d a: every element of the view
+                self.store_view(arr, self.value(node.value), target, op)
+                return
             arr = self.once(arr, target)
             idx = [self.once(i, target) for i in idx]
             cur = ir.Load(arr, idx, arr.type.dtype, self.loc(target))
@@ -275,10 +303,25 @@ class StatementLowering:
                                  "assign to a variable or an array element")
             base = self.once(base, target)
             view, idx = records.target(self, base, target.attr, target)
+            if idx is None:  # r.h += v of an array field
+                self.store_view(view, self.value(node.value), target, op)
+                return
             cur = ir.Load(view, idx, view.type.dtype, self.loc(target))
             self.store(view, idx, self.binop(op, cur, self.value(node.value), node), target)
         else:
             raise self.error(f"cannot assign to {type(target).__name__}", target)
+
+    def store_view(self, view: ir.Expr, value: ir.Expr, node, op=None):
+        """``view = value`` (``view op= value``) of a slice, row, array field or record:
+        every element (a record: every field) is written."""
+        self.check_writable(view.type, node)
+        if not records.is_record_ref(view.type):
+            slice_store.store(self, view, value, node, op)
+        elif op is None and records.is_record_ref(value.type):
+            records.copy(self, view, value, node)  # r.s = other_record
+        else:
+            what = f"'{op}=' of a record" if op else f"a {value.type} as a record"
+            raise self.error(f"cannot assign {what}", node, "assign the fields one by one")
 
     def check_writable(self, at: T.Array, node):
         if at.readonly or at.space == "const":
@@ -291,6 +334,9 @@ class StatementLowering:
         self.check_writable(at, node)
         if isinstance(value.type, T.Void):
             raise self.error("cannot store the result of a call that returns nothing", node)
+        if records.is_record_ref(value.type) and isinstance(at.dtype, T.Record):  # a[i] = b[j] of records
+            records.copy(self, ir.ArrayView(arr, idx, ir.view_type(at, idx), self.loc(node)), value, node)
+            return
         if not value.type.is_scalar:
             raise self.error(f"cannot store a {value.type} into an element of {at}", node)
         self.emit(ir.Store(arr, idx, self.cast(value, at.dtype, node), self.loc(node)))
@@ -340,7 +386,7 @@ class StatementLowering:
         value = self.value(v)
         t = value.type
         if _contains_array(t):
-            self.return_array_param(v, t, node)
+            self.return_array_param(v, t, node, value)
             return
         if isinstance(t, T.Void):
             raise self.error("cannot return the result of a call that returns nothing", node)

@@ -14,12 +14,35 @@ Example::
 
 from __future__ import annotations
 
+import ast
+
 from . import ir
 from . import types as T
 
 
 def is_record_ref(t) -> bool:
     return isinstance(t, T.Array) and t.ndim == 0 and isinstance(t.dtype, T.Record)
+
+
+def field_key(index):
+    """The constant of ``r['x']`` / ``r[0]`` (a field by name or by position), or None."""
+    if isinstance(index, ast.Constant) and isinstance(index.value, (str, int)) and not isinstance(index.value, bool):
+        return index.value
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant) \
+            and type(index.operand.value) is int:
+        return -index.operand.value
+    return None
+
+
+def field_name(lw, t: T.Array, index, node) -> str:
+    """The field ``r[index]`` names: a name, or a position in the dtype's order (numpy's ``r[0]``)."""
+    key = field_key(index)
+    if isinstance(key, str):
+        return key
+    names = [n for n, _, _ in t.dtype.fields]
+    if not -len(names) <= key < len(names):
+        raise lw.error(f"record index {key} out of range: the record has {len(names)} fields", node)
+    return names[key]
 
 
 def base_align(e: ir.Expr) -> int:
@@ -68,10 +91,29 @@ def read(lw, base: ir.Expr, name: str, node) -> ir.Expr:
 
 
 def target(lw, base: ir.Expr, name: str, node):
-    """``(view, [])`` to store into ``base.name`` (a scalar field)."""
+    """``(view, [])`` to store into ``base.name`` (a scalar field); ``(view, None)`` for
+    an array field (assigned as a slice is: every element) or a record field (every field)."""
     v = field_view(lw, base, name, node)
     if v.type.ndim != 0 or isinstance(v.type.dtype, T.Record):
-        what = "a record" if v.type.ndim == 0 else "an array"
-        raise lw.error(f"cannot assign to field '{name}': it is {what}", node,
-                       "assign its elements or fields one by one")
+        return v, None  # an array or record field: every element or field is written
     return v, []
+
+
+def copy(lw, dest: ir.Expr, src: ir.Expr, node) -> None:
+    """``a[i] = b[j]``, ``a[i] = r`` of records of one dtype (numba copies the record):
+    field by field -- nested records recursively, array fields as slices are assigned --
+    each field read before it is written."""
+    if dest.type.dtype != src.type.dtype:
+        raise lw.error(f"cannot assign a record of {src.type.dtype} to one of {dest.type.dtype}", node,
+                       "both records need the same dtype; assign the fields one by one")
+    from . import slice_store  # slice_store lowers through the statement lowering, which imports us
+
+    dest, src = lw.once(dest, node), lw.once(src, node)
+    for name, ft, _ in dest.type.dtype.fields:
+        d, s = field_view(lw, dest, name, node), field_view(lw, src, name, node)
+        if isinstance(ft, T.Record):
+            copy(lw, d, s, node)
+        elif isinstance(ft, T.NestedArray):
+            slice_store.store(lw, d, s, node)
+        else:
+            lw.emit(ir.Store(d, [], ir.Load(s, [], d.type.dtype, lw.loc(node)), lw.loc(node)))

@@ -45,9 +45,11 @@ _OVERLAP = ("slice assignment from an overlapping array with other strides "
             "(a[:] = a[::-1], a[:, :] = a.T) needs a temporary: copy the source to another array first")
 
 
-def store(lw, view: ir.Expr, value: ir.Expr, node) -> None:
+def store(lw, view: ir.Expr, value: ir.Expr, node, op: str | None = None) -> None:
     """Emit ``view[...] = value`` for an ``ir.ArrayView`` (or row) ``view`` of
-    at least one dimension; ``value`` is already lowered (not yet converted)."""
+    at least one dimension; ``value`` is already lowered (not yet converted).
+    With ``op`` (``view[...] op= value``) each element becomes ``element op v``
+    with ``v`` its part of the value, computed as ``a[i] op= v`` computes it."""
     at = view.type
     if isinstance(at.dtype, T.Record):
         raise lw.error("assigning whole records (a slice or row of a record array) is not supported yet", node,
@@ -58,19 +60,19 @@ def store(lw, view: ir.Expr, value: ir.Expr, node) -> None:
         if not isinstance(value, ir.Var):
             value = lw.temp(value, node)
         dest = lw.temp(view, node)
-        _store_tuple(lw, dest, value, node)
+        _store_tuple(lw, dest, value, node, op)
     elif isinstance(vt, T.Array):
         if isinstance(vt.dtype, T.Record):
             raise lw.error("assigning records from a record array is not supported yet", node)
         src = value if isinstance(value, ir.Var) else lw.temp(value, node)
         dest = lw.temp(view, node)
-        _store_array(lw, dest, src, node)
+        _store_array(lw, dest, src, node, op)
     elif vt.is_scalar:
-        v = lw.cast(value, at.dtype, node)
+        v = value if op else lw.cast(value, at.dtype, node)
         if not isinstance(v, ir.Const):
             v = lw.temp(v, node)  # evaluated once, before any element is written
         dest = lw.temp(view, node)
-        for st in _nest(lw, dest, lambda idx: [ir.Store(dest, idx, v, lw.loc(node))], node):
+        for st in _nest(lw, dest, lambda idx: _store(lw, dest, idx, v, op, node), node):
             lw.emit(st)
     else:
         raise lw.error(f"cannot assign a {vt} to a slice of {at}", node,
@@ -213,19 +215,31 @@ def _fail(lw, message, node) -> list:
     return [ir.ExprStmt(call, lw.loc(node))]
 
 
-def _store_tuple(lw, dest, tup, node):
+def _store(lw, dest, idx, v, op, node) -> list:
+    """The statements of ``dest[idx] = v`` (``dest[idx] op= v`` with ``op``);
+    whatever the operator's lowering emits stays inside the loop body."""
+    loc = lw.loc(node)
+    saved, lw.out = lw.out, []
+    try:
+        if op:
+            v = lw.binop(op, ir.Load(dest, idx, dest.type.dtype, loc), v, node)
+        return lw.out + [ir.Store(dest, idx, lw.cast(v, dest.type.dtype, node), loc)]
+    finally:
+        lw.out = saved
+
+
+def _store_tuple(lw, dest, tup, node, op=None):
     loc = lw.loc(node)
     elems = tup.type.elems
     if dest.type.ndim != 1 or not all(e.is_scalar for e in elems):
         raise lw.error(f"a tuple can only be assigned to a 1-d slice, element by element (not {tup.type} to "
                        f"a {dest.type.ndim}-d slice)", node)
-    stores = [ir.Store(dest, [_c(k, loc)], lw.cast(lw.tuple_get(tup, k, node), dest.type.dtype, node), loc)
-              for k in range(len(elems))]
+    stores = [st for k in range(len(elems)) for st in _store(lw, dest, [_c(k, loc)], lw.tuple_get(tup, k, node), op, node)]
     ok = _cmp("==", _attr(dest, "shape", 0, loc), _c(len(elems), loc), loc)
     lw.emit(ir.If(ok, stores, _fail(lw, _MISMATCH, node), loc))
 
 
-def _store_array(lw, dest, src, node):
+def _store_array(lw, dest, src, node, op=None):
     loc = lw.loc(node)
     nd, ns = dest.type.ndim, src.type.ndim
     lead = max(0, ns - nd)  # extra leading source axes: must have length 1 (numpy)
@@ -245,8 +259,7 @@ def _store_array(lw, dest, src, node):
         def body(idx):
             sidx = [_c(0, loc)] * lead + [_op("*", idx[d], step[e], loc) if broadcast else idx[d]
                                           for d, e in axis.items()]
-            val = ir.Load(src, sidx, src.type.dtype, loc)
-            return [ir.Store(dest, idx, lw.cast(val, dest.type.dtype, node), loc)]
+            return _store(lw, dest, idx, ir.Load(src, sidx, src.type.dtype, loc), op, node)
         return body
 
     # the usual case: the same shape, apart in memory -- a plain loop nest that LLVM

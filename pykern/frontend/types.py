@@ -185,7 +185,16 @@ def record_from_dtype(dt: np.dtype) -> "Record":
         else:
             t = from_dtype(fdt)
         fields.append((name, t, int(off)))
-    return Record(tuple(fields), int(dt.itemsize), int(dt.alignment))
+    return Record(tuple(fields), int(dt.itemsize), _record_alignment(dt, fields))
+
+
+def _record_alignment(dt: np.dtype, fields) -> int:
+    # numpy reports alignment 1 for the np.record dtypes of recarrays and their
+    # elements even when the struct is aligned; isalignedstruct survives, so an
+    # aligned struct gets the alignment numpy gives it as a plain dtype.
+    if dt.isalignedstruct:
+        return max([_natural_align(t) for _, t, _ in fields] + [1])
+    return int(dt.alignment)
 
 
 @dataclass(frozen=True, repr=False)

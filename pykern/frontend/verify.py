@@ -372,6 +372,30 @@ class _Checker:
         if e.type != want:
             self.bad(f"transpose of {at} typed {e.type}, expected {want}", e)
 
+    def e_Reinterpret(self, e):
+        at = self.operand(e, e.array, T.Array, lambda t: f"reinterpretation of a {t}, not an array")
+        nt = e.type
+        if not isinstance(nt, T.Array) or nt.ndim != at.ndim or nt.space != at.space or nt.readonly != at.readonly:
+            self.bad(f"reinterpretation of {at} typed {nt}", e)
+        old, new = at.dtype.nbytes, nt.dtype.nbytes
+        if e.part != (nt.layout == "A" and new < old):
+            self.bad(f"reinterpretation of {at} as {nt}: part={e.part} does not fit the types", e)
+        if old == new or e.part:  # whole items, or a part of each
+            ok = 0 <= e.offset <= old - new
+        else:  # items of another size: the last axis is rescaled, so it must be contiguous
+            ok = e.offset == 0 and at.layout == "C" and at.ndim > 0
+        if not ok:
+            self.bad(f"reinterpretation of {at} as {nt} at byte {e.offset}", e)
+
+    def e_Reshape(self, e):
+        at = self.operand(e, e.array, T.Array, lambda t: f"reshape of a {t}, not an array")
+        if at.layout != "C" or at.ndim == 0:
+            self.bad(f"reshape of a {at} (a C-contiguous array of one or more dimensions is needed)", e)
+        self.values_of_type(e, e.shape, T.int64, lambda t: f"reshape extent of type {t}, must be int64")
+        want = T.Array(at.dtype, len(e.shape), "C", at.space, at.readonly)
+        if e.type != want or not e.shape:
+            self.bad(f"reshape of {at} typed {e.type}, expected {want}", e)
+
     def e_Slice(self, e):
         self.bad("a slice outside an array view", e)
 
