@@ -296,6 +296,9 @@ def _after_fork_in_child():
     ex = sys.modules.get("pykern.runtime.cpu_executor")
     if ex is not None:
         ex._after_fork_in_child()
+    tiers = sys.modules.get("pykern.codegen.cpu_tiers")
+    if tiers is not None:
+        tiers._after_fork_in_child()
 
 
 def _fork_check():
@@ -355,10 +358,15 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 if artifact is not None:
                     return artifact, True
             _fork_check()
-            target = get_target(codegen_name, **target_opts)
+            target = get_target(codegen_name, **target_opts, **_tiers(codegen_name, disk))
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
+        job = getattr(artifact, "tier_two", None)
+        if job is not None:  # first-tier code: what is remembered is its O3 build
+            if key is not None:
+                job.then(functools.partial(_remember, key.digest))
+            return artifact, False  # the caller starts the job once the code is loaded
         if key is not None:
             if disk is not None:
                 artifact = _storable(artifact)
@@ -366,6 +374,33 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             if disk is not None:
                 disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
+
+
+def _tiers(codegen_name: str, disk) -> dict:
+    """Target options asking the cpu target for first-tier code where it may
+    (``codegen/cpu_tiers.py``): not for a compile the disk cache stores, whose entry other
+    processes wait for and load."""
+    if codegen_name != "cpu" or disk is not None:
+        return {}
+    from .codegen import cpu_tiers
+
+    return {"tiered": True} if cpu_tiers.enabled() else {}
+
+
+def _follow_tier_two(ov: Overload, job) -> None:
+    """When the O3 build of ``ov``'s first-tier code is done, its kernel runs it and
+    ``ov.artifact`` is it; meanwhile big launches wait for it."""
+    from .codegen import cpu_tiers
+
+    cpu_tiers.guard_big_launches(ov.kernel, job)
+
+    def adopt(final):
+        ov.kernel.adopt(final)
+        ov.artifact = final
+
+    job.then(adopt)
+    # started only now: loading the first-tier code takes LLVM's lock, which the build holds
+    job.start()
 
 
 def _storable(artifact):
@@ -423,6 +458,9 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
         kernel.occupancy_estimate = functools.partial(cooperative_blocks_per_cu, artifact.metadata or {},
                                                       artifact.arch)
     ov = Overload(dispatcher, target, tuple(argtypes), artifact, kernel, from_cache=cached)
+    job = getattr(artifact, "tier_two", None)
+    if job is not None:
+        _follow_tier_two(ov, job)
     return ov
 
 

@@ -349,6 +349,24 @@ class CpuKernel:
         # whole rest of a small launch (list.pop/append are atomic under the GIL)
         self._spare_ctx: list = []
 
+    def adopt(self, artifact) -> None:
+        """Run ``artifact``'s code from the next launch on: the O3 build of this kernel's
+        first-tier code (``codegen/cpu_tiers.py``; the same symbol, parameters and runner).
+        The old code stays loaded as long as the kernel: a launch may still be running it."""
+        from ..llvm_host import LLVM_LOCK, llvm
+
+        with _lock, LLVM_LOCK:
+            eng = _new_engine()
+            eng.add_object_file(llvm().ObjectFileRef.from_data(bytes(artifact.binary)))
+            eng.finalize_object()
+            addr = eng.get_function_address(artifact.name)
+        if not addr:
+            raise LaunchError(f"internal error: symbol {artifact.name} not found in the cpu object")
+        self._retired = getattr(self, "_retired", []) + [self._engine]
+        self._engine = eng
+        self.artifact = artifact
+        self._fn = _RUNFN(addr)
+
     def launch(self, grid, block, dynamic_shared: int, argbuf) -> None:
         """Run the kernel over ``grid`` blocks of ``block`` threads (3-tuples or
         ints); ``argbuf`` holds ``kernarg_size`` bytes packed at the
