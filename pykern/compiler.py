@@ -363,8 +363,10 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
         job = getattr(artifact, "tier_two", None)
-        if job is not None:  # first-tier code: what is remembered is its O3 build
+        if job is not None:  # first-tier code (never with a disk cache): remembered until its
+            # O3 build replaces it, so that a cell run again at once reuses it
             if key is not None:
+                _remember(key.digest, artifact)
                 job.then(functools.partial(_remember, key.digest))
             return artifact, False  # the caller starts the job once the code is loaded
         if key is not None:
@@ -378,8 +380,10 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
 
 def _tiers(codegen_name: str, disk) -> dict:
     """Target options asking the cpu target for first-tier code where it may
-    (``codegen/cpu_tiers.py``): not for a compile the disk cache stores, whose entry other
-    processes wait for and load."""
+    (``codegen/cpu_tiers.py``): not for a compile the disk cache stores. Its entry would be
+    written by the O3 build's thread, after the call returned; other processes wait for the
+    entry on a claim, and a process's own view of the cache (stats, entries) would lag its
+    calls."""
     if codegen_name != "cpu" or disk is not None:
         return {}
     from .codegen import cpu_tiers
@@ -395,7 +399,8 @@ def _follow_tier_two(ov: Overload, job) -> None:
     cpu_tiers.guard_big_launches(ov.kernel, job)
 
     def adopt(final):
-        ov.kernel.adopt(final)
+        if ov.kernel.artifact is not final:  # (a reused first-tier artifact: its kernel may have it)
+            ov.kernel.adopt(final)
         ov.artifact = final
 
     job.then(adopt)
@@ -448,6 +453,9 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
         kernel = rt_launch.load(target, artifact)
     except LaunchError:
         if not cached:
+            job = getattr(artifact, "tier_two", None)
+            if job is not None:  # its O3 build still replaces it in the reuse map: it may load
+                job.start()
             raise
         # a cached binary this host cannot run (the key names the host, so this is
         # a shared cache seen from an odd machine): compile afresh

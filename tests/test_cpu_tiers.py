@@ -333,3 +333,43 @@ def test_a_script_exits_cleanly_with_an_o3_build_in_flight(tmp_path, mode):
     r = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[-1] == "bye"
+
+
+CELL = '''
+import pykern as cuda
+
+@cuda.jit
+def cell_kernel(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[i] * 0.5 - 2.0
+'''
+
+
+def _run_cell(n):
+    import linecache
+
+    name = f"<ipython-input-{n}-tiers>"
+    linecache.cache[name] = (len(CELL), None, CELL.splitlines(True), name)
+    ns = {}
+    exec(compile(CELL, name, "exec"), ns)
+    return ns["cell_kernel"]
+
+
+def test_a_cell_run_again_during_the_o3_build_reuses_the_kernel():
+    x = np.arange(300, dtype=np.float32)
+    outs = []
+    for n in (1, 2):  # the second definition comes while the first's O3 build may still run
+        k = _run_cell(n)
+        out = np.zeros_like(x)
+        k[5, 64](x, out)
+        outs.append((k, out))
+    for k, out in outs:
+        assert np.array_equal(out, x * np.float32(0.5) - np.float32(2))
+    ov1, ov2 = (next(iter(k._overloads.values())) for k, _ in outs)
+    assert ov2.from_cache
+    for ov in (ov1, ov2):
+        job = getattr(ov.artifact, "tier_two", None)
+        if job is not None:
+            job.wait(60)
+        assert type(ov.artifact) is KernelArtifact and ov.kernel.artifact is ov.artifact

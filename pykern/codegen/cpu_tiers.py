@@ -14,10 +14,11 @@ half arithmetic; ``debug`` and ``opt < 2`` compile once as asked. Only loop-free
 the fast path (no barrier, no wave operation) are tiered, so first-tier code costs a bounded
 amount per thread; and a launch of more than ``MAX_FIRST_TIER_THREADS`` threads waits for O3.
 
-What never sees first-tier code: the disk cache and the in-process reuse map (the compiler
-tiers only compiles that store nowhere, and remembers the O3 artifact; a first-tier artifact
-refuses to be pickled), and whoever reads its ``llvm_ir`` (``inspect_llvm``/``inspect_asm``:
-the property waits for O3's). ``PYKERN_TIERS=off`` compiles O3 at once.
+What never sees first-tier code: the disk cache (the compiler tiers only compiles that store
+nowhere; a first-tier artifact refuses to be pickled) and whoever reads its ``llvm_ir``
+(``inspect_llvm``/``inspect_asm``: the property waits for O3's). The in-process reuse map
+holds the first-tier artifact until its O3 build replaces it, so that a notebook cell run
+again at once reuses the kernel. ``PYKERN_TIERS=off`` compiles O3 at once.
 
 Example::
 
@@ -124,6 +125,7 @@ class Job:
         self._done = threading.Event()
         self._lock = threading.Lock()
         self._then: list = []
+        self._ended = False  # the callback lists were taken: later ones are called at once
         self.final = None  # the O3 KernelArtifact, once built (None if the build failed)
         self.error = None
         self._started = False
@@ -149,7 +151,7 @@ class Job:
 
     def _finish(self, final) -> None:
         with self._lock:
-            self.final = final
+            self.final, self._ended = final, True
             then, self._then = self._then, []
         for fn in then if final is not None else ():
             try:
@@ -162,7 +164,7 @@ class Job:
     def then(self, fn) -> None:
         """Call ``fn(final_artifact)`` once the O3 build is done (now if it is)."""
         with self._lock:
-            if not self._done.is_set() and self.final is None:
+            if not self._ended:
                 self._then.append(fn)
                 return
         if self.final is not None:
@@ -198,5 +200,8 @@ def guard_big_launches(kernel, job: Job) -> None:
 def _after_fork_in_child() -> None:
     """A forked child has none of the build threads: its first-tier kernels keep their code."""
     for job in list(_pending):
+        with job._lock:  # (fork waited for every lock: this one is free)
+            job._ended = True
+            job._then = []
         job._done.set()
     _pending.clear()
