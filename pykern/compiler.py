@@ -348,7 +348,8 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             return artifact, True
     # processes sharing the disk cache compile a key once: the others wait for its entry (the
     # file marker is taken before the compile lock, never while holding it)
-    with disk.compiling(key) if disk is not None else contextlib.nullcontext() as claim:
+    with contextlib.ExitStack() as held:
+        claim = held.enter_context(disk.compiling(key)) if disk is not None else None
         artifact = _from_disk(disk, key) if claim is not None and claim.ready else None
         if artifact is not None:
             return artifact, True
@@ -358,16 +359,18 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 if artifact is not None:
                     return artifact, True
             _fork_check()
-            target = get_target(codegen_name, **target_opts, **_tiers(codegen_name, disk))
+            target = get_target(codegen_name, **target_opts, **_tiers(codegen_name))
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
         job = getattr(artifact, "tier_two", None)
-        if job is not None:  # first-tier code (never with a disk cache): remembered until its
-            # O3 build replaces it, so that a cell run again at once reuses it
+        if job is not None:
+            # first-tier code: remembered until its O3 build replaces it (a cell run again at
+            # once reuses it); only the O3 build is stored, and the claim on its disk entry
+            # is held until it is (other processes wait for that entry)
             if key is not None:
                 _remember(key.digest, artifact)
-                job.then(functools.partial(_remember, key.digest))
+            job.when_done(functools.partial(_keep_tier_two, key, disk, held.pop_all()))
             return artifact, False  # the caller starts the job once the code is loaded
         if key is not None:
             if disk is not None:
@@ -378,17 +381,26 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
     return artifact, False
 
 
-def _tiers(codegen_name: str, disk) -> dict:
+def _tiers(codegen_name: str) -> dict:
     """Target options asking the cpu target for first-tier code where it may
-    (``codegen/cpu_tiers.py``): not for a compile the disk cache stores. Its entry would be
-    written by the O3 build's thread, after the call returned; other processes wait for the
-    entry on a claim, and a process's own view of the cache (stats, entries) would lag its
-    calls."""
-    if codegen_name != "cpu" or disk is not None:
+    (``codegen/cpu_tiers.py``)."""
+    if codegen_name != "cpu":
         return {}
     from .codegen import cpu_tiers
 
     return {"tiered": True} if cpu_tiers.enabled() else {}
+
+
+def _keep_tier_two(key, disk, claim: contextlib.ExitStack, final) -> None:
+    """Remember and store ``final``, the O3 build of a first-tier artifact (None: its build
+    failed, the first tier stays), then give up the claim on its disk entry."""
+    with claim:
+        if final is None or key is None:
+            return
+        if disk is not None:
+            final = _storable(final)
+            disk.put(key, pickle.dumps(final, protocol=pickle.HIGHEST_PROTOCOL))
+        _remember(key.digest, final)
 
 
 def _follow_tier_two(ov: Overload, job) -> None:
@@ -399,11 +411,13 @@ def _follow_tier_two(ov: Overload, job) -> None:
     cpu_tiers.guard_big_launches(ov.kernel, job)
 
     def adopt(final):
+        if final is None:
+            return
         if ov.kernel.artifact is not final:  # (a reused first-tier artifact: its kernel may have it)
             ov.kernel.adopt(final)
         ov.artifact = final
 
-    job.then(adopt)
+    job.when_done(adopt, first=True)
     # started only now: loading the first-tier code takes LLVM's lock, which the build holds
     job.start()
 
@@ -454,7 +468,7 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
     except LaunchError:
         if not cached:
             job = getattr(artifact, "tier_two", None)
-            if job is not None:  # its O3 build still replaces it in the reuse map: it may load
+            if job is not None:  # its O3 build is still stored and remembered: it may load
                 job.start()
             raise
         # a cached binary this host cannot run (the key names the host, so this is

@@ -153,7 +153,7 @@ class Job:
         with self._lock:
             self.final, self._ended = final, True
             then, self._then = self._then, []
-        for fn in then if final is not None else ():
+        for fn in then:
             try:
                 fn(final)
             except Exception:  # e.g. the O3 object did not load: that kernel keeps its code
@@ -161,14 +161,15 @@ class Job:
         self._done.set()
         _pending.discard(self)
 
-    def then(self, fn) -> None:
-        """Call ``fn(final_artifact)`` once the O3 build is done (now if it is)."""
+    def when_done(self, fn, first: bool = False) -> None:
+        """Call ``fn(final)`` when the build ends (at once if it has): ``final`` is the O3
+        artifact, or None if the build failed. Called before ``wait`` returns; ``first``:
+        before the callbacks registered so far (swapping the code before storing it)."""
         with self._lock:
             if not self._ended:
-                self._then.append(fn)
+                self._then.insert(0, fn) if first else self._then.append(fn)
                 return
-        if self.final is not None:
-            fn(self.final)
+        fn(self.final)
 
     def done(self) -> bool:
         return self._done.is_set()
@@ -194,7 +195,19 @@ def guard_big_launches(kernel, job: Job) -> None:
         return cls_run(k, grid, block, dynamic_shared, argbuf)
 
     kernel.run = run
-    job.then(lambda _final: kernel.__dict__.pop("run", None))
+    job.when_done(lambda _final: kernel.__dict__.pop("run", None), first=True)
+
+
+def wait_all(timeout: float | None = None) -> bool:
+    """Wait for every O3 build of this process in flight (e.g. before reading the disk
+    cache's entries or stats, which it writes); False if one is still running at ``timeout``."""
+    import time
+
+    end = None if timeout is None else time.monotonic() + timeout
+    for job in list(_pending):
+        if not job._done.wait(None if end is None else max(0.0, end - time.monotonic())):
+            return False
+    return True
 
 
 def _after_fork_in_child() -> None:
