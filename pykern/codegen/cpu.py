@@ -42,7 +42,6 @@ import functools
 import hashlib
 import math
 import os
-import re
 import string
 import threading
 import types
@@ -52,7 +51,8 @@ from llvmlite import ir as L
 from ..abi import ERROR_KINDS
 from ..errors import CompileError
 from ..frontend import types as T
-from ..llvm_host import host_id, host_target_machine, host_triple, quick_target_machine  # noqa: F401  (host_id: codegen.cpu's name)
+from ..llvm_host import host_id, host_target_machine, host_triple  # noqa: F401  (host_id: codegen.cpu's name)
+from ..llvm_host import quick_target_machine
 from . import llvm_util
 from .artifact import KernelArtifact
 from .target import (CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions,
@@ -534,15 +534,12 @@ class CpuTarget(Target):
         base = _sanitize(info.kernel_name)
         coroutine = self._coroutine(info)
         regions = self._regions(info) is not None
-        # a loop-free fast-path kernel runs first-tier code at once while O3's is built on a
-        # thread (``cpu_tiers``; the compiler asks for it with ``tiered=True``): decided before
-        # the thread loops are added
-        quick = bool(self.opts.get("tiered")) and not coroutine and not regions and _tier_eligible(lowered)
         self._build_entry(mod, lowered, base, coroutine, regions)
         text = str(mod)
-        # half arithmetic is rounded after each operation by the code generator: not left to
-        # a second code generator's level to agree on
-        quick = quick and _HALF.search(text) is None
+        # a loop-free fast-path kernel runs first-tier code at once while O3's is built on a
+        # thread (``cpu_tiers``; the compiler asks for it with ``tiered=True``)
+        quick = bool(self.opts.get("tiered")) and not coroutine and not regions and _tier_eligible(
+            lowered, text, f"{base}.block")
         digest = hashlib.sha1((text + repr(opts) + host_id()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
@@ -700,7 +697,6 @@ class CpuTarget(Target):
         b.ret_void()
 
 
-
 def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple:
     """(optimised IR text, object code) of a kernel module ``text`` linked with its runner
     ``tmpl``, only ``symbol`` exported; ``level`` an O-level or ``"quick"`` (the first tier).
@@ -739,13 +735,11 @@ def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple
     return optimized, obj
 
 
-def _tier_eligible(lowered) -> bool:
-    from .cpu_tiers import eligible
+def _tier_eligible(lowered, text: str, thread_loops: str) -> bool:
+    from .cpu_tiers import eligible  # imported only when the compiler asks for tiers
 
-    return eligible(lowered)
+    return eligible(lowered, text, thread_loops)
 
-
-_HALF = re.compile(r"\bhalf\b")
 
 def _memcpy(mod):
     name = "llvm.memcpy.p0.p0.i64"

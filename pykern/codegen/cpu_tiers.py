@@ -29,14 +29,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import threading
 import weakref
 
 from .artifact import KernelArtifact
 
 ENV = "PYKERN_TIERS"
-#: a launch of more threads than this waits for the O3 code (first-tier saxpy is ~2-4x slower
-#: per thread: at this size the wait costs less than running the slower code)
+#: a launch of more threads than this waits for the O3 code: first-tier saxpy is 4-7x slower
+#: per thread (2.9 vs 0.4 ms at 2^20 threads, 61 vs 3.3 ms at 2^23), so past this size the
+#: slower code would cost more than the ~35 ms the first tier saves
 MAX_FIRST_TIER_THREADS = 1 << 20
 
 #: tier-two builds not finished, for a forked child (which has none of their threads)
@@ -48,11 +50,17 @@ def enabled() -> bool:
     return os.environ.get(ENV, "on").strip().lower() not in ("0", "off", "false", "no")
 
 
-def eligible(lowered) -> bool:
-    """Whether ``lowered`` (before the thread loops are added) may run first-tier code."""
+def eligible(lowered, text: str, thread_loops: str) -> bool:
+    """Whether ``lowered`` (its module ``text``) may run first-tier code: options that leave
+    nothing to the pipeline, no half arithmetic (rounded after each operation by the code
+    generator: not left to two code generators to agree on), and no loop in any function but
+    ``thread_loops`` (the fast path's loops over the block's threads)."""
     o = lowered.options
-    return o.opt >= 2 and not o.fastmath and not o.debug and not any(
-        _has_cycle(f) for f in lowered.llmodule.functions if f.blocks)
+    return (o.opt >= 2 and not o.fastmath and not o.debug and _HALF.search(text) is None
+            and not any(_has_cycle(f) for f in lowered.llmodule.functions if f.blocks and f.name != thread_loops))
+
+
+_HALF = re.compile(r"\bhalf\b")
 
 
 def _successors(block):
