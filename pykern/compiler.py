@@ -334,7 +334,9 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
     disk cache when there, else compiled (and remembered). Returns
     ``(artifact, from_cache)``.
 
-    A hit builds no target and runs neither the frontend nor LLVM."""
+    A hit builds no target and runs neither the frontend nor LLVM. A cpu compile may return
+    first-tier code (``codegen/cpu_tiers.py``): its O3 build starts when the caller has loaded
+    it (``build_overload``) or reads its ``llvm_ir``/``tier_two.wait()``, and is then stored."""
     from .codegen import get_target
 
     options = compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options))
