@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import statistics
 
-from _common import Row, bytecode_env, main_for, parse_child_values, run_child, scratch_dir
+from _common import FIRST_CALL_ENV, Row, bytecode_env, main_for, parse_child_values, run_child, scratch_dir
 
 FIRST_LAUNCH_TEMPLATE = r"""
 import resource, time
@@ -98,7 +98,7 @@ assert out.copy_to_host()[0] == 3.0
 def run(quick: bool = False) -> list:
     reps = 5 if not quick else 1
     cold, warm, wall_cold, wall_warm, nocache, nocache_cpu, nb_first = [], [], [], [], [], [], []
-    pyc = bytecode_env()
+    pyc = {**bytecode_env(), **FIRST_CALL_ENV}
     run_child(FIRST_LAUNCH_CHILD, {**pyc, "PYKERN_CACHE": "off"})  # writes the bytecode; not timed
     for _ in range(reps):
         env = {**pyc, "PYKERN_CACHE": "on", "PYKERN_CACHE_DIR": scratch_dir("pykern-bench-cache-")}

@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from _common import HERE, Row, best_time, main_for, parse_child_values, run_child
+from _common import FIRST_CALL_ENV, HERE, Row, best_time, main_for, parse_child_values, run_child
 
 import pykern as cuda
 from kernels import saxpy
@@ -126,7 +126,7 @@ def run(quick: bool = False) -> list:
         cuda.synchronize()
 
     t = best_time(dev, repeat=repeat)
-    _, out = run_child(PYKERN_FIRST_CHILD, {"PYKERN_CACHE": "off"})
+    _, out = run_child(PYKERN_FIRST_CHILD, {"PYKERN_CACHE": "off", **FIRST_CALL_ENV})
     first = parse_child_values(out)["first_launch"]
     name = f"numba {nb['version']} njit(parallel)"
     best_nb, best_name = min((nb["run"], name), (nb["serial"], f"numba {nb['version']} njit serial"))

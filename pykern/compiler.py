@@ -296,6 +296,9 @@ def _after_fork_in_child():
     ex = sys.modules.get("pykern.runtime.cpu_executor")
     if ex is not None:
         ex._after_fork_in_child()
+    tiers = sys.modules.get("pykern.codegen.cpu_tiers")
+    if tiers is not None:
+        tiers._after_fork_in_child()
 
 
 def _fork_check():
@@ -331,7 +334,9 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
     disk cache when there, else compiled (and remembered). Returns
     ``(artifact, from_cache)``.
 
-    A hit builds no target and runs neither the frontend nor LLVM."""
+    A hit builds no target and runs neither the frontend nor LLVM. A cpu compile may return
+    first-tier code (``codegen/cpu_tiers.py``): its O3 build starts when the caller has loaded
+    it (``build_overload``) or reads its ``llvm_ir``/``tier_two.wait()``, and is then stored."""
     from .codegen import get_target
 
     options = compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options))
@@ -345,7 +350,8 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             return artifact, True
     # processes sharing the disk cache compile a key once: the others wait for its entry (the
     # file marker is taken before the compile lock, never while holding it)
-    with disk.compiling(key) if disk is not None else contextlib.nullcontext() as claim:
+    with contextlib.ExitStack() as held:
+        claim = held.enter_context(disk.compiling(key)) if disk is not None else None
         artifact = _from_disk(disk, key) if claim is not None and claim.ready else None
         if artifact is not None:
             return artifact, True
@@ -355,10 +361,19 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 if artifact is not None:
                     return artifact, True
             _fork_check()
-            target = get_target(codegen_name, **target_opts)
+            target = get_target(codegen_name, **target_opts, **_tiers(codegen_name))
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
+        job = getattr(artifact, "tier_two", None)
+        if job is not None:
+            # first-tier code: remembered until its O3 build replaces it (a cell run again at
+            # once reuses it); only the O3 build is stored, and the claim on its disk entry
+            # is held until it is (other processes wait for that entry)
+            if key is not None:
+                _remember(key.digest, artifact)
+            job.when_done(functools.partial(_keep_tier_two, key, disk, held.pop_all()))
+            return artifact, False  # the caller starts the job once the code is loaded
         if key is not None:
             if disk is not None:
                 artifact = _storable(artifact)
@@ -366,6 +381,47 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             if disk is not None:
                 disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
+
+
+def _tiers(codegen_name: str) -> dict:
+    """Target options asking the cpu target for first-tier code where it may
+    (``codegen/cpu_tiers.py``)."""
+    if codegen_name != "cpu":
+        return {}
+    from .codegen import cpu_tiers
+
+    return {"tiered": True} if cpu_tiers.enabled() else {}
+
+
+def _keep_tier_two(key, disk, claim: contextlib.ExitStack, final) -> None:
+    """Remember and store ``final``, the O3 build of a first-tier artifact (None: its build
+    failed, the first tier stays), then give up the claim on its disk entry."""
+    with claim:
+        if final is None or key is None:
+            return
+        if disk is not None:
+            final = _storable(final)
+            disk.put(key, pickle.dumps(final, protocol=pickle.HIGHEST_PROTOCOL))
+        _remember(key.digest, final)
+
+
+def _follow_tier_two(ov: Overload, job) -> None:
+    """When the O3 build of ``ov``'s first-tier code is done, its kernel runs it and
+    ``ov.artifact`` is it; meanwhile big launches wait for it."""
+    from .codegen import cpu_tiers
+
+    cpu_tiers.guard_big_launches(ov.kernel, job)
+
+    def adopt(final):
+        if final is None:
+            return
+        if ov.kernel.artifact is not final:  # (a reused first-tier artifact: its kernel may have it)
+            ov.kernel.adopt(final)
+        ov.artifact = final
+
+    job.when_done(adopt, first=True)
+    # started only now: loading the first-tier code takes LLVM's lock, which the build holds
+    job.start()
 
 
 def _storable(artifact):
@@ -413,6 +469,9 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
         kernel = rt_launch.load(target, artifact)
     except LaunchError:
         if not cached:
+            job = getattr(artifact, "tier_two", None)
+            if job is not None:  # its O3 build is still stored and remembered: it may load
+                job.start()
             raise
         # a cached binary this host cannot run (the key names the host, so this is
         # a shared cache seen from an odd machine): compile afresh
@@ -423,6 +482,9 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
         kernel.occupancy_estimate = functools.partial(cooperative_blocks_per_cu, artifact.metadata or {},
                                                       artifact.arch)
     ov = Overload(dispatcher, target, tuple(argtypes), artifact, kernel, from_cache=cached)
+    job = getattr(artifact, "tier_two", None)
+    if job is not None:
+        _follow_tier_two(ov, job)
     return ov
 
 

@@ -61,6 +61,19 @@ def new_host_target_machine():
         cpu=cpu, features=feats, opt=3, reloc="pic", codemodel="jitdefault")
 
 
+def quick_target_machine():
+    """The process-wide host TargetMachine whose code generator runs at level 0 (fast
+    instruction selection and register allocation: ~1.5 ms for saxpy where level 3 takes
+    ~15), for first-tier code (``codegen/cpu_tiers.py``). Same cpu and features as
+    :func:`host_target_machine`, so the same instructions and the same IEEE semantics."""
+    with _tm_lock:
+        if "quick" not in _host:
+            triple, cpu, feats = _host_cpu()
+            _host["quick"] = llvm().Target.from_triple(triple).create_target_machine(
+                cpu=cpu, features=feats, opt=0, reloc="pic", codemodel="jitdefault")
+        return _host["quick"]
+
+
 def host_target_machine():
     """The process-wide host TargetMachine (created once; host cpu + features)."""
     with _tm_lock:

@@ -91,6 +91,9 @@ def _exercise_compile():
     rt_launch.launch(ov, (a, np.float32(2)), (1024, 1, 1), (64, 1, 1), 0, 0)
     if not (a == 1).all():
         raise RuntimeError("pykern preload: the warm-up kernel computed a wrong result")
+    job = getattr(artifact, "tier_two", None)
+    if job is not None:  # first-tier code ran: page in O3 too, for the user's kernels' second tier
+        artifact = job.wait() or artifact
     return artifact
 
 

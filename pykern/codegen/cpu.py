@@ -52,6 +52,7 @@ from ..abi import ERROR_KINDS
 from ..errors import CompileError
 from ..frontend import types as T
 from ..llvm_host import host_id, host_target_machine, host_triple  # noqa: F401  (host_id: codegen.cpu's name)
+from ..llvm_host import quick_target_machine
 from . import llvm_util
 from .artifact import KernelArtifact
 from .target import (CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions,
@@ -535,6 +536,10 @@ class CpuTarget(Target):
         regions = self._regions(info) is not None
         self._build_entry(mod, lowered, base, coroutine, regions)
         text = str(mod)
+        # a loop-free fast-path kernel runs first-tier code at once while O3's is built on a
+        # thread (``cpu_tiers``; the compiler asks for it with ``tiered=True``)
+        quick = bool(self.opts.get("tiered")) and not coroutine and not regions and _tier_eligible(
+            lowered, text, f"{base}.block")
         digest = hashlib.sha1((text + repr(opts) + host_id()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
@@ -544,38 +549,12 @@ class CpuTarget(Target):
         grid_sites = [s.kind == "grid_sync" for s in info.sync_sites]
         tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, grid_sites,
                           fcap)
-        with llvm_util.LLVM_LOCK:
-            # a context per kernel, freed with it: the global one would grow with
-            # every kernel compiled (a notebook redefines kernels all day)
-            llctx = llvm_util.llvm().create_context()
-            llmod = llvm_util.parse_and_verify(text, info.kernel_name, llctx)
-            extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler", llctx)
-            extra.triple = llmod.triple
-            extra.data_layout = llmod.data_layout
-            llmod.link_in(extra)
-            # only the runner symbol is exported (its name is unique per kernel build)
-            for f in llmod.functions:
-                if not f.is_declaration and f.name != symbol:
-                    f.linkage = "internal"
-            try:
-                llmod.verify()
-            except RuntimeError as e:
-                raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
-            tm = host_target_machine()
-            _prefetch_launch_imports()
-            llvm_util.optimize(llmod, tm, opts.opt)
-            optimized = str(llmod)
-            obj = bytes(tm.emit_object(llmod))
+        build = functools.partial(_machine_code, text, tmpl, symbol, info.kernel_name)
+        optimized, obj = build("quick" if quick else opts.opt)
         from ..hostinfo import cpu_identity
         from . import abi
 
-        # No shared library here: the compiling process has LLVM loaded and runs the object through
-        # MCJIT (~1 ms), where running a linker costs 5-10 ms and a process start. A copy stored in
-        # the disk cache gets one (``with_shared_object``), so that other processes load it
-        # without LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now.
-        _check_symbols(obj, info.kernel_name)
-
-        return KernelArtifact(
+        art = KernelArtifact(
             target="cpu",
             arch=None,
             name=symbol,
@@ -597,6 +576,11 @@ class CpuTarget(Target):
             cooperative=any(grid_sites),
             exceptions=list(info.exceptions),
         )
+        if quick:
+            from .cpu_tiers import first_tier
+
+            return first_tier(art, functools.partial(build, opts.opt))
+        return art
 
     def _load_params(self, b, args, params, ptypes):
         vals = []
@@ -713,6 +697,50 @@ class CpuTarget(Target):
         b.ret_void()
 
 
+def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple:
+    """(optimised IR text, object code) of a kernel module ``text`` linked with its runner
+    ``tmpl``, only ``symbol`` exported; ``level`` an O-level or ``"quick"`` (the first tier).
+
+    No shared library here: the compiling process has LLVM loaded and runs the object through
+    MCJIT (~1 ms), where running a linker costs 5-10 ms and a process start. A copy stored in
+    the disk cache gets one (``with_shared_object``), so that other processes load it without
+    LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now."""
+    with llvm_util.LLVM_LOCK:
+        # a context per kernel, freed with it: the global one would grow with
+        # every kernel compiled (a notebook redefines kernels all day)
+        llctx = llvm_util.llvm().create_context()
+        llmod = llvm_util.parse_and_verify(text, kname, llctx)
+        extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler", llctx)
+        extra.triple = llmod.triple
+        extra.data_layout = llmod.data_layout
+        llmod.link_in(extra)
+        # only the runner symbol is exported (its name is unique per kernel build)
+        for f in llmod.functions:
+            if not f.is_declaration and f.name != symbol:
+                f.linkage = "internal"
+        try:
+            llmod.verify()
+        except RuntimeError as e:
+            raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
+        _prefetch_launch_imports()
+        if level == "quick":
+            tm = quick_target_machine()
+            llvm_util.optimize_quick(llmod, tm)
+        else:
+            tm = host_target_machine()
+            llvm_util.optimize(llmod, tm, level)
+        optimized = str(llmod)
+        obj = bytes(tm.emit_object(llmod))
+    _check_symbols(obj, kname)
+    return optimized, obj
+
+
+def _tier_eligible(lowered, text: str, thread_loops: str) -> bool:
+    from .cpu_tiers import eligible  # imported only when the compiler asks for tiers
+
+    return eligible(lowered, text, thread_loops)
+
+
 def _memcpy(mod):
     name = "llvm.memcpy.p0.p0.i64"
     f = mod.globals.get(name)
@@ -728,8 +756,9 @@ def assembly_of(artifact: KernelArtifact) -> str:
         return artifact.asm
     asm = _asm_made.get(artifact.name)  # the name is unique per build (it holds a digest of the IR)
     if asm is None:
+        text = artifact.llvm_ir  # not under the lock: a first-tier artifact's waits for its O3 build
         with llvm_util.LLVM_LOCK:
-            mod = llvm_util.parse_and_verify(artifact.llvm_ir, artifact.name, llvm_util.llvm().create_context())
+            mod = llvm_util.parse_and_verify(text, artifact.name, llvm_util.llvm().create_context())
             if len(_asm_made) > 256:
                 _asm_made.clear()
             asm = _asm_made[artifact.name] = host_target_machine().emit_assembly(mod)

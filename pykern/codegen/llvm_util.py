@@ -77,6 +77,24 @@ def optimize(mod, tm, level: int = 3) -> None:
         _dispose_pass_manager(mpm)
 
 
+def optimize_quick(mod, tm) -> None:
+    """The first tier's pipeline (``codegen/cpu_tiers.py``): inline what must be, promote
+    allocas to registers, fold and clean the CFG -- ~2.5 ms for saxpy where O3 takes ~22 --
+    with no vectoriser, unroller or loop pass. Every pass only rewrites by LLVM IR's
+    semantics (no fast-math flags are added), so the code computes what O3's does."""
+    ll = llvm()
+    pb = ll.create_pass_builder(tm, ll.create_pipeline_tuning_options(speed_level=0))
+    mpm = ll.create_new_module_pass_manager()
+    mpm.add_always_inliner_pass()
+    mpm.add_sroa_pass()
+    mpm.add_instruction_combine_pass()
+    mpm.add_simplify_cfg_pass()
+    try:
+        mpm.run(mod, pb)
+    finally:
+        _dispose_pass_manager(mpm)
+
+
 def _dispose_pass_manager(mpm) -> None:
     """Free a module pass manager now. llvmlite 0.50's ``ModulePassManager``
     never frees its pipeline (``ObjectRef._dispose``, a no-op, comes before

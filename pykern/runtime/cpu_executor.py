@@ -345,9 +345,38 @@ class CpuKernel:
         self.artifact = artifact
         self.name = artifact.name
         self._fn = fn
+        # the native calls of this kernel's fast paths (``native_guard.make_call``), which
+        # ``adopt`` points at the O3 code; ``_ncall_fn`` is the entry they call
+        self._ncalls: weakref.WeakSet = weakref.WeakSet()
+        self._ncall_fn = fn
         # idle launch contexts: building one from tuples costs more than the
         # whole rest of a small launch (list.pop/append are atomic under the GIL)
         self._spare_ctx: list = []
+
+    def adopt(self, artifact) -> None:
+        """Run ``artifact``'s code from the next launch on: the O3 build of this kernel's
+        first-tier code (``codegen/cpu_tiers.py``; the same symbol, parameters and runner).
+        The old code stays loaded as long as the kernel: a launch may still be running it."""
+        from ..llvm_host import LLVM_LOCK, llvm
+
+        with _lock, LLVM_LOCK:
+            eng = _new_engine()
+            eng.add_object_file(llvm().ObjectFileRef.from_data(bytes(artifact.binary)))
+            eng.finalize_object()
+            addr = eng.get_function_address(artifact.name)
+        if not addr:
+            raise LaunchError(f"internal error: symbol {artifact.name} not found in the cpu object")
+        self._retired = getattr(self, "_retired", []) + [self._engine]
+        self._engine = eng
+        self.artifact = artifact
+        fn = _RUNFN(addr)
+        if self._fn is self._ncall_fn:  # (not where a benchmark replaced ``_fn``)
+            from . import native_guard
+
+            for ncall in list(self._ncalls):
+                native_guard.repoint_call(ncall, fn)
+            self._ncall_fn = fn
+        self._fn = fn
 
     def launch(self, grid, block, dynamic_shared: int, argbuf) -> None:
         """Run the kernel over ``grid`` blocks of ``block`` threads (3-tuples or
@@ -450,9 +479,10 @@ class CpuKernel:
         if nblocks == 1:  # one builtin call instead of ctypes converting four arguments (~0.3 us less)
             from . import native_guard
 
-            ncall = native_guard.make_call(self._fn, 0, 1)
+            ncall = native_guard.make_call(self._fn, 0, 1) if self._fn is self._ncall_fn else None
             if ncall is not None:
-                call = f"_ncall(buf, ctx) if _k._fn is _FN else {call}"
+                self._ncalls.add(ncall)
+                call = f"_ncall(buf, ctx) if _k._fn is _k._ncall_fn else {call}"
             count_down = ncall is None and native_guard.pending()
         body = ("    try:\n"
                 "        slot = _spare.pop()\n"
@@ -485,7 +515,7 @@ class CpuKernel:
 
         return body, {"_spare": spare, "_new_slot": new_slot, "_k": self, "_first": ctypes.c_int64(0),
                       "_last": ctypes.c_int64(nblocks), "_n": nblocks, "_block": block, "_get_ident": _get_ident,
-                      "_cx": sys.modules[__name__], "_watch": _watch, "_ncall": ncall, "_FN": self._fn,
+                      "_cx": sys.modules[__name__], "_watch": _watch, "_ncall": ncall,
                       "_count_down": count_down}
 
     def _raise(self, ctx, block):

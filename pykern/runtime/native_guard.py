@@ -420,6 +420,15 @@ def make_call(fn, first: int, last: int):
     return _function(got.call, table)
 
 
+def repoint_call(call, fn) -> None:
+    """Make ``call`` (from ``make_call``) run ``fn`` from its next call on: a kernel's O3
+    code replacing its first tier. The caller keeps the old code loaded (a call may be
+    running it on another thread; the entry is read once per call)."""
+    table = call.__self__
+    table[0] = ctypes.cast(fn, ctypes.c_void_p).value
+    table._pk_fn = fn
+
+
 def make_hip_launch(fn, function: int, grid, block, shared: int, stream: int):
     """``launch(extra) -> None | int``: ``fn`` (libamdhip64's ``hipModuleLaunchKernel``,
     a ctypes function, kept alive by the result) called with this kernel handle and
