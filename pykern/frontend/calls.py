@@ -970,7 +970,8 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
         from . import overloads
 
         try:
-            ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'")
+            ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'",
+                                              ambiguous_ok=True)
         except TypeError as e:
             raise lw.error(str(e), node) from None
         # an array keeps its own type where the declared one admits it (a C-contiguous or shared

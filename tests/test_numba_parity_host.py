@@ -1,0 +1,134 @@
+"""Host-side behaviour numba-cuda's own test files expect (dispatcher, launch configuration,
+device arrays, ufuncs, reductions, kernel arguments), each checked on the cpu target against
+numpy/Python or against numba's documented answer."""
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+from pykern import float32, float64, int32, int64
+
+
+def _add(x, y):
+    return x + y
+
+
+def _noop3(r, x, y):
+    pass
+
+
+# ---------------------------------------------------------------- dispatcher
+
+
+def test_device_signature_without_return_type_infers_it(cpu_target):
+    # numba: a device function's "(int64, int64)" leaves the return type to the body
+    add_device = cuda.jit(["(int64, int64)", "(float64, float64)"], device=True)(_add)
+
+    @cuda.jit
+    def k(r, x, y):
+        r[0] = add_device(x, y)
+
+    r = np.zeros(1, np.int64)
+    k[1, 1](r, 1, 2)
+    assert r[0] == 3
+    r = np.zeros(1, np.float64)
+    k[1, 1](r, 1.5, 2.5)
+    assert r[0] == 4.0
+    # a tuple of types is the same spelling
+    add32 = cuda.jit((float32, float32), device=True)(_add)
+
+    @cuda.jit
+    def k32(r, x, y):
+        r[0] = add32(x, y)
+
+    r = np.zeros(1, np.float64)
+    k32[1, 1](r, np.float32(1), np.float32(2**-25))
+    assert r[0] == 1.0  # added in float32, as the signature says
+
+
+def test_device_signature_with_void_return_still_returns_nothing(cpu_target):
+    @cuda.jit("void(float64[:], float64)", device=True)
+    def store(a, v):
+        a[0] = v
+
+    @cuda.jit
+    def k(a):
+        store(a, 7.0)
+
+    a = np.zeros(1)
+    k[1, 1](a)
+    assert a[0] == 7.0
+
+
+def test_device_call_with_tied_signatures_takes_the_first(cpu_target):
+    # numba's typing resolves a tie between a device function's signatures (numba issue 8307);
+    # a kernel launch still refuses it
+    add_device = cuda.jit(["(float32, float64)", "(float64, float32)", "(int64, int64)"], device=True)(_add)
+
+    @cuda.jit
+    def k(r, x, y):
+        r[0] = add_device(x, y)
+
+    r = np.zeros(1)
+    k[1, 1](r, 0.1, 0.2)
+    assert r[0] == np.float64(np.float32(0.1)) + 0.2  # (float32, float64), the first: only x rounded
+    kern = cuda.jit(["(float64[::1], float32, float64)", "(float64[::1], float64, float32)"])(_noop3)
+    with pytest.raises(TypeError, match="ambiguous"):
+        kern[1, 1](r, 1.0, 2.0)
+
+
+def test_no_matching_definition_names_numbas_phrase(cpu_target):
+    f = cuda.jit(["(int64[::1], int64, int64)", "(float64[::1], float64, float64)"])(_noop3)
+    with pytest.raises(TypeError, match="No matching definition for argument type"):
+        f[1, 1](np.zeros(1, np.complex128), 1j, 1j)
+
+
+def test_specialize_takes_types_and_lists_specializations(cpu_target):
+    @cuda.jit
+    def k(x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = 2 * x[i]
+
+    assert k.specializations == {}
+    kc = k.specialize(float32[::1], float32[::1])
+    assert k.specialize(float32[::1], float32[::1]) is kc
+    ka = k.specialize(float32[:], float32[:])
+    assert ka is not kc and len(k.specializations) == 2
+    x = np.arange(8, dtype=np.float32)
+    y = np.zeros_like(x)
+    kc[1, 8](x, y)
+    np.testing.assert_array_equal(y, 2 * x)
+    # a type and a value mixed
+    y[:] = 0
+    k.specialize(float32[::1], y)[1, 8](x, y)
+    np.testing.assert_array_equal(y, 2 * x)
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        kc.specialize(float32[::1], float32[::1])
+    with pytest.raises(RuntimeError, match="Dispatcher already specialized"):
+        cuda.jit("void(int32[::1])")(lambda x: None).specialize(float32[::1])
+
+
+def test_launch_bounds_and_carveout_options_checked_as_numba():
+    with pytest.raises(ValueError, match="Got 4 launch bounds"):
+        cuda.jit("void()", launch_bounds=(128, 2, 4, 8))(lambda: None)
+    for bad in (150, -2, 101):
+        with pytest.raises(ValueError, match="must be between -1 and 100"):
+            cuda.jit(shared_memory_carveout=bad)(lambda x: None)
+    with pytest.raises(ValueError, match="Invalid carveout value"):
+        cuda.jit(shared_memory_carveout="InvalidOption")(lambda x: None)
+    with pytest.raises(TypeError, match="must be str or int"):
+        cuda.jit(shared_memory_carveout=1.5)(lambda x: None)
+
+
+def test_carveout_values_are_accepted_and_change_nothing(cpu_target):
+    for carveout in ("MaxL1", "MaxShared", "default", 0, 50, 100, -1):
+        @cuda.jit("void(int32[:])", shared_memory_carveout=carveout)
+        def add_one(x):
+            i = cuda.grid(1)
+            if i < x.size:
+                x[i] = i + 1
+
+        x = np.zeros(10, np.int32)
+        add_one[1, 10](x)
+        np.testing.assert_array_equal(x, np.arange(1, 11))
