@@ -132,3 +132,17 @@ def test_carveout_values_are_accepted_and_change_nothing(cpu_target):
         x = np.zeros(10, np.int32)
         add_one[1, 10](x)
         np.testing.assert_array_equal(x, np.arange(1, 11))
+
+
+# ---------------------------------------------------------------- device arrays
+
+
+def test_to_device_of_a_permuted_view_with_a_length_one_axis(cpu_target):
+    # (1, 3, 100) with strides (8, 8, 24): dense (numpy calls it F-contiguous); it was refused
+    a = np.random.randn(100, 3, 1)
+    b = a.transpose(2, 1, 0)
+    d = cuda.to_device(b)
+    np.testing.assert_array_equal(d.copy_to_host(), b)
+    assert cuda.device_array((1, 3, 100), np.float64, strides=(24, 8, 24)).shape == (1, 3, 100)
+    with pytest.raises(ValueError, match="not a dense layout"):
+        cuda.device_array((3, 4), np.float64, strides=(64, 8))

@@ -172,6 +172,24 @@ def _strides_like(shape, strides, itemsize):
     return tuple(out)
 
 
+def _is_dense(shape, strides, itemsize) -> bool:
+    """The elements fill ``prod(shape) * itemsize`` bytes with no gap and no overlap, in some
+    axis order. Length-1 axes may have any stride (numpy's relaxed strides): comparing with
+    ``_strides_like`` instead would depend on how it orders axes of equal stride.
+
+    >>> _is_dense((1, 3, 100), (24, 8, 24), 8), _is_dense((3, 4), (64, 8), 8)
+    (True, False)
+    """
+    if 0 in shape:
+        return True
+    acc = itemsize
+    for n, st in sorted(((n, st) for n, st in zip(shape, strides) if n > 1), key=lambda p: p[1]):
+        if st != acc:
+            return False
+        acc *= n
+    return True
+
+
 def _squeeze_equal(a, b) -> bool:
     """Shapes equal once their length-1 axes are dropped (numba's check_array_compatibility)."""
     return tuple(n for n in a if n != 1) == tuple(n for n in b if n != 1)
@@ -769,7 +787,7 @@ def _dense_layout(shape, dtype, strides, order):
     strides = (operator.index(strides),) if isinstance(strides, (int, np.integer)) else tuple(operator.index(x) for x in strides)
     if len(strides) != len(shape):
         raise ValueError(f"strides {strides} do not match shape {shape}")
-    if _strides_like(shape, strides, dt.itemsize) != strides and any(n > 1 for n in shape):
+    if not _is_dense(shape, strides, dt.itemsize):
         raise ValueError(f"strides {strides} are not a dense layout of shape {shape} with itemsize {dt.itemsize}")
     return shape, dt, strides
 
