@@ -146,3 +146,29 @@ def test_to_device_of_a_permuted_view_with_a_length_one_axis(cpu_target):
     assert cuda.device_array((1, 3, 100), np.float64, strides=(24, 8, 24)).shape == (1, 3, 100)
     with pytest.raises(ValueError, match="not a dense layout"):
         cuda.device_array((3, 4), np.float64, strides=(64, 8))
+
+
+# ---------------------------------------------------------------- exceptions seen by the host
+
+
+def test_debug_tuple_index_out_of_range_is_an_index_error(cpu_target):
+    @cuda.jit(debug=True)
+    def shape_at(ary, out):
+        x = cuda.threadIdx.x
+        out[x] = ary.shape[-x]
+
+    @cuda.jit(debug=True)
+    def tuple_at(t, out):
+        x = cuda.threadIdx.x
+        out[x] = t[x - 3]
+
+    out = np.zeros(3, np.int64)
+    shape_at[1, 2](np.zeros(5), out)  # -0 and -1 are in range
+    np.testing.assert_array_equal(out[:2], [5, 5])
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        shape_at[1, 3](np.zeros(5), out)
+    out[:] = 0
+    tuple_at[1, 3]((7, 8, 9), out)  # -3, -2, -1
+    np.testing.assert_array_equal(out, [7, 8, 9])
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        tuple_at[1, 7]((7, 8, 9), np.zeros(7, np.int64))  # 0, 1, 2 are in range, 3 is not
