@@ -7,6 +7,7 @@ import pytest
 
 import pykern as cuda
 from pykern import float32, float64, int32, int64
+from pykern.frontend import types as T
 
 
 def _add(x, y):
@@ -172,3 +173,80 @@ def test_debug_tuple_index_out_of_range_is_an_index_error(cpu_target):
     np.testing.assert_array_equal(out, [7, 8, 9])
     with pytest.raises(IndexError, match="tuple index out of range"):
         tuple_at[1, 7]((7, 8, 9), np.zeros(7, np.int64))  # 0, 1, 2 are in range, 3 is not
+
+
+# ---------------------------------------------------------------- None as a kernel argument
+
+
+@cuda.jit(device=True)
+def _scaled(x, scale):
+    if scale is None:
+        return x
+    return x * scale
+
+
+@cuda.jit
+def _affine(out, x, scale, bias):
+    i = cuda.grid(1)
+    if i < out.size:
+        v = _scaled(x[i], scale)
+        if bias is not None:
+            v += bias
+        out[i] = v
+
+
+@cuda.jit
+def _default_if_none(out, scale):
+    if scale is None:
+        scale = 3.0
+    out[0] = scale
+
+
+def test_none_kernel_argument_is_decided_at_compile_time(cpu_target):
+    x = np.arange(5.0)
+    out = np.zeros(5)
+    for scale, bias in ((None, None), (2.0, None), (None, 10.0), (2.0, 1.0), (None, None)):
+        _affine[1, 5](out, x, scale, bias)
+        np.testing.assert_array_equal(out, x * (1 if scale is None else scale) + (0 if bias is None else bias))
+    assert T.none in next(iter(_affine.overloads))  # numba's `none` type, one overload per combination
+    assert len(_affine.overloads) == 4
+    o = np.zeros(1)
+    _default_if_none[1, 1](o, None)
+    assert o[0] == 3.0
+    _default_if_none[1, 1](o, 5.0)
+    assert o[0] == 5.0
+
+
+def test_none_kernel_argument_used_as_a_value_is_a_located_error(cpu_target):
+    @cuda.jit
+    def k(out, scale):
+        out[0] = scale + 1.0
+
+    with pytest.raises(cuda.CompileError, match="scale") as e:
+        k[1, 1](np.zeros(1), None)
+    assert e.value.line is not None
+
+
+def test_none_takes_no_kernel_argument_space():
+    # the launcher packs nothing for it, on every target: the next argument follows directly
+    from pykern.codegen.abi import flatten_params
+    from pykern.runtime import kernargs as K
+
+    params = flatten_params([T.float32, T.none, T.float32])
+    assert [(p.offset, p.arg_index) for p in params] == [(0, 0), (4, 2)]
+    flat = K.flatten_values(params, (1.5, None, 2.5), nargs=3)
+    buf = K.pack(params, flat, K.kernarg_size(params))
+    assert np.frombuffer(bytes(buf[:8]), np.float32).tolist() == [1.5, 2.5]
+
+
+def test_none_parameter_in_an_amdgpu_code_object():
+    # the HIP launcher packs at the code object's metadata offsets: they agree with the flat
+    # parameters (none for the None), so the arguments after it land where the kernel reads them
+    from pykern.runtime import hip_launch, kernargs as K
+
+    argtypes = (T.Array(T.float64, 1, "C"), T.Array(T.float64, 1, "C"), T.none, T.float64)
+    art = cuda.compile(_affine, argtypes, arch="gfx942").artifacts[0]
+    params = hip_launch.explicit_params(art)
+    assert [p.arg_index for p in params] == [0, 0, 0, 1, 1, 1, 3]
+    flat = K.flatten_values(params, (cuda.to_device(np.zeros(2)), cuda.to_device(np.zeros(2)), None, 7.5), nargs=4)
+    assert flat[-1] == 7.5

@@ -24,6 +24,8 @@ def typeof(value) -> T.Type:
     """
     if isinstance(value, np.bool_):
         return T.boolean
+    if value is None:
+        return T.none
     t = T.python_scalar_type(value, lambda v: TypeError(f"integer {v} does not fit in 64 bits (int64 or uint64)"))
     if t is not None:
         return t
