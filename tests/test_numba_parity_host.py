@@ -250,3 +250,86 @@ def test_none_parameter_in_an_amdgpu_code_object():
     assert [p.arg_index for p in params] == [0, 0, 0, 1, 1, 1, 3]
     flat = K.flatten_values(params, (cuda.to_device(np.zeros(2)), cuda.to_device(np.zeros(2)), None, 7.5), nargs=4)
     assert flat[-1] == 7.5
+
+
+# ---------------------------------------------------------------- ufuncs
+
+
+class _Foreign:
+    """Only ``__cuda_array_interface__`` (what cupy or another library hands over)."""
+
+    def __init__(self, d):
+        self._d = d
+        self.__cuda_array_interface__ = d.__cuda_array_interface__
+
+
+def test_vectorize_takes_foreign_arrays_as_inputs_and_out(cpu_target):
+    @cuda.vectorize(["f8(f8, f8)"])
+    def vadd(a, b):
+        return a + b
+
+    h = np.random.random(10)
+    got = vadd(_Foreign(cuda.to_device(h)), 6)
+    np.testing.assert_array_equal(got.copy_to_host(), h + 6)
+    d = cuda.device_array(10)
+    returned = vadd(h, 6, out=_Foreign(d))
+    np.testing.assert_array_equal(d.copy_to_host(), h + 6)
+    assert returned.__cuda_array_interface__["data"][0] == d.__cuda_array_interface__["data"][0]
+
+
+def test_gufunc_takes_a_foreign_out(cpu_target):
+    @cuda.guvectorize(["(f8, f8, f8[:])"], "(),()->()")
+    def gadd(inp, val, out):
+        out[0] = inp + val
+
+    h = np.random.random(10)
+    d = cuda.device_array(10)
+    returned = gadd(h, np.float64(7), out=_Foreign(d))
+    np.testing.assert_array_equal(returned.copy_to_host(), h + 7)
+    np.testing.assert_array_equal(d.copy_to_host(), h + 7)
+
+
+def test_vectorize_of_more_than_four_dimensions(cpu_target):
+    @cuda.vectorize(["f8(f8, f8)", "i4(i4, i4)"])
+    def vsub(a, b):
+        return a - b
+
+    a = np.random.random((3, 2, 4, 2, 3, 2))
+    b = np.asfortranarray(np.random.random((3, 2, 4, 2, 3, 2)))
+    np.testing.assert_array_equal(vsub(a, b), a - b)
+    np.testing.assert_array_equal(vsub(a, 1.5), a - 1.5)  # a scalar operand
+    i = np.arange(2 * 3 * 2 * 2 * 2, dtype=np.int32).reshape(2, 3, 2, 2, 2)
+    np.testing.assert_array_equal(vsub(i, i[0]), i - i[0])  # broadcast over the first axis
+    out = np.zeros_like(a)
+    assert vsub(a, b, out=out) is out
+    np.testing.assert_array_equal(out, a - b)
+    d = vsub(cuda.to_device(a), cuda.to_device(b))  # device arrays stay on the device
+    np.testing.assert_array_equal(d.copy_to_host(), a - b)
+
+
+def test_ufunc_argument_errors_as_numba():
+    def copy(a, b):
+        for i in range(b.size):
+            b[i] = a[i]
+
+    g = cuda.guvectorize(["void(float32[:], float32[:])"], "(x)->(x)")(copy)
+    x = np.zeros(10, np.float32)
+    with pytest.raises(ValueError, match="cannot specify argument 'out' as both positional and keyword"):
+        g(x, x, out=x)
+    with pytest.raises(TypeError, match=r"gufunc accepts 1 positional arguments .* or 2 positional arguments"
+                                        r".*Got 3 positional arguments\."):
+        g(x, x, x)
+    with pytest.raises(TypeError, match="guvectorized functions cannot return values"):
+        cuda.guvectorize([int32(int32[:], int32[:])], "(m)->(m)")(copy)
+    with pytest.raises(TypeError, match="nopython flag must be True"):
+        cuda.guvectorize(["void(float32[:], float32[:])"], "(x)->(x)", nopython=False)(copy)
+    with pytest.raises(TypeError, match="The following target options are not supported: 'what1'"):
+        cuda.guvectorize(["void(float32[:], float32[:])"], "(x)->(x)", what1=True)(copy)
+    with pytest.warns(RuntimeWarning, match="nopython kwarg for cuda target is redundant"):
+        cuda.vectorize(["f4(f4)"], nopython=True)(_scaled_one)
+    with pytest.raises(KeyError, match="Unrecognized options"):
+        cuda.vectorize(["f4(f4)"], nonexistent=2)(_scaled_one)
+
+
+def _scaled_one(x):
+    return 2 * x
