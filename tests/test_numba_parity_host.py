@@ -333,3 +333,17 @@ def test_ufunc_argument_errors_as_numba():
 
 def _scaled_one(x):
     return 2 * x
+
+
+# ---------------------------------------------------------------- reductions
+
+
+def test_reduce_into_a_foreign_result_array(cpu_target):
+    sum_reduce = cuda.Reduce(lambda a, b: a + b)
+    a = np.arange(10, dtype=np.float64) + 1
+    d = cuda.device_array(1)
+    assert sum_reduce(a, res=_Foreign(d)) is None
+    assert d.copy_to_host()[0] == a.sum()
+    d2 = cuda.device_array(1)
+    assert sum_reduce(np.zeros(0), res=_Foreign(d2), init=3) is None  # empty: init is the result
+    assert d2.copy_to_host()[0] == 3
