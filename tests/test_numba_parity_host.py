@@ -347,3 +347,26 @@ def test_reduce_into_a_foreign_result_array(cpu_target):
     d2 = cuda.device_array(1)
     assert sum_reduce(np.zeros(0), res=_Foreign(d2), init=3) is None  # empty: init is the result
     assert d2.copy_to_host()[0] == 3
+
+
+# ---------------------------------------------------------------- streams
+
+
+def test_stream_handle_has_ctypes_value():
+    # numba's handle is a c_void_p: interop code writes stream.handle.value
+    from pykern.runtime.streams import Stream, StreamHandle
+
+    h = Stream(0x1234, target="hip").handle
+    assert h == 0x1234 and h.value == 0x1234 and int(h) == 0x1234
+    assert Stream(0).handle.value is None  # the null stream, as c_void_p(0).value
+    assert isinstance(h, int) and isinstance(StreamHandle(5), int)
+    import ctypes
+
+    assert ctypes.c_void_p(h).value == 0x1234  # still passes as a pointer-sized int
+    assert cuda.cudadrv.driver.Stream is Stream
+
+
+def test_stream_handle_value_matches_cuda_array_interface(cpu_target):
+    s = cuda.stream()
+    d = cuda.device_array(10, stream=s)
+    assert d.__cuda_array_interface__["stream"] == s.handle.value

@@ -3,7 +3,7 @@
 import ctypes
 
 from pykern.cudadrv.error import CudaAPIError, CudaDriverError, CudaSupportError  # noqa: F401
-from pykern.runtime.streams import event_elapsed_time  # noqa: F401
+from pykern.runtime.streams import Event, Stream, event_elapsed_time  # noqa: F401
 from pykern.compat import profile_start, profile_stop, profiling  # noqa: F401
 
 
