@@ -370,3 +370,43 @@ def test_stream_handle_value_matches_cuda_array_interface(cpu_target):
     s = cuda.stream()
     d = cuda.device_array(10, stream=s)
     assert d.__cuda_array_interface__["stream"] == s.handle.value
+
+
+# ---------------------------------------------------------------- globals
+
+
+def _kernel_reading(g):
+    # the same source each time, capturing a different array: the cache must tell them apart
+    @cuda.jit
+    def k(out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = g[i] * 2.0
+
+    return k
+
+
+def test_foreign_array_globals_are_captured_by_address(cpu_target):
+    for fill in (1.0, 5.0, 7.0):  # each a new allocation, each a new kernel of the same text
+        g = _Foreign(cuda.to_device(np.full(4, fill, np.float32)))
+        out = np.zeros(4, np.float32)
+        _kernel_reading(g)[1, 4](out)
+        np.testing.assert_array_equal(out, 2 * fill)
+    d = cuda.to_device(np.zeros(3, np.float32))
+    m = _Foreign(d)
+
+    @cuda.jit
+    def write():
+        i = cuda.grid(1)
+        if i < 3:
+            m[i] = i + 1.0
+
+    write[1, 3]()
+    np.testing.assert_array_equal(d.copy_to_host(), [1, 2, 3])  # by reference: writes reach it
+
+
+def test_fingerprint_holds_the_address_of_a_foreign_global():
+    from pykern.frontend.fingerprint import value_digest
+
+    a, b = _Foreign(cuda.to_device(np.zeros(2))), _Foreign(cuda.to_device(np.zeros(2)))
+    assert value_digest(a).startswith("device-array:") and value_digest(a) != value_digest(b)
