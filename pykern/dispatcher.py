@@ -26,7 +26,7 @@ import os
 import threading
 
 from .arguments import argument_types
-from .errors import CompileError, LaunchError
+from .errors import CompileError, LaunchError, LaunchValueError
 from .launch_config import _plain as _plain_config, normalize_config
 from .targets import _chosen, current_target
 from .display import Listing, Resources, show
@@ -138,8 +138,9 @@ class Dispatcher:
             raise LaunchError(
                 f"device function {self.__name__}() can only be called from a kernel or another device function"
             )
-        raise LaunchError(
-            f"kernel {self.__name__} needs a launch configuration: {self.__name__}[griddim, blockdim](...)"
+        raise LaunchValueError(  # numba's ValueError, with its words
+            f"kernel {self.__name__}: launch configuration was not specified; "
+            f"launch it as {self.__name__}[griddim, blockdim](...)"
         )
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
@@ -148,7 +149,7 @@ class Dispatcher:
         ``tpb`` threads per block (default: the target's preferred block size)."""
         ntasks = int(ntasks)
         if ntasks < 0:
-            raise LaunchError(f"forall(ntasks={ntasks}): ntasks must be >= 0")
+            raise LaunchValueError(f"Can't create ForAll with negative task count: {ntasks}")
         tpb = int(tpb) or 256
         blocks = max(1, (ntasks + tpb - 1) // tpb)
         if ntasks == 0:

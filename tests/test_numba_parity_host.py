@@ -410,3 +410,27 @@ def test_fingerprint_holds_the_address_of_a_foreign_global():
 
     a, b = _Foreign(cuda.to_device(np.zeros(2))), _Foreign(cuda.to_device(np.zeros(2)))
     assert value_digest(a).startswith("device-array:") and value_digest(a) != value_digest(b)
+
+
+# ---------------------------------------------------------------- launch configuration
+
+
+def _noop1(x):
+    pass
+
+
+def test_launch_configuration_errors_in_numbas_words():
+    k = cuda.jit(_noop1)
+    with pytest.raises(ValueError, match=r"griddim must be a sequence of 1, 2 or 3 integers, got \[1, 2, 3, 4\]"):
+        k[(1, 2, 3, 4), (5, 6)]
+    with pytest.raises(ValueError, match=r"blockdim must be a sequence of 1, 2 or 3 integers, got \[3, 4, 5, 6\]"):
+        k[(1, 2), (3, 4, 5, 6)]
+    with pytest.raises(TypeError, match=r"griddim must be a sequence of integers, got \[2.0\]"):
+        k[2.0, 3]
+    with pytest.raises(TypeError, match=r"blockdim must be a sequence of integers, got \[3.0\]"):
+        k[2, 3.0]
+    for kern in (cuda.jit(_noop1), cuda.jit("void(int32)")(_noop1)):
+        with pytest.raises(ValueError, match="launch configuration was not specified"):
+            kern(0)
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count"):
+        k.forall(-1)
