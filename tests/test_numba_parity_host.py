@@ -434,3 +434,50 @@ def test_launch_configuration_errors_in_numbas_words():
             kern(0)
     with pytest.raises(ValueError, match="Can't create ForAll with negative task count"):
         k.forall(-1)
+
+
+def test_ravel_and_reshape_with_order_a(cpu_target):
+    c = np.arange(60).reshape(2, 5, 2, 3)
+    f = np.asfortranarray(c)
+    for host in (c, f):
+        d = cuda.to_device(host)
+        for order in "CFA" if host is c else "FA":
+            if host is c and order == "F":
+                continue
+            np.testing.assert_array_equal(d.ravel(order=order).copy_to_host(), host.ravel(order=order))
+    np.testing.assert_array_equal(cuda.to_device(np.arange(10)).reshape(2, 5, order="A").copy_to_host(),
+                                  np.arange(10).reshape(2, 5, order="A"))
+    with pytest.raises(NotImplementedError):
+        cuda.to_device(np.arange(60))[::2].ravel()
+
+
+def test_device_array_error_messages_as_numba(cpu_target):
+    d = cuda.to_device(np.arange(12, dtype="i2").reshape(4, 3))
+    with pytest.raises(ValueError, match=r"^When changing to a larger dtype, its size must be a divisor"):
+        d.view("i4")
+    with pytest.raises(ValueError, match="^To change to a dtype of a different size, the last axis"):
+        cuda.to_device(np.arange(32, dtype="i2").reshape(4, 8))[:, ::2].view("i4")
+    with pytest.raises(ValueError, match="Can't assign 3-D array to 1-D self"):
+        cuda.to_device(np.arange(35))[:] = np.ones((1, 2, 3))
+    with pytest.raises(ValueError, match="Can't copy sequence with size 2 to array axis 0 with dimension 5"):
+        cuda.to_device(np.arange(5))[:] = [1, 3]
+    d = cuda.to_device(np.arange(35).reshape(5, 7))
+    d[:, 2] = np.full(5, 400)  # what broadcasts is still taken
+    expect = np.arange(35).reshape(5, 7)
+    expect[:, 2] = 400
+    np.testing.assert_array_equal(d.copy_to_host(), expect)
+    cai = dict(cuda.to_device(np.zeros(3)).__cuda_array_interface__, mask=cuda.to_device(np.ones(3, bool)))
+    with pytest.raises(NotImplementedError, match="Masked arrays are not supported"):
+        cuda.from_cuda_array_interface(cai)
+
+
+def test_cudadrv_devicearray_helpers(cpu_target):
+    from pykern.cudadrv import devicearray as da
+
+    for view in (np.zeros(10)[::2], np.zeros((10, 12))[::2, ::2], np.zeros((10, 12), order="F"),
+                 np.broadcast_to(np.arange(3.0), (4, 3)), cuda.device_array((10, 12)).T):
+        assert da.is_contiguous(view) == da.array_core(view).flags["C_CONTIGUOUS"]
+    y = np.zeros((3, 4), np.complex128)
+    d = da.from_array_like(y)
+    assert (d.shape, d.strides, d.dtype) == (y.shape, y.strides, y.dtype)
+    assert "non-contiguous" in da.errmsg_contiguous_buffer

@@ -172,6 +172,18 @@ def _strides_like(shape, strides, itemsize):
     return tuple(out)
 
 
+def _check_assignable(src, dst) -> None:
+    """``a[key] = value`` takes a value that broadcasts to the target without new leading axes,
+    as numba's; its ValueErrors in numba's words."""
+    if len(src) > len(dst):
+        raise ValueError(f"Can't assign {len(src)}-D array to {len(dst)}-D self")
+    for axis in range(len(src)):
+        n, d = src[-1 - axis], dst[-1 - axis]
+        if n != 1 and n != d:
+            raise ValueError(f"Can't copy sequence with size {n} to array axis {len(dst) - 1 - axis} "
+                             f"with dimension {d}")
+
+
 def _is_dense(shape, strides, itemsize) -> bool:
     """The elements fill ``prod(shape) * itemsize`` bytes with no gap and no overlap, in some
     axis order. Length-1 axes may have any stride (numpy's relaxed strides): comparing with
@@ -360,8 +372,10 @@ class DeviceArray:
         newshape = _normalize_shape(newshape)
         if int(np.prod(newshape, dtype=np.int64)) != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {newshape}")
-        if order not in ("C", "F"):
-            raise ValueError("order must be 'C' or 'F'")
+        if order not in ("C", "F", "A"):
+            raise ValueError("order must be 'C', 'F' or 'A'")
+        if order == "A":  # numpy's: F when the array is F- and not C-contiguous
+            order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
         ok = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
         if not ok:
             raise NotImplementedError(f"reshape of a non-{order}-contiguous device array (copy it first)")
@@ -415,11 +429,11 @@ class DeviceArray:
         if not self.shape:
             raise ValueError("changing the dtype of a 0-d array is not supported")
         if self.strides[-1] != self.dtype.itemsize:
-            raise ValueError("to change to a dtype of a different size, the last axis must be contiguous")
+            raise ValueError("To change to a dtype of a different size, the last axis must be contiguous")
         nbytes = self.shape[-1] * self.dtype.itemsize
         if nbytes % dt.itemsize:
-            raise ValueError(f"when changing to a larger dtype, its size must be a divisor of the total size in "
-                             f"bytes of the last axis of the array ({nbytes} bytes, {dt} is {dt.itemsize})")
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of the total size in "
+                             "bytes of the last axis of the array.")  # numpy's and numba's words
         shape = self.shape[:-1] + (nbytes // dt.itemsize,)
         return DeviceArray(shape, self.strides[:-1] + (dt.itemsize,), dt, self.storage, self.ptr, self.stream)
 
@@ -542,8 +556,9 @@ class DeviceArray:
             else:
                 view.copy_to_device(value)
                 return
-        src = np.broadcast_to(np.asarray(value, dtype=self.dtype), view.shape)
-        view.copy_to_device(src)
+        src = np.asarray(value, dtype=self.dtype)
+        _check_assignable(src.shape, view.shape)
+        view.copy_to_device(np.broadcast_to(src, view.shape))
 
     # -- host access (cpu storage only)
     def _host_view(self) -> np.ndarray:
@@ -1001,7 +1016,7 @@ def from_cuda_array_interface(obj, target: str | None = None) -> DeviceArray:
     """A zero-copy DeviceArray over memory described by ``obj.__cuda_array_interface__``."""
     cai = obj.__cuda_array_interface__
     if cai.get("mask") is not None:
-        raise NotImplementedError("masked __cuda_array_interface__ arrays are not supported")
+        raise NotImplementedError("Masked arrays are not supported (a __cuda_array_interface__ with a mask)")
     t = resolve_target(target)
     shape = _normalize_shape(cai["shape"])
     dt = _check_dtype(cai["typestr"])
