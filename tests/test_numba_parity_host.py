@@ -481,3 +481,28 @@ def test_cudadrv_devicearray_helpers(cpu_target):
     d = da.from_array_like(y)
     assert (d.shape, d.strides, d.dtype) == (y.shape, y.strides, y.dtype)
     assert "non-contiguous" in da.errmsg_contiguous_buffer
+
+
+# ---------------------------------------------------------------- cuda.kernels
+
+
+def test_kernels_transpose_any_dtype(cpu_target):
+    from pykern.kernels.transpose import transpose
+
+    rec = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
+    for rows, cols in ((2, 3), (17, 16), (33, 5)):
+        x = np.arange(rows * cols, dtype=np.float64).reshape(cols, rows)
+        np.testing.assert_array_equal(transpose(cuda.to_device(x)).copy_to_host(), x.T)
+        z = (x + 1j * x).astype(np.complex128)
+        dz = cuda.device_array((rows, cols), np.complex128)
+        assert transpose(cuda.to_device(z), dz) is dz
+        np.testing.assert_array_equal(dz.copy_to_host(), z.T)
+        bits = np.random.randint(2, size=(rows, cols)).astype(np.bool_)
+        out = cuda.device_array_like(bits.T)  # an F-ordered result
+        np.testing.assert_array_equal(transpose(cuda.to_device(bits), out).copy_to_host(), bits.T)
+        r = np.zeros((rows, cols), rec)
+        r["i"] = np.arange(rows * cols).reshape(rows, cols)
+        r["j"] = np.random.random((rows, cols, 3, 2))
+        np.testing.assert_array_equal(cuda.kernels.transpose.transpose(cuda.to_device(r)).copy_to_host(), r.T)
+    with pytest.raises(ValueError, match="needs a"):
+        transpose(cuda.to_device(np.zeros((2, 3))), cuda.device_array((2, 3)))
