@@ -310,6 +310,11 @@ class CUDAUFunc:
             raise TypeError("reduce needs a binary ufunc")
         return Reduce(self._device)(arg, stream=stream)
 
+    def __reduce__(self):
+        """Pickled by value as its device function is (``pykern/serialize.py``) with its signatures
+        and options: a ufunc travels to Dask workers and ``multiprocessing`` as a kernel does."""
+        return (_rebuild_ufunc, (self._device, self._sigs, self.options))
+
     def __repr__(self):
         return f"<pykern vectorized ufunc {self.__name__}>"
 
@@ -488,8 +493,22 @@ class CUDAGUFunc:
                 rets.append(r[()] if shape == () else r)
         return rets[0] if len(rets) == 1 else tuple(rets)
 
+    def __reduce__(self):
+        """Pickled by value, as :class:`CUDAUFunc`."""
+        return (_rebuild_gufunc, (self._device, [tuple(a) for _, a in self._sigs], self.layout, self.options))
+
     def __repr__(self):
         return f"<pykern gufunc {self.__name__} {self.layout}>"
+
+
+def _rebuild_ufunc(device, sigs, options):
+    u = CUDAUFunc(device.py_func, None, **options)
+    u._sigs = list(sigs)
+    return u
+
+
+def _rebuild_gufunc(device, sigs, layout, options):
+    return CUDAGUFunc(device.py_func, sigs, layout, **options)
 
 
 def _add_unit_axis(d):

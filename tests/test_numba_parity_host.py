@@ -506,3 +506,28 @@ def test_kernels_transpose_any_dtype(cpu_target):
         np.testing.assert_array_equal(cuda.kernels.transpose.transpose(cuda.to_device(r)).copy_to_host(), r.T)
     with pytest.raises(ValueError, match="needs a"):
         transpose(cuda.to_device(np.zeros((2, 3))), cuda.device_array((2, 3)))
+
+
+def test_ufuncs_pickle_by_value(cpu_target):
+    import pickle
+
+    @cuda.vectorize(["int64(int64)", "float64(float64)"])
+    def twice(x):
+        return x * 2
+
+    @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->()")
+    def total(x, r):
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i]
+        r[0] = s
+
+    a = np.arange(10)
+    t2 = pickle.loads(pickle.dumps(pickle.loads(pickle.dumps(twice))))  # twice over, as numba's test
+    np.testing.assert_array_equal(t2(a), a * 2)
+    np.testing.assert_array_equal(t2(a * 0.5), a * 1.0)
+    assert t2.types == twice.types
+    g2 = pickle.loads(pickle.dumps(total))
+    m = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(g2(m), m.sum(axis=1))
+    assert g2.layout == "(n)->()"
