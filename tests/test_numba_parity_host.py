@@ -531,3 +531,17 @@ def test_ufuncs_pickle_by_value(cpu_target):
     m = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(g2(m), m.sum(axis=1))
     assert g2.layout == "(n)->()"
+
+
+# ---------------------------------------------------------------- print
+
+
+@cuda.jit
+def _print_dim3():
+    print(cuda.threadIdx, "of", cuda.blockDim)
+
+
+def test_print_of_a_dim3_is_a_tuple(cpu_target, capfd):
+    _print_dim3[1, (2, 2, 2)]()
+    lines = sorted(capfd.readouterr().out.splitlines())
+    assert lines == sorted(f"{t} of (2, 2, 2)" for t in np.ndindex(2, 2, 2))

@@ -792,6 +792,11 @@ def _print(lw, node):
             continue
         if isinstance(a, ast.Starred):
             raise lw.error("print(*args) is not supported in kernels", a)
+        if isinstance(v, PyObj) and isinstance(v.value, stubs.Dim3Stub):  # numba prints a Dim3 as a tuple
+            fmt.append("(%lld, %lld, %lld)")
+            args += [lw.cast(lw.expr(ast.copy_location(ast.Attribute(a, axis, ast.Load()), a)), T.int64, a)
+                     for axis in "xyz"]
+            continue
         v = lw.to_ir(v, a)
         t = v.type
         if not t.is_scalar:
