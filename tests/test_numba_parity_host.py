@@ -545,3 +545,23 @@ def test_print_of_a_dim3_is_a_tuple(cpu_target, capfd):
     _print_dim3[1, (2, 2, 2)]()
     lines = sorted(capfd.readouterr().out.splitlines())
     assert lines == sorted(f"{t} of (2, 2, 2)" for t in np.ndindex(2, 2, 2))
+
+
+def test_device_record_constructors_and_copies_into_a_record(cpu_target):
+    from pykern.cudadrv.devicearray import DeviceRecord, auto_device, from_record_like
+
+    dt = np.dtype([("a", np.int32), ("b", np.float32)], align=True)
+    for make in (np.zeros, np.recarray):
+        zero, full = make(1, dt)[0], make(1, dt)[0]
+        zero["a"], zero["b"] = 0, 0.0
+        full["a"], full["b"] = 10, 11.0
+        rec = DeviceRecord(dt)  # numba's constructor: new device memory
+        assert (rec.shape, rec.strides, rec.dtype, rec.alloc_size) == ((), (), dt, dt.itemsize)
+        rec.copy_to_device(full)
+        got = zero.copy()
+        assert rec.copy_to_host(got) is got  # into the record scalar, in place
+        assert (got["a"], got["b"]) == (10, 11.0)
+        like = from_record_like(rec)
+        assert isinstance(like, DeviceRecord) and like.dtype == dt and like.ptr != rec.ptr
+        d, new = auto_device(full)
+        assert new and d.copy_to_host()["a"] == 10

@@ -6,7 +6,7 @@ DeviceNDArray = DeviceNDArrayBase = DeviceArray
 MappedNDArray = MappedArray
 ManagedNDArray = ManagedArray
 __all__ = ["DeviceNDArray", "DeviceNDArrayBase", "DeviceRecord", "MappedNDArray", "ManagedNDArray",
-           "is_cuda_ndarray", "auto_device", "from_array_like", "array_core", "is_contiguous",
+           "is_cuda_ndarray", "auto_device", "from_array_like", "from_record_like", "array_core", "is_contiguous",
            "errmsg_contiguous_buffer"]
 
 #: numba's message for a copy that needs contiguous memory (pykern copies any layout; kept for
@@ -41,6 +41,13 @@ def from_array_like(ary, stream=0, gpu_data=None):
     from pykern.runtime.memory import device_array_like
 
     return device_array_like(ary, stream=stream)
+
+
+def from_record_like(rec, stream=0, gpu_data=None):
+    """numba's ``from_record_like``: an uninitialised ``DeviceRecord`` of ``rec``'s dtype."""
+    if gpu_data is not None:
+        raise NotImplementedError("from_record_like(gpu_data=...): pykern allocates the memory itself")
+    return DeviceRecord(rec.dtype, stream)
 
 
 def array_core(ary):

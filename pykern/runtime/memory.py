@@ -589,6 +589,8 @@ class DeviceArray:
                 return self._staged_host_view(as_stream(stream, "hip"), wait=False)
             ary = self._empty_host_like()
         else:
+            if isinstance(ary, np.void) and ary.dtype == self.dtype and not self.shape:
+                return self._copy_to_record(ary, stream)
             if not isinstance(ary, np.ndarray):
                 raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
             if ary.dtype != self.dtype or not _squeeze_equal(ary.shape, self.shape):
@@ -633,6 +635,15 @@ class DeviceArray:
         if wait and not s.is_default:
             s.synchronize()
         return np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)
+
+    def _copy_to_record(self, rec: np.void, stream) -> np.void:
+        """numba copies a record into a numpy record scalar (a view of its array) in place."""
+        host = self.copy_to_host(stream=stream)
+        if stream:
+            as_stream(stream, self.target).synchronize()
+        for name in rec.dtype.names:
+            rec[name] = host[name]
+        return rec
 
     def copy_to_device(self, ary, stream=0) -> None:
         """Copy host data (array-like, same shape and dtype) or another DeviceArray into this one."""
@@ -736,7 +747,11 @@ class DeviceRecord(DeviceArray):
 
     __slots__ = ()
 
-    def __init__(self, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
+    def __init__(self, dtype, storage: Storage | None = None, ptr: int | None = None, stream: Stream | None = None):
+        if not isinstance(storage, Storage):  # numba's DeviceRecord(dtype, stream=0): new device memory
+            stream = None if storage in (None, 0) else as_stream(storage, resolve_target(None))
+            dtype = _check_dtype(dtype)
+            storage, ptr = Storage.allocate(dtype.itemsize, resolve_target(None)), None
         super().__init__((), (), dtype, storage, ptr, stream)
         if self.dtype.names is None:
             raise TypeError(f"a DeviceRecord needs a structured dtype, not {self.dtype}")
