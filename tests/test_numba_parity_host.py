@@ -565,3 +565,17 @@ def test_device_record_constructors_and_copies_into_a_record(cpu_target):
         assert isinstance(like, DeviceRecord) and like.dtype == dt and like.ptr != rec.ptr
         d, new = auto_device(full)
         assert new and d.copy_to_host()["a"] == 10
+
+
+def test_device_ndarray_constructor_allocates_as_numba(cpu_target):
+    from pykern.cudadrv.devicearray import DeviceNDArray
+
+    arr = DeviceNDArray((1, 10), (800, 8), np.float64)  # relaxed strides: a length-1 axis
+    assert arr.flags["C_CONTIGUOUS"] and arr.flags["F_CONTIGUOUS"]
+    arr.copy_to_device(np.arange(10.0).reshape(1, 10))
+    np.testing.assert_array_equal(arr.copy_to_host(), np.arange(10.0).reshape(1, 10))
+    f = DeviceNDArray((3, 4), (8, 24), np.float64, cuda.stream())  # F order, with a stream
+    f.copy_to_device(np.asfortranarray(np.arange(12.0).reshape(3, 4)))
+    np.testing.assert_array_equal(f.copy_to_host(), np.arange(12.0).reshape(3, 4))
+    empty = DeviceNDArray((0,), (8,), np.int8)
+    empty.copy_to_host(np.ndarray((0,), np.int8, strides=(0,)))

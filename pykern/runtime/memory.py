@@ -253,6 +253,16 @@ class _HostWindow:
         }
 
 
+def _new_memory(shape, strides, dtype, stream):
+    """``(storage, ptr, stream)`` of new memory on the current target for an array of ``shape`` and
+    byte ``strides``: the constructors' numba spelling, ``DeviceNDArray(shape, strides, dtype,
+    stream=0)`` and ``DeviceRecord(dtype, stream=0)``, whose memory numba allocates."""
+    t = resolve_target(None)
+    lo, hi = _span(tuple(shape), tuple(strides), _check_dtype(dtype).itemsize)
+    storage = Storage.allocate(hi - lo, t)
+    return storage, storage.ptr - lo, None if stream in (None, 0) else as_stream(stream, t)
+
+
 # --------------------------------------------------------------------------- DeviceArray
 class DeviceArray:
     """An n-d array in device memory ("hip") or host memory ("cpu").
@@ -266,7 +276,10 @@ class DeviceArray:
     __cuda_memory__ = True
     __cuda_ndarray__ = True
 
-    def __init__(self, shape, strides, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
+    def __init__(self, shape, strides, dtype, storage: Storage | None = None, ptr: int | None = None,
+                 stream: Stream | None = None):
+        if not isinstance(storage, Storage):  # numba's DeviceNDArray(shape, strides, dtype, stream=0)
+            storage, ptr, stream = _new_memory(shape, strides, dtype, storage)
         self.shape = tuple(shape)
         self.strides = tuple(strides)
         self.dtype = np.dtype(dtype)
@@ -748,11 +761,7 @@ class DeviceRecord(DeviceArray):
     __slots__ = ()
 
     def __init__(self, dtype, storage: Storage | None = None, ptr: int | None = None, stream: Stream | None = None):
-        if not isinstance(storage, Storage):  # numba's DeviceRecord(dtype, stream=0): new device memory
-            stream = None if storage in (None, 0) else as_stream(storage, resolve_target(None))
-            dtype = _check_dtype(dtype)
-            storage, ptr = Storage.allocate(dtype.itemsize, resolve_target(None)), None
-        super().__init__((), (), dtype, storage, ptr, stream)
+        super().__init__((), (), dtype, storage, ptr, stream)  # numba's DeviceRecord(dtype, stream=0) too
         if self.dtype.names is None:
             raise TypeError(f"a DeviceRecord needs a structured dtype, not {self.dtype}")
 
