@@ -217,6 +217,29 @@ def test_none_kernel_argument_is_decided_at_compile_time(cpu_target):
     assert o[0] == 5.0
 
 
+@cuda.jit
+def _none_in_tuples(out, t, p):
+    out[0] = 1 if t[1] is None else 2
+    out[1] = 1 if t[0] is None else 2
+    v = t[1]
+    out[2] = _scaled(2.0, v)  # passed on to a device function, still None there
+    if p.scale is None:
+        out[3] = p.a
+    else:
+        out[3] = p.a * p.scale
+
+
+def test_none_inside_tuple_arguments_is_none(cpu_target):
+    from collections import namedtuple
+
+    P = namedtuple("P", "a scale")
+    out = np.zeros(4)
+    _none_in_tuples[1, 1](out, (1.0, None), P(3.0, None))
+    np.testing.assert_array_equal(out, [1, 2, 2.0, 3.0])
+    _none_in_tuples[1, 1](out, (1.0, 5.0), P(3.0, 2.0))
+    np.testing.assert_array_equal(out, [2, 2, 10.0, 6.0])
+
+
 def test_none_kernel_argument_used_as_a_value_is_a_located_error(cpu_target):
     @cuda.jit
     def k(out, scale):
