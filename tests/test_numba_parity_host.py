@@ -602,3 +602,28 @@ def test_device_ndarray_constructor_allocates_as_numba(cpu_target):
     np.testing.assert_array_equal(f.copy_to_host(), np.arange(12.0).reshape(3, 4))
     empty = DeviceNDArray((0,), (8,), np.int8)
     empty.copy_to_host(np.ndarray((0,), np.int8, strides=(0,)))
+
+
+def test_driver_memset_and_raw_copies(cpu_target):
+    from pykern.cudadrv import driver
+
+    host = cuda.pinned_array(10, dtype=np.uint32)
+    host.fill(123)
+    dev = cuda.to_device(host)
+    assert driver.device_memory_size(dev) == 40
+    driver.device_memset(dev, 0, driver.device_memory_size(dev))
+    assert (host == 123).all() and (dev.copy_to_host() == 0).all()
+    driver.device_memset(dev[2:4], 0xFF, 8)  # a view: its own bytes only
+    np.testing.assert_array_equal(dev.copy_to_host(), [0, 0, 2**32 - 1, 2**32 - 1, 0, 0, 0, 0, 0, 0])
+    mapped = cuda.mapped_array(10, dtype=np.uint32)
+    mapped.fill(5)
+    driver.device_memset(mapped, 0, driver.device_memory_size(mapped))
+    assert (mapped == 0).all()
+    src = np.arange(10, dtype=np.uint32)
+    driver.host_to_device(dev, src, src.nbytes)
+    out = np.zeros_like(src)
+    driver.device_to_host(out, dev, src.nbytes)
+    np.testing.assert_array_equal(out, src)
+    other = cuda.device_array_like(src)
+    driver.device_to_device(other, dev, src.nbytes)
+    np.testing.assert_array_equal(other.copy_to_host(), src)
