@@ -144,7 +144,7 @@ class Stream:
             self._keepalive.append(obj)
 
     def __int__(self) -> int:
-        return self.handle
+        return int(self.handle)  # a plain int: returning the int subclass is deprecated
 
     def __eq__(self, other):
         return isinstance(other, Stream) and (self.handle, self.target) == (other.handle, other.target)
