@@ -143,7 +143,7 @@ def __getattr__(name):
         from .compat import _gpus
 
         return _gpus()
-    if name in ("random", "cudadrv"):  # numba.cuda.random's API, numba.cuda.cudadrv's names (loaded on first use)
+    if name in ("random", "cudadrv", "kernels"):  # numba.cuda.random, .cudadrv, .kernels (loaded on first use)
         import importlib
 
         return importlib.import_module(f"pykern.{name}")
@@ -182,7 +182,7 @@ __all__ = [
     "KernelIndexError", "KernelZeroDivisionError", "KernelValueError",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
     "uint8", "uint16", "uint32", "uint64", "void",
-    *_kernel_names, *_LAZY, "gpus", "random", "cudadrv",
+    *_kernel_names, *_LAZY, "gpus", "random", "cudadrv", "kernels",
 ]
 
 # In a notebook or REPL the compile path (LLVM, frontend, codegen) loads on a thread while the

@@ -26,7 +26,7 @@ import os
 import threading
 
 from .arguments import argument_types
-from .errors import CompileError, LaunchError
+from .errors import CompileError, LaunchError, LaunchValueError
 from .launch_config import _plain as _plain_config, normalize_config
 from .targets import _chosen, current_target
 from .display import Listing, Resources, show
@@ -88,14 +88,15 @@ class Dispatcher:
         if signatures is not None:
             from .frontend import parse_signature
             from .frontend import types as T
+            from .frontend.signature import declares_return
 
             sigs = signatures if isinstance(signatures, (list, tuple)) and not _is_type_tuple(signatures) else [signatures]
             for sig in sigs:
                 rt, argtypes = parse_signature(sig)
-                if device and _is_type_tuple(sig):
-                    rt = None  # argument types only: the return type is inferred (numba)
+                if device and not declares_return(sig):
+                    rt = None  # numba infers a device function's return type when the signature omits it
                 self._signatures.append((rt, argtypes))
-                if not device and self._signatures[-1][0] != T.void:
+                if not device and rt != T.void:
                     raise TypeError(f"CUDA kernel must have void return type (kernel {py_func.__name__}, "
                                     f"signature {sig}); only device functions return values")
             if not device:
@@ -137,8 +138,9 @@ class Dispatcher:
             raise LaunchError(
                 f"device function {self.__name__}() can only be called from a kernel or another device function"
             )
-        raise LaunchError(
-            f"kernel {self.__name__} needs a launch configuration: {self.__name__}[griddim, blockdim](...)"
+        raise LaunchValueError(  # numba's ValueError, with its words
+            f"kernel {self.__name__}: launch configuration was not specified; "
+            f"launch it as {self.__name__}[griddim, blockdim](...)"
         )
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
@@ -147,7 +149,7 @@ class Dispatcher:
         ``tpb`` threads per block (default: the target's preferred block size)."""
         ntasks = int(ntasks)
         if ntasks < 0:
-            raise LaunchError(f"forall(ntasks={ntasks}): ntasks must be >= 0")
+            raise LaunchValueError(f"Can't create ForAll with negative task count: {ntasks}")
         tpb = int(tpb) or 256
         blocks = max(1, (ntasks + tpb - 1) // tpb)
         if ntasks == 0:
@@ -232,13 +234,18 @@ class Dispatcher:
 
     def specialize(self, *args):
         """A dispatcher compiled for the types of ``args`` (numba's
-        ``kernel.specialize(a, b)``); other argument types are refused.
+        ``kernel.specialize(a, b)``); other argument types are refused. An argument may
+        also be a type (``k.specialize(float32[::1])``), as in numba-cuda.
 
         Example: ``k1 = k.specialize(x, y); k1[4, 64](x, y)``"""
+        from .frontend import types as T
+
         if self.specialized:
             raise RuntimeError("Dispatcher already specialized")
         target = current_target()
-        argtypes, _ = argument_types(args, self.__name__, target)
+        values = [a for a in args if not isinstance(a, T.Type)]
+        typed = iter(argument_types(values, self.__name__, target)[0])
+        argtypes = tuple(a if isinstance(a, T.Type) else next(typed) for a in args)
         key = (target, argtypes)
         d = self._specializations.get(key)
         if d is None:
@@ -247,6 +254,11 @@ class Dispatcher:
             d._specialized = True
             self._specializations[key] = d
         return d
+
+    @property
+    def specializations(self) -> dict:
+        """The dispatchers :meth:`specialize` made, by (target, argument types)."""
+        return self._specializations
 
     @property
     def definitions(self):
@@ -501,7 +513,9 @@ _KNOWN_OPTIONS = {
     "forceinline",  # device functions: inlined at every call (numba-cuda's option)
     "boundscheck",  # numba-cuda: None/False accepted, True refused (debug=True checks indices here)
     "lto",  # numba-cuda's link-time optimisation of NVVM IR: nothing to switch here (one LLVM module)
+    "shared_memory_carveout",  # numba-cuda's L1/shared split: checked as numba does, AMD has no such knob
 }
+_CARVEOUTS = ("default", "maxl1", "maxshared")
 
 
 def _check_options(options):
@@ -514,7 +528,32 @@ def _check_options(options):
         # numba-cuda's own answer; debug=True is the way to checked indexing in both
         raise NotImplementedError("bounds checking is not supported by @jit(boundscheck=True); "
                                   "use @jit(debug=True), which checks every index")
-    return {k: v for k, v in options.items() if k not in ("boundscheck", "lto")}
+    _check_launch_bounds(options.get("launch_bounds"))
+    _check_carveout(options.get("shared_memory_carveout"))
+    return {k: v for k, v in options.items() if k not in ("boundscheck", "lto", "shared_memory_carveout")}
+
+
+def _check_launch_bounds(bounds):
+    """numba-cuda's rule: an int, or a tuple of at most three (max threads per block, min blocks
+    per multiprocessor, max cluster rank); pykern uses the first."""
+    if isinstance(bounds, (tuple, list)) and len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {tuple(bounds)}; at most 3 are supported "
+                         "(max_threads_per_block, min_blocks_per_sm, max_cluster_rank)")
+
+
+def _check_carveout(value):
+    """numba-cuda's check of ``shared_memory_carveout`` (a percentage -1..100 or a name); the
+    value itself changes nothing on AMD GPUs or the cpu target."""
+    if value is None:
+        return
+    if isinstance(value, str):
+        if value.lower() not in _CARVEOUTS:
+            raise ValueError(f"Invalid carveout value: {value}. Must be -1 to 100 or one of {list(_CARVEOUTS)}")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not -1 <= value <= 100:
+            raise ValueError("Carveout must be between -1 and 100")
+    else:
+        raise TypeError(f"shared_memory_carveout must be str or int, got {type(value).__name__}")
 
 
 def _is_type_tuple(obj):

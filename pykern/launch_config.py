@@ -24,13 +24,14 @@ def _dims(value, what):
     else:
         items = [value]
     if not 1 <= len(items) <= 3:
-        raise LaunchValueError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r}")
+        raise LaunchValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got {items!r}")
     out = []
     for v in items:
         try:
             n = operator.index(v)
         except TypeError:
-            raise LaunchError(f"{what} must hold ints, got {value!r} ({type(v).__name__})") from None
+            raise LaunchError(f"{what} must be a sequence of integers, got {items!r} "
+                              f"(a {type(v).__name__} is not an int)") from None
         if n <= 0:
             raise LaunchValueError(f"{what} must be positive in every dimension, got {value!r}")
         out.append(n)

@@ -152,6 +152,8 @@ class Reduce:
             arr = as_device_array(arr)
         else:
             arr = np.asarray(arr)
+        if res is not None and is_device_operand(res):
+            res = as_device_array(res)  # a foreign array (cupy...): written through a zero-copy view
         if arr.ndim != 1:
             raise TypeError("only support 1D array")  # numba's message
         if size is not None:

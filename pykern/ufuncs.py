@@ -79,6 +79,22 @@ def _broadcast_device(d, shape):
     return DeviceArray(shape, tuple(strides), d.dtype, d.storage, d.ptr, d.stream)
 
 
+def _no_duplicate_out(out):
+    if out is not None:
+        raise ValueError("cannot specify argument 'out' as both positional and keyword")
+
+
+def _device_or_host(out):
+    """An output operand as a DeviceArray when it is device memory (a foreign
+    ``__cuda_array_interface__`` object is wrapped, zero-copy, and that view is what numba
+    returns), else as given."""
+    if out is None or not is_device_operand(out):
+        return out
+    from .runtime.memory import as_device_array
+
+    return as_device_array(out)
+
+
 class _Operands:
     """Inputs of one call, made into arrays of the loop's shape on the target."""
 
@@ -217,10 +233,12 @@ class CUDAUFunc:
         from .runtime.memory import DeviceArray, device_array
         from .targets import current_target
 
-        if len(args) == self.nin + 1 and out is None:
+        if len(args) == self.nin + 1:
+            _no_duplicate_out(out)
             args, out = args[:-1], args[-1]
         if len(args) != self.nin:
             raise TypeError(f"{self.__name__}() takes {self.nin} positional arguments but {len(args)} were given")
+        out = _device_or_host(out)
         target = current_target()
         ops = _Operands(args, target, stream)
         dtypes = [ops.dtype(k) for k in range(self.nin)]
@@ -242,14 +260,11 @@ class CUDAUFunc:
         scalar_result = shape == ()
         kshape = shape if shape else (1,)
         if len(kshape) > _MAX_NDIM:
-            raise ValueError(f"{self.__name__}: arrays of up to {_MAX_NDIM} dimensions are supported, got {shape}")
+            return self._by_rows(ops, shape, rdt, out, stream)
         ins = [ops.array(k, kshape, None) for k in range(self.nin)]
-        device_out = out is not None and is_device_operand(out)
+        device_out = isinstance(out, DeviceArray)
         if device_out:
-            from .runtime.memory import as_device_array
-
-            dout = as_device_array(out)
-            res = dout if dout.shape == kshape else dout.reshape(kshape)
+            res = out if out.shape == kshape else out.reshape(kshape)
         elif target == "hip" or (ops.any_device and out is None):
             res = device_array(kshape, out.dtype if out is not None else rdt, stream=stream)
         elif out is not None:
@@ -273,12 +288,32 @@ class CUDAUFunc:
             return out
         return res.reshape(shape)[()] if scalar_result else res
 
+    def _by_rows(self, ops, shape, rdt, out, stream):
+        """More dimensions than a kernel array has (numba takes any): one call per index of
+        the first axis, on views (numpy's result; a launch per row, so only for this case)."""
+        from .runtime.memory import device_array
+
+        ins = [ops.array(k, shape, None) if np.ndim(ops.values[k]) else ops.values[k] for k in range(self.nin)]
+        if out is None:
+            if ops.target == "hip" and not ops.any_device:
+                return self._by_rows(ops, shape, rdt, device_array(shape, rdt, stream=stream),
+                                     stream).copy_to_host(stream=stream)
+            out = device_array(shape, rdt, stream=stream) if ops.any_device else np.empty(shape, rdt)
+        for i in range(shape[0]):
+            self(*[a[i] if np.ndim(a) else a for a in ins], out=out[i], stream=stream)
+        return out
+
     def reduce(self, arg, stream=0):
         """numba's ``ufunc.reduce`` of a binary ufunc over a 1-d array: a tree
         reduction on the device (``pykern.Reduce`` of this ufunc)."""
         if self.nin != 2:
             raise TypeError("reduce needs a binary ufunc")
         return Reduce(self._device)(arg, stream=stream)
+
+    def __reduce__(self):
+        """Pickled by value as its device function is (``pykern/serialize.py``) with its signatures
+        and options: a ufunc travels to Dask workers and ``multiprocessing`` as a kernel does."""
+        return (_rebuild_ufunc, (self._device, self._sigs, self.options))
 
     def __repr__(self):
         return f"<pykern vectorized ufunc {self.__name__}>"
@@ -306,6 +341,7 @@ class CUDAGUFunc:
     def __init__(self, func, signatures, layout, **options):
         from .dispatcher import Dispatcher
         from .frontend import parse_signature
+        from .frontend import types as T
 
         if not signatures:
             raise TypeError("guvectorize needs a list of signatures, e.g. ['void(float32[:], float32[:])']")
@@ -318,6 +354,10 @@ class CUDAGUFunc:
         self.nin, self.nout = len(self.in_dims), len(self.out_dims)
         self._device = Dispatcher(func, None, device=True, **options)
         self._sigs = [parse_signature(s) for s in signatures]
+        for (ret, _), sig in zip(self._sigs, signatures):
+            if ret != T.void:
+                raise TypeError(f"guvectorized functions cannot return values: signature {sig} specifies "
+                                f"{ret} return type")
         for _, argtypes in self._sigs:
             if len(argtypes) != self.nin + self.nout:
                 raise TypeError(f"signature has {len(argtypes)} arguments, layout {layout!r} {self.nin + self.nout}")
@@ -349,15 +389,23 @@ class CUDAGUFunc:
 
     def __call__(self, *args, out=None, stream=0):
         from .frontend import types as T
-        from .runtime.memory import DeviceArray, as_device_array, device_array
+        from .runtime.memory import DeviceArray, device_array
         from .targets import current_target
 
         outs = list(args[self.nin:])
+        if len(args) not in (self.nin, self.nin + self.nout):
+            n = len(args)
+            raise TypeError(f"{self.__name__}: gufunc accepts {self.nin} positional arguments (the inputs) or "
+                            f"{self.nin + self.nout} positional arguments (inputs and outputs). "
+                            f"Got {n} positional argument{'' if n == 1 else 's'}.")
         args = args[: self.nin]
         if out is not None:
+            if outs:
+                _no_duplicate_out(out)
             outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        if len(args) != self.nin or len(outs) not in (0, self.nout):
+        if len(outs) not in (0, self.nout):
             raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs)")
+        outs = [_device_or_host(o) for o in outs]
         target = current_target()
         ops = _Operands(args, target, stream)
         dtypes = [ops.dtype(k) for k in range(self.nin)]
@@ -404,9 +452,8 @@ class CUDAGUFunc:
             cshape = tuple(sizes[d] for d in core)
             rdt = _np_dtype(t)
             given = outs[k] if outs else None
-            if given is not None and is_device_operand(given):
-                dev = as_device_array(given)
-                res = _broadcast_device(dev, kloop + cshape)
+            if isinstance(given, DeviceArray):
+                res = _broadcast_device(given, kloop + cshape)
             elif target == "hip" or (ops.any_device and given is None):
                 res = device_array(kloop + cshape, rdt, stream=stream)
             elif given is not None:
@@ -426,7 +473,7 @@ class CUDAGUFunc:
         rets = []
         for res, given, cshape in results:
             shape = loop + cshape
-            if given is not None and is_device_operand(given):
+            if isinstance(given, DeviceArray):
                 rets.append(given)
             elif target == "hip" and not ops.any_device:
                 host = res.copy_to_host(stream=stream).reshape(shape)
@@ -446,8 +493,22 @@ class CUDAGUFunc:
                 rets.append(r[()] if shape == () else r)
         return rets[0] if len(rets) == 1 else tuple(rets)
 
+    def __reduce__(self):
+        """Pickled by value, as :class:`CUDAUFunc`."""
+        return (_rebuild_gufunc, (self._device, [tuple(a) for _, a in self._sigs], self.layout, self.options))
+
     def __repr__(self):
         return f"<pykern gufunc {self.__name__} {self.layout}>"
+
+
+def _rebuild_ufunc(device, sigs, options):
+    u = CUDAUFunc(device.py_func, None, **options)
+    u._sigs = list(sigs)
+    return u
+
+
+def _rebuild_gufunc(device, sigs, layout, options):
+    return CUDAGUFunc(device.py_func, sigs, layout, **options)
 
 
 def _add_unit_axis(d):
@@ -456,12 +517,45 @@ def _add_unit_axis(d):
     return DeviceArray(d.shape + (1,), d.strides + (d.dtype.itemsize,), d.dtype, d.storage, d.ptr, d.stream)
 
 
+def _ufunc_options(options: dict, unknown_error) -> dict:
+    """numba's checks of ``vectorize``/``guvectorize`` options: ``nopython=True`` is redundant (a
+    warning), ``nopython=False`` an error, other unknown options ``unknown_error(names)``."""
+    from .dispatcher import _KNOWN_OPTIONS
+
+    if "nopython" in options:
+        if not options.pop("nopython"):
+            raise TypeError("nopython flag must be True")
+        import warnings
+
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning, stacklevel=3)
+    unknown = [k for k in options if k not in _KNOWN_OPTIONS]
+    if unknown:
+        raise unknown_error(", ".join(repr(k) for k in unknown))
+    return options
+
+
+class UnrecognizedOptions(KeyError, TypeError):
+    """numba's ``vectorize`` raises KeyError for options it does not know; it is a TypeError
+    too, as ``@jit``'s unknown options are."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
+def _unknown_vectorize_option(names):
+    return UnrecognizedOptions(f"Unrecognized options: {names}")
+
+
+def _unknown_guvectorize_option(names):
+    return TypeError(f"The following target options are not supported: {names}")
+
+
 def vectorize(signatures=None, target=None, **options):
     """numba.cuda's ``@vectorize``: ``@cuda.vectorize(['f4(f4, f4)'])``, or with
     no signatures (types from each call's inputs). ``target`` is accepted
     for numba's ``@vectorize(..., target='cuda')`` spelling, and so is ``nopython=True``
-    (always so here)."""
-    options.pop("nopython", None)
+    (always so here; numba warns that it is redundant)."""
+    options = _ufunc_options(options, _unknown_vectorize_option)
     if callable(signatures) and hasattr(signatures, "__code__"):
         return CUDAUFunc(signatures, None, **options)
     sigs = [signatures] if isinstance(signatures, str) else signatures
@@ -477,7 +571,7 @@ def guvectorize(signatures, layout, target=None, **options):
     Outputs are the last arguments; a ``()`` output is a 1-element array
     (``res[0] = ...``), as in numba. ``target`` and ``nopython=True`` are accepted as in
     :func:`vectorize`."""
-    options.pop("nopython", None)
+    options = _ufunc_options(options, _unknown_guvectorize_option)
     sigs = [signatures] if isinstance(signatures, str) else signatures
 
     def decorate(fn):

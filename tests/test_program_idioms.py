@@ -39,16 +39,19 @@ def test_lambdas_that_cannot_be_told_apart():
 
 
 def test_vectorize_and_guvectorize_accept_nopython():
-    @cuda.vectorize(["float64(float64)"], target="cuda", nopython=True)
-    def twice(x):
-        return 2.0 * x
+    # accepted with numba's warning that it is redundant
+    with pytest.warns(RuntimeWarning, match="redundant"):
+        @cuda.vectorize(["float64(float64)"], target="cuda", nopython=True)
+        def twice(x):
+            return 2.0 * x
 
-    @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="cuda", nopython=True)
-    def cumsum(x, out):
-        acc = 0.0
-        for i in range(x.shape[0]):
-            acc += x[i] + mth.floor(0.5)
-            out[i] = acc
+    with pytest.warns(RuntimeWarning, match="redundant"):
+        @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="cuda", nopython=True)
+        def cumsum(x, out):
+            acc = 0.0
+            for i in range(x.shape[0]):
+                acc += x[i] + mth.floor(0.5)
+                out[i] = acc
 
     x = np.arange(12.0).reshape(3, 4)
     np.testing.assert_array_equal(twice(x[0]), 2.0 * x[0])

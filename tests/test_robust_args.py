@@ -174,10 +174,17 @@ def test_byte_swapped_arrays_are_refused_with_the_conversion_named():
     assert (good == np.arange(10) + 1).all()
 
 
-@pytest.mark.parametrize("obj", [b"abc", memoryview(np.zeros(3)), [1.0, 2.0], "x", None, {1: 2}])
+@pytest.mark.parametrize("obj", [b"abc", memoryview(np.zeros(3)), [1.0, 2.0], "x", {1: 2}])
 def test_non_array_objects_are_launch_errors(obj):
     with pytest.raises(LaunchError):
         add_one[1, 32](obj)
+
+
+def test_none_where_an_array_is_used_is_a_compile_error():
+    # None is a kernel argument (numba's `none`); indexing it is the kernel's error, at its line
+    with pytest.raises(CompileError) as e:
+        add_one[1, 32](None)
+    assert e.value.line is not None
 
 
 # ----------------------------------------------------------------- scalars

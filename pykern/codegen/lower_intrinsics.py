@@ -117,12 +117,13 @@ class IntrinsicLowering:
         if n == "nanosleep":
             tgt.nanosleep(self, args[0])
             return None
-        if n == "value_error":
+        if n in ("value_error", "index_error"):
             if self.options.debug:
-                fail_bb, after = self._new_block("valueerror"), self._new_block("valueerror.after")
+                fail_bb, after = self._new_block(n), self._new_block(n + ".after")
                 b.branch(fail_bb)
-                self.debug_failure(fail_bb, after, "value", (e.attrs or {}).get("message", "bad value"),
-                                   [L.Constant(I64, 0)] * 3)
+                kind, values = ("value", [L.Constant(I64, 0)] * 3) if n == "value_error" else \
+                    ("bounds", [args[0], args[1], L.Constant(I64, 0)])
+                self.debug_failure(fail_bb, after, kind, (e.attrs or {}).get("message", "bad value"), values)
             return None
         if n == "complex":
             return self._make_complex(args[0], args[1], e.type)

@@ -6,7 +6,13 @@ DeviceNDArray = DeviceNDArrayBase = DeviceArray
 MappedNDArray = MappedArray
 ManagedNDArray = ManagedArray
 __all__ = ["DeviceNDArray", "DeviceNDArrayBase", "DeviceRecord", "MappedNDArray", "ManagedNDArray",
-           "is_cuda_ndarray", "auto_device"]
+           "is_cuda_ndarray", "auto_device", "from_array_like", "from_record_like", "array_core", "is_contiguous",
+           "errmsg_contiguous_buffer"]
+
+#: numba's message for a copy that needs contiguous memory (pykern copies any layout; kept for
+#: programs that compare with it)
+errmsg_contiguous_buffer = ("Array contains non-contiguous buffer and cannot be transferred as a single memory "
+                            "region. Please ensure contiguous buffer with numpy .ascontiguousarray()")
 
 
 def is_cuda_ndarray(obj) -> bool:
@@ -25,3 +31,36 @@ def auto_device(obj, stream=0, copy=True, user_explicit=False):
     if hasattr(obj, "__cuda_array_interface__"):
         return as_cuda_array(obj), False
     return to_device(obj, stream=stream, copy=copy), True
+
+
+def from_array_like(ary, stream=0, gpu_data=None):
+    """numba's ``from_array_like``: an uninitialised device array with ``ary``'s shape, dtype and
+    (dense) layout."""
+    if gpu_data is not None:
+        raise NotImplementedError("from_array_like(gpu_data=...): pykern allocates the memory itself")
+    from pykern.runtime.memory import device_array_like
+
+    return device_array_like(ary, stream=stream)
+
+
+def from_record_like(rec, stream=0, gpu_data=None):
+    """numba's ``from_record_like``: an uninitialised ``DeviceRecord`` of ``rec``'s dtype."""
+    if gpu_data is not None:
+        raise NotImplementedError("from_record_like(gpu_data=...): pykern allocates the memory itself")
+    return DeviceRecord(rec.dtype, stream)
+
+
+def array_core(ary):
+    """``ary`` without its broadcast (zero-stride) axes: index 0 there, as numba's ``array_core``."""
+    return ary[tuple(0 if st == 0 else slice(None) for st in ary.strides)]
+
+
+def is_contiguous(ary) -> bool:
+    """C-contiguous once broadcast and length-1 axes are ignored (numba's ``is_contiguous``)."""
+    size = ary.dtype.itemsize
+    for n, st in zip(reversed(ary.shape), reversed(ary.strides)):
+        if n > 1 and st != 0:
+            if st != size:
+                return False
+            size *= n
+    return True

@@ -813,6 +813,11 @@ def _print(lw, node):
             continue
         if isinstance(a, ast.Starred):
             raise lw.error("print(*args) is not supported in kernels", a)
+        if isinstance(v, PyObj) and isinstance(v.value, stubs.Dim3Stub):  # numba prints a Dim3 as a tuple
+            fmt.append("(%lld, %lld, %lld)")
+            args += [lw.cast(lw.expr(ast.copy_location(ast.Attribute(a, axis, ast.Load()), a)), T.int64, a)
+                     for axis in "xyz"]
+            continue
         v = lw.to_ir(v, a)
         t = v.type
         if not t.is_scalar:
@@ -1063,7 +1068,8 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
         from . import overloads
 
         try:
-            ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'")
+            ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'",
+                                              ambiguous_ok=True)
         except TypeError as e:
             raise lw.error(str(e), node) from None
         # an array keeps its own type where the declared one admits it (a C-contiguous or shared

@@ -173,8 +173,8 @@ def value_digest(value: Any) -> str:
         return f"device:{_qualified_name(_python_function(value))}"
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or _python_function(value):
         return f"function:{_qualified_name(_python_function(value) or value)}"
-    cai = getattr(value, "__cuda_array_interface__", None) if hasattr(t, "__cuda_array_interface__") else None
-    if isinstance(cai, dict):
+    cai = cuda_array_interface(value)
+    if cai is not None:
         # a device array global is captured by reference: the code holds its address
         return f"device-array:{cai.get('data')}:{cai.get('shape')}:{cai.get('strides')}:{cai.get('typestr')}"
     if mod.startswith("pykern."):
@@ -187,6 +187,18 @@ def value_digest(value: Any) -> str:
         items = ",".join(f"{value_digest(k)}={value_digest(v)}" for k, v in value.items())
         return "dict#" + hashlib.sha256(items.encode()).hexdigest()[:32]
     return f"object:{mod}.{t.__qualname__}"
+
+
+def cuda_array_interface(value: Any):
+    """``value.__cuda_array_interface__`` as a dict, or None: a property of its class (cupy, torch,
+    pykern's device arrays) or an attribute of the object itself (a wrapper that copied another
+    array's dict, as numba's test helper ``ForeignArray`` does). The frontend captures such a
+    global by address and the cache key must hold that address, so both ask here."""
+    if not (hasattr(type(value), "__cuda_array_interface__")
+            or "__cuda_array_interface__" in getattr(value, "__dict__", ())):
+        return None
+    cai = value.__cuda_array_interface__
+    return cai if isinstance(cai, dict) else None
 
 
 def _numpy_digest(value: Any) -> str:

@@ -849,6 +849,9 @@ INTRINSICS = {
     "value_error": Op("misc", "() -> void", effects=True,
                       doc="debug=True: record a ValueError (attrs message, optional) and leave the thread; "
                           "nothing without debug (slice assignment's checks)"),
+    "index_error": Op("misc", "(int64, int64) -> void", effects=True,
+                      doc="debug=True: record an IndexError (attrs message) for index, extent and leave the "
+                          "thread; nothing without debug (a tuple indexed at run time)"),
 }
 
 

@@ -179,6 +179,10 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             if self.static:
                 base += "__s" + "_".join(_static_token(v) for _, v in sorted(self.static.items()))
             self.name = mb.unique_name(base)
+        # a None argument (numba's `none`): a compile-time None, as an omitted optional argument
+        # of a device function; the parameter stays in the ABI, where it takes no space
+        self.none_params = {n for n, t in zip(self.params, self.argtypes) if isinstance(t, T.NoneType)}
+        self.static.update(dict.fromkeys(self.none_params))
         self.assigned_params_here = set(self.params) & self._assigned_names()
         self.local_names = set(self.params) | self._assigned_names()
 
@@ -244,7 +248,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
 
     def _lower(self) -> ir.Function:
         def_loc = self.loc(self.node)
-        self.vartypes = {n: (t, def_loc) for n, t in zip(self.params, self.argtypes)}
+        self.vartypes = {n: (t, def_loc) for n, t in zip(self.params, self.argtypes) if n not in self.none_params}
         self.ret = (T.void, def_loc) if self.is_kernel else None
         if self.declared_ret is not None:
             self.ret = (self.declared_ret, def_loc)
@@ -279,7 +283,10 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         prologue = []
         locals_ = {n: t for n, (t, _) in self.vartypes.items()}
         for n, t in zip(self.params, self.argtypes):
-            if locals_[n] != t:
+            if n in self.none_params:  # never read: its name is free for a variable (`x = 2.0`)
+                locals_[f"{n}$arg"] = t
+                params.append(ir.Param(f"{n}$arg", t))
+            elif locals_[n] != t:
                 # the variable was widened by a later assignment: copy the argument in
                 pn = f"{n}$arg"
                 locals_[pn] = t

@@ -385,7 +385,9 @@ class ExpressionLowering:
         arguments: only a parameter given ``None`` (or left at a ``None`` default) is None, and
         the dead branch is pruned (a typed value is never None)."""
         sides = [self.expr(node.left), self.expr(node.comparators[0])]
-        nones = [isinstance(v, PyObj) and v.value is None for v in sides]
+        # a None argument's value (also inside a tuple argument: t[1], p.scale) has numba's none type
+        nones = [(isinstance(v, PyObj) and v.value is None) or isinstance(getattr(v, "type", None), T.NoneType)
+                 for v in sides]
         if not any(nones):
             what = "is not" if isinstance(node.ops[0], ast.IsNot) else "is"
             raise self.error(f"'{what}' comparisons are supported in kernels only with None", node,

@@ -186,7 +186,21 @@ class IndexLowering:
             raise self.error(f"tuple index must be an integer, not {idx.type}", node.slice)
         if not is_pure(tup) or not is_pure(idx):
             raise self.error("indexing a tuple by a run-time value with side effects", node, "assign it to a variable first")
-        return self.select_tuple_elem(tup, self.cast(idx, T.int64, node), node, wrap=True)
+        idx = self.cast(idx, T.int64, node)
+        if self.mb.debug:
+            self.check_tuple_index(idx, len(t.elems), node)
+        return self.select_tuple_elem(tup, idx, node, wrap=True)
+
+    def check_tuple_index(self, idx: ir.Expr, n: int, node):
+        """debug=True: an index outside ``-n <= idx < n`` raises numba's IndexError
+        ("tuple index out of range"); without debug the select chain gives the last element."""
+        loc = self.loc(node)
+        idx = self.once(idx, node)
+        outside = ir.BoolOp("or", [ir.Compare("<", idx, ir.Const(-n, T.int64, loc), T.boolean, loc),
+                                   ir.Compare(">=", idx, ir.Const(n, T.int64, loc), T.boolean, loc)], T.boolean, loc)
+        fail = ir.Intrinsic("index_error", [idx, ir.Const(n, T.int64, loc)], T.void,
+                            {"message": "tuple index out of range"}, loc)
+        self.emit(ir.If(outside, [ir.ExprStmt(fail, loc)], [], loc))
 
     def select_tuple_elem(self, tup: ir.Expr, i: ir.Expr, node, wrap: bool = False) -> ir.Expr:
         """``tup[i]`` for an int64 run-time ``i`` as a chain of selects."""

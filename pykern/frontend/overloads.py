@@ -113,11 +113,13 @@ class Ambiguous(TypeError):
     pass
 
 
-def choose(signatures, argtypes, name: str):
+def choose(signatures, argtypes, name: str, ambiguous_ok: bool = False):
     """The ``(return_type, argtypes)`` of ``signatures`` that ``argtypes`` convert to best.
 
     Raises ``NoMatch`` when none accepts them and ``Ambiguous`` (naming the
-    tied candidates) when two are equally good."""
+    tied candidates) when two are equally good -- unless ``ambiguous_ok``: a call
+    of a device function takes the first of them in declaration order, as numba's
+    typing does (numba issue 8307), while a launch refuses the tie."""
     argtypes = tuple(argtypes)
     for sig in signatures:
         if tuple(sig[1]) == argtypes:
@@ -125,10 +127,11 @@ def choose(signatures, argtypes, name: str):
     rated = [(r, sig) for sig in signatures if (r := _rating(argtypes, sig[1])) is not None]
     if not rated:
         sigs = " | ".join(_sig_text(s[1]) for s in signatures)
-        raise NoMatch(f"{name}: arguments {_sig_text(argtypes)} match none of its signatures {sigs}")
+        raise NoMatch(f"{name}: No matching definition for argument type(s) {_sig_text(argtypes)}; "
+                      f"its signatures are {sigs}")
     best = min(r for r, _ in rated)
     winners = [sig for r, sig in rated if r == best]
-    if len(winners) > 1:
+    if len(winners) > 1 and not ambiguous_ok:
         raise Ambiguous(
             f"{name}: ambiguous call with arguments {_sig_text(argtypes)}: signatures "
             + " and ".join(_sig_text(s[1]) for s in winners)

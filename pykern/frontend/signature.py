@@ -255,6 +255,16 @@ def parse_signature(sig):
     return rt, [T.Array(a, 0, "A") if isinstance(a, T.Record) else a for a in args]
 
 
+def declares_return(sig) -> bool:
+    """Whether ``sig`` names a return type: ``"int32(int32)"`` and ``int32(int32)`` do,
+    ``"(int32, int32)"`` and ``(int32, int32)`` do not -- for a device function numba then
+    infers the return type from the body."""
+    if isinstance(sig, str):
+        text = sig.strip()
+        return not text.startswith("(") and "(" in text
+    return isinstance(sig, Signature) or (hasattr(sig, "return_type") and hasattr(sig, "args"))
+
+
 def _parse_signature(sig):
     """``(return_type, [argtypes])`` from a signature string, a ``Signature``
     (``void(float32[:], int32)``), a numba signature (``.return_type``/``.args``),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import types as T
+from .fingerprint import cuda_array_interface
 
 def typeof(value) -> T.Type:
     """The kernel type of ``value``; ``TypeError`` (with the reason) if it has none.
@@ -24,6 +25,8 @@ def typeof(value) -> T.Type:
     """
     if isinstance(value, np.bool_):
         return T.boolean
+    if value is None:
+        return T.none
     t = T.python_scalar_type(value, lambda v: TypeError(f"integer {v} does not fit in 64 bits (int64 or uint64)"))
     if t is not None:
         return t
@@ -34,13 +37,12 @@ def typeof(value) -> T.Type:
         return _scalar_of_dtype(value.dtype, "numpy scalar")
     if isinstance(value, np.ndarray):
         return _ndarray_type(value)
-    cai = getattr(type(value), "__cuda_array_interface__", None)
+    cai = cuda_array_interface(value)
     if cai is not None:
         dt = getattr(value, "dtype", None)
         if isinstance(dt, np.dtype) and dt.fields is not None:  # a record array: its typestr is only "|V<n>"
-            c = value.__cuda_array_interface__
-            return _cai_type(dict(c, typestr=dt))
-        return _cai_type(value.__cuda_array_interface__)
+            return _cai_type(dict(cai, typestr=dt))
+        return _cai_type(cai)
     if isinstance(value, tuple):
         fields = getattr(type(value), "_fields", None)
         if isinstance(fields, tuple) and len(fields) == len(value):  # a namedtuple: p.x works in kernels

@@ -291,6 +291,23 @@ class Tuple(Type):
     __repr__ = __str__
 
 
+@dataclass(frozen=True, repr=False)
+class NoneType(Tuple):
+    """numba's ``none``: the type of a ``None`` kernel argument. To the ABI and codegen it is an
+    empty tuple (nothing is passed); the frontend reads such a parameter as the constant None,
+    so ``x is None`` is decided at compile time and the dead branch pruned, as in numba."""
+
+    elems: tuple = ()
+
+    def __str__(self) -> str:
+        return "none"
+
+    __repr__ = __str__
+
+
+none = NoneType()
+
+
 int8 = Integer(8, True)
 int16 = Integer(16, True)
 int32 = Integer(32, True)

@@ -24,6 +24,7 @@ from .. import stubs
 from ..errors import CompileError
 from . import infer, ir
 from . import types as T
+from .fingerprint import cuda_array_interface
 from .typeof import typeof
 
 
@@ -207,7 +208,7 @@ class ValueLowering:
             return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), loc)
         if isinstance(v, np.ndarray):
             return self.const_array(v, name, node)
-        if hasattr(type(v), "__cuda_array_interface__"):
+        if cuda_array_interface(v) is not None:
             return self.global_device_array(v, name, node)
         if isinstance(v, (str, bytes)):
             raise self.error(f"strings are not supported in kernels ('{name}' is a {type(v).__name__})", node)

@@ -172,6 +172,36 @@ def _strides_like(shape, strides, itemsize):
     return tuple(out)
 
 
+def _check_assignable(src, dst) -> None:
+    """``a[key] = value`` takes a value that broadcasts to the target without new leading axes,
+    as numba's; its ValueErrors in numba's words."""
+    if len(src) > len(dst):
+        raise ValueError(f"Can't assign {len(src)}-D array to {len(dst)}-D self")
+    for axis in range(len(src)):
+        n, d = src[-1 - axis], dst[-1 - axis]
+        if n != 1 and n != d:
+            raise ValueError(f"Can't copy sequence with size {n} to array axis {len(dst) - 1 - axis} "
+                             f"with dimension {d}")
+
+
+def _is_dense(shape, strides, itemsize) -> bool:
+    """The elements fill ``prod(shape) * itemsize`` bytes with no gap and no overlap, in some
+    axis order. Length-1 axes may have any stride (numpy's relaxed strides): comparing with
+    ``_strides_like`` instead would depend on how it orders axes of equal stride.
+
+    >>> _is_dense((1, 3, 100), (24, 8, 24), 8), _is_dense((3, 4), (64, 8), 8)
+    (True, False)
+    """
+    if 0 in shape:
+        return True
+    acc = itemsize
+    for n, st in sorted(((n, st) for n, st in zip(shape, strides) if n > 1), key=lambda p: p[1]):
+        if st != acc:
+            return False
+        acc *= n
+    return True
+
+
 def _squeeze_equal(a, b) -> bool:
     """Shapes equal once their length-1 axes are dropped (numba's check_array_compatibility)."""
     return tuple(n for n in a if n != 1) == tuple(n for n in b if n != 1)
@@ -223,6 +253,16 @@ class _HostWindow:
         }
 
 
+def _new_memory(shape, strides, dtype, stream):
+    """``(storage, ptr, stream)`` of new memory on the current target for an array of ``shape`` and
+    byte ``strides``: the constructors' numba spelling, ``DeviceNDArray(shape, strides, dtype,
+    stream=0)`` and ``DeviceRecord(dtype, stream=0)``, whose memory numba allocates."""
+    t = resolve_target(None)
+    lo, hi = _span(tuple(shape), tuple(strides), _check_dtype(dtype).itemsize)
+    storage = Storage.allocate(hi - lo, t)
+    return storage, storage.ptr - lo, None if stream in (None, 0) else as_stream(stream, t)
+
+
 # --------------------------------------------------------------------------- DeviceArray
 class DeviceArray:
     """An n-d array in device memory ("hip") or host memory ("cpu").
@@ -236,7 +276,10 @@ class DeviceArray:
     __cuda_memory__ = True
     __cuda_ndarray__ = True
 
-    def __init__(self, shape, strides, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
+    def __init__(self, shape, strides, dtype, storage: Storage | None = None, ptr: int | None = None,
+                 stream: Stream | None = None):
+        if not isinstance(storage, Storage):  # numba's DeviceNDArray(shape, strides, dtype, stream=0)
+            storage, ptr, stream = _new_memory(shape, strides, dtype, storage)
         self.shape = tuple(shape)
         self.strides = tuple(strides)
         self.dtype = np.dtype(dtype)
@@ -342,8 +385,10 @@ class DeviceArray:
         newshape = _normalize_shape(newshape)
         if int(np.prod(newshape, dtype=np.int64)) != self.size:
             raise ValueError(f"cannot reshape array of size {self.size} into shape {newshape}")
-        if order not in ("C", "F"):
-            raise ValueError("order must be 'C' or 'F'")
+        if order not in ("C", "F", "A"):
+            raise ValueError("order must be 'C', 'F' or 'A'")
+        if order == "A":  # numpy's: F when the array is F- and not C-contiguous
+            order = "F" if self.is_f_contiguous() and not self.is_c_contiguous() else "C"
         ok = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
         if not ok:
             raise NotImplementedError(f"reshape of a non-{order}-contiguous device array (copy it first)")
@@ -397,11 +442,11 @@ class DeviceArray:
         if not self.shape:
             raise ValueError("changing the dtype of a 0-d array is not supported")
         if self.strides[-1] != self.dtype.itemsize:
-            raise ValueError("to change to a dtype of a different size, the last axis must be contiguous")
+            raise ValueError("To change to a dtype of a different size, the last axis must be contiguous")
         nbytes = self.shape[-1] * self.dtype.itemsize
         if nbytes % dt.itemsize:
-            raise ValueError(f"when changing to a larger dtype, its size must be a divisor of the total size in "
-                             f"bytes of the last axis of the array ({nbytes} bytes, {dt} is {dt.itemsize})")
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of the total size in "
+                             "bytes of the last axis of the array.")  # numpy's and numba's words
         shape = self.shape[:-1] + (nbytes // dt.itemsize,)
         return DeviceArray(shape, self.strides[:-1] + (dt.itemsize,), dt, self.storage, self.ptr, self.stream)
 
@@ -524,8 +569,9 @@ class DeviceArray:
             else:
                 view.copy_to_device(value)
                 return
-        src = np.broadcast_to(np.asarray(value, dtype=self.dtype), view.shape)
-        view.copy_to_device(src)
+        src = np.asarray(value, dtype=self.dtype)
+        _check_assignable(src.shape, view.shape)
+        view.copy_to_device(np.broadcast_to(src, view.shape))
 
     # -- host access (cpu storage only)
     def _host_view(self) -> np.ndarray:
@@ -556,6 +602,8 @@ class DeviceArray:
                 return self._staged_host_view(as_stream(stream, "hip"), wait=False)
             ary = self._empty_host_like()
         else:
+            if isinstance(ary, np.void) and ary.dtype == self.dtype and not self.shape:
+                return self._copy_to_record(ary, stream)
             if not isinstance(ary, np.ndarray):
                 raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
             if ary.dtype != self.dtype or not _squeeze_equal(ary.shape, self.shape):
@@ -600,6 +648,15 @@ class DeviceArray:
         if wait and not s.is_default:
             s.synchronize()
         return np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)
+
+    def _copy_to_record(self, rec: np.void, stream) -> np.void:
+        """numba copies a record into a numpy record scalar (a view of its array) in place."""
+        host = self.copy_to_host(stream=stream)
+        if stream:
+            as_stream(stream, self.target).synchronize()
+        for name in rec.dtype.names:
+            rec[name] = host[name]
+        return rec
 
     def copy_to_device(self, ary, stream=0) -> None:
         """Copy host data (array-like, same shape and dtype) or another DeviceArray into this one."""
@@ -703,8 +760,8 @@ class DeviceRecord(DeviceArray):
 
     __slots__ = ()
 
-    def __init__(self, dtype, storage: Storage, ptr: int | None = None, stream: Stream | None = None):
-        super().__init__((), (), dtype, storage, ptr, stream)
+    def __init__(self, dtype, storage: Storage | None = None, ptr: int | None = None, stream: Stream | None = None):
+        super().__init__((), (), dtype, storage, ptr, stream)  # numba's DeviceRecord(dtype, stream=0) too
         if self.dtype.names is None:
             raise TypeError(f"a DeviceRecord needs a structured dtype, not {self.dtype}")
 
@@ -769,7 +826,7 @@ def _dense_layout(shape, dtype, strides, order):
     strides = (operator.index(strides),) if isinstance(strides, (int, np.integer)) else tuple(operator.index(x) for x in strides)
     if len(strides) != len(shape):
         raise ValueError(f"strides {strides} do not match shape {shape}")
-    if _strides_like(shape, strides, dt.itemsize) != strides and any(n > 1 for n in shape):
+    if not _is_dense(shape, strides, dt.itemsize):
         raise ValueError(f"strides {strides} are not a dense layout of shape {shape} with itemsize {dt.itemsize}")
     return shape, dt, strides
 
@@ -983,7 +1040,7 @@ def from_cuda_array_interface(obj, target: str | None = None) -> DeviceArray:
     """A zero-copy DeviceArray over memory described by ``obj.__cuda_array_interface__``."""
     cai = obj.__cuda_array_interface__
     if cai.get("mask") is not None:
-        raise NotImplementedError("masked __cuda_array_interface__ arrays are not supported")
+        raise NotImplementedError("Masked arrays are not supported (a __cuda_array_interface__ with a mask)")
     t = resolve_target(target)
     shape = _normalize_shape(cai["shape"])
     dt = _check_dtype(cai["typestr"])

@@ -45,13 +45,25 @@ def _destroy_event(handle: int) -> None:
         pass
 
 
+class StreamHandle(int):
+    """``stream.handle``: the hipStream_t as an int that also has ctypes' ``.value`` (None for
+    the null stream), as numba's ``c_void_p`` handle -- for code that writes
+    ``stream.handle.value`` (e.g. to hand the stream to cupy or torch)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return int(self) or None
+
+
 class Stream:
     """A queue of device work. ``int(s)`` is the hipStream_t value (0: null stream)."""
 
     __slots__ = ("handle", "target", "device", "_keepalive", "_finalizer", "__weakref__")
 
     def __init__(self, handle: int = 0, target: str = "cpu", device: int = 0, owned: bool = False):
-        self.handle = int(handle or 0)
+        self.handle = StreamHandle(int(handle or 0))
         self.target = target
         self.device = device
         # host buffers an async copy still reads/writes: released at synchronize
@@ -132,7 +144,7 @@ class Stream:
             self._keepalive.append(obj)
 
     def __int__(self) -> int:
-        return self.handle
+        return int(self.handle)  # a plain int: returning the int subclass is deprecated
 
     def __eq__(self, other):
         return isinstance(other, Stream) and (self.handle, self.target) == (other.handle, other.target)

@@ -1,0 +1,3 @@
+"""numba.cuda.kernels' ready-made kernels (``pykern.kernels.transpose``)."""
+
+from . import transpose  # noqa: F401  (numba's spelling: cuda.kernels.transpose.transpose)
