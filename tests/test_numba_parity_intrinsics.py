@@ -120,3 +120,58 @@ def test_int_tuple_argument_used_as_values():
 def test_literal_arguments_compile_for_amdgpu(arch):
     ck = cuda.compile(_shared_shape_tuple, "void(float64[:, :])", arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ---------------------------------------------------------------- constant locals as shapes
+
+
+def _constant_locals(out):
+    N = 8
+    TPB = N // 2
+    shape = (TPB, N)
+    sm = cuda.shared.array(shape, float64)
+    scratch = cuda.local.array(TPB + 1, float64)
+    i = cuda.threadIdx.x
+    scratch[TPB] = i
+    sm[i % TPB, i] = scratch[TPB]
+    cuda.syncthreads()
+    j = N - 1 - i
+    out[i] = sm[j % TPB, j] + 100 * sm.shape[0] + 1000 * scratch.shape[0]
+
+
+def test_local_assigned_a_constant_once_is_a_shape():
+    # numba.cuda's own tests write `N = 100; sm = cuda.shared.array(N, int32)`
+    out = np.zeros(8)
+    cuda.jit(_constant_locals)[1, 8](out)
+    np.testing.assert_array_equal(out, np.arange(7, -1, -1) + 400 + 5000)
+
+
+def test_parameter_assigned_a_constant_is_not_a_shape():
+    @cuda.jit
+    def k(out, n):
+        if n < 0:
+            n = 4  # n is still the argument on the other path: not a compile-time value
+        sm = cuda.shared.array(n, float64)
+        out[0] = sm.shape[0]
+
+    with pytest.raises(cuda.CompileError, match="compile-time constant"):
+        k[1, 1](np.zeros(1), 3)
+
+
+def test_local_assigned_twice_is_not_a_shape():
+    @cuda.jit
+    def k(out, flag):
+        n = 4
+        if flag:
+            n = 8
+        sm = cuda.shared.array(n, float64)
+        out[0] = sm.shape[0]
+
+    with pytest.raises(cuda.CompileError, match="compile-time constant"):
+        k[1, 1](np.zeros(1), True)
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_constant_locals_compile_for_amdgpu(arch):
+    ck = cuda.compile(_constant_locals, "void(float64[::1])", arch=arch)
+    assert ck.resources["lds_bytes"] >= 4 * 8 * 8  # the (4, 8) float64 shared array
