@@ -175,3 +175,78 @@ def test_local_assigned_twice_is_not_a_shape():
 def test_constant_locals_compile_for_amdgpu(arch):
     ck = cuda.compile(_constant_locals, "void(float64[::1])", arch=arch)
     assert ck.resources["lds_bytes"] >= 4 * 8 * 8  # the (4, 8) float64 shared array
+
+
+# ---------------------------------------------------------------- whole records
+
+
+_INNER = np.dtype([("a", np.int16), ("b", np.float64)], align=True)
+_REC = np.dtype([("i", np.int32), ("j", np.float32, (3, 2)), ("r", _INNER)], align=True)
+_PACKED = np.dtype([("i", np.int8), ("x", np.float64), ("c", np.complex64)])
+_REC_T = cuda.from_dtype(_REC)
+
+
+def _records(n, dtype):
+    a = np.zeros(n, dtype=dtype)
+    raw = a.view(np.uint8)
+    raw[:] = np.random.default_rng(5).integers(0, 256, raw.size, dtype=np.uint8)
+    for name in dtype.names:  # finite floats, so the comparison below is by value
+        if a[name].dtype.kind in "fc":
+            a[name] = np.arange(a[name].size).reshape(a[name].shape) * 0.5
+    return a
+
+
+def _chunk_copy(x, y):
+    # numba-cuda's test_sm: a block copies its records through shared memory
+    sm = cuda.shared.array(16, dtype=_REC_T)
+    tx = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + tx
+    if i < len(x):
+        sm[tx] = x[i]
+    cuda.syncthreads()
+    if tx == 0:
+        for j in range(16):
+            y[cuda.blockIdx.x * 16 + j] = sm[j]
+
+
+def test_whole_record_assignment_through_shared_memory():
+    x = _records(64, _REC)
+    x["r"]["a"] = np.arange(64)
+    y = np.zeros_like(x)
+    cuda.jit(_chunk_copy)[4, 16](x, y)
+    np.testing.assert_array_equal(y["i"], x["i"])
+    np.testing.assert_array_equal(y["j"], x["j"])
+    np.testing.assert_array_equal(y["r"]["b"], x["r"]["b"])
+    np.testing.assert_array_equal(y["r"]["a"], x["r"]["a"])
+
+
+def test_whole_record_assignment_of_a_packed_record_and_a_record_argument():
+    @cuda.jit
+    def k(a, b, rec):
+        i = cuda.grid(1)
+        if i < a.size - 1:
+            b[i] = a[i + 1]
+        else:
+            b[i] = rec
+
+    a = _records(8, _PACKED)
+    b = np.zeros_like(a)
+    k[1, 8](a, b, a[0])
+    want = np.concatenate([a[1:], a[:1]])
+    for n in _PACKED.names:
+        np.testing.assert_array_equal(b[n], want[n])
+
+
+def test_record_of_another_dtype_is_refused():
+    @cuda.jit
+    def k(a, b):
+        a[0] = b[0]
+
+    with pytest.raises(cuda.CompileError, match="cannot store"):
+        k[1, 1](np.zeros(1, _REC), np.zeros(1, _PACKED))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+def test_whole_record_copy_compiles_for_amdgpu(arch):
+    ck = cuda.compile(_chunk_copy, (_REC_T[::1], _REC_T[::1]), arch=arch)
+    assert ck.resources["lds_bytes"] >= 16 * _REC.itemsize

@@ -291,6 +291,10 @@ class StatementLowering:
         self.check_writable(at, node)
         if isinstance(value.type, T.Void):
             raise self.error("cannot store the result of a call that returns nothing", node)
+        if records.is_record_ref(value.type) and value.type.dtype == at.dtype and len(idx) == at.ndim:
+            # `sm[i] = x[j]`: a whole record, copied field by field (numba copies its bytes)
+            records.copy(self, self.once(self.array_view(arr, idx, node), node), self.once(value, node), node)
+            return
         if not value.type.is_scalar:
             raise self.error(f"cannot store a {value.type} into an element of {at}", node)
         self.emit(ir.Store(arr, idx, self.cast(value, at.dtype, node), self.loc(node)))

@@ -14,6 +14,8 @@ Example::
 
 from __future__ import annotations
 
+import itertools
+
 from . import ir
 from . import types as T
 
@@ -75,3 +77,21 @@ def target(lw, base: ir.Expr, name: str, node):
         raise lw.error(f"cannot assign to field '{name}': it is {what}", node,
                        "assign its elements or fields one by one")
     return v, []
+
+
+def copy(lw, dst: ir.Expr, src: ir.Expr, node):
+    """``dst = src`` of two references to records of one dtype: every scalar (of nested
+    records and of arrays inside the record too) loaded from ``src`` and stored to ``dst``."""
+    loc = lw.loc(node)
+    for name, _, _ in dst.type.dtype.fields:
+        d, s = field_view(lw, dst, name, node), field_view(lw, src, name, node)
+        t = d.type
+        if t.ndim == 0 and isinstance(t.dtype, T.Record):
+            copy(lw, d, s, node)
+            continue
+        if isinstance(t.dtype, T.Record):
+            raise lw.error(f"cannot copy field '{name}': arrays of records inside records are not supported", node)
+        shape = dst.type.dtype.field(name)[0].shape if t.ndim else ()
+        for k in itertools.product(*(range(n) for n in shape)):
+            idx = [ir.Const(i, T.int64, loc) for i in k]
+            lw.emit(ir.Store(d, idx, ir.Load(s, idx, t.dtype, loc), loc))
