@@ -250,3 +250,26 @@ def test_record_of_another_dtype_is_refused():
 def test_whole_record_copy_compiles_for_amdgpu(arch):
     ck = cuda.compile(_chunk_copy, (_REC_T[::1], _REC_T[::1]), arch=arch)
     assert ck.resources["lds_bytes"] >= 16 * _REC.itemsize
+
+
+# ---------------------------------------------------------------- cooperative groups
+
+
+def test_overload_says_whether_it_is_cooperative():
+    @cuda.jit("void(int32[:, ::1])")
+    def rows(m):
+        col = cuda.grid(1)
+        g = cuda.cg.this_grid()
+        for row in range(1, m.shape[0]):
+            m[row, col] = m[row - 1, m.shape[1] - col - 1] + 1
+            g.sync()
+
+    @cuda.jit("void(int32[:, ::1])")
+    def plain(m):
+        m[0, cuda.grid(1)] = 1
+
+    a = np.zeros((16, 64), np.int32)
+    rows[2, 32](a)
+    np.testing.assert_array_equal(a, np.tile(np.arange(16), (64, 1)).T)
+    assert rows.overloads[rows.signatures[0]].cooperative is True
+    assert plain.overloads[plain.signatures[0]].cooperative is False
