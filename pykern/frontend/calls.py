@@ -65,6 +65,8 @@ _ALL_LANES = (1 << 64) - 1
 def lower_call(lw, fobj, node):
     f = fobj.value
     name = fobj.name or getattr(f, "__name__", "function")
+    if isinstance(f, stubs.VectorTypeStub):
+        return _vector(lw, node, f)
     if isinstance(f, stubs.Stub):
         handler = _STUB_HANDLERS.get(f._pk_name)
         if handler is None:
@@ -824,6 +826,33 @@ def _namedtuple(lw, node, cls):
             raise lw.error("a call that returns nothing cannot be a namedtuple field", node)
         elems.append(_strong(lw, v, node) if is_weak(v) else v)
     return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), tuple(fields), cls.__name__), lw.loc(node))
+
+
+def _vector(lw, node, vt):
+    """``float4(a, f2, b)``: numba.cuda's vector-type constructor. Scalars convert to the base
+    type; vectors of the same base type contribute their elements in order."""
+    if node.keywords:
+        raise lw.error(f"{vt.__name__}() takes positional arguments only", node)
+    base = T.SCALARS[vt.base]
+    elems = []
+    for a in node.args:
+        v = lw.value(a)
+        t = v.type
+        if isinstance(t, T.Tuple) and t.label in stubs.VECTOR_TYPES:
+            other = stubs.VECTOR_TYPES[t.label]
+            if other.base != vt.base:
+                raise lw.error(f"{vt.__name__}() takes {vt.base} scalars and vectors, not a {t.label}", a)
+            v = lw.once(v, a)
+            elems += [lw.tuple_get(v, k, a) for k in range(len(t.elems))]
+        elif t.is_scalar and not isinstance(t, T.Complex):
+            elems.append(lw.cast(v, base, a))
+        else:
+            raise lw.error(f"{vt.__name__}() takes {vt.base} scalars and vectors, not a {t}", a)
+    if len(elems) != vt.n:
+        raise lw.error(f"{vt.__name__}() needs {vt.n} elements, got {len(elems)}", node,
+                       "pass scalars and smaller vectors adding up to its size")
+    names = tuple("xyzw"[: vt.n])
+    return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), names, vt.__name__), lw.loc(node))
 
 
 def _transpose(lw, node, name, arr):
