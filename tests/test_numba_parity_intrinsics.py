@@ -345,3 +345,30 @@ def test_vector_constructor_errors(bad, msg, tmp_path):
 def test_vector_types_compile_for_amdgpu(arch):
     ck = cuda.compile(_vectors, "void(float32[:, ::1], float32[::1])", arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ---------------------------------------------------------------- fastmath and debug
+
+
+def _div(r, x, y):
+    r[0] = x / y
+
+
+def test_fastmath_float_division_by_zero_does_not_raise_under_debug():
+    sig = "void(float32[::1], float32, float32)"
+    fast = cuda.jit(sig, fastmath=True, debug=True, opt=False)(_div)
+    prec = cuda.jit(sig, debug=True, opt=False)(_div)
+    r = np.zeros(1, np.float32)
+    with pytest.raises(ZeroDivisionError):
+        prec[1, 1](r, 10.0, 0.0)
+    fast[1, 1](r, 10.0, 0.0)  # numba: fastmath division is the hardware's, inf here
+    assert r[0] == np.inf
+
+
+def test_fastmath_integer_division_by_zero_still_raises_under_debug():
+    @cuda.jit(fastmath=True, debug=True, opt=False)
+    def k(r, x, y):
+        r[0] = x // y
+
+    with pytest.raises(ZeroDivisionError):
+        k[1, 1](np.zeros(1, np.int64), 7, 0)
