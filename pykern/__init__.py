@@ -143,7 +143,7 @@ def __getattr__(name):
         from .compat import _gpus
 
         return _gpus()
-    if name in ("random", "cudadrv"):  # numba.cuda.random's API, numba.cuda.cudadrv's names (loaded on first use)
+    if name in ("random", "cudadrv", "libdevice"):  # numba.cuda's random, cudadrv and libdevice (loaded on first use)
         import importlib
 
         return importlib.import_module(f"pykern.{name}")
