@@ -501,3 +501,40 @@ def test_libdevice_compiles_for_amdgpu(arch):
 
     ck = cuda.compile(k, "void(float64[::1], float64[::1])", arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+_PACKED_ARR = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])  # numba-cuda's test_sm record
+_ALIGNED_ARR = np.dtype([("d", np.float64), ("v", np.float32, (4,))], align=True)
+
+
+def test_whole_record_copy_of_a_packed_record_with_an_array_field():
+    @cuda.jit
+    def k(x, y):
+        i = cuda.grid(1)
+        if i < x.size:
+            y[i] = x[x.size - 1 - i]
+
+    x = np.zeros(6, _PACKED_ARR)
+    x["i"] = np.arange(6)
+    x["j"] = np.arange(36, dtype=np.float32).reshape(6, 3, 2)
+    y = np.zeros_like(x)
+    k[1, 8](x, y)
+    np.testing.assert_array_equal(y["i"], x["i"][::-1])
+    np.testing.assert_array_equal(y["j"], x["j"][::-1])
+
+
+def test_array_field_elements_claim_only_their_own_alignment():
+    # the field starts 8-aligned, but its float32 elements are 4 bytes apart: a load that
+    # claimed 8 for every element would let LLVM merge accesses as if they were
+    def k(out, a):
+        out[0] = a[0].v[1] + a[0].v[3]
+
+    rt = cuda.from_dtype(_ALIGNED_ARR)
+    ir_text = cuda.compile(k, (cuda.float32[::1], rt[::1]), arch="gfx942").llvm_ir
+    loads = [ln for ln in ir_text.splitlines() if "load float" in ln]
+    assert loads and not any("align 8" in ln or "align 16" in ln for ln in loads), loads
+    out = np.zeros(1, np.float32)
+    a = np.zeros(1, _ALIGNED_ARR)
+    a["v"] = [[1, 2, 3, 4]]
+    cuda.jit(k)[1, 1](out, a)
+    assert out[0] == 6

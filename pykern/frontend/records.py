@@ -41,8 +41,10 @@ def _natural(t) -> int:
     return t.nbytes
 
 
-def field_view(lw, base: ir.Expr, name: str, node) -> ir.RecordField:
-    """The view of field ``name`` of record reference ``base``."""
+def field_view(lw, base: ir.Expr, name: str, node, direct: bool = False) -> ir.RecordField:
+    """The view of field ``name`` of record reference ``base``. ``direct``: the view is only
+    loaded from and stored to here (each access carries its alignment), so an array field
+    of a packed record, whose view could not be passed on, is allowed."""
     rt = base.type
     r = ir.record_field_type(rt, name)
     if r is None:
@@ -52,11 +54,15 @@ def field_view(lw, base: ir.Expr, name: str, node) -> ir.RecordField:
     align = base_align(base)
     while align > 1 and off % align:
         align //= 2
-    if isinstance(ft, T.NestedArray) and align < _natural(ft.dtype):
+    if isinstance(ft, T.NestedArray) and align < _natural(ft.dtype) and not direct:
         raise lw.error(f"array field '{name}' is not aligned (offset {off} in a packed record)", node,
                        "use an aligned dtype (np.dtype(..., align=True)) for records with array fields")
-    if not isinstance(ft, T.NestedArray):
-        align = min(align, _natural(ft)) if not isinstance(ft, T.Record) else align
+    if isinstance(ft, T.NestedArray):
+        # what every element's address has: elements follow at their own size, so an 8-aligned
+        # float32[4] field has 4-aligned elements (a load claiming 8 could be merged wrongly)
+        align = min(align, _natural(ft.dtype))
+    elif not isinstance(ft, T.Record):
+        align = min(align, _natural(ft))
     return ir.RecordField(base, name, off, max(align, 1), vt, lw.loc(node))
 
 
@@ -84,7 +90,7 @@ def copy(lw, dst: ir.Expr, src: ir.Expr, node):
     records and of arrays inside the record too) loaded from ``src`` and stored to ``dst``."""
     loc = lw.loc(node)
     for name, _, _ in dst.type.dtype.fields:
-        d, s = field_view(lw, dst, name, node), field_view(lw, src, name, node)
+        d, s = field_view(lw, dst, name, node, direct=True), field_view(lw, src, name, node, direct=True)
         t = d.type
         if t.ndim == 0 and isinstance(t.dtype, T.Record):
             copy(lw, d, s, node)
