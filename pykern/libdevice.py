@@ -557,7 +557,9 @@ def sincos(x):
 
 @jit("int32(float64)", device=True)
 def ilogb(x):
-    return int32(math.frexp(x)[1] - 1) if x == x and x != 0 and _abs(x) != math.inf else int32(-2147483648 if x == 0 else 2147483647)
+    if x == x and x != 0 and _abs(x) != math.inf:
+        return int32(math.frexp(x)[1] - 1)
+    return int32(-2147483648) if x == 0 else int32(2147483647)  # CUDA's FP_ILOGB0, FP_ILOGBNAN/INT_MAX
 
 
 @jit("float32(float32, float32, float32)", device=True)
@@ -599,7 +601,9 @@ def sincosf(x):
 
 @jit("int32(float32)", device=True)
 def ilogbf(x):
-    return int32(math.frexp(x)[1] - 1) if x == x and x != 0 and _abs(x) != math.inf else int32(-2147483648 if x == 0 else 2147483647)
+    if x == x and x != 0 and _abs(x) != math.inf:
+        return int32(math.frexp(x)[1] - 1)
+    return int32(-2147483648) if x == 0 else int32(2147483647)  # CUDA's FP_ILOGB0, FP_ILOGBNAN/INT_MAX
 
 
 @jit("int32(float64)", device=True)

@@ -1,8 +1,10 @@
 """Kernel intrinsics as numba.cuda programs use them (found by running numba-cuda's own
 cudapy tests against pykern): literal device-function arguments that numba types as
-literals (bool flags whose dead branch is pruned, int tuples used as shapes), and the
-atomics, warp operations and memory helpers those programs call. Each runs on the cpu
-target against numpy/Python, and compiles for every amdgpu arch."""
+literals (bool flags whose dead branch is pruned, int tuples used as shapes), locals
+assigned a constant once used as shapes, whole-record stores, vector types
+(``cuda.float4``), ``cuda.libdevice``, ``Overload.cooperative`` and fastmath under
+``debug=True``. Each runs on the cpu target against numpy/Python, and compiles for every
+amdgpu arch."""
 
 import math
 
@@ -10,7 +12,8 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import float64, uint32, uint64
+from pykern import float64, libdevice, uint64
+from pykern.generated import define
 
 ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
 
@@ -378,9 +381,6 @@ def test_fastmath_integer_division_by_zero_still_raises_under_debug():
 
 # ---------------------------------------------------------------- cuda.libdevice
 
-
-from pykern import libdevice  # noqa: E402  (numba: from numba.cuda import libdevice)
-from pykern.generated import define  # noqa: E402
 
 _UNARY_REF = {
     "acos": math.acos, "acosh": math.acosh, "asin": math.asin, "asinh": math.asinh, "atan": math.atan,
