@@ -143,7 +143,7 @@ def __getattr__(name):
         from .compat import _gpus
 
         return _gpus()
-    if name in ("random", "cudadrv", "kernels"):  # numba.cuda.random, .cudadrv, .kernels (loaded on first use)
+    if name in ("random", "cudadrv", "kernels", "libdevice"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice (loaded on first use)
         import importlib
 
         return importlib.import_module(f"pykern.{name}")

@@ -42,6 +42,13 @@ class Overload:
     _typed_ir: Optional[str] = None
     launch_plan: Any = field(default=None, repr=False)  # filled by runtime.launch
 
+    @property
+    def cooperative(self) -> bool:
+        """numba's ``_Kernel.cooperative``: the kernel syncs its grid, so it is launched
+        cooperatively (numba also counts a ``cg.this_grid()`` that never syncs; pykern does
+        not, as such a kernel needs no resident-grid limit)."""
+        return bool(getattr(self.artifact, "cooperative", False))
+
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0) -> int:
         """numba's ``_Kernel.max_cooperative_grid_blocks``: the most blocks of
         ``blockdim`` a cooperative launch (a kernel calling

@@ -163,6 +163,35 @@ cg = Namespace(
     "Cooperative groups (numba.cuda.cg).",
 )
 
+class VectorTypeStub(Stub):
+    """numba.cuda's vector types (``float32x4``, alias ``float4``): ``v = float4(a, b, c, d)``
+    in a kernel, built from scalars and smaller vectors of the same base type; ``v.x .y .z .w``
+    read it. A value is a tuple with those field names (so it can be passed to and returned
+    from device functions); ``base`` names the element type."""
+
+    def __init__(self, name: str, base: str, n: int, aliases: tuple):
+        super().__init__(name, f"{name}: a vector of {n} {base} (.{', .'.join('xyzw'[:n])}); kernels only.")
+        self.__name__ = name
+        self.base = base
+        self.n = n
+        self.aliases = aliases
+
+
+#: numba.cuda's C names of the base types (float4 is float32x4, long2 is int64x2: numba takes the
+#: host C type sizes, which are these on the 64-bit Linux hosts ROCm runs on)
+_VECTOR_ALIASES = {"char": "int8", "short": "int16", "int": "int32", "long": "int64", "longlong": "int64",
+                   "uchar": "uint8", "ushort": "uint16", "uint": "uint32", "ulong": "uint64", "ulonglong": "uint64",
+                   "float": "float32", "double": "float64"}
+VECTOR_TYPES: dict = {}  # name and alias -> VectorTypeStub
+_g = globals()
+for _base in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"):
+    for _n in (1, 2, 3, 4):
+        _aliases = tuple(f"{a}{_n}" for a, b in _VECTOR_ALIASES.items() if b == _base)
+        _v = VectorTypeStub(f"{_base}x{_n}", _base, _n, _aliases)
+        for _name in (_v.__name__, *_aliases):
+            VECTOR_TYPES[_name] = _g[_name] = _v
+del _g, _base, _n, _aliases, _v, _name
+
 #: Every name pykern/__init__.py should re-export for kernels.
 #: kernel-language libraries written in Python as device functions ("cmath": complex math,
 #: "warp": match_any/all_sync), keyed by name; the glue modules that define them
@@ -197,4 +226,5 @@ __all__ = [
     *_WAVE_NAMES,
     *_BIT_NAMES,
     *_MORE_NAMES,
+    *VECTOR_TYPES,
 ]

@@ -507,7 +507,7 @@ def test_device_function_returning_arrays_of_two_types_is_a_compile_error():
 
     @cuda.jit
     def k(a, b):
-        either(a, b, True)[0] = 1
+        either(a, b, a[0] > 0)[0] = 1  # a run-time flag: a literal one prunes a branch
 
     with pytest.raises(CompileError, match="arrays of one type"):
         k[1, 1](np.zeros(4), np.zeros(4, np.float32))

@@ -63,7 +63,8 @@ class ScalarLowering:
         a = self.expr(e.lhs)
         c = self.expr(e.rhs)
         t = e.type
-        if self.options.debug and e.op in ("/", "//", "%") and isinstance(t, (T.Float, T.Integer, T.Boolean)):
+        if self.options.debug and e.op in ("/", "//", "%") and isinstance(t, (T.Float, T.Integer, T.Boolean)) and not (
+                self.options.fastmath and isinstance(t, T.Float)):  # numba: fastmath float division never raises
             self._zero_division_check(c, e.op)
         if isinstance(t, T.Float):
             return self._float_binop(e.op, a, c, t)

@@ -67,6 +67,8 @@ _ALL_LANES = (1 << 64) - 1
 def lower_call(lw, fobj, node):
     f = fobj.value
     name = fobj.name or getattr(f, "__name__", "function")
+    if isinstance(f, stubs.VectorTypeStub):
+        return _vector(lw, node, f)
     if isinstance(f, stubs.Stub):
         handler = _STUB_HANDLERS.get(f._pk_name)
         if handler is None:
@@ -852,6 +854,33 @@ def _namedtuple(lw, node, cls):
     return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), tuple(fields), cls.__name__), lw.loc(node))
 
 
+def _vector(lw, node, vt):
+    """``float4(a, f2, b)``: numba.cuda's vector-type constructor. Scalars convert to the base
+    type; vectors of the same base type contribute their elements in order."""
+    if node.keywords:
+        raise lw.error(f"{vt.__name__}() takes positional arguments only", node)
+    base = T.SCALARS[vt.base]
+    elems = []
+    for a in node.args:
+        v = lw.value(a)
+        t = v.type
+        if isinstance(t, T.Tuple) and t.label in stubs.VECTOR_TYPES:
+            other = stubs.VECTOR_TYPES[t.label]
+            if other.base != vt.base:
+                raise lw.error(f"{vt.__name__}() takes {vt.base} scalars and vectors, not a {t.label}", a)
+            v = lw.once(v, a)
+            elems += [lw.tuple_get(v, k, a) for k in range(len(t.elems))]
+        elif t.is_scalar and not isinstance(t, T.Complex):
+            elems.append(lw.cast(v, base, a))
+        else:
+            raise lw.error(f"{vt.__name__}() takes {vt.base} scalars and vectors, not a {t}", a)
+    if len(elems) != vt.n:
+        raise lw.error(f"{vt.__name__}() needs {vt.n} elements, got {len(elems)}", node,
+                       "pass scalars and smaller vectors adding up to its size")
+    names = tuple("xyzw"[: vt.n])
+    return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems), names, vt.__name__), lw.loc(node))
+
+
 def _transpose(lw, node, name, arr):
     """``a.transpose()`` (``arr``: the array) or ``np.transpose(a)`` (``arr`` None):
     ``a.T``. Only the reversed-axes form: no ``axes`` argument."""
@@ -1041,7 +1070,7 @@ def _device_call(lw, dev, name, node):
 
 def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_default, sigs, literal_ints):
     pyfunc = dev.py_func
-    assigned = lw.mb.assigned_params(pyfunc) if literal_ints else set()
+    assigned = lw.mb.assigned_params(pyfunc)
     args, arg_nodes, static = [], [], {}
     for k, pn in enumerate(pnames):
         if pn in given:
@@ -1053,7 +1082,9 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
         else:
             raise lw.error(f"device function '{name}' is missing argument '{pn}'", node)
         sv = static_value(v)
-        if isinstance(sv, int) and (not literal_ints or pn in assigned):
+        if _is_literal(sv) and (pn in assigned or not (literal_ints or isinstance(sv, bool))):
+            # bool literals always (numba types them as literals, so `if flag:` is pruned and the
+            # dead branch never typed); ints and int tuples only when the callee needs a constant
             sv = NOT_STATIC
         if sv is not NOT_STATIC and not sigs:
             static[pn] = sv  # a compile-time value: the callee is specialised to it, as numba does
@@ -1093,6 +1124,11 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
 NOT_STATIC = object()
 
 
+def _is_literal(sv) -> bool:
+    """An int, bool or int-tuple literal argument (a candidate compile-time value)."""
+    return isinstance(sv, int) or (isinstance(sv, tuple) and bool(sv))
+
+
 def _admits(declared, actual) -> bool:
     """An array parameter declared ``declared`` takes an ``actual`` array unchanged: same dtype
     and ndim, and the declared layout is "A" (any strides) or the same."""
@@ -1106,15 +1142,21 @@ def static_value(v):
     device functions, ``operator.add``, ``math.sin``) and int literals are passed
     at compile time; the callee is specialised per value (numba does the same)."""
     if isinstance(v, ir.Const):
+        if isinstance(v.type, T.Boolean):
+            return bool(v.value)
         if (is_weak(v) or getattr(v, "_literal", False)) and isinstance(v.value, int) and not isinstance(v.value, bool):
             return v.value
         return NOT_STATIC
+    if isinstance(v, ir.TupleExpr):
+        return _int_tuple([e.value if isinstance(e, ir.Const) else None for e in v.elems])
     if not isinstance(v, PyObj):
         return NOT_STATIC
     x = v.value
     if x is None:
         return None  # an optional argument left out or given None: `if z is None:` is pruned
-    if isinstance(x, bool) or isinstance(x, (float, np.generic, np.ndarray, tuple)):
+    if isinstance(x, tuple):
+        return _int_tuple(x)
+    if isinstance(x, bool) or isinstance(x, (float, np.generic, np.ndarray)):
         return NOT_STATIC
     if isinstance(x, int):
         return x
@@ -1122,6 +1164,13 @@ def static_value(v):
         return NOT_STATIC if x._pk_name in ("warpsize", "laneid") else x
     if isinstance(x, (T.Type, np.dtype, type)) or callable(x) or _foreign_scalar_type(x) is not None:
         return x
+    return NOT_STATIC
+
+
+def _int_tuple(values):
+    """A tuple of Python ints (a shape such as ``(4, 8)``), else ``NOT_STATIC``."""
+    if values and all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in values):
+        return tuple(int(x) for x in values)
     return NOT_STATIC
 
 

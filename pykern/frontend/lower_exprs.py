@@ -94,13 +94,7 @@ class ExpressionLowering:
         if alias is not None:  # g = cuda.cg.this_grid()
             return alias
         if name in self.static and name not in self.static_replaced:
-            v = self.static[name]
-            if isinstance(v, int) and not isinstance(v, bool):
-                # an int literal argument: a typed (int64) constant, usable as a shape
-                c = ir.Const(v, infer.literal_type(v), self.loc(node))
-                c._literal = True  # still a literal when passed on to another device function
-                return c
-            return PyObj(v, name)
+            return self._static_arg(self.static[name], node, name)
         if name in self.local_names:
             entry = self.vartypes.get(name)
             if entry is None:
@@ -121,6 +115,21 @@ class ExpressionLowering:
         if kind == "empty-closure":
             raise self.error(f"free variable '{name}' has no value yet where the kernel is compiled", node)
         return PyObj(_frozen(value), name)
+
+    def _static_arg(self, v, node, name):
+        """A compile-time argument's value: an int literal is a typed constant, usable as a
+        shape (and an int tuple a tuple of them), a bool literal a constant `if` prunes."""
+        loc = self.loc(node)
+        if isinstance(v, bool):
+            return ir.Const(v, T.boolean, loc)
+        if isinstance(v, int):
+            c = ir.Const(v, infer.literal_type(v), loc)
+            c._literal = True  # still a literal when passed on to another device function
+            return c
+        if isinstance(v, tuple):
+            elems = [self._static_arg(x, node, name) for x in v]
+            return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), loc)
+        return PyObj(v, name)
 
     def expr_Tuple(self, node):
         elems = [self.value(e) for e in node.elts]

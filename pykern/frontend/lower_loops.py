@@ -57,7 +57,11 @@ class LoopLowering:
         it = node.iter
         fobj = self.expr(it.func) if isinstance(it, ast.Call) else None
         unroll = isinstance(fobj, PyObj) and _is_literal_unroll(fobj.value)
-        flag = self.loop_else_begin(node, force=unroll)
+        # a tuple may turn out to hold tuples, whose loop is unrolled (for_each): give it the flag
+        # that a `break` in an unrolled copy sets (a name is read here only to see its type)
+        maybe_unrolled = isinstance(it, ast.Tuple) or (
+            isinstance(it, ast.Name) and _uniform_tuples(getattr(self.expr(it), "type", None)))
+        flag = self.loop_else_begin(node, force=unroll or maybe_unrolled)
         self.else_flags.append(flag)
         try:
             if unroll:
@@ -138,6 +142,13 @@ class LoopLowering:
             if t.ndim == 0:
                 raise self.error("iteration over a 0-d array", it, "index it with a[()]")
         elif isinstance(t, T.Tuple):
+            if _uniform_tuples(t) and self.else_flags and self.else_flags[-1]:
+                # numba iterates any UniTuple; tuples of tuples (vectors, namedtuples) have no
+                # run-time element select, so the body is copied per element (as literal_unroll)
+                seq = self.once(seq, it)
+                items = [self.tuple_get(seq, k, it) for k in range(len(t.elems))]
+                self.unroll_body(node, self.else_flags[-1], items, it)
+                return
             if t.elems and not selectable_tuple(t):
                 raise self.error(
                     f"kernels can loop over tuples of one scalar or array type, not {t}", it,
@@ -308,8 +319,12 @@ class LoopLowering:
                 return
             seq = self.once(seq, arg)
             items = [self.tuple_get(seq, k, arg) for k in range(len(seq.type.elems))]
+        self.unroll_body(node, flag, items, arg)
+
+    def unroll_body(self, node, flag, items, arg):
+        """The loop body once per element of ``items`` (IR values or compile-time ``PyObj``s)."""
         if not isinstance(node.target, ast.Name):
-            raise self.error("the loop variable of literal_unroll() must be a plain name", node.target)
+            raise self.error("the loop variable of an unrolled loop must be a plain name", node.target)
         name = node.target.id
         loc = self.loc(node)
         saved_static, saved_rename = dict(self.static), dict(self.renames)
@@ -343,6 +358,12 @@ class LoopLowering:
         finally:
             self.loop_depth -= 1
             self.static, self.renames = saved_static, saved_rename
+
+
+def _uniform_tuples(t) -> bool:
+    """A tuple whose elements are tuples of one type (numba's UniTuple of tuples)."""
+    return (isinstance(t, T.Tuple) and bool(t.elems) and isinstance(t.elems[0], T.Tuple)
+            and all(e == t.elems[0] for e in t.elems))
 
 
 def _is_literal_unroll(f) -> bool:

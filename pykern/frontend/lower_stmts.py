@@ -334,7 +334,8 @@ class StatementLowering:
         self.check_writable(at, node)
         if isinstance(value.type, T.Void):
             raise self.error("cannot store the result of a call that returns nothing", node)
-        if records.is_record_ref(value.type) and isinstance(at.dtype, T.Record):  # a[i] = b[j] of records
+        if records.is_record_ref(value.type) and isinstance(at.dtype, T.Record) and len(idx) == at.ndim:
+            # `a[i] = b[j]`, `sm[i] = x[j]`: a whole record (numba copies its bytes)
             records.copy(self, ir.ArrayView(arr, idx, ir.view_type(at, idx), self.loc(node)), value, node)
             return
         if not value.type.is_scalar:

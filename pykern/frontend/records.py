@@ -62,8 +62,10 @@ def _natural(t) -> int:
     return t.nbytes
 
 
-def field_view(lw, base: ir.Expr, name: str, node) -> ir.RecordField:
-    """The view of field ``name`` of record reference ``base``."""
+def field_view(lw, base: ir.Expr, name: str, node, direct: bool = False) -> ir.RecordField:
+    """The view of field ``name`` of record reference ``base``. ``direct``: the view is only
+    loaded from and stored to here (each access carries its alignment), so an array field
+    of a packed record, whose view could not be passed on, is allowed."""
     rt = base.type
     r = ir.record_field_type(rt, name)
     if r is None:
@@ -73,11 +75,15 @@ def field_view(lw, base: ir.Expr, name: str, node) -> ir.RecordField:
     align = base_align(base)
     while align > 1 and off % align:
         align //= 2
-    if isinstance(ft, T.NestedArray) and align < _natural(ft.dtype):
+    if isinstance(ft, T.NestedArray) and align < _natural(ft.dtype) and not direct:
         raise lw.error(f"array field '{name}' is not aligned (offset {off} in a packed record)", node,
                        "use an aligned dtype (np.dtype(..., align=True)) for records with array fields")
-    if not isinstance(ft, T.NestedArray):
-        align = min(align, _natural(ft)) if not isinstance(ft, T.Record) else align
+    if isinstance(ft, T.NestedArray):
+        # what every element's address has: elements follow at their own size, so an 8-aligned
+        # float32[4] field has 4-aligned elements (a load claiming 8 could be merged wrongly)
+        align = min(align, _natural(ft.dtype))
+    elif not isinstance(ft, T.Record):
+        align = min(align, _natural(ft))
     return ir.RecordField(base, name, off, max(align, 1), vt, lw.loc(node))
 
 
@@ -102,7 +108,8 @@ def target(lw, base: ir.Expr, name: str, node):
 def copy(lw, dest: ir.Expr, src: ir.Expr, node) -> None:
     """``a[i] = b[j]``, ``a[i] = r`` of records of one dtype (numba copies the record):
     field by field -- nested records recursively, array fields as slices are assigned --
-    each field read before it is written."""
+    each field read before it is written. The field views are only loaded from
+    and stored to, so array fields of packed records are copied too."""
     if dest.type.dtype != src.type.dtype:
         raise lw.error(f"cannot assign a record of {src.type.dtype} to one of {dest.type.dtype}", node,
                        "both records need the same dtype; assign the fields one by one")
@@ -110,10 +117,12 @@ def copy(lw, dest: ir.Expr, src: ir.Expr, node) -> None:
 
     dest, src = lw.once(dest, node), lw.once(src, node)
     for name, ft, _ in dest.type.dtype.fields:
-        d, s = field_view(lw, dest, name, node), field_view(lw, src, name, node)
+        d, s = field_view(lw, dest, name, node, direct=True), field_view(lw, src, name, node, direct=True)
         if isinstance(ft, T.Record):
             copy(lw, d, s, node)
         elif isinstance(ft, T.NestedArray):
+            if isinstance(ft.dtype, T.Record):
+                raise lw.error(f"cannot copy field '{name}': arrays of records inside records are not supported", node)
             slice_store.store(lw, d, s, node)
         else:
             lw.emit(ir.Store(d, [], ir.Load(s, [], d.type.dtype, lw.loc(node)), lw.loc(node)))

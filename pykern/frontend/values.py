@@ -12,6 +12,7 @@ arithmetic on weak constants; ``calls`` uses the same helpers.
 from __future__ import annotations
 
 import ast
+import copy
 import enum
 import math
 import operator
@@ -62,6 +63,18 @@ class PartialIndex:
         self.array = array
         self.indices = indices
         self.node = node
+
+
+NOT_CONST = object()
+
+
+def _literal_node(x):
+    if isinstance(x, tuple):
+        return ast.Tuple([_literal_node(e) for e in x], ast.Load())
+    return ast.Constant(x)
+
+# what a constant local's value may be built of (`N = 100`, `shape = (TPB, 2 * TPB)`, `M = N // 2`)
+_CONST_NODES = (ast.Constant, ast.Name, ast.Load, ast.Tuple, ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop)
 
 
 class NeedType(Exception):
@@ -380,7 +393,13 @@ class ValueLowering:
 
     def const_value(self, node, what: str):
         """A compile-time Python value (int/float/bool or tuple of those) of an expression."""
-        v = self.expr(node)
+        x = self._const_of(self.expr(self._with_constant_locals(node, frozenset())), set())
+        if x is NOT_CONST:
+            raise NeedsConstant(f"{what} must be a compile-time constant", self.loc(node),
+                                "use a literal, a module-level constant or a local variable assigned one once")
+        return x
+
+    def _const_of(self, v, seen: set):
         if isinstance(v, PyObj):
             x = v.value
             if isinstance(x, (int, float, np.integer, np.floating, np.bool_)):
@@ -391,7 +410,50 @@ class ValueLowering:
                 return x
         elif isinstance(v, ir.Const):
             return v.value
-        elif isinstance(v, ir.TupleExpr) and all(isinstance(e, ir.Const) for e in v.elems):
-            return tuple(e.value for e in v.elems)
-        raise NeedsConstant(f"{what} must be a compile-time constant", self.loc(node),
-                            "use a literal or a module-level constant")
+        elif isinstance(v, ir.TupleExpr):
+            elems = tuple(self._const_of(e, seen) for e in v.elems)
+            return NOT_CONST if NOT_CONST in elems else elems
+        elif isinstance(v, ir.Var):
+            return self._const_local(v.name, seen)
+        return NOT_CONST
+
+    def _const_local(self, name: str, seen: set):
+        """`N = 100` then `shared.array(N, ...)`: a local assigned a constant once is that
+        constant (as numba infers); its expression is folded with the other such locals
+        written in as literals (`TPB = N // 2`)."""
+        consts = self.single_constant_assigns()
+        if name not in consts or name in seen:
+            return NOT_CONST
+        seen = seen | {name}
+        return self._const_of(self.expr(self._with_constant_locals(consts[name], seen)), seen)
+
+    def _with_constant_locals(self, node, seen):
+        """A copy of ``node`` with the constant locals it names written in as literals."""
+        if not self.single_constant_assigns():
+            return node
+        lw = self
+
+        class Substitute(ast.NodeTransformer):
+            def visit_Name(self, n):
+                x = lw._const_local(n.id, seen) if n.id not in lw.static else NOT_CONST
+                return n if x is NOT_CONST else ast.copy_location(_literal_node(x), n)
+
+        return ast.fix_missing_locations(Substitute().visit(copy.deepcopy(node)))
+
+    def single_constant_assigns(self) -> dict:
+        """Locals stored exactly once in the function, by ``name = <expression of literals and
+        names>`` (no calls, subscripts or attributes of kernel values): name -> value node."""
+        out = self.__dict__.get("_single_consts")
+        if out is None:
+            a = self.node.args  # a parameter is a run-time value even if assigned once more
+            stores = {p.arg: 1 for p in a.posonlyargs + a.args + a.kwonlyargs}
+            values = {}
+            for n in ast.walk(self.node):
+                if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                    stores[n.id] = stores.get(n.id, 0) + 1
+                if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                    if all(isinstance(c, _CONST_NODES) for c in ast.walk(n.value)):
+                        values[n.targets[0].id] = n.value
+            out = {k: v for k, v in values.items() if stores.get(k) == 1}
+            self._single_consts = out
+        return out
