@@ -182,16 +182,25 @@ class ArrayLowering:
         imply them from the shape (a contiguous argument's stride values of
         extent-1 dimensions are arbitrary), "A" reads them. ``shape``: the
         extents when the caller has them already."""
-        b = self.builder
         if t.layout == "A":
-            return [b.extract_value(arr, [2, k]) for k in range(t.ndim)]
-        shape = shape or self._shape(t, arr)
-        order = range(t.ndim - 1, -1, -1) if t.layout == "C" else range(t.ndim)
-        strides, acc = [None] * t.ndim, L.Constant(I64, _sizeof(t.dtype))
+            return [self.builder.extract_value(arr, [2, k]) for k in range(t.ndim)]
+        return self._dense_strides(shape or self._shape(t, arr), _sizeof(t.dtype), t.layout)
+
+    def _dense_strides(self, shape, itemsize: int, layout: str):
+        """The byte strides of a dense array of extents ``shape`` in ``layout`` "C" or "F"."""
+        order = range(len(shape) - 1, -1, -1) if layout == "C" else range(len(shape))
+        strides, acc = [None] * len(shape), L.Constant(I64, itemsize)
         for k in order:
             strides[k] = acc
-            acc = b.mul(acc, shape[k])
+            acc = self.builder.mul(acc, shape[k])
         return strides
+
+    def _view_source(self, e):
+        """``(struct, extents, byte strides)`` of the array a view node ``e`` is made from."""
+        at = e.array.type
+        arr = self.expr(e.array)
+        shape = self._shape(at, arr)
+        return arr, shape, self._byte_strides(at, arr, shape)
 
     def _slice_dim(self, sl, n):
         """(first index, length, step) of ``start:stop:step`` over extent ``n``,
@@ -226,9 +235,7 @@ class ArrayLowering:
     def _x_ArrayView(self, e):
         b = self.builder
         at = e.array.type
-        arr = self.expr(e.array)
-        shape = self._shape(at, arr)
-        strides = self._byte_strides(at, arr, shape)
+        arr, shape, strides = self._view_source(e)
         items = list(e.items) + [None] * (at.ndim - len(e.items))
         offset = L.Constant(I64, 0)
         new_shape, new_strides = [], []
@@ -256,10 +263,7 @@ class ArrayLowering:
         # ones accesses really use (implied for "C"/"F" sources), so the result
         # struct is right whatever its layout: "F" from "C" implies exactly them
         b = self.builder
-        at = e.array.type
-        arr = self.expr(e.array)
-        shape = self._shape(at, arr)
-        strides = self._byte_strides(at, arr, shape)
+        arr, shape, strides = self._view_source(e)
         v = b.insert_value(_zero(self.types.value(e.type)), b.extract_value(arr, 0), 0)
         return self._with_shape(v, shape[::-1], strides[::-1])
 
@@ -267,11 +271,8 @@ class ArrayLowering:
         # the same bytes: the data pointer moved by the offset (the imaginary part);
         # a view of another item size rescales the (contiguous) last axis, as numpy
         b = self.builder
-        at = e.array.type
-        arr = self.expr(e.array)
-        shape = self._shape(at, arr)
-        strides = self._byte_strides(at, arr, shape)
-        old, new = _sizeof(at.dtype), _sizeof(e.type.dtype)
+        arr, shape, strides = self._view_source(e)
+        old, new = _sizeof(e.array.type.dtype), _sizeof(e.type.dtype)
         if not e.part and old != new:
             shape[-1] = b.udiv(b.mul(shape[-1], L.Constant(I64, old)), L.Constant(I64, new))
             strides[-1] = L.Constant(I64, new)
@@ -286,12 +287,8 @@ class ArrayLowering:
         b = self.builder
         arr = self.expr(e.array)
         shape = [self.expr(s) for s in e.shape]
-        strides, acc = [], L.Constant(I64, _sizeof(e.type.dtype))
-        for s in reversed(shape):
-            strides.append(acc)
-            acc = b.mul(acc, s)
         v = b.insert_value(_zero(self.types.value(e.type)), b.extract_value(arr, 0), 0)
-        return self._with_shape(v, shape, strides[::-1])
+        return self._with_shape(v, shape, self._dense_strides(shape, _sizeof(e.type.dtype), "C"))
 
     def _x_AllocArray(self, e):
         t = e.type
