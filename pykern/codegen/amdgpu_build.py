@@ -204,7 +204,7 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         codeobject.verify(mod)
         kernels = list(kernel_names) or _kernel_names(ir_text)
         if int(opt) > 0:  # the kernel's own code only: before the device libraries are linked
-            _fold_guarded_indices(binding, mod, tm)
+            _fold_guarded_indices(mod, tm)
         libs = devicelibs.link(mod, a, fastmath=fastmath, code_object_version=code_object_version,
                                kernel_names=kernels)
         if libs:
@@ -228,7 +228,7 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
     return Built(emitted, a, libs)
 
 
-def _fold_guarded_indices(binding, mod, tm) -> None:
+def _fold_guarded_indices(mod, tm) -> None:
     """SROA and InstCombine once before the O<n> pipeline, so that a negative-index
     wraparound (``i < 0 ? i + n : i``) under a guard that rules it out (``while j >= 0
     and a[j] > v: ... a[j]``) is folded before SimplifyCFG merges the loop's exits into
@@ -237,16 +237,9 @@ def _fold_guarded_indices(binding, mod, tm) -> None:
     insertion sort of ``benchmarks/kernels.py``: 779 -> 392 instructions on gfx942).
     pykern's integers wrap, so LLVM can fold the wraparound only from the guard, not
     from ``nsw`` arithmetic as in C."""
-    from .llvm_util import _dispose_pass_manager
+    from .llvm_util import run_passes
 
-    pb = binding.create_pass_builder(tm, binding.create_pipeline_tuning_options(speed_level=1))
-    mpm = binding.create_new_module_pass_manager()
-    mpm.add_sroa_pass()
-    mpm.add_instruction_combine_pass()
-    try:
-        mpm.run(mod, pb)
-    finally:
-        _dispose_pass_manager(mpm)
+    run_passes(mod, tm, ("sroa", "instruction_combine"), speed_level=1)
 
 
 #: bytes of explicit kernel arguments :func:`_load_kernargs_together` may load at once (32 SGPRs)

@@ -82,13 +82,17 @@ def optimize_quick(mod, tm) -> None:
     allocas to registers, fold and clean the CFG -- ~2.5 ms for saxpy where O3 takes ~22 --
     with no vectoriser, unroller or loop pass. Every pass only rewrites by LLVM IR's
     semantics (no fast-math flags are added), so the code computes what O3's does."""
+    run_passes(mod, tm, ("always_inliner", "sroa", "instruction_combine", "simplify_cfg"), speed_level=0)
+
+
+def run_passes(mod, tm, passes, speed_level: int) -> None:
+    """Run llvmlite's module passes ``passes`` (``add_<name>_pass``), in order, on ``mod``
+    in place: a hand-picked pipeline instead of a default ``O<n>`` one."""
     ll = llvm()
-    pb = ll.create_pass_builder(tm, ll.create_pipeline_tuning_options(speed_level=0))
+    pb = ll.create_pass_builder(tm, ll.create_pipeline_tuning_options(speed_level=speed_level))
     mpm = ll.create_new_module_pass_manager()
-    mpm.add_always_inliner_pass()
-    mpm.add_sroa_pass()
-    mpm.add_instruction_combine_pass()
-    mpm.add_simplify_cfg_pass()
+    for name in passes:
+        getattr(mpm, f"add_{name}_pass")()
     try:
         mpm.run(mod, pb)
     finally:
