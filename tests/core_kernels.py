@@ -192,8 +192,8 @@ def _uses_local_arrays(fn, argtypes, opts):
         if isinstance(obj, (list, tuple)):
             for x in obj:
                 walk(x)
-        elif hasattr(obj, "__dataclass_fields__"):
-            for name in obj.__dataclass_fields__:
+        elif isinstance(obj, (ir.Expr, ir.Stmt)):
+            for name in ir.fields(obj):
                 if name not in ("type", "loc"):
                     walk(getattr(obj, name))
 

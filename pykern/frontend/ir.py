@@ -1,4 +1,4 @@
-"""pykern's typed IR: plain dataclasses, structured control flow, every node typed and located.
+"""pykern's typed IR: plain data classes, structured control flow, every node typed and located.
 
 The frontend (``frontend/lower_ast.py`` et al.) produces it from the Python AST;
 codegen (``codegen/lower.py``) turns it into LLVM IR. It is the only thing the
@@ -28,18 +28,105 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..errors import SourceLoc
 from . import types as T
 
 # --------------------------------------------------------------------------
+# Node classes: what @dataclass(eq=False) gave them, made on first use
+# --------------------------------------------------------------------------
+# @dataclass spends ~0.25 ms per class (it compiles an __init__ and a __repr__ for
+# each): ~10 ms for the ~40 node classes, inside the first compile of every process.
+# @node records the fields and gives the class an __init__ that compiles the
+# dataclass-equivalent one on the class' first construction (so a compile pays only
+# for the node kinds it builds) and a shared __repr__ in dataclass' format.
+# Identity equality and hashing, as eq=False; instances are plain, mutable objects
+# with a __dict__ (codegen and the analysis walk ``node.__dict__``).
+
+_MISSING = object()
+
+
+class Factory:
+    """A field default made anew for each node (``field(default_factory=...)``)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make):
+        self.make = make
+
+
+def fields(node) -> tuple:
+    """The field names of an IR node or node class, in ``__init__`` order.
+
+    >>> fields(Const)
+    ('value', 'type', 'loc')
+    """
+    return type(node)._fields if not isinstance(node, type) else node._fields
+
+
+def _field_repr(self) -> str:
+    return f"{type(self).__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self._fields)})"
+
+
+def node(cls):
+    """Class decorator of the IR's node classes: ``cls``'s fields are the names it
+    annotates, after its base's; a class attribute of the same name is the default
+    (``Factory(f)``: ``f()`` per node)."""
+    inherited = getattr(cls, "_fields", ())
+    own = [n for n in cls.__dict__.get("__annotations__", {}) if n not in inherited]
+    cls._fields = inherited + tuple(own)
+    for n in own:
+        if isinstance(cls.__dict__.get(n), Factory):
+            cls._factories = {**getattr(cls, "_factories", {}), n: cls.__dict__[n]}
+            delattr(cls, n)  # as dataclass does: no class attribute for a per-node default
+
+    def __init__(self, *args, **kwargs):
+        init = _compile_init(cls)
+        cls.__init__ = init
+        init(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = __init__
+    if "__repr__" not in cls.__dict__:
+        cls.__repr__ = _field_repr
+    return cls
+
+
+def _compile_init(cls):
+    """The ``__init__`` dataclass would write for ``cls`` (same parameters, defaults and errors)."""
+    params, body, env = [], [], {"_MISSING": _MISSING}
+    factories = getattr(cls, "_factories", {})
+    for n in cls._fields:
+        if n in factories:
+            env[f"_f_{n}"] = factories[n].make
+            params.append(f"{n}=_MISSING")
+            body.append(f"    self.{n} = _f_{n}() if {n} is _MISSING else {n}")
+            continue
+        default = getattr(cls, n, _MISSING)
+        if default is _MISSING:
+            if params and "=" in params[-1]:
+                raise TypeError(f"non-default argument {n!r} follows default argument in {cls.__name__}")
+            params.append(n)
+        else:
+            env[f"_d_{n}"] = default
+            params.append(f"{n}=_d_{n}")
+        body.append(f"    self.{n} = {n}")
+    src = f"def __init__(self, {', '.join(params)}):\n" + ("\n".join(body) or "    pass") + "\n"
+    exec(src, env)
+    init = env["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__module__ = cls.__module__
+    return init
+
+
+# --------------------------------------------------------------------------
 # Expressions
 # --------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@node
 class Expr:
     # type and loc are set by each subclass' fields (declared last there)
     def children(self) -> list["Expr"]:
@@ -48,7 +135,7 @@ class Expr:
         ]
 
 
-@dataclass(eq=False)
+@node
 class Const(Expr):
     """A compile-time constant scalar (int, float or bool Python value)."""
 
@@ -60,7 +147,7 @@ class Const(Expr):
         return f"{self.value!r}:{self.type}"
 
 
-@dataclass(eq=False)
+@node
 class Var(Expr):
     """Read of a local variable or parameter (declared in ``Function.locals``)."""
 
@@ -88,7 +175,7 @@ class Var(Expr):
 BINOPS = ("+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>")
 
 
-@dataclass(eq=False)
+@node
 class BinOp(Expr):
     op: str
     lhs: Expr
@@ -104,7 +191,7 @@ class BinOp(Expr):
 UNARYOPS = ("-", "~", "not")
 
 
-@dataclass(eq=False)
+@node
 class UnaryOp(Expr):
     op: str
     operand: Expr
@@ -120,7 +207,7 @@ class UnaryOp(Expr):
 CMPOPS = ("<", "<=", "==", "!=", ">", ">=")
 
 
-@dataclass(eq=False)
+@node
 class Compare(Expr):
     op: str
     lhs: Expr
@@ -132,7 +219,7 @@ class Compare(Expr):
         return f"({self.lhs} {self.op} {self.rhs})"
 
 
-@dataclass(eq=False)
+@node
 class BoolOp(Expr):
     """Short-circuit ``and``/``or`` over boolean operands (the frontend casts
     each operand to boolean); the result is boolean. Later operands are only
@@ -147,7 +234,7 @@ class BoolOp(Expr):
         return "(" + f" {self.op} ".join(map(str, self.values)) + ")"
 
 
-@dataclass(eq=False)
+@node
 class IfExp(Expr):
     """``a if cond else b``: only the chosen branch is evaluated."""
 
@@ -161,7 +248,7 @@ class IfExp(Expr):
         return f"({self.then} if {self.cond} else {self.orelse})"
 
 
-@dataclass(eq=False)
+@node
 class Cast(Expr):
     """Convert a scalar to another scalar type, numpy ``astype`` semantics:
     int->int truncates/extends (sign per source), float->int truncates toward
@@ -176,7 +263,7 @@ class Cast(Expr):
         return f"{self.type}({self.value})"
 
 
-@dataclass(eq=False)
+@node
 class Load(Expr):
     """``array[indices]`` of an array-typed expression; one int64 index per
     dimension (the frontend wraps negative constant indices; dynamic negative
@@ -191,7 +278,7 @@ class Load(Expr):
         return f"{self.array}[{', '.join(map(str, self.indices))}]"
 
 
-@dataclass(eq=False)
+@node
 class ArrayAttr(Expr):
     """``a.shape[dim]`` / ``a.strides[dim]`` (bytes) / ``a.size`` / ``a.ndim``
     as int64 (``dim`` is None for size and ndim). ``address`` is the data
@@ -208,7 +295,7 @@ class ArrayAttr(Expr):
         return f"{self.array}.{self.attr}" + (f"[{self.dim}]" if self.dim is not None else "")
 
 
-@dataclass(eq=False)
+@node
 class TupleExpr(Expr):
     elems: list
     type: T.Type  # T.Tuple
@@ -218,7 +305,7 @@ class TupleExpr(Expr):
         return "(" + ", ".join(map(str, self.elems)) + ",)"
 
 
-@dataclass(eq=False)
+@node
 class TupleGet(Expr):
     """Element ``index`` (a Python int, already normalised to >= 0) of a tuple."""
 
@@ -231,7 +318,7 @@ class TupleGet(Expr):
         return f"{self.value}[{self.index}]"
 
 
-@dataclass(eq=False)
+@node
 class Call(Expr):
     """Call of a device function ``Module.functions[func]`` with already-cast args."""
 
@@ -244,7 +331,7 @@ class Call(Expr):
         return f"{self.func}({', '.join(map(str, self.args))})"
 
 
-@dataclass(eq=False)
+@node
 class Intrinsic(Expr):
     """A hardware or library operation, by name from ``INTRINSICS``.
 
@@ -253,7 +340,7 @@ class Intrinsic(Expr):
     name: str
     args: list
     type: T.Type
-    attrs: dict = field(default_factory=dict)
+    attrs: dict = Factory(dict)
     loc: Optional[SourceLoc] = None
 
     def __str__(self):
@@ -272,7 +359,7 @@ class Intrinsic(Expr):
 ATOMIC_OPS = ("add", "sub", "max", "min", "and", "or", "xor", "exch", "inc", "dec", "cas", "nanmax", "nanmin")
 
 
-@dataclass(eq=False)
+@node
 class Atomic(Expr):
     op: str
     array: Expr
@@ -285,7 +372,7 @@ class Atomic(Expr):
         return f"atomic.{self.op}({self.array}[{', '.join(map(str, self.indices))}], {', '.join(map(str, self.values))})"
 
 
-@dataclass(eq=False)
+@node
 class AllocArray(Expr):
     """A fresh array: ``space`` "shared" (per block), "local" (per thread).
 
@@ -304,7 +391,7 @@ class AllocArray(Expr):
         return f"{self.space}.array{self.shape!r}:{self.type.dtype}"
 
 
-@dataclass(eq=False)
+@node
 class ConstArray(Expr):
     """``const.array_like(host_array)``: the data frozen into the code.
     ``data`` is bytes in C order; ``shape`` a tuple of ints."""
@@ -319,7 +406,7 @@ class ConstArray(Expr):
         return f"const.array{self.shape!r}:{self.type.dtype}"
 
 
-@dataclass(eq=False)
+@node
 class GlobalArray(Expr):
     """A device array referenced as a global of the kernel: captured by
     reference, as numba does -- its address, shape and byte strides are
@@ -336,7 +423,7 @@ class GlobalArray(Expr):
         return f"global_array(0x{self.address:x}){self.shape!r}:{self.type.dtype}"
 
 
-@dataclass(eq=False)
+@node
 class Slice(Expr):
     """One ``start:stop:step`` item of an ``ArrayView``; each part is an int64
     expression or None (Python's default). Only valid inside ``ArrayView.items``."""
@@ -352,7 +439,7 @@ class Slice(Expr):
         return ":".join(parts[:2]) + (f":{parts[2]}" if self.step is not None else "")
 
 
-@dataclass(eq=False)
+@node
 class ArrayView(Expr):
     """A view of an array: ``a[i]``, ``a[i, 1:5]``, ``a[::-1]``... ``items`` has
     at most ``array.type.ndim`` entries, each an int64 index (wrapped like a
@@ -371,7 +458,7 @@ class ArrayView(Expr):
         return f"{self.array}[{', '.join(map(str, self.items))}]"
 
 
-@dataclass(eq=False)
+@node
 class Transpose(Expr):
     """``a.T`` (``a.transpose()``, ``np.transpose(a)``) of an n-d array, n >= 2:
     a view with the shape and strides reversed, sharing the array's memory,
@@ -387,7 +474,7 @@ class Transpose(Expr):
         return f"{self.array}.T"
 
 
-@dataclass(eq=False)
+@node
 class Reinterpret(Expr):
     """The memory of an array seen with another element type, sharing it: ``a.real``
     and ``a.imag`` of a complex array (``offset`` 0 or the part's size in bytes, the
@@ -404,7 +491,7 @@ class Reinterpret(Expr):
         return f"{self.array}.{'part' if self.part else 'view'}({self.type.dtype}, +{self.offset})"
 
 
-@dataclass(eq=False)
+@node
 class Reshape(Expr):
     """``a.reshape(shape)`` of a C-contiguous array: its memory with the int64 extents
     ``shape`` (already resolved: no -1, product equal to the size) in C order."""
@@ -440,7 +527,7 @@ def transpose_type(at: T.Array) -> T.Array:
     return T.Array(at.dtype, at.ndim, layout, at.space, at.readonly)
 
 
-@dataclass(eq=False)
+@node
 class RecordField(Expr):
     """Field ``name`` of a record reference (``value``: a 0-d array of a
     ``T.Record``), as a view of the field's memory: a 0-d array of the field's
@@ -514,7 +601,7 @@ def view_type(at: T.Array, items: list) -> T.Array:
 # --------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@node
 class Stmt:
     def lines(self, pad: str) -> list:
         """This statement in a listing (``print(fn)``): its lines, indented by ``pad``."""
@@ -528,7 +615,7 @@ def listing(stmts: list, pad: str) -> list:
     return [line for s in stmts for line in s.lines(pad)]
 
 
-@dataclass(eq=False)
+@node
 class Assign(Stmt):
     """Store ``value`` into local variable ``target`` (same type as declared)."""
 
@@ -540,7 +627,7 @@ class Assign(Stmt):
         return [f"{pad}{self.target} = {self.value}"]
 
 
-@dataclass(eq=False)
+@node
 class Store(Stmt):
     """``array[indices] = value``; value already has the array's dtype."""
 
@@ -553,7 +640,7 @@ class Store(Stmt):
         return [f"{pad}{self.array}[{', '.join(map(str, self.indices))}] = {self.value}"]
 
 
-@dataclass(eq=False)
+@node
 class ExprStmt(Stmt):
     """Evaluate for side effects (barriers, atomics, calls)."""
 
@@ -564,7 +651,7 @@ class ExprStmt(Stmt):
         return [f"{pad}{self.value}"]
 
 
-@dataclass(eq=False)
+@node
 class If(Stmt):
     cond: Expr  # boolean
     then: list
@@ -578,7 +665,7 @@ class If(Stmt):
         return out
 
 
-@dataclass(eq=False)
+@node
 class While(Stmt):
     cond: Expr  # boolean
     body: list
@@ -588,7 +675,7 @@ class While(Stmt):
         return [f"{pad}while {self.cond}:", *listing(self.body, pad + "  ")]
 
 
-@dataclass(eq=False)
+@node
 class ForRange(Stmt):
     """``for var in range(start, stop, step)``: start/stop/step share var's
     integer type. ``step`` may be any non-zero value (a zero step at run time
@@ -608,7 +695,7 @@ class ForRange(Stmt):
         return [head, *listing(self.body, pad + "  ")]
 
 
-@dataclass(eq=False)
+@node
 class Break(Stmt):
     loc: Optional[SourceLoc] = None
 
@@ -616,7 +703,7 @@ class Break(Stmt):
         return [pad + "break"]
 
 
-@dataclass(eq=False)
+@node
 class Continue(Stmt):
     loc: Optional[SourceLoc] = None
 
@@ -624,7 +711,7 @@ class Continue(Stmt):
         return [pad + "continue"]
 
 
-@dataclass(eq=False)
+@node
 class Return(Stmt):
     """Return from the function; ``value`` is None for void functions and kernels."""
 
@@ -635,7 +722,7 @@ class Return(Stmt):
         return [pad + "return" + (f" {self.value}" if self.value is not None else "")]
 
 
-@dataclass(eq=False)
+@node
 class Raise(Stmt):
     """``raise`` / a failed ``assert``: the thread stops here for good (like a kernel ``return``,
     also inside a device function, which is therefore always inlined). ``cls`` names the
@@ -657,13 +744,13 @@ class Raise(Stmt):
 # --------------------------------------------------------------------------
 
 
-@dataclass(eq=False)
+@node
 class Param:
     name: str
     type: T.Type
 
 
-@dataclass(eq=False)
+@node
 class Function:
     """One kernel or device function after type inference.
 
@@ -716,12 +803,12 @@ class Function:
         return "\n".join(lines + listing(self.body, "  "))
 
 
-@dataclass(eq=False)
+@node
 class Module:
     """A kernel and every device function it reaches (after inference)."""
 
     kernel: Function
-    functions: dict = field(default_factory=dict)  # name -> Function
+    functions: dict = Factory(dict)  # name -> Function
 
     def __str__(self) -> str:
         return "\n\n".join(str(f) for f in [*self.functions.values(), self.kernel])
