@@ -33,7 +33,38 @@ def test_default_falls_back_to_cpu_and_says_so_once(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["cpu", "4.0"]
     assert r.stderr.count("no usable AMD GPU") == 1
-    assert "hipErrorNoDevice" in r.stderr or "not found" in r.stderr
+    assert "hipErrorNoDevice" in r.stderr or "not found" in r.stderr or "no AMD GPU device node" in r.stderr
+
+
+NO_NODES = not any(os.path.exists(n) for n in ("/dev/kfd", "/dev/dxg"))
+
+
+@pytest.mark.skipif(not NO_NODES, reason="this machine has a GPU device node")
+def test_default_without_device_nodes_does_not_load_hip(tmp_path):
+    # no /dev/kfd (nor WSL's /dev/dxg): the HIP runtime cannot see a device, so choosing the
+    # target does not load libamdhip64 to ask
+    r = run('''
+        import warnings, numpy as np, pykern as cuda
+        from pykern.runtime import hip_loaded_in_process
+        warnings.simplefilter("always")
+        print(cuda.current_target(), hip_loaded_in_process(), "pykern.runtime.hip" in __import__("sys").modules)
+    ''', tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["cpu", "[]", "False"]
+    assert r.stderr.count("no usable AMD GPU (no AMD GPU device node (/dev/kfd or /dev/dxg)") == 1
+
+
+@pytest.mark.skipif(not NO_NODES, reason="this machine has a GPU device node")
+def test_default_asks_a_library_named_by_the_environment(tmp_path):
+    # PYKERN_HIP_LIBRARY (e.g. a stand-in runtime) is always asked: its reason is the one given
+    r = run('''
+        import warnings, pykern as cuda
+        warnings.simplefilter("always")
+        print(cuda.current_target())
+    ''', tmp_path, PYKERN_HIP_LIBRARY=str(tmp_path / "nope" / "libamdhip64.so"))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["cpu"]
+    assert "no usable AMD GPU" in r.stderr and str(tmp_path / "nope") in r.stderr
 
 
 def test_env_hip_without_gpu_names_the_reason(tmp_path):

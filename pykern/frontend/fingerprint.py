@@ -82,11 +82,16 @@ def source_digest(fn: types.FunctionType) -> str:
 
 
 def _source_text(fn: types.FunctionType) -> str | None:
-    # The lines from the def (or its first decorator) to the last line that
-    # any instruction of the function or its nested code comes from.  That is
-    # every line that can change what the function does, found without
-    # tokenize, whose first use costs milliseconds (as does the
-    # inspect.getmodule() scan inside inspect.getsource).
+    span = code_lines(fn)
+    return None if span is None else textwrap.dedent("".join(span[0][span[1]:span[2]]))
+
+
+def code_lines(fn: types.FunctionType):
+    """``(lines of fn's file, start, end)``: ``lines[start:end]`` runs from the def (or its
+    first decorator) to the last line that any instruction of the function or its nested
+    code comes from -- every line that can change what the function does, found without
+    tokenize, whose first use costs milliseconds (as does the inspect.getmodule() scan
+    inside inspect.getsource). None when the file's lines are not to be had."""
     code = fn.__code__
     filename = code.co_filename
     linecache.checkcache(filename)
@@ -104,7 +109,7 @@ def _source_text(fn: types.FunctionType) -> str | None:
             for _, _, line in c.co_lines():
                 if line is not None and line > end:
                     end = line
-    return textwrap.dedent("".join(lines[start:end]))
+    return lines, start, min(end, len(lines))
 
 
 def _code_bytes(code: types.CodeType) -> bytes:

@@ -934,9 +934,7 @@ _host: list[str] = []
 def _host_id() -> str:
     """This machine and pid namespace: a marker's pid is only checked where it means the same process."""
     if not _host:
-        import socket
-
-        parts = [socket.gethostname()]
+        parts = [os.uname().nodename]  # gethostname() is this; importing socket would cost ~5 ms
         for read in (lambda: open("/proc/sys/kernel/random/boot_id", encoding="ascii").read().strip(),
                      lambda: os.readlink("/proc/self/ns/pid")):
             try:

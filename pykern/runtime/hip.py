@@ -23,12 +23,11 @@ Example::
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import threading
 
 from pykern.errors import HipError
-from pykern.runtime import hip_api, hip_props
+from pykern.runtime import hip_api, hip_props, hip_loaded_in_process
 
 ENV_LIBRARY = "PYKERN_HIP_LIBRARY"
 _LOADER_NAMES = ("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5")
@@ -138,35 +137,21 @@ _DESCRIPTIONS = {
 }
 
 
-def _loaded_in_process() -> list[str]:
-    """Paths of libamdhip64 copies mapped into this process already."""
-    found: list[str] = []
-    try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                parts = line.split(None, 5)
-                path = parts[5].strip() if len(parts) == 6 else ""
-                base = os.path.basename(path)
-                if base.startswith("libamdhip64.so") and path not in found:
-                    found.append(path)
-    except OSError:
-        pass
-    return found
-
-
 def candidates() -> list[tuple[str, str]]:
     """``(place, what to dlopen)`` in the order they are tried (see module doc)."""
     explicit = os.environ.get(ENV_LIBRARY)
     if explicit:
         return [(f"{ENV_LIBRARY}={explicit}", explicit)]
     out: list[tuple[str, str]] = []
-    for path in _loaded_in_process():
+    for path in hip_loaded_in_process():
         out.append((f"already loaded in this process: {path}", path))
     for var in ("ROCM_PATH", "HIP_PATH"):
         root = os.environ.get(var)
         if root:
             out.append((f"${var}/lib ({root}/lib/libamdhip64.so)", os.path.join(root, "lib", "libamdhip64.so")))
     out.append(("/opt/rocm/lib/libamdhip64.so", "/opt/rocm/lib/libamdhip64.so"))
+    import ctypes.util  # (imports subprocess: ~5 ms)
+
     found = ctypes.util.find_library("amdhip64")
     if found:
         out.append((f"ctypes.util.find_library('amdhip64') -> {found}", found))
