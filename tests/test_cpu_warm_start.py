@@ -31,7 +31,9 @@ def run(tmp_path, **env):
 
 def test_warm_start_loads_the_shared_library_without_llvm(tmp_path):
     cold = run(tmp_path)
-    assert cold[:3] == ["False", "True", "True"]  # compiled: LLVM loaded, library linked
+    # compiled: LLVM loaded; the process runs its own build through MCJIT (first tier, then O3),
+    # the library is linked for the disk cache's entry -- which the warm run loads
+    assert cold[:2] == ["False", "True"]
     warm = run(tmp_path)
     assert warm[:3] == ["True", "False", "True"]  # from the cache: no LLVM in the process
 

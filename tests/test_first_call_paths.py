@@ -185,3 +185,21 @@ def test_first_call_imports_no_socket_nor_hip_runtime(tmp_path):
     assert "socket" not in loaded
     if not nodes:
         assert loaded == ["-"]
+
+
+def test_own_context_frees_its_modules_then_itself():
+    # freed in this order at the block's end, never by the collector (which may finalise a
+    # context before the modules it owns: a crash at exit, seen with the tier-two thread)
+    from pykern.codegen import llvm_util
+
+    with llvm_util.LLVM_LOCK, llvm_util.own_context() as ctx:
+        a = llvm_util.parse_and_verify("define i32 @f() {\n  ret i32 1\n}\n", "a", ctx)
+        b = llvm_util.parse_and_verify("define i32 @g() {\n  ret i32 2\n}\n", "b", ctx)
+        a.link_in(b)
+        assert a.get_function("g") is not None
+    assert a.closed and b.closed and ctx.ctx.closed
+    with pytest.raises(Exception):
+        with llvm_util.LLVM_LOCK, llvm_util.own_context() as ctx:
+            bad = None
+            bad = llvm_util.parse_and_verify("this is not IR", "bad", ctx)
+    assert bad is None and ctx.ctx.closed

@@ -706,31 +706,31 @@ def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple
     the disk cache gets one (``with_shared_object``), so that other processes load it without
     LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now."""
     with llvm_util.LLVM_LOCK:
-        # a context per kernel, freed with it: the global one would grow with
-        # every kernel compiled (a notebook redefines kernels all day)
-        llctx = llvm_util.llvm().create_context()
-        llmod = llvm_util.parse_and_verify(text, kname, llctx)
-        extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler", llctx)
-        extra.triple = llmod.triple
-        extra.data_layout = llmod.data_layout
-        llmod.link_in(extra)
-        # only the runner symbol is exported (its name is unique per kernel build)
-        for f in llmod.functions:
-            if not f.is_declaration and f.name != symbol:
-                f.linkage = "internal"
-        try:
-            llmod.verify()
-        except RuntimeError as e:
-            raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
-        _prefetch_launch_imports()
-        if level == "quick":
-            tm = quick_target_machine()
-            llvm_util.optimize_quick(llmod, tm)
-        else:
-            tm = host_target_machine()
-            llvm_util.optimize(llmod, tm, level)
-        optimized = str(llmod)
-        obj = bytes(tm.emit_object(llmod))
+        # a context per kernel: the global one would grow with every kernel
+        # compiled (a notebook redefines kernels all day)
+        with llvm_util.own_context() as llctx:
+            llmod = llvm_util.parse_and_verify(text, kname, llctx)
+            extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler", llctx)
+            extra.triple = llmod.triple
+            extra.data_layout = llmod.data_layout
+            llmod.link_in(extra)
+            # only the runner symbol is exported (its name is unique per kernel build)
+            for f in llmod.functions:
+                if not f.is_declaration and f.name != symbol:
+                    f.linkage = "internal"
+            try:
+                llmod.verify()
+            except RuntimeError as e:
+                raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
+            _prefetch_launch_imports()
+            if level == "quick":
+                tm = quick_target_machine()
+                llvm_util.optimize_quick(llmod, tm)
+            else:
+                tm = host_target_machine()
+                llvm_util.optimize(llmod, tm, level)
+            optimized = str(llmod)
+            obj = bytes(tm.emit_object(llmod))
     _check_symbols(obj, kname)
     return optimized, obj
 
@@ -757,8 +757,8 @@ def assembly_of(artifact: KernelArtifact) -> str:
     asm = _asm_made.get(artifact.name)  # the name is unique per build (it holds a digest of the IR)
     if asm is None:
         text = artifact.llvm_ir  # not under the lock: a first-tier artifact's waits for its O3 build
-        with llvm_util.LLVM_LOCK:
-            mod = llvm_util.parse_and_verify(text, artifact.name, llvm_util.llvm().create_context())
+        with llvm_util.LLVM_LOCK, llvm_util.own_context() as llctx:
+            mod = llvm_util.parse_and_verify(text, artifact.name, llctx)
             if len(_asm_made) > 256:
                 _asm_made.clear()
             asm = _asm_made[artifact.name] = host_target_machine().emit_assembly(mod)
@@ -792,7 +792,10 @@ def _prefetch_launch_imports() -> None:
             # first let the compiling thread take the GIL back and enter LLVM (a thread that
             # started importing at once would hold it for up to a switch interval, 5 ms)
             time.sleep(0.001)
-            __import__("concurrent.futures.thread")
+            try:
+                __import__("concurrent.futures.thread")
+            except RuntimeError:  # the interpreter is exiting (no atexit hook may be added): no launch comes
+                pass
 
     threading.Thread(target=run, name="pykern-prefetch", daemon=True).start()
 

@@ -50,15 +50,44 @@ def warm_up_in_background(*steps) -> None:
 def parse_and_verify(text: str, what: str = "kernel", context=None):
     """Parse LLVM IR text and run the verifier; any failure is a
     ``CompileError('internal error: ...')`` (a pykern bug, not the user's).
-    ``context``: an ``llvm().create_context()`` to parse into instead of LLVM's
-    global context, which keeps every type and constant ever parsed into it."""
+    ``context``: an :class:`own_context` (or an ``llvm().create_context()``) to parse into
+    instead of LLVM's global context, which keeps every type and constant ever parsed into it."""
     ll = llvm()
+    owner = context if isinstance(context, own_context) else None
     try:
-        mod = ll.parse_assembly(text, context)
+        mod = ll.parse_assembly(text, owner.ctx if owner is not None else context)
+        if owner is not None:
+            owner.track(mod)
         mod.verify()
     except RuntimeError as e:
         raise CompileError(f"internal error: LLVM rejected the generated IR of {what}: {e}") from None
     return mod
+
+
+class own_context:
+    """``with own_context() as ctx:`` a new LLVM context for modules parsed in the block, freed
+    at its end with every module still in it (``parse_and_verify(text, what, ctx)``).
+
+    Freed here, in that order, rather than by the garbage collector: a ``ModuleRef`` keeps its
+    context alive by reference, but when both end up unreachable together (e.g. from a frame
+    kept by a traceback) the collector runs their finalizers in any order, and a context
+    disposed first has freed its modules under their ``ModuleRef``s (a crash, seen at exit)."""
+
+    def __enter__(self):
+        self.ctx = llvm().create_context()
+        self._modules = []
+        return self
+
+    def track(self, mod):
+        self._modules.append(mod)
+        return mod
+
+    def __exit__(self, *exc):
+        for mod in self._modules:
+            mod.close()  # (a module linked into another is detached: close is a no-op)
+        self._modules = []
+        self.ctx.close()
+        return False
 
 
 def optimize(mod, tm, level: int = 3) -> None:
