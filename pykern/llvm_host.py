@@ -15,27 +15,32 @@ import hashlib
 import threading
 
 _init_lock = threading.Lock()
-_initialised = False
+_initialised = False  # the native target
+_all_targets = False
 
 #: LLVM's global context is not thread-safe: hold this lock around parsing,
 #: optimising and emitting (``with LLVM_LOCK: ...``).
 LLVM_LOCK = threading.RLock()
 
 
-def llvm():
-    """The ``llvmlite.binding`` module, with all targets/asm printers initialised once."""
-    global _initialised
+def llvm(all_targets: bool = False):
+    """The ``llvmlite.binding`` module with the native target and asm printer initialised
+    once; ``all_targets``: every target LLVM was built with too (amdgpu code objects).
+    The cpu target needs only the host's: registering all of them costs ~2 ms."""
+    global _initialised, _all_targets
     import llvmlite.binding as ll
 
-    if not _initialised:
+    if not _initialised or (all_targets and not _all_targets):
         with _init_lock:
+            # llvm.initialize() is deprecated in llvmlite 0.50: do not call it
             if not _initialised:
-                # llvm.initialize() is deprecated in llvmlite 0.50: do not call it
-                ll.initialize_all_targets()
-                ll.initialize_all_asmprinters()
                 ll.initialize_native_target()
                 ll.initialize_native_asmprinter()
                 _initialised = True
+            if all_targets and not _all_targets:
+                ll.initialize_all_targets()
+                ll.initialize_all_asmprinters()
+                _all_targets = True
     return ll
 
 

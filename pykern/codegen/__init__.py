@@ -27,10 +27,10 @@ def get_target(name: str, **opts) -> Target:
     # the compiler asks for a target right before running the frontend: the
     # first time in a process, LLVM loads and initialises on a thread meanwhile
     if name == "cpu":
-        from ..llvm_host import host_target_machine
+        from ..llvm_host import host_target_machine, quick_target_machine
 
         # before importing .cpu: its llvmlite.ir import (~5 ms) overlaps the dlopen too
-        llvm_util.warm_up_in_background(host_target_machine)
+        llvm_util.warm_up_in_background(host_target_machine, *([quick_target_machine] if opts.get("tiered") else []))
         from .cpu import CpuTarget
 
         return CpuTarget(**opts)

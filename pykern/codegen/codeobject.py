@@ -37,7 +37,7 @@ def llvm():
     shared with the cpu target through ``llvm_util``)."""
     from .llvm_util import llvm as _llvm
 
-    return _llvm()
+    return _llvm(all_targets=True)
 
 
 def llvm_lock():
