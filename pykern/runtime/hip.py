@@ -27,7 +27,8 @@ import os
 import threading
 
 from pykern.errors import HipError
-from pykern.runtime import hip_api, hip_props, hip_loaded_in_process
+from pykern.runtime import hip_api, hip_props
+from pykern.runtime.hip_presence import hip_loaded_in_process
 
 ENV_LIBRARY = "PYKERN_HIP_LIBRARY"
 _LOADER_NAMES = ("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5")
