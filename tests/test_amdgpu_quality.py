@@ -224,6 +224,19 @@ def test_cov4_grid_dim_from_dispatch_packet_compiles():
     assert not [a for a in art.metadata[".args"] if a[".value_kind"].startswith("hidden_")]
 
 
+def test_and_conditions_stay_branches():
+    """``if y < A.shape[0] and tx + i * TPB < A.shape[1]:`` is one branch per
+    operand (``lower._branch_on``), as clang emits ``&&``: the second compare
+    (a sign extension and a 64-bit compare) stays in its own block instead of
+    being speculated into an ``and i1`` on every path, and the guarded load's
+    wraparound reuses its sign extension (matmul: one instruction fewer on
+    every arch)."""
+    body = kernel_ir(build("matmul", "gfx1100"))
+    loop = re.search(r"^for\.body:.*?^for\.end", body, flags=re.M | re.S).group(0)
+    assert not re.search(r"= and i1 ", loop), loop
+    assert re.search(r"^bool\.next(\.\d+)?:", body, flags=re.M), body
+
+
 # ------------------------------------------------------- kernel arguments
 @need_objdump
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
