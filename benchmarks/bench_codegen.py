@@ -27,7 +27,7 @@ def run(quick: bool = False) -> list:
     import pykern
     from hip_kernels import (MATMUL_I32, SOURCES, alignment_padding, code_object_metadata, compile_hip,
                              instruction_count, write_bytes)
-    from kernels import AOT_KERNELS
+    from kernels import AOT_KERNELS, matmul_i64
 
     tmp = scratch_dir("pykern-bench-cq-")
     rows = []
@@ -66,7 +66,11 @@ def run(quick: bool = False) -> list:
             if p_pad or c_pad:
                 note += f"; loop-alignment s_nop: {p_pad} (clang {c_pad})"
             if c_i32 is not None:
-                note += f"; clang on pykern's int32 index semantics: {c_i32}"
+                ck64 = pykern.compile(matmul_i64, sig, arch=arch)
+                i64_insns = instruction_count(write_bytes(os.path.join(tmp, f"pykern_matmul_i64_{arch}.hsaco"),
+                                                          ck64.code_object))
+                note += (f"; int32 index semantics (the sample's i * TPB): clang {c_i32}; int64 (i * np.int64(TPB),"
+                         f" numba's and the HIP twin's): pykern {i64_insns}, {ck64.metadata.get('.vgpr_count')} VGPRs")
             if p_vgpr_readelf is not None and p_vgpr_readelf != p_vgpr:
                 note += f" metadata says {p_vgpr} VGPRs, llvm-readelf {p_vgpr_readelf}"
             if p_spill:
