@@ -319,6 +319,55 @@ def test_fake_uses_go_after_the_hidden_loads_the_entry_block_uses():
     assert _fake_use_offsets("  %z = add i64 %a, 1\n  ret void\n") == (0, 0)
 
 
+def _amdgpu_attributes(ll: str, kernel: str) -> set:
+    """The ``amdgpu-*`` / ``uniform-work-group-size`` attributes (with values) of ``kernel`` in IR text."""
+    define = next(ln for ln in ll.splitlines() if ln.startswith("define") and f"@{kernel}(" in ln)
+    group = re.search(r"#(\d+)\s*\{?\s*$", define).group(1)
+    body = re.search(r"^attributes #" + group + r" = \{(.*)\}$", ll, flags=re.M).group(1)
+    return {a for a in re.findall(r'"[^"]+"(?:="[^"]*")?', body)
+            if a.startswith(('"amdgpu-', '"uniform-work-group-size'))}
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_kernel_attributes_match_clangs(arch, tmp_path):
+    """After O3 the kernel carries every attribute clang's HIP kernel gets (flat work-group
+    size, uniform work-groups, the ``amdgpu-no-*`` facts that drop unused hidden arguments)."""
+    if shutil.which("clang-22") is None:
+        pytest.skip("clang-22 not installed")
+    from hip_kernels import SOURCES
+
+    src = os.path.join(str(tmp_path), "matmul.hip")
+    with open(src, "w") as f:
+        f.write(SOURCES["matmul"])
+    ll = os.path.join(str(tmp_path), "matmul.ll")
+    subprocess.run(["clang-22", "-x", "hip", "--cuda-device-only", f"--offload-arch={arch}", "-O3", "-nogpulib",
+                    "-S", "-emit-llvm", src, "-o", ll], check=True, capture_output=True)
+    with open(ll) as f:
+        theirs = _amdgpu_attributes(f.read(), "matmul")
+    ours = _amdgpu_attributes(build("matmul", arch).llvm_ir, "matmul")
+    assert '"amdgpu-flat-work-group-size"="1,1024"' in theirs and '"amdgpu-no-queue-ptr"' in theirs, theirs
+    assert theirs <= ours, sorted(theirs - ours)
+
+
+READELF = shutil.which("llvm-readelf-22")
+
+
+@pytest.mark.skipif(READELF is None, reason="llvm-readelf-22 not installed")
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx90a", "gfx1201"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_no_scratch_in_the_code_object(name, arch, tmp_path):
+    """Read back by llvm-readelf-22 (not pykern's own reader): no private segment, no
+    dynamic stack, no spills -- the local array of sort_rows lives in registers."""
+    path = os.path.join(str(tmp_path), f"{name}_{arch}.hsaco")
+    with open(path, "wb") as f:
+        f.write(build(name, arch).binary)
+    notes = subprocess.run([READELF, "--notes", path], capture_output=True, text=True, check=True).stdout
+    fields = dict(re.findall(r"^\s*-?\s*(\.[a-z_]+):\s*(\S+)\s*$", notes, flags=re.M))
+    assert fields[".private_segment_fixed_size"] == "0", fields
+    assert fields[".uses_dynamic_stack"] == "false", fields
+    assert fields.get(".vgpr_spill_count", "0") == "0" and fields.get(".sgpr_spill_count", "0") == "0", fields
+
+
 # ------------------------------------------------------- local-array loops
 def _backward_branches(tmp_path, art) -> list:
     """Branches of the .text that jump backwards (a loop): SOPP branch offsets are
