@@ -25,8 +25,9 @@ ARCHS = ("gfx942", "gfx1100", "gfx90a", "gfx1201")
 
 def run(quick: bool = False) -> list:
     import pykern
-    from hip_kernels import SOURCES, code_object_metadata, compile_hip, instruction_count, write_bytes
-    from kernels import AOT_KERNELS
+    from hip_kernels import (MATMUL_I32, SOURCES, alignment_padding, code_object_metadata, compile_hip,
+                             instruction_count, write_bytes)
+    from kernels import AOT_KERNELS, matmul_i64
 
     tmp = scratch_dir("pykern-bench-cq-")
     rows = []
@@ -45,7 +46,7 @@ def run(quick: bool = False) -> list:
             ck_fm = pykern.compile(fn, sig, arch=arch, fastmath=True)
             fm_path = write_bytes(os.path.join(tmp, f"pykern_fm_{name}_{arch}.hsaco"), ck_fm.code_object)
             fm_insns, fm_vgpr = instruction_count(fm_path), ck_fm.metadata.get(".vgpr_count")
-            c_insns = c_vgpr = None
+            c_insns = c_vgpr = c_pad = c_i32 = None
             err = "" if clang() else "clang unavailable: clang-22 not installed"
             if not err:
                 try:
@@ -53,9 +54,23 @@ def run(quick: bool = False) -> list:
                     compile_hip(SOURCES[name], arch, c_path)
                     c_insns = instruction_count(c_path)
                     c_vgpr = code_object_metadata(c_path).get(".vgpr_count")
+                    c_pad = alignment_padding(c_path)
+                    if name == "matmul":
+                        i32_path = os.path.join(tmp, f"clang_matmul_i32_{arch}.hsaco")
+                        compile_hip(MATMUL_I32, arch, i32_path)
+                        c_i32 = instruction_count(i32_path)
                 except RuntimeError as e:
                     err = "clang unavailable: " + str(e).splitlines()[-1][:150]
             note = f"fastmath=True: {fm_insns} insns"
+            p_pad = alignment_padding(p_path)
+            if p_pad or c_pad:
+                note += f"; loop-alignment s_nop: {p_pad} (clang {c_pad})"
+            if c_i32 is not None:
+                ck64 = pykern.compile(matmul_i64, sig, arch=arch)
+                i64_insns = instruction_count(write_bytes(os.path.join(tmp, f"pykern_matmul_i64_{arch}.hsaco"),
+                                                          ck64.code_object))
+                note += (f"; int32 index semantics (the sample's i * TPB): clang {c_i32}; int64 (i * np.int64(TPB),"
+                         f" numba's and the HIP twin's): pykern {i64_insns}, {ck64.metadata.get('.vgpr_count')} VGPRs")
             if p_vgpr_readelf is not None and p_vgpr_readelf != p_vgpr:
                 note += f" metadata says {p_vgpr} VGPRs, llvm-readelf {p_vgpr_readelf}"
             if p_spill:

@@ -86,6 +86,36 @@ KERNEL void matmul(const float* A, long a0, long a1, long as0, const float* B, l
 }
 """
 
+#: ``matmul`` with pykern's integer semantics instead of C's ``long``: in the sample,
+#: ``tx + i * TPB`` is int32 arithmetic that wraps (``i`` is int32 as ``range(gridDim.x)``,
+#: the literal adopts its type), and an index that comes out negative counts from the end.
+#: Not a row of its own: the benchmark shows what clang makes of the same semantics.
+MATMUL_I32 = PRELUDE + r"""
+#define TPB 16
+KERNEL void matmul(const float* A, long a0, long a1, long as0, const float* B, long b0, long b1, long bs0,
+                   float* C, long c0, long c1, long cs0) {
+  SHARED float sA[TPB][TPB];
+  SHARED float sB[TPB][TPB];
+  long x = (long)bid_x() * bdim_x() + tid_x();
+  long y = (long)bid_y() * bdim_y() + tid_y();
+  int tx = tid_x(), ty = tid_y();
+  int bpg = (int)gdim_x();
+  float acc = 0.0f;
+  for (int i = 0; i < bpg; ++i) {
+    sA[ty][tx] = 0;
+    sB[ty][tx] = 0;
+    int ta = (int)((unsigned)tx + (unsigned)i * TPB); /* wraps, as pykern's int32 */
+    int tb = (int)((unsigned)ty + (unsigned)i * TPB);
+    if (y < a0 && ta < a1) sA[ty][tx] = A[y * as0 + (ta < 0 ? ta + a1 : (long)ta)];
+    if (x < b1 && tb < b0) sB[ty][tx] = B[(tb < 0 ? tb + b0 : (long)tb) * bs0 + x];
+    syncthreads();
+    for (int j = 0; j < TPB; ++j) acc += sA[ty][j] * sB[j][tx];
+    syncthreads();
+  }
+  if (y < c0 && x < c1) C[y * cs0 + x] = acc;
+}
+"""
+
 BLOCK_SUM = PRELUDE + r"""
 #define RED_TPB 256
 KERNEL void block_sum(const double* x, long n, double* total, long nt) {
@@ -196,6 +226,38 @@ def instruction_count(path: str) -> int:
     while insns and insns[-1] in ("s_nop", "s_code_end"):
         insns.pop()
     return len(insns)
+
+
+def alignment_padding(path: str) -> int:
+    """How many of :func:`instruction_count`'s instructions are loop-alignment
+    padding: runs of ``s_nop`` that end at a 64-byte boundary which a backward
+    branch targets (LLVM aligns small loops so for the instruction prefetcher on
+    RDNA). They run once, before the loop, and their number depends only on the
+    code size before it."""
+    from _common import objdump
+
+    out = subprocess.run([objdump(), "-d", "--section=.text", path], capture_output=True, text=True,
+                         timeout=60).stdout
+    insns = []  # (mnemonic, address, first operand)
+    for line in out.splitlines():
+        s = line.strip()
+        if "//" in s and not s.startswith("//") and not s.endswith(":"):
+            code, comment = s.split("//", 1)
+            parts = code.split()
+            insns.append((parts[0], int(comment.strip().split(":", 1)[0], 16), parts[1] if len(parts) > 1 else ""))
+    loop_heads = set()
+    for op, addr, arg in insns:  # SOPP branches: signed 16-bit word offset from the next instruction
+        if (op == "s_branch" or op.startswith("s_cbranch_")) and arg.isdigit() and int(arg) >= 0x8000:
+            loop_heads.add(addr + 4 + 4 * (int(arg) - 0x10000))
+    pad = run = 0
+    for op, addr, _ in insns:
+        if op == "s_nop":
+            run += 1
+            continue
+        if run and addr % 64 == 0 and addr in loop_heads:
+            pad += run
+        run = 0
+    return pad
 
 
 def write_bytes(path: str, data: bytes) -> str:

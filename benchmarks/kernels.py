@@ -48,6 +48,32 @@ def sort_rows(x, out):
             out[i, k] = a[k]
 
 
+@cuda.jit
+def matmul_i64(A, B, C):
+    """``samples/matmul.py``'s kernel with ``i * np.int64(TPB)``: int64 index arithmetic,
+    as numba computes it and as the HIP twin's ``long i`` does (the sample's ``i * TPB``
+    is int32 that wraps). Not a row: the note on matmul's rows."""
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = cuda.float32(0.0)
+    for i in range(cuda.gridDim.x):
+        sA[ty, tx] = 0
+        sB[ty, tx] = 0
+        if y < A.shape[0] and tx + i * np.int64(TPB) < A.shape[1]:
+            sA[ty, tx] = A[y, tx + i * np.int64(TPB)]
+        if x < B.shape[1] and ty + i * np.int64(TPB) < B.shape[0]:
+            sB[ty, tx] = B[ty + i * np.int64(TPB), x]
+        cuda.syncthreads()
+        for j in range(TPB):
+            acc += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if y < C.shape[0] and x < C.shape[1]:
+        C[y, x] = acc
+
+
 #: kernel name -> (pykern kernel, signature for pykern.compile)
 AOT_KERNELS = {
     "saxpy": (saxpy, "void(float32, float32[::1], float32[::1], float32[::1])"),
