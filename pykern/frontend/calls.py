@@ -110,7 +110,7 @@ def lower_call(lw, fobj, node):
         if f in unary:
             return _unary_math(lw, node, name, unary[f], to_int=unary[f] in infer.TO_INT)
         if f in np_unary:
-            if np_unary[f] in _CMATH_UNARY or np_unary[f] == "log":  # numpy ufuncs take complex numbers too
+            if np_unary[f] in _CMATH_UNARY or np_unary[f] in ("log", "log2"):  # numpy ufuncs take complex numbers too
                 _nargs(lw, node, name, 1)
                 v = _scalar(lw, node.args[0], name)
                 if isinstance(v.type, T.Complex):
@@ -651,9 +651,12 @@ def _np_minmax(lw, node, name, which):
     (a NaN operand is ignored), exactly as numpy's loops, sign of equal zeros included."""
     _nargs(lw, node, name, 2)
     vals = [_scalar(lw, a, name) for a in node.args]
-    if all(is_weak(v) for v in vals):
+    if all(is_weak(v) and not isinstance(v.type, T.Complex) for v in vals):
         return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
     t = infer.common_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
+    if isinstance(t, T.Complex):
+        parts = [p for v in vals for p in _parts(lw, lw.cast(v, t, node), node)]
+        return _cm_complex(lw, "c" + which, parts, t, node)
     if not isinstance(t, T.Float):
         ct = T.int64 if isinstance(t, T.Boolean) else t
         pick = "min" if which in ("minimum", "fmin") else "max"
@@ -1353,6 +1356,14 @@ def _complex_abs(lw, z, node):
     return _cm_call(lw, "cabs", [re, im], node)
 
 
+def complex_order(lw, op, a, b, node):
+    """``a < b`` ... of complex numbers as numpy's ufuncs order them (``np.less`` and friends):
+    by the real parts, then the imaginary parts; a pair with a NaN part is unordered."""
+    t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    parts = [p for v in (a, b) for p in _parts(lw, lw.cast(v, t, node), node)]
+    return _cm_call(lw, {"<": "clt", "<=": "cle", ">": "cgt", ">=": "cge"}[op], parts, node)
+
+
 def _cm_call(lw, fname, args, node):
     """Call device function ``_cmath.<fname>`` on float args; returns its IR call."""
     _cmath = stubs.DEVICE_LIBRARIES["cmath"]
@@ -1431,7 +1442,8 @@ def _cmath_value(lw, name, z, node):
     formulas, with numpy's own special values for infinite and NaN parts."""
     z = _strong(lw, z, node)
     re, im = _parts(lw, z, node)
-    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node,
+    fname = {"log": "clog", "log2": "clog2"}.get(name) or _CMATH_UNARY[name]
+    return _cm_complex(lw, fname, [re, im], z.type, node,
                        special=_numpy_complex(name))
 
 

@@ -409,6 +409,8 @@ class ExpressionLowering:
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
+            if getattr(node, "pk_numpy_order", False):  # np.less(z, w): numpy orders complex numbers
+                return calls.complex_order(self, op, lhs, rhs, node)
             raise self.error(f"'{op}' is not defined for complex numbers", node, "compare abs(z) or z.real")
         if is_weak(lhs) and is_weak(rhs):
             return ir.Const(bool(PYOPS[op](lhs.value, rhs.value)), T.boolean, self.loc(node))

@@ -26,6 +26,11 @@ class Type:
     def is_scalar(self) -> bool:
         return isinstance(self, (Integer, Float, Boolean, Complex))
 
+    @property
+    def name(self) -> str:
+        """numba's ``Type.name``: the type's spelling (``float32``, ``int64[::1]``)."""
+        return str(self)
+
 
 class _Sized:
     """``nbytes`` and ``np_dtype`` of a scalar type with ``bits`` whose name is its numpy dtype's."""
