@@ -152,7 +152,11 @@ def lower_call(lw, fobj, node):
             return _view(lw, node, f.value)
         if f.attr == "reshape":
             return _reshape(lw, node, f.value)
+        if f.attr in ARRAY_REDUCTION_METHODS:
+            return _array_reduction(lw, node, f"{f.attr}", f.attr, f.value)
         return _bit_count(lw, node, f)
+    if _hashable(f) and f in _NP_REDUCTIONS:
+        return _array_reduction(lw, node, name, _NP_REDUCTIONS[f])
     if _hashable(f) and f is np.transpose:
         _nargs(lw, node, name, 1)
         return _transpose(lw, node, name, None)
@@ -167,6 +171,57 @@ def lower_call(lw, fobj, node):
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
         "builtins abs/min/max/round/divmod/int/float/bool/len and the pykern kernel functions",
     )
+
+
+_NP_REDUCTIONS = {
+    np.sum: "sum", np.prod: "prod", np.min: "min", np.amin: "min", np.max: "max", np.amax: "max",
+    np.mean: "mean", np.var: "var", np.std: "std", np.all: "all", np.any: "any",
+    np.argmin: "argmin", np.argmax: "argmax", np.median: "median",
+    np.nansum: "nansum", np.nanprod: "nanprod", np.nanmin: "nanmin", np.nanmax: "nanmax",
+    np.nanmean: "nanmean", np.nanvar: "nanvar", np.nanstd: "nanstd",
+}  # fmt: skip
+#: reductions that are also array methods (``a.sum()``), as numba types them
+ARRAY_REDUCTION_METHODS = ("sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "argmin", "argmax")
+_ORDERED_ONLY = ("min", "max", "argmin", "argmax", "nanmin", "nanmax", "median")
+
+
+def _reduction_type(which, dt):
+    """numba's result type of reduction ``which`` of ``dt`` elements (for var/std: the mean's type;
+    the real part of it is theirs)."""
+    if which in ("all", "any"):
+        return T.boolean
+    if which in ("argmin", "argmax"):
+        return T.int64
+    if which in ("min", "max", "nanmin", "nanmax"):
+        return dt
+    if which in ("sum", "prod", "nansum", "nanprod"):  # integers widen to 64 bits, as numba's sum
+        if isinstance(dt, T.Boolean) or (isinstance(dt, T.Integer) and dt.signed):
+            return T.int64
+        return T.uint64 if isinstance(dt, T.Integer) else dt
+    return T.float64 if isinstance(dt, (T.Integer, T.Boolean)) else dt
+
+
+def _array_reduction(lw, node, name, which, base=None):
+    """``np.sum(a)``, ``a.max()``, ``np.nanmean(a)``... of a whole array: a call of the generated
+    device function of ``pykern/_reductions.py``."""
+    if node.keywords or len(node.args) != (0 if base is not None else 1):
+        raise lw.error(f"{name}() in kernels reduces a whole array: {name}(a) or a.{which}(); "
+                       "axis=, dtype=, out= and other arguments are not supported", node,
+                       hint="kernels cannot allocate the result array of a reduction along an axis; "
+                       "loop over the axis instead")
+    a = base if base is not None else lw.value(node.args[0])
+    if not isinstance(a.type, T.Array):
+        raise lw.error(f"{name}() in kernels takes an array, not a {a.type}", node.args[0] if node.args else node)
+    dt = a.type.dtype
+    kind = ("b" if isinstance(dt, T.Boolean) else "c" if isinstance(dt, T.Complex) else "f" if isinstance(dt, T.Float)
+            else ("i" if dt.signed else "u") if isinstance(dt, T.Integer) else None)
+    if kind is None or (kind == "c" and which in _ORDERED_ONLY):
+        raise lw.error(f"{name}() of an array of {dt} is not supported in kernels", node,
+                       hint="reductions take arrays of numbers (complex ones: sum, prod, mean, var, std, all, any)")
+    lib = stubs.DEVICE_LIBRARIES["reductions"]
+    dev = lib.device_function(which, a.type.ndim, str(_reduction_type(which, dt).np_dtype), kind)
+    fn = lw.mb.device_function(dev.py_func, [a.type], lw.loc(node))
+    return ir.Call(fn.name, [a], fn.return_type, lw.loc(node))
 
 
 def _numba_dispatcher(f) -> bool:

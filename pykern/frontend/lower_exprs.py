@@ -168,7 +168,7 @@ class ExpressionLowering:
                 return PyObj(t.dtype, "dtype")
             if attr == "T":
                 return self.transpose(base, node)
-            if attr in ("transpose", "view", "reshape"):
+            if attr in ("transpose", "view", "reshape") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -176,8 +176,9 @@ class ExpressionLowering:
                                       ir.reinterpret_type(t, ft, True), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), "
-                ".real and .imag of complex arrays"
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), "
+                ".real and .imag of complex arrays, .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
+                ".argmin() .argmax()"
             )
         if isinstance(t, T.Tuple):
             if attr in t.names:  # a namedtuple field
