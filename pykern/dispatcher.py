@@ -172,7 +172,19 @@ class Dispatcher:
             return self._launch_with_extensions(rt_launch, target, args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
             self._revalidate()
-        argtypes, args = argument_types(args, self.__name__, target)
+        try:
+            argtypes, args = argument_types(args, self.__name__, target)
+        except LaunchError:
+            # cuda.In(x)/Out/InOut hints are not types: looked for only when typing fails (no cost otherwise)
+            from .args import convert
+
+            hinted = convert(args, stream)
+            if hinted is None:
+                raise
+            self.launch(hinted[0], griddim, blockdim, stream, sharedmem, _prepared=True)
+            for wb in hinted[1]:
+                wb()
+            return
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
         if ov is None:
             ov = self._get_overload(argtypes, target)

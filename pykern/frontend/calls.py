@@ -334,8 +334,8 @@ def _shape_of(lw, node, fname, allow_zero):
         shape = (int(shape),)
     if not isinstance(shape, tuple) or not shape or not all(isinstance(s, int) and not isinstance(s, bool) for s in shape):
         raise lw.error(f"the shape of {fname}() must be a constant int or tuple of ints, got {shape!r}", node)
-    if len(shape) > 4:
-        raise lw.error(f"{fname}() arrays have at most 4 dimensions", node)
+    if len(shape) > T.MAX_NDIM:
+        raise lw.error(f"{fname}() arrays have at most {T.MAX_NDIM} dimensions", node)
     if any(s < 0 for s in shape):
         raise lw.error(f"the shape of {fname}() must not be negative: {shape}", node)
     if 0 in shape:

@@ -233,6 +233,11 @@ class Void(Type):
 ADDRESS_SPACES = ("global", "shared", "local", "const")
 
 
+
+#: the most dimensions a kernel array has (numpy allows more; programs written for numba.cuda
+#: use up to 6 or so)
+MAX_NDIM = 8
+
 @dataclass(frozen=True, repr=False)
 class Array(Type):
     """An n-d array view: a data pointer, ``ndim`` extents and ``ndim`` byte strides.
@@ -253,7 +258,7 @@ class Array(Type):
             # a 0-d array has no strides to speak of: one spelling ("float64[]"), one type
             object.__setattr__(self, "layout", "A")
         assert self.space in ADDRESS_SPACES, self.space
-        assert 0 <= self.ndim <= 4, self.ndim
+        assert 0 <= self.ndim <= MAX_NDIM, self.ndim
 
     def __str__(self) -> str:
         if self.ndim == 0:
