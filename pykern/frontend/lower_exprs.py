@@ -399,14 +399,30 @@ class ExpressionLowering:
         nones = [(isinstance(v, PyObj) and v.value is None) or isinstance(getattr(v, "type", None), T.NoneType)
                  for v in sides]
         if not any(nones):
+            folded = self._is_bool_literal(node, sides)
+            if folded is not None:
+                return folded
             what = "is not" if isinstance(node.ops[0], ast.IsNot) else "is"
-            raise self.error(f"'{what}' comparisons are supported in kernels only with None", node,
+            raise self.error(f"'{what}' comparisons are supported in kernels only with None, True or False", node,
                              "compare numbers with == != < <= > >=")
         for v, n in zip(sides, (node.left, node.comparators[0])):
             if isinstance(v, ir.Expr) and not is_pure(v):
                 raise self.error("the operand of 'is None' has side effects", n, "assign it to a variable first")
         same = all(nones)
         return self.const(same if isinstance(node.ops[0], ast.Is) else not same, T.boolean, node)
+
+    def _is_bool_literal(self, node, sides):
+        """``x is True`` / ``x is not False``...: numba compares a boolean with the literal's value,
+        and any other type is never the literal (``1 is True`` is False, as in Python); or None."""
+        lits = [isinstance(v, ir.Const) and type(v.value) is bool and isinstance(n, ast.Constant)
+                for v, n in zip(sides, (node.left, node.comparators[0]))]
+        if not any(lits):
+            return None
+        other = sides[1] if lits[0] else sides[0]
+        is_not = isinstance(node.ops[0], ast.IsNot)
+        if not isinstance(getattr(other, "type", None), T.Boolean):
+            return self.const(is_not, T.boolean, node)
+        return self.compare("!=" if is_not else "==", sides[0], sides[1], node)
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
