@@ -157,6 +157,8 @@ def lower_call(lw, fobj, node):
         return _bit_count(lw, node, f)
     if _hashable(f) and f in _NP_REDUCTIONS:
         return _array_reduction(lw, node, name, _NP_REDUCTIONS[f])
+    if _hashable(f) and f in _NP_ALLOC:
+        return _np_alloc(lw, node, name, _NP_ALLOC[f])
     if _hashable(f) and f is np.transpose:
         _nargs(lw, node, name, 1)
         return _transpose(lw, node, name, None)
@@ -358,6 +360,54 @@ def _alloc(lw, node, which):
     lw.alloc_count += 1
     name = f"{lw.name}__{space}{lw.alloc_count}" if shape != (0,) else f"{lw.name}__dynshared"
     return ir.AllocArray(name, space, shape, t, lw.loc(node))
+
+
+_NP_ALLOC = {np.empty: "empty", np.zeros: "zeros", np.ones: "ones", np.full: "full",
+             np.empty_like: "empty_like", np.zeros_like: "zeros_like", np.ones_like: "ones_like",
+             np.full_like: "full_like"}
+
+
+def _np_alloc(lw, node, name, which):
+    """``np.zeros((4, 4), np.float32)``, ``np.full(3, x)``, ``np.empty_like(sA)``... in a kernel: a
+    per-thread local array (numba.cuda's NRT allocates it on the heap), so its shape must be
+    known at compile time; zeros/ones/full are filled where the call runs."""
+    like = which.endswith("_like")
+    kind = which[:-5] if like else which
+    names = (["a"] if like else ["shape"]) + (["fill_value"] if kind == "full" else []) + ["dtype"]
+    a = _args(lw, node, names, {"dtype": None}, name)
+    if like:
+        src = lw.value(a["a"])
+        if not isinstance(src.type, T.Array):
+            raise lw.error(f"{name}() in kernels takes an array, not a {src.type}", a["a"])
+        from .slice_store import static_shape
+
+        shape = static_shape(lw, src)
+        if shape is None or None in shape:
+            raise lw.error(f"{name}() in a kernel needs an array whose shape is known at compile time "
+                           "(a local, shared or constant array)", node,
+                           hint="kernels allocate per-thread arrays of a fixed size: "
+                           "np.zeros((N, M), dtype) with constant N, M, or cuda.local.array")
+        dtype = src.type.dtype
+    else:
+        shape = _shape_of(lw, a["shape"], name, allow_zero=False)
+        dtype = T.float64
+    fill = lw.value(a["fill_value"]) if kind == "full" else None
+    if a.get("dtype") is not None:
+        dtype = lw.dtype_arg(a["dtype"])
+    elif kind == "full" and not like:
+        dtype = _strong(lw, fill, node).type  # numpy: np.full(3, 7) is int64, np.full(3, 2.5) float64
+    if isinstance(dtype, T.Record):
+        raise lw.error(f"{name}() of records is not supported in kernels", node, hint="use cuda.local.array")
+    lw.alloc_count += 1
+    t = T.Array(dtype, len(shape), "C", "local")
+    arr = lw.temp(ir.AllocArray(f"{lw.name}__local{lw.alloc_count}", "local", tuple(shape), t, lw.loc(node)), node)
+    lw.__dict__.setdefault("fixed_shapes", {})[arr.name] = tuple(shape)  # z = np.zeros(...): z's shape is known
+    if kind != "empty" and 0 not in shape:
+        from .slice_store import store
+
+        value = fill if kind == "full" else lw.const({"zeros": 0, "ones": 1}[kind], dtype, node)
+        store(lw, arr, value, node)
+    return arr
 
 
 def _const_array_like(lw, node, which):
