@@ -15,7 +15,7 @@ import types as pytypes
 import numpy as np
 
 from .. import stubs
-from . import calls, infer, ir, records
+from . import calls, datetimes, infer, ir, records
 from . import types as T
 from .values import PYOPS, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
@@ -247,6 +247,8 @@ class ExpressionLowering:
         return self.binop(op, self.value(node.left), self.value(node.right), node)
 
     def binop(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
+            return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
             return self.fold(op, lhs.value, rhs.value, node)
         try:
@@ -425,6 +427,8 @@ class ExpressionLowering:
         return self.compare("!=" if is_not else "==", sides[0], sides[1], node)
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
+            return datetimes.compare(self, op, lhs, rhs, node)
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
             if getattr(node, "pk_numpy_order", False):  # np.less(z, w): numpy orders complex numbers
                 return calls.complex_order(self, op, lhs, rhs, node)

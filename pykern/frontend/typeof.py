@@ -93,7 +93,7 @@ def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:
             return T.from_dtype(dt)  # a record type (lang2)
         except TypeError as e:
             raise TypeError(f"{what} of structured dtype {dt}: {e}") from None
-    if dt.kind not in "biufc":
+    if dt.kind not in "biufcMm":
         raise TypeError(
             f"{what} of dtype {dt} is not supported: kernels take bool, int8..int64, uint8..uint64, float16/32/64"
         )

@@ -64,6 +64,37 @@ class Integer(_Sized, Type):
 
 
 @dataclass(frozen=True, repr=False)
+class NPDatetime(Integer):
+    """numpy's ``datetime64[unit]``: an int64 count of ``unit`` since the epoch (``NaT`` is the
+    int64 minimum). An ``Integer`` to memory, arguments and codegen; the frontend gives it
+    numpy's arithmetic (``calls.datetime_binop``): datetime - datetime is a timedelta, NaT
+    propagates, units convert to the finer one."""
+
+    unit: str = "D"
+
+    def __str__(self) -> str:
+        return f"datetime64[{self.unit}]"
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True, repr=False)
+class NPTimedelta(Integer):
+    """numpy's ``timedelta64[unit]`` (see ``NPDatetime``)."""
+
+    unit: str = "D"
+
+    def __str__(self) -> str:
+        return f"timedelta64[{self.unit}]"
+
+    __repr__ = __str__
+
+
+def is_datetime(t) -> bool:
+    return isinstance(t, (NPDatetime, NPTimedelta))
+
+
+@dataclass(frozen=True, repr=False)
 class Float(_Sized, Type):
     bits: int
 
@@ -387,6 +418,11 @@ def from_dtype(dtype) -> Type:
         return record_from_dtype(dt)
     if dt.kind == "b":
         return boolean
+    if dt.kind in "Mm":
+        unit = np.datetime_data(dt)[0]
+        if unit == "generic" or np.datetime_data(dt)[1] != 1:
+            raise TypeError(f"unsupported dtype {dt!r}: datetime64/timedelta64 need a unit, e.g. 'datetime64[D]'")
+        return (NPDatetime if dt.kind == "M" else NPTimedelta)(64, True, unit)
     if dt.kind in "iufc" and dt.fields is None:
         name = dt.name
         if name in SCALARS:
