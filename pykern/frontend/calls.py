@@ -23,7 +23,7 @@ import numpy as np
 from .. import stubs
 from . import infer, ir
 from . import types as T
-from ..errors import CompileError
+from ..errors import CompileError, CompileValueError
 from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
 
 # ---------------------------------------------------------------- tables
@@ -353,13 +353,34 @@ def _shape_of(lw, node, fname, allow_zero):
 
 def _alloc(lw, node, which):
     space = "shared" if which == "shared.array" else "local"
-    a = _args(lw, node, ["shape", "dtype"], {}, which)
+    a = _args(lw, node, ["shape", "dtype", "alignment"], {"alignment": None}, which)
     shape = _shape_of(lw, a["shape"], which, allow_zero=space == "shared")
     dtype = lw.dtype_arg(a["dtype"])
+    align = _alignment(lw, a.get("alignment"))
     t = T.Array(dtype, len(shape), "C", space)
     lw.alloc_count += 1
     name = f"{lw.name}__{space}{lw.alloc_count}" if shape != (0,) else f"{lw.name}__dynshared"
-    return ir.AllocArray(name, space, shape, t, lw.loc(node))
+    return ir.AllocArray(name, space, shape, t, lw.loc(node), align)
+
+
+def _alignment(lw, node) -> int:
+    """numba-cuda's ``alignment=`` of local/shared arrays: a constant power of two (0: none given)."""
+    if node is None:
+        return 0
+    try:
+        v = lw.expr(node)
+        n = None if isinstance(v, PyObj) and v.value is None else lw.const_value(node, "alignment")
+    except CompileError:  # a string, a run-time value...
+        v = n = False
+    if n is None:  # alignment=None: numba's default
+        return 0
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        # numba's words (a TypingError there), so programs matching them keep working
+        raise lw.error("RequireLiteralValue: alignment must be a constant integer", node)
+    n = int(n)
+    if n <= 0 or n & (n - 1):
+        raise CompileValueError(f"Alignment must be a power of 2 greater than 0, got {n}", lw.loc(node))
+    return n
 
 
 _NP_ALLOC = {np.empty: "empty", np.zeros: "zeros", np.ones: "ones", np.full: "full",

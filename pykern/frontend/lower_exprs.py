@@ -17,7 +17,7 @@ import numpy as np
 from .. import stubs
 from . import calls, datetimes, infer, ir, records
 from . import types as T
-from .values import PYOPS, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
+from .values import PYOPS, ArrayCTypes, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
 _BINOPS = {
     ast.Add: "+",
@@ -168,6 +168,8 @@ class ExpressionLowering:
                 return PyObj(t.dtype, "dtype")
             if attr == "T":
                 return self.transpose(base, node)
+            if attr == "ctypes":
+                return PyObj(ArrayCTypes(base), "ctypes")
             if attr in ("transpose", "view", "reshape") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
@@ -176,7 +178,7 @@ class ExpressionLowering:
                                       ir.reinterpret_type(t, ft, True), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), "
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .ctypes.data, "
                 ".real and .imag of complex arrays, .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
                 ".argmin() .argmax()"
             )
@@ -202,6 +204,11 @@ class ExpressionLowering:
         full = f"{base.name}.{attr}" if base.name else attr
         if isinstance(v, stubs.GroupStub):
             return calls.group_attr(self, v, attr, node)
+        if isinstance(v, ArrayCTypes):
+            if attr != "data":
+                raise self.error(f"a.ctypes.{attr} is not supported in kernels", node, "a.ctypes.data is")
+            loc = self.loc(node)
+            return ir.Cast(ir.ArrayAttr(v.array, "address", None, T.int64, loc), T.uint64, loc)
         if isinstance(v, stubs.Dim3Stub):
             if attr not in ("x", "y", "z"):
                 raise self.error(f"{base.name} has no attribute '{attr}'", node, "use .x, .y or .z")

@@ -56,6 +56,13 @@ class BoundMethod:
         self.attr = attr
 
 
+class ArrayCTypes:
+    """``a.ctypes`` of a kernel array: only its ``.data`` (the address, numba's uintp) is read."""
+
+    def __init__(self, array):
+        self.array = array
+
+
 class PartialIndex:
     """``a[i]`` of an n-d array with fewer than n indices: only ``a[i][j]`` is allowed."""
 
