@@ -48,7 +48,7 @@ from .stubs import __all__ as _kernel_names
 from .dispatcher import jit
 from .aot import compile as _compile
 from .tracebacks import trimmed as _trimmed
-from . import _cmath as _cmath_lib, _warp as _warp_lib  # noqa: F401,E402  (register the device libraries)
+from . import _cmath as _cmath_lib, _warp as _warp_lib, _reductions as _reductions_lib  # noqa: F401,E402  (register the device libraries)
 from .targets import current_target, set_target
 
 compile = _trimmed(_compile)  # a CompileError points at the caller, not at pykern's frames
@@ -131,6 +131,9 @@ _LAZY = {
     "event_elapsed_time": ("pykern.runtime.streams", "event_elapsed_time"),
     "list_devices": ("pykern.runtime.devices", "list_devices"),
     "PerformanceWarning": ("pykern.runtime", "PerformanceWarning"),
+    "In": ("pykern.args", "In"),
+    "Out": ("pykern.args", "Out"),
+    "InOut": ("pykern.args", "InOut"),
     "vectorize": ("pykern.ufuncs", "vectorize"),
     "guvectorize": ("pykern.ufuncs", "guvectorize"),
     "Reduce": ("pykern.reduction", "Reduce"),
@@ -147,6 +150,10 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module(f"pykern.{name}")
+    if name == "devicearray":  # numba.cuda.devicearray: the cudadrv module, as numba re-exports it
+        import importlib
+
+        return importlib.import_module("pykern.cudadrv.devicearray")
     spec = _LAZY.get(name)
     if spec is None:
         raise AttributeError(f"module 'pykern' has no attribute {name!r}")

@@ -23,6 +23,7 @@ from .dispatcher import jit
 from .stubs import fma
 
 _LN10 = math.log(10.0)
+_LOG2E = 1.0 / math.log(2.0)
 _HALF_PI = math.pi / 2
 
 
@@ -72,6 +73,13 @@ def clog(x, y):
 def clog10(x, y):
     re, im = clog(x, y)
     return re / _LN10, im / _LN10
+
+
+@jit(device=True)
+def clog2(x, y):
+    # numpy's nc_log2: the natural log scaled by log2(e)
+    re, im = clog(x, y)
+    return re * _LOG2E, im * _LOG2E
 
 
 @jit(device=True)
@@ -278,6 +286,60 @@ def cpow(ar, ai, br, bi):
         return rr, ri
     lr, li = clog(ar, ai)
     return cexp(lr * br - li * bi, lr * bi + li * br)
+
+
+# numpy's ordering of complex numbers (its CGT/CGE/CLT/CLE macros): by the real parts, then by
+# the imaginary parts; a NaN anywhere makes a pair unordered. np.less/np.maximum... use it.
+
+
+@jit(device=True)
+def cgt(xr, xi, yr, yi):
+    return (xr > yr and not math.isnan(xi) and not math.isnan(yi)) or (xr == yr and xi > yi)
+
+
+@jit(device=True)
+def cge(xr, xi, yr, yi):
+    return (xr > yr and not math.isnan(xi) and not math.isnan(yi)) or (xr == yr and xi >= yi)
+
+
+@jit(device=True)
+def clt(xr, xi, yr, yi):
+    return (xr < yr and not math.isnan(xi) and not math.isnan(yi)) or (xr == yr and xi < yi)
+
+
+@jit(device=True)
+def cle(xr, xi, yr, yi):
+    return (xr < yr and not math.isnan(xi) and not math.isnan(yi)) or (xr == yr and xi <= yi)
+
+
+@jit(device=True)
+def cmaximum(xr, xi, yr, yi):
+    # numpy keeps the first operand when it has a NaN part (NaN propagates from either side)
+    if math.isnan(xr) or math.isnan(xi) or cge(xr, xi, yr, yi):
+        return xr, xi
+    return yr, yi
+
+
+@jit(device=True)
+def cminimum(xr, xi, yr, yi):
+    if math.isnan(xr) or math.isnan(xi) or cle(xr, xi, yr, yi):
+        return xr, xi
+    return yr, yi
+
+
+@jit(device=True)
+def cfmax(xr, xi, yr, yi):
+    # numpy keeps the first operand when the second has a NaN part (NaN is ignored if it can be)
+    if math.isnan(yr) or math.isnan(yi) or cge(xr, xi, yr, yi):
+        return xr, xi
+    return yr, yi
+
+
+@jit(device=True)
+def cfmin(xr, xi, yr, yi):
+    if math.isnan(yr) or math.isnan(yi) or cle(xr, xi, yr, yi):
+        return xr, xi
+    return yr, yi
 
 
 import sys as _sys  # noqa: E402

@@ -68,6 +68,11 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
                 t = typeof(a)
             except (TypeError, AttributeError) as e:
                 raise LaunchError(f"{kernel_name}: argument {i + 1}: {e}") from None
+            if cls_name(a) in ("datetime64", "timedelta64"):  # passed as its int64 count of units
+                converted = converted or list(args)
+                converted[i] = a.view("i8")
+                out.append(t)
+                continue
             if cls_name(a) in ("void", "record"):  # a record (lang2): its memory as a 0-d array (writes reach it)
                 import numpy as np
 

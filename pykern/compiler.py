@@ -89,6 +89,7 @@ def compile_options(options: dict, **overrides):
     kw = dict(
         opt=opt,
         fastmath=bool(options.get("fastmath", False)),
+        fma=bool(options.get("fma", True)),
         debug=bool(options.get("debug", False)),
         max_block_size=int(bounds) if bounds else None,
         max_registers=options.get("max_registers"),

@@ -172,7 +172,19 @@ class Dispatcher:
             return self._launch_with_extensions(rt_launch, target, args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
             self._revalidate()
-        argtypes, args = argument_types(args, self.__name__, target)
+        try:
+            argtypes, args = argument_types(args, self.__name__, target)
+        except LaunchError:
+            # cuda.In(x)/Out/InOut hints are not types: looked for only when typing fails (no cost otherwise)
+            from .args import convert
+
+            hinted = convert(args, stream)
+            if hinted is None:
+                raise
+            self.launch(hinted[0], griddim, blockdim, stream, sharedmem, _prepared=True)
+            for wb in hinted[1]:
+                wb()
+            return
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
         if ov is None:
             ov = self._get_overload(argtypes, target)
@@ -374,7 +386,13 @@ class Dispatcher:
         return [argtypes for (_, argtypes) in self._overloads]
 
     # ----------------------------------------------------------------- inspection
+    def _no_device_listing(self, what):
+        if self.__pykern_device__:
+            raise CompileError(f"{what} of device function {self.__name__}: pykern compiles device functions "
+                               "into the kernels that call them", hint="inspect a kernel that calls it")
+
     def _overloads_for(self, sig):
+        self._no_device_listing("inspect_llvm")
         if sig is None:
             return self.overloads
         from .frontend import parse_signature
@@ -399,6 +417,7 @@ class Dispatcher:
     def _amdgpu(self, sig, arch):
         from .compiler import compile_amdgpu
 
+        self._no_device_listing("inspect_asm/resources")
         argtypes = self._sig_argtypes(sig)
         return compile_amdgpu(self, argtypes, arch or _active_arch())
 
@@ -417,8 +436,9 @@ class Dispatcher:
     def inspect_asm(self, sig=None, arch=None):
         """AMDGPU assembly for ``sig`` on ``arch`` (default: the active GPU's, else
         ``$PYKERN_ARCH`` or gfx942). With ``sig=None``: a dict over compiled overloads."""
-        if sig is None and not self._signatures and self._overloads:
-            return {k[1]: Listing(self._amdgpu(k[1], arch).asm, "asm") for k in self._overloads}
+        if sig is None and (self._signatures or self._overloads):  # numba: a dict by argument types
+            keys = [tuple(s[1]) for s in self._signatures] or list(dict.fromkeys(k[1] for k in self._overloads))
+            return {k: Listing(self._amdgpu(k, arch).asm, "asm") for k in keys}
         return Listing(self._amdgpu(sig, arch).asm, "asm")
 
     @trimmed
@@ -511,6 +531,7 @@ _KNOWN_OPTIONS = {
     "debug", "fastmath", "opt", "cache", "max_registers", "launch_bounds", "lineinfo", "inline",
     "link", "max_block_size", "code_object_version",
     "forceinline",  # device functions: inlined at every call (numba-cuda's option)
+    "fma",  # numba-cuda: fma=False keeps a*b+c as two roundings (the amdgpu target fuses them by default)
     "boundscheck",  # numba-cuda: None/False accepted, True refused (debug=True checks indices here)
     "lto",  # numba-cuda's link-time optimisation of NVVM IR: nothing to switch here (one LLVM module)
     "shared_memory_carveout",  # numba-cuda's L1/shared split: checked as numba does, AMD has no such knob

@@ -72,6 +72,11 @@ class CompileError(PykernError):
         return "\n".join(parts)
 
 
+class CompileValueError(CompileError, ValueError):
+    """A kernel could not be compiled because a compile-time value is out of range
+    (``alignment=3``): a ``ValueError`` too, as numba-cuda raises it."""
+
+
 class LaunchError(PykernError, TypeError):
     """A launch was refused before anything ran: bad grid/block, wrong arguments.
 

@@ -36,6 +36,7 @@ import re
 import numpy as np
 
 from .errors import LaunchError
+from .frontend import types as T
 from .generated import as_def, define, is_device_operand
 from .reduction import Reduce
 
@@ -194,7 +195,10 @@ class CUDAUFunc:
 
     def _types_for(self, dtypes, scalars):
         if self._sigs:
-            return _resolve(self._sigs, dtypes, scalars, self.__name__)
+            ret, argtypes = _resolve(self._sigs, dtypes, scalars, self.__name__)
+            if not isinstance(ret, T.Void):
+                return ret, argtypes
+            dtypes = [_np_dtype(t) for t in argtypes]  # a signature of argument types only: typed by the body
         key = tuple(dtypes)
         hit = self._lazy_types.get(key)
         if hit is None:
@@ -224,7 +228,8 @@ class CUDAUFunc:
             lines.append(f"        out[{idx}] = fn({call})")
             ns = {"cuda": stubs, "fn": self._device, "__name__": getattr(self.py_func, "__module__", None) or __name__}
             for j, t in enumerate(argtypes):
-                ns[f"cast{j}"] = _np_dtype(t).type
+                # a datetime converts with its unit: the pykern type (np.datetime64 has none)
+                ns[f"cast{j}"] = t if T.is_datetime(t) else _np_dtype(t).type
             k = self._kernels[key] = Dispatcher(define("ufunc_kernel", "\n".join(lines) + "\n", ns), None,
                                                 **{o: v for o, v in self.options.items() if o != "forceinline"})
         return k

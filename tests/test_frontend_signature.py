@@ -127,7 +127,7 @@ def test_host_side_type_call_converts():
         ("void(float32[::1, ::1])", ["'::1' may mark only"]),
         ("void(void)", ["'void' is only a return type"]),
         ("void(float32) extra", ["unexpected text"]),
-        ("void(float32[:,:,:,:,:])", ["0 to 4 dimensions"]),
+        ("void(float32[:,:,:,:,:,:,:,:,:])", ["0 to 8 dimensions"]),
         ("void(UniTuple(int32))", ["expected"]),
         ("void(readonly int32)", ["apply to arrays only"]),
         ("void(int32 $)", ["cannot read signature"]),

@@ -100,7 +100,7 @@ def test_cuda_array_interface():
         (np.zeros(3, object), "dtype object"),
         (np.zeros(3, dtype=[("a", ">f4")]), "structured"),  # byte-swapped fields
         (np.zeros(3, ">f4"), "byte-swapped"),
-        (np.zeros((1,) * 5), "0 to 4 dimensions"),
+        (np.zeros((1,) * 9), "0 to 8 dimensions"),
         (np.array(["x"]), "not supported"),
         ("text", "cannot pass a builtins.str"),
         (object(), "cannot pass"),

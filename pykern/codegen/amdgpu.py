@@ -320,13 +320,15 @@ class AmdgpuTarget(Target):
             return b.zext(dyn, ir.IntType(64))
         return b.zext(self._hidden_load(fx, 120, 32), ir.IntType(64))
 
-    def local_array(self, fx, name: str, elem_type, count: int):
+    def local_array(self, fx, name: str, elem_type, count: int, align: int = 0):
         """A private (addrspace 5) array. ``fx.alloca`` makes a generic alloca,
         which :func:`prepare_ir` moves to addrspace(5) behind a generic cast;
         casting back here gives the ``ptr addrspace(5)`` lowering expects
         (InstCombine folds the round trip)."""
         ir = _ir()
         slot = fx.alloca(ir.ArrayType(elem_type, int(count)), name=name)
+        if align:
+            slot.align = align
         return fx.builder.addrspacecast(slot, ir.PointerType(addrspace=PRIVATE))
 
     # ---------------------------------------------------------------- sync

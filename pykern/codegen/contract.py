@@ -43,6 +43,7 @@ class CompileOptions:
 
     opt: int = 3  #: LLVM optimisation level 0..3 (new pass manager pipeline)
     fastmath: bool = False  #: allow reassociation/contraction (LLVM 'fast' flags)
+    fma: bool = True  #: let a target that fuses a*b+c by default do so (numba-cuda's ``fma=False`` turns it off)
     debug: bool = False  #: bounds-checked indexing with a KernelRuntimeError
     wave_size: Optional[int] = None  #: lanes per wave (32 or 64)
     max_block_size: Optional[int] = None  #: launch-bounds hint (threads per block)

@@ -548,7 +548,7 @@ class CpuTarget(Target):
         fcap = info.target_facts.get("thread_slot_bytes", 0) if regions else None
         grid_sites = [s.kind == "grid_sync" for s in info.sync_sites]
         tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, grid_sites,
-                          fcap)
+                          fcap, info.target_facts.get("array_align", 16))
         build = functools.partial(_machine_code, text, tmpl, symbol, info.kernel_name)
         optimized, obj = build("quick" if quick else opts.opt)
         from ..hostinfo import cpu_identity
@@ -1007,6 +1007,7 @@ def _ctx_flags():
 
 _RUNNER = string.Template(r"""
 declare ptr @malloc(i64)
+declare ptr @aligned_alloc(i64, i64)
 declare ptr @calloc(i64, i64)
 declare void @free(ptr)
 declare void @$BLOCKFN(ptr, ptr)
@@ -1026,8 +1027,9 @@ entry:
   %shsize0 = add i64 %dyn, $STATIC
   %shsmall = icmp ult i64 %shsize0, $LDS
   %shsize1 = select i1 %shsmall, i64 $LDS, i64 %shsize0
-  %shsize = add i64 %shsize1, 16
-  %shm = call ptr @malloc(i64 %shsize)
+  %shsize2 = add i64 %shsize1, $ALIGN
+  %shsize = and i64 %shsize2, -$ALIGN
+  %shm = call ptr @aligned_alloc(i64 $ALIGN, i64 %shsize)  ; alignment= of shared arrays holds for their addresses
 """ + _store("fsh", "B", "$B_SHARED", "%shm", "ptr") + r"""
   %dynp = getelementptr i8, ptr %shm, i64 $STATIC
 """ + _store("fdyn", "B", "$B_DYNSHARED", "%dynp", "ptr") + _store("fctx", "B", "$B_CTX", "%ctx", "ptr") + r"""
@@ -1037,8 +1039,9 @@ entry:
   %thr = call ptr @calloc(i64 %tbytes, i64 1)  ; zeroed: a shuffle from a lane that never wrote reads 0
 """ + _store("fthr", "B", "$B_THREADS", "%thr", "ptr") + r"""
   %fbytes0 = mul i64 %nt64, $FCAP
-  %fbytes = add i64 %fbytes0, 16
-  %frames = call ptr @malloc(i64 %fbytes)
+  %fbytes1 = add i64 %fbytes0, $ALIGN
+  %fbytes = and i64 %fbytes1, -$ALIGN
+  %frames = call ptr @aligned_alloc(i64 $ALIGN, i64 %fbytes)
 """ + _store("ffr", "B", "$B_FRAMES", "%frames", "ptr") + r"""
   %gx64 = zext i32 %gx to i64
   %gy64 = zext i32 %gy to i64
@@ -1373,7 +1376,7 @@ fail:
 """)
 
 
-def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_sites=(), fcap=None):
+def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_sites=(), fcap=None, align=16):
     """The exported block runner; ``fcap``: per-thread bytes of the frame area (default: the
     coroutine frame cap on the coroutine path, nothing on the fast path)."""
     blockfn = f"{base}.sched" if coroutine else f"{base}.block"
@@ -1381,7 +1384,7 @@ def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_s
         fcap = FRAME_CAP if coroutine else 0
     names = _names()
     text = _RUNNER.substitute(names, SYMBOL=symbol, BLOCKFN=blockfn, STATIC=static,
-                              TSIZE=T_SIZE if coroutine else 0, FCAP=fcap)
+                              TSIZE=T_SIZE if coroutine else 0, FCAP=fcap, ALIGN=align)
     if coroutine:
         # the scheduler lives in the same text module; drop the external decl of it
         text = text.replace(f"declare void @{blockfn}(ptr, ptr)\n", "")

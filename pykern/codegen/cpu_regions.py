@@ -88,7 +88,7 @@ class Plan:
     seq: list  # of Chunk | Barrier | Uniform | UniformAssign
     slotted: frozenset  # variables with one slot per thread
     private: dict  # chunk id -> names of variables local to that chunk
-    local_arrays: tuple  # (name, bytes per thread) of the kernel's local arrays
+    local_arrays: tuple  # (name, bytes per thread, alignment) of the kernel's local arrays
     uses_return: bool
     uniform: frozenset  # variables with one value for the whole block
     remat: tuple  # (name, value): per-thread values recomputed at the start of every region
@@ -407,7 +407,8 @@ def plan(module: ir.Module, uses: dict):
             count = 1
             for s in shape:
                 count *= int(s)
-            arrays.append((n.name, max(count, 1) * _sizeof(n.type.dtype)))
+            align = max(16, n.align)  # every thread's copy starts at a multiple of it
+            arrays.append((n.name, -(-max(count, 1) * _sizeof(n.type.dtype) // align) * align, align))
     # a raise (also in an inlined device function) ends its thread as a return does
     uses_return = k.raises or any(isinstance(n, ir.Return) for n in _walk(k.body))
     slotted &= set(k.locals)
@@ -526,9 +527,10 @@ class RegionLowering(FunctionLowering):
             b.call(memset, [base, L.Constant(I8, 0), nbytes, L.Constant(I1, 0)])
             self._slots[n] = (base, types[n])
         # local arrays: one copy per thread in the frame area, after any scalar slots
-        for name, nbytes in self.plan.local_arrays:
+        for name, nbytes, align in self.plan.local_arrays:
+            off = -(-off // align) * align
             self._arrays[name] = (off, nbytes)
-            off += (nbytes + 15) // 16 * 16
+            off += nbytes
         self.info.target_facts["thread_slot_bytes"] = off
         self._frames = frames
         self._nexit = self.alloca(I32, name="nexit")

@@ -107,7 +107,7 @@ class ModuleLowering:
         self.target = target
         self.options = options
         self.types = TypeMap(target)
-        self.fp_contract = bool(target.fp_contract())  # asked once per module
+        self.fp_contract = bool(target.fp_contract()) and options.fma  # asked once per module
         kname = module.kernel.name
         self.llmodule = L.Module(name=kname)
         self.llmodule.triple = target.triple()

@@ -309,6 +309,8 @@ class ArrayLowering:
                 return self._make_array(t, ptr, None, [n])
             nbytes = count * itemsize
             align = max(16, itemsize) if itemsize & (itemsize - 1) == 0 else 16  # records: any itemsize
+            align = max(align, e.align)
+            self._note_alignment(e.align)
             off = self.ml.shared_offset(e.name, nbytes, align)
             self._check_limit("shared", nbytes, self.info.static_shared_bytes,
                               self.target.max_shared_bytes(self.options), "per block (LDS)")
@@ -318,9 +320,16 @@ class ArrayLowering:
             self.ml.local_bytes += count * itemsize
             self._check_limit("local", count * itemsize, self.ml.local_bytes,
                               self.target.max_local_bytes(self.options), "per thread")
-            ptr = self.target.local_array(self, e.name, et, max(count, 1))
+            ptr = self.target.local_array(self, e.name, et, max(count, 1), e.align)
+            self._note_alignment(e.align)
             return self._make_array(t, ptr, shape)
         self.fail(f"internal error: allocation in {e.space} memory")
+
+    def _note_alignment(self, align):
+        """The largest ``alignment=`` of the kernel's arrays: the cpu target's runner aligns the
+        block's shared area and per-thread frames to it."""
+        facts = self.info.target_facts
+        facts["array_align"] = max(facts.get("array_align", 16), align)
 
     def _check_limit(self, space, nbytes, total, limit, per):
         # before any LLVM type exists: LLVM aborts the process on oversized

@@ -187,13 +187,16 @@ class Target(abc.ABC):
         ``shape[0]`` is reported as 2**31-1 elements). Default: None."""
         return None
 
-    def local_array(self, fx, name: str, elem_type, count: int):
-        """Pointer to a per-thread array of ``count`` elements. Default: an
-        entry-block alloca of ``[count x elem_type]`` (in
-        ``address_space('local')``)."""
+    def local_array(self, fx, name: str, elem_type, count: int, align: int = 0):
+        """Pointer to a per-thread array of ``count`` elements (its address a multiple of
+        ``align`` when given). Default: an entry-block alloca of ``[count x elem_type]``
+        (in ``address_space('local')``)."""
         from llvmlite import ir as llir
 
-        return fx.alloca(llir.ArrayType(elem_type, count), name=name)
+        slot = fx.alloca(llir.ArrayType(elem_type, count), name=name)
+        if align:
+            slot.align = align
+        return slot
 
     def const_array(self, fx, name: str, data: bytes, elem_type, count: int):
         """Pointer to read-only data ``data`` (C-order bytes). Default: a

@@ -23,7 +23,7 @@ import numpy as np
 from .. import stubs
 from . import infer, ir
 from . import types as T
-from ..errors import CompileError
+from ..errors import CompileError, CompileValueError
 from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
 
 # ---------------------------------------------------------------- tables
@@ -110,7 +110,7 @@ def lower_call(lw, fobj, node):
         if f in unary:
             return _unary_math(lw, node, name, unary[f], to_int=unary[f] in infer.TO_INT)
         if f in np_unary:
-            if np_unary[f] in _CMATH_UNARY or np_unary[f] == "log":  # numpy ufuncs take complex numbers too
+            if np_unary[f] in _CMATH_UNARY or np_unary[f] in ("log", "log2"):  # numpy ufuncs take complex numbers too
                 _nargs(lw, node, name, 1)
                 v = _scalar(lw, node.args[0], name)
                 if isinstance(v.type, T.Complex):
@@ -152,7 +152,13 @@ def lower_call(lw, fobj, node):
             return _view(lw, node, f.value)
         if f.attr == "reshape":
             return _reshape(lw, node, f.value)
+        if f.attr in ARRAY_REDUCTION_METHODS:
+            return _array_reduction(lw, node, f"{f.attr}", f.attr, f.value)
         return _bit_count(lw, node, f)
+    if _hashable(f) and f in _NP_REDUCTIONS:
+        return _array_reduction(lw, node, name, _NP_REDUCTIONS[f])
+    if _hashable(f) and f in _NP_ALLOC:
+        return _np_alloc(lw, node, name, _NP_ALLOC[f])
     if _hashable(f) and f is np.transpose:
         _nargs(lw, node, name, 1)
         return _transpose(lw, node, name, None)
@@ -167,6 +173,57 @@ def lower_call(lw, fobj, node):
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
         "builtins abs/min/max/round/divmod/int/float/bool/len and the pykern kernel functions",
     )
+
+
+_NP_REDUCTIONS = {
+    np.sum: "sum", np.prod: "prod", np.min: "min", np.amin: "min", np.max: "max", np.amax: "max",
+    np.mean: "mean", np.var: "var", np.std: "std", np.all: "all", np.any: "any",
+    np.argmin: "argmin", np.argmax: "argmax", np.median: "median",
+    np.nansum: "nansum", np.nanprod: "nanprod", np.nanmin: "nanmin", np.nanmax: "nanmax",
+    np.nanmean: "nanmean", np.nanvar: "nanvar", np.nanstd: "nanstd",
+}  # fmt: skip
+#: reductions that are also array methods (``a.sum()``), as numba types them
+ARRAY_REDUCTION_METHODS = ("sum", "prod", "min", "max", "mean", "var", "std", "all", "any", "argmin", "argmax")
+_ORDERED_ONLY = ("min", "max", "argmin", "argmax", "nanmin", "nanmax", "median")
+
+
+def _reduction_type(which, dt):
+    """numba's result type of reduction ``which`` of ``dt`` elements (for var/std: the mean's type;
+    the real part of it is theirs)."""
+    if which in ("all", "any"):
+        return T.boolean
+    if which in ("argmin", "argmax"):
+        return T.int64
+    if which in ("min", "max", "nanmin", "nanmax"):
+        return dt
+    if which in ("sum", "prod", "nansum", "nanprod"):  # integers widen to 64 bits, as numba's sum
+        if isinstance(dt, T.Boolean) or (isinstance(dt, T.Integer) and dt.signed):
+            return T.int64
+        return T.uint64 if isinstance(dt, T.Integer) else dt
+    return T.float64 if isinstance(dt, (T.Integer, T.Boolean)) else dt
+
+
+def _array_reduction(lw, node, name, which, base=None):
+    """``np.sum(a)``, ``a.max()``, ``np.nanmean(a)``... of a whole array: a call of the generated
+    device function of ``pykern/_reductions.py``."""
+    if node.keywords or len(node.args) != (0 if base is not None else 1):
+        raise lw.error(f"{name}() in kernels reduces a whole array: {name}(a) or a.{which}(); "
+                       "axis=, dtype=, out= and other arguments are not supported", node,
+                       hint="kernels cannot allocate the result array of a reduction along an axis; "
+                       "loop over the axis instead")
+    a = base if base is not None else lw.value(node.args[0])
+    if not isinstance(a.type, T.Array):
+        raise lw.error(f"{name}() in kernels takes an array, not a {a.type}", node.args[0] if node.args else node)
+    dt = a.type.dtype
+    kind = ("b" if isinstance(dt, T.Boolean) else "c" if isinstance(dt, T.Complex) else "f" if isinstance(dt, T.Float)
+            else ("i" if dt.signed else "u") if isinstance(dt, T.Integer) else None)
+    if kind is None or (kind == "c" and which in _ORDERED_ONLY):
+        raise lw.error(f"{name}() of an array of {dt} is not supported in kernels", node,
+                       hint="reductions take arrays of numbers (complex ones: sum, prod, mean, var, std, all, any)")
+    lib = stubs.DEVICE_LIBRARIES["reductions"]
+    dev = lib.device_function(which, a.type.ndim, str(_reduction_type(which, dt).np_dtype), kind)
+    fn = lw.mb.device_function(dev.py_func, [a.type], lw.loc(node))
+    return ir.Call(fn.name, [a], fn.return_type, lw.loc(node))
 
 
 def _numba_dispatcher(f) -> bool:
@@ -279,8 +336,8 @@ def _shape_of(lw, node, fname, allow_zero):
         shape = (int(shape),)
     if not isinstance(shape, tuple) or not shape or not all(isinstance(s, int) and not isinstance(s, bool) for s in shape):
         raise lw.error(f"the shape of {fname}() must be a constant int or tuple of ints, got {shape!r}", node)
-    if len(shape) > 4:
-        raise lw.error(f"{fname}() arrays have at most 4 dimensions", node)
+    if len(shape) > T.MAX_NDIM:
+        raise lw.error(f"{fname}() arrays have at most {T.MAX_NDIM} dimensions", node)
     if any(s < 0 for s in shape):
         raise lw.error(f"the shape of {fname}() must not be negative: {shape}", node)
     if 0 in shape:
@@ -296,13 +353,82 @@ def _shape_of(lw, node, fname, allow_zero):
 
 def _alloc(lw, node, which):
     space = "shared" if which == "shared.array" else "local"
-    a = _args(lw, node, ["shape", "dtype"], {}, which)
+    a = _args(lw, node, ["shape", "dtype", "alignment"], {"alignment": None}, which)
     shape = _shape_of(lw, a["shape"], which, allow_zero=space == "shared")
     dtype = lw.dtype_arg(a["dtype"])
+    align = _alignment(lw, a.get("alignment"))
     t = T.Array(dtype, len(shape), "C", space)
     lw.alloc_count += 1
     name = f"{lw.name}__{space}{lw.alloc_count}" if shape != (0,) else f"{lw.name}__dynshared"
-    return ir.AllocArray(name, space, shape, t, lw.loc(node))
+    return ir.AllocArray(name, space, shape, t, lw.loc(node), align)
+
+
+def _alignment(lw, node) -> int:
+    """numba-cuda's ``alignment=`` of local/shared arrays: a constant power of two (0: none given)."""
+    if node is None:
+        return 0
+    try:
+        v = lw.expr(node)
+        n = None if isinstance(v, PyObj) and v.value is None else lw.const_value(node, "alignment")
+    except CompileError:  # a string, a run-time value...
+        v = n = False
+    if n is None:  # alignment=None: numba's default
+        return 0
+    if not isinstance(n, (int, np.integer)) or isinstance(n, (bool, np.bool_)):
+        # numba's words (a TypingError there), so programs matching them keep working
+        raise lw.error("RequireLiteralValue: alignment must be a constant integer", node)
+    n = int(n)
+    if n <= 0 or n & (n - 1):
+        raise CompileValueError(f"Alignment must be a power of 2 greater than 0, got {n}", lw.loc(node))
+    return n
+
+
+_NP_ALLOC = {np.empty: "empty", np.zeros: "zeros", np.ones: "ones", np.full: "full",
+             np.empty_like: "empty_like", np.zeros_like: "zeros_like", np.ones_like: "ones_like",
+             np.full_like: "full_like"}
+
+
+def _np_alloc(lw, node, name, which):
+    """``np.zeros((4, 4), np.float32)``, ``np.full(3, x)``, ``np.empty_like(sA)``... in a kernel: a
+    per-thread local array (numba.cuda's NRT allocates it on the heap), so its shape must be
+    known at compile time; zeros/ones/full are filled where the call runs."""
+    like = which.endswith("_like")
+    kind = which[:-5] if like else which
+    names = (["a"] if like else ["shape"]) + (["fill_value"] if kind == "full" else []) + ["dtype"]
+    a = _args(lw, node, names, {"dtype": None}, name)
+    if like:
+        src = lw.value(a["a"])
+        if not isinstance(src.type, T.Array):
+            raise lw.error(f"{name}() in kernels takes an array, not a {src.type}", a["a"])
+        from .slice_store import static_shape
+
+        shape = static_shape(lw, src)
+        if shape is None or None in shape:
+            raise lw.error(f"{name}() in a kernel needs an array whose shape is known at compile time "
+                           "(a local, shared or constant array)", node,
+                           hint="kernels allocate per-thread arrays of a fixed size: "
+                           "np.zeros((N, M), dtype) with constant N, M, or cuda.local.array")
+        dtype = src.type.dtype
+    else:
+        shape = _shape_of(lw, a["shape"], name, allow_zero=False)
+        dtype = T.float64
+    fill = lw.value(a["fill_value"]) if kind == "full" else None
+    if a.get("dtype") is not None:
+        dtype = lw.dtype_arg(a["dtype"])
+    elif kind == "full" and not like:
+        dtype = _strong(lw, fill, node).type  # numpy: np.full(3, 7) is int64, np.full(3, 2.5) float64
+    if isinstance(dtype, T.Record):
+        raise lw.error(f"{name}() of records is not supported in kernels", node, hint="use cuda.local.array")
+    lw.alloc_count += 1
+    t = T.Array(dtype, len(shape), "C", "local")
+    arr = lw.temp(ir.AllocArray(f"{lw.name}__local{lw.alloc_count}", "local", tuple(shape), t, lw.loc(node)), node)
+    lw.__dict__.setdefault("fixed_shapes", {})[arr.name] = tuple(shape)  # z = np.zeros(...): z's shape is known
+    if kind != "empty" and 0 not in shape:
+        from .slice_store import store
+
+        value = fill if kind == "full" else lw.const({"zeros": 0, "ones": 1}[kind], dtype, node)
+        store(lw, arr, value, node)
+    return arr
 
 
 def _const_array_like(lw, node, which):
@@ -651,9 +777,12 @@ def _np_minmax(lw, node, name, which):
     (a NaN operand is ignored), exactly as numpy's loops, sign of equal zeros included."""
     _nargs(lw, node, name, 2)
     vals = [_scalar(lw, a, name) for a in node.args]
-    if all(is_weak(v) for v in vals):
+    if all(is_weak(v) and not isinstance(v.type, T.Complex) for v in vals):
         return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
     t = infer.common_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
+    if isinstance(t, T.Complex):
+        parts = [p for v in vals for p in _parts(lw, lw.cast(v, t, node), node)]
+        return _cm_complex(lw, "c" + which, parts, t, node)
     if not isinstance(t, T.Float):
         ct = T.int64 if isinstance(t, T.Boolean) else t
         pick = "min" if which in ("minimum", "fmin") else "max"
@@ -1353,6 +1482,14 @@ def _complex_abs(lw, z, node):
     return _cm_call(lw, "cabs", [re, im], node)
 
 
+def complex_order(lw, op, a, b, node):
+    """``a < b`` ... of complex numbers as numpy's ufuncs order them (``np.less`` and friends):
+    by the real parts, then the imaginary parts; a pair with a NaN part is unordered."""
+    t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    parts = [p for v in (a, b) for p in _parts(lw, lw.cast(v, t, node), node)]
+    return _cm_call(lw, {"<": "clt", "<=": "cle", ">": "cgt", ">=": "cge"}[op], parts, node)
+
+
 def _cm_call(lw, fname, args, node):
     """Call device function ``_cmath.<fname>`` on float args; returns its IR call."""
     _cmath = stubs.DEVICE_LIBRARIES["cmath"]
@@ -1431,7 +1568,8 @@ def _cmath_value(lw, name, z, node):
     formulas, with numpy's own special values for infinite and NaN parts."""
     z = _strong(lw, z, node)
     re, im = _parts(lw, z, node)
-    return _cm_complex(lw, "clog" if name == "log" else _CMATH_UNARY[name], [re, im], z.type, node,
+    fname = {"log": "clog", "log2": "clog2"}.get(name) or _CMATH_UNARY[name]
+    return _cm_complex(lw, fname, [re, im], z.type, node,
                        special=_numpy_complex(name))
 
 

@@ -386,6 +386,7 @@ class AllocArray(Expr):
     shape: tuple
     type: T.Type  # T.Array with space set
     loc: Optional[SourceLoc] = None
+    align: int = 0  #: bytes the array's address is a multiple of (``alignment=``); 0: the natural one
 
     def __str__(self):
         return f"{self.space}.array{self.shape!r}:{self.type.dtype}"

@@ -15,9 +15,9 @@ import types as pytypes
 import numpy as np
 
 from .. import stubs
-from . import calls, infer, ir, records
+from . import calls, datetimes, infer, ir, records
 from . import types as T
-from .values import PYOPS, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
+from .values import PYOPS, ArrayCTypes, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
 _BINOPS = {
     ast.Add: "+",
@@ -168,7 +168,9 @@ class ExpressionLowering:
                 return PyObj(t.dtype, "dtype")
             if attr == "T":
                 return self.transpose(base, node)
-            if attr in ("transpose", "view", "reshape"):
+            if attr == "ctypes":
+                return PyObj(ArrayCTypes(base), "ctypes")
+            if attr in ("transpose", "view", "reshape") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -176,8 +178,9 @@ class ExpressionLowering:
                                       ir.reinterpret_type(t, ft, True), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), "
-                ".real and .imag of complex arrays"
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .ctypes.data, "
+                ".real and .imag of complex arrays, .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
+                ".argmin() .argmax()"
             )
         if isinstance(t, T.Tuple):
             if attr in t.names:  # a namedtuple field
@@ -201,6 +204,11 @@ class ExpressionLowering:
         full = f"{base.name}.{attr}" if base.name else attr
         if isinstance(v, stubs.GroupStub):
             return calls.group_attr(self, v, attr, node)
+        if isinstance(v, ArrayCTypes):
+            if attr != "data":
+                raise self.error(f"a.ctypes.{attr} is not supported in kernels", node, "a.ctypes.data is")
+            loc = self.loc(node)
+            return ir.Cast(ir.ArrayAttr(v.array, "address", None, T.int64, loc), T.uint64, loc)
         if isinstance(v, stubs.Dim3Stub):
             if attr not in ("x", "y", "z"):
                 raise self.error(f"{base.name} has no attribute '{attr}'", node, "use .x, .y or .z")
@@ -246,6 +254,8 @@ class ExpressionLowering:
         return self.binop(op, self.value(node.left), self.value(node.right), node)
 
     def binop(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
+            return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
             return self.fold(op, lhs.value, rhs.value, node)
         try:
@@ -398,8 +408,11 @@ class ExpressionLowering:
         nones = [(isinstance(v, PyObj) and v.value is None) or isinstance(getattr(v, "type", None), T.NoneType)
                  for v in sides]
         if not any(nones):
+            folded = self._is_bool_literal(node, sides)
+            if folded is not None:
+                return folded
             what = "is not" if isinstance(node.ops[0], ast.IsNot) else "is"
-            raise self.error(f"'{what}' comparisons are supported in kernels only with None", node,
+            raise self.error(f"'{what}' comparisons are supported in kernels only with None, True or False", node,
                              "compare numbers with == != < <= > >=")
         for v, n in zip(sides, (node.left, node.comparators[0])):
             if isinstance(v, ir.Expr) and not is_pure(v):
@@ -407,8 +420,25 @@ class ExpressionLowering:
         same = all(nones)
         return self.const(same if isinstance(node.ops[0], ast.Is) else not same, T.boolean, node)
 
+    def _is_bool_literal(self, node, sides):
+        """``x is True`` / ``x is not False``...: numba compares a boolean with the literal's value,
+        and any other type is never the literal (``1 is True`` is False, as in Python); or None."""
+        lits = [isinstance(v, ir.Const) and type(v.value) is bool and isinstance(n, ast.Constant)
+                for v, n in zip(sides, (node.left, node.comparators[0]))]
+        if not any(lits):
+            return None
+        other = sides[1] if lits[0] else sides[0]
+        is_not = isinstance(node.ops[0], ast.IsNot)
+        if not isinstance(getattr(other, "type", None), T.Boolean):
+            return self.const(is_not, T.boolean, node)
+        return self.compare("!=" if is_not else "==", sides[0], sides[1], node)
+
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
+            return datetimes.compare(self, op, lhs, rhs, node)
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
+            if getattr(node, "pk_numpy_order", False):  # np.less(z, w): numpy orders complex numbers
+                return calls.complex_order(self, op, lhs, rhs, node)
             raise self.error(f"'{op}' is not defined for complex numbers", node, "compare abs(z) or z.real")
         if is_weak(lhs) and is_weak(rhs):
             return ir.Const(bool(PYOPS[op](lhs.value, rhs.value)), T.boolean, self.loc(node))

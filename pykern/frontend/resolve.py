@@ -139,11 +139,15 @@ class ParsedFunction:
 
     def _find_def(self, tree) -> ast.FunctionDef:
         want = getattr(self.pyfunc, "__name__", "")
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == want:
-                if isinstance(node, ast.AsyncFunctionDef):
-                    raise CompileError("async functions cannot be kernels", self.loc(node))
-                return node
+        # the def's own name first: a function renamed after definition (`fn.__name__ = "x_usecase"`,
+        # as generated code does) keeps it in its code object; `__name__` serves functools.wraps copies
+        code = getattr(self.pyfunc, "__code__", None)
+        for name in dict.fromkeys([getattr(code, "co_name", want), want]):
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                    if isinstance(node, ast.AsyncFunctionDef):
+                        raise CompileError("async functions cannot be kernels", self.loc(node))
+                    return node
         lam = self._find_lambda(tree) if want == "<lambda>" else None
         if lam is not None:
             # `cuda.jit(device=True)(lambda x: 2 * x)`, which numba compiles too: as `def` returning its body

@@ -207,8 +207,8 @@ class _Parser:
 def _make_array(p: _Parser, dtype, ndim, layout, readonly) -> T.Array:
     if not dtype.is_scalar:
         p.fail(f"cannot make an array of {dtype}")
-    if not 0 <= ndim <= 4:
-        p.fail(f"arrays have 0 to 4 dimensions, not {ndim}")
+    if not 0 <= ndim <= T.MAX_NDIM:
+        p.fail(f"arrays have 0 to {T.MAX_NDIM} dimensions, not {ndim}")
     return T.Array(dtype, ndim, layout, readonly=readonly)
 
 

@@ -87,8 +87,12 @@ _RUNTIME = object()  # a slice bound known only at run time
 def note_assignment(lw, name: str, value: ir.Expr) -> None:
     """Remember the shape of a shared/local/const array assigned to ``name`` when that is
     the only assignment to ``name`` in the function (``sA = cuda.shared.array((4, 8), ...)``)."""
-    if not isinstance(value, (ir.AllocArray, ir.ConstArray)) or tuple(value.shape) == (0,):
+    if isinstance(value, ir.Var) and value.name in lw.__dict__.get("fixed_shapes", {}):
+        shape = lw.fixed_shapes[value.name]  # a temporary holding an allocation (np.zeros((4, 4)))
+    elif not isinstance(value, (ir.AllocArray, ir.ConstArray)) or tuple(value.shape) == (0,):
         return
+    else:
+        shape = tuple(int(s) for s in value.shape)
     counts = lw.__dict__.get("_store_counts")
     if counts is None:
         counts = {}
@@ -97,7 +101,7 @@ def note_assignment(lw, name: str, value: ir.Expr) -> None:
                 counts[n.id] = counts.get(n.id, 0) + 1
         lw._store_counts = counts
     if counts.get(name) == 1:
-        lw.__dict__.setdefault("fixed_shapes", {})[name] = tuple(int(s) for s in value.shape)
+        lw.__dict__.setdefault("fixed_shapes", {})[name] = shape
 
 
 def static_shape(lw, e):

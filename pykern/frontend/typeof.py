@@ -76,8 +76,8 @@ def _ndarray_type(a: np.ndarray) -> T.Array:
     key = (dtype_key(a.dtype), ndim, layout, not flags.writeable)
     t = _ARRAY_TYPES.get(key)
     if t is None:
-        if ndim > 4:
-            raise TypeError(f"array has {ndim} dimensions; kernels take arrays of 0 to 4 dimensions")
+        if ndim > T.MAX_NDIM:
+            raise TypeError(f"array has {ndim} dimensions; kernels take arrays of 0 to {T.MAX_NDIM} dimensions")
         t = T.Array(_scalar_of_dtype(a.dtype, "array"), ndim, layout, readonly=not flags.writeable)
         if len(_ARRAY_TYPES) < 4096:
             _ARRAY_TYPES[key] = t
@@ -93,7 +93,7 @@ def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:
             return T.from_dtype(dt)  # a record type (lang2)
         except TypeError as e:
             raise TypeError(f"{what} of structured dtype {dt}: {e}") from None
-    if dt.kind not in "biufc":
+    if dt.kind not in "biufcMm":
         raise TypeError(
             f"{what} of dtype {dt} is not supported: kernels take bool, int8..int64, uint8..uint64, float16/32/64"
         )
@@ -126,8 +126,8 @@ def _contiguous(shape, strides, itemsize, order) -> bool:
 def _array_type(dtype, shape, strides, readonly: bool, what: str) -> T.Array:
     dt = _scalar_of_dtype(dtype, what)
     ndim = len(shape)
-    if ndim > 4:
-        raise TypeError(f"{what} has {ndim} dimensions; kernels take arrays of 0 to 4 dimensions")
+    if ndim > T.MAX_NDIM:
+        raise TypeError(f"{what} has {ndim} dimensions; kernels take arrays of 0 to {T.MAX_NDIM} dimensions")
     return T.Array(dt, ndim, _layout(tuple(shape), tuple(strides), np.dtype(dtype).itemsize), readonly=bool(readonly))
 
 

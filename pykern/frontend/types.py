@@ -26,6 +26,11 @@ class Type:
     def is_scalar(self) -> bool:
         return isinstance(self, (Integer, Float, Boolean, Complex))
 
+    @property
+    def name(self) -> str:
+        """numba's ``Type.name``: the type's spelling (``float32``, ``int64[::1]``)."""
+        return str(self)
+
 
 class _Sized:
     """``nbytes`` and ``np_dtype`` of a scalar type with ``bits`` whose name is its numpy dtype's."""
@@ -56,6 +61,37 @@ class Integer(_Sized, Type):
     @property
     def max(self) -> int:
         return (1 << (self.bits - 1)) - 1 if self.signed else (1 << self.bits) - 1
+
+
+@dataclass(frozen=True, repr=False)
+class NPDatetime(Integer):
+    """numpy's ``datetime64[unit]``: an int64 count of ``unit`` since the epoch (``NaT`` is the
+    int64 minimum). An ``Integer`` to memory, arguments and codegen; the frontend gives it
+    numpy's arithmetic (``calls.datetime_binop``): datetime - datetime is a timedelta, NaT
+    propagates, units convert to the finer one."""
+
+    unit: str = "D"
+
+    def __str__(self) -> str:
+        return f"datetime64[{self.unit}]"
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True, repr=False)
+class NPTimedelta(Integer):
+    """numpy's ``timedelta64[unit]`` (see ``NPDatetime``)."""
+
+    unit: str = "D"
+
+    def __str__(self) -> str:
+        return f"timedelta64[{self.unit}]"
+
+    __repr__ = __str__
+
+
+def is_datetime(t) -> bool:
+    return isinstance(t, (NPDatetime, NPTimedelta))
 
 
 @dataclass(frozen=True, repr=False)
@@ -228,6 +264,11 @@ class Void(Type):
 ADDRESS_SPACES = ("global", "shared", "local", "const")
 
 
+
+#: the most dimensions a kernel array has (numpy allows more; programs written for numba.cuda
+#: use up to 6 or so)
+MAX_NDIM = 8
+
 @dataclass(frozen=True, repr=False)
 class Array(Type):
     """An n-d array view: a data pointer, ``ndim`` extents and ``ndim`` byte strides.
@@ -248,7 +289,7 @@ class Array(Type):
             # a 0-d array has no strides to speak of: one spelling ("float64[]"), one type
             object.__setattr__(self, "layout", "A")
         assert self.space in ADDRESS_SPACES, self.space
-        assert 0 <= self.ndim <= 4, self.ndim
+        assert 0 <= self.ndim <= MAX_NDIM, self.ndim
 
     def __str__(self) -> str:
         if self.ndim == 0:
@@ -377,6 +418,11 @@ def from_dtype(dtype) -> Type:
         return record_from_dtype(dt)
     if dt.kind == "b":
         return boolean
+    if dt.kind in "Mm":
+        unit = np.datetime_data(dt)[0]
+        if unit == "generic" or np.datetime_data(dt)[1] != 1:
+            raise TypeError(f"unsupported dtype {dt!r}: datetime64/timedelta64 need a unit, e.g. 'datetime64[D]'")
+        return (NPDatetime if dt.kind == "M" else NPTimedelta)(64, True, unit)
     if dt.kind in "iufc" and dt.fields is None:
         name = dt.name
         if name in SCALARS:

@@ -47,7 +47,9 @@ def _element(f, operands):
     if f in _UNARY_OPS:
         return ast.UnaryOp(_UNARY_OPS[f](), operands[0])
     if f in _COMPARE_OPS:
-        return ast.Compare(operands[0], [_COMPARE_OPS[f]()], [operands[1]])
+        cmp = ast.Compare(operands[0], [_COMPARE_OPS[f]()], [operands[1]])
+        cmp.pk_numpy_order = True  # complex operands compare as numpy orders them, not as Python refuses
+        return cmp
     if f in _LOGICAL_OPS:
         truth = [ast.Compare(x, [ast.NotEq()], [ast.Constant(0)]) for x in operands]
         return ast.BinOp(truth[0], _LOGICAL_OPS[f](), truth[1])

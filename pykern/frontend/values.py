@@ -56,6 +56,13 @@ class BoundMethod:
         self.attr = attr
 
 
+class ArrayCTypes:
+    """``a.ctypes`` of a kernel array: only its ``.data`` (the address, numba's uintp) is read."""
+
+    def __init__(self, array):
+        self.array = array
+
+
 class PartialIndex:
     """``a[i]`` of an n-d array with fewer than n indices: only ``a[i][j]`` is allowed."""
 
@@ -295,6 +302,10 @@ class ValueLowering:
             if is_weak(e):
                 return ir.Const(e.value, e.type, e.loc)  # a typed constant from here on
             return e
+        if T.is_datetime(e.type) or T.is_datetime(t):
+            from . import datetimes
+
+            return datetimes.cast(self, e, t, node)
         if e.type.is_scalar and t.is_scalar:
             if isinstance(e.type, T.Complex) and not isinstance(t, (T.Complex, T.Boolean)):
                 raise self.error(f"cannot convert {e.type} to {t}", node,
