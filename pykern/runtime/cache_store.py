@@ -931,13 +931,18 @@ class KernelCache:
 _host: list[str] = []
 
 
+def _read_text(path: str) -> str:
+    with open(path, encoding="ascii") as f:
+        return f.read().strip()
+
+
 def _host_id() -> str:
     """This machine and pid namespace: a marker's pid is only checked where it means the same process."""
     if not _host:
         import socket
 
         parts = [socket.gethostname()]
-        for read in (lambda: open("/proc/sys/kernel/random/boot_id", encoding="ascii").read().strip(),
+        for read in (lambda: _read_text("/proc/sys/kernel/random/boot_id"),
                      lambda: os.readlink("/proc/self/ns/pid")):
             try:
                 parts.append(read())
