@@ -268,3 +268,19 @@ def test_device_functions_inside_global_tuples_are_callees():
     fp1, fp2 = fp_of(src, OPS=((one.f,),)), fp_of(src, OPS=((two.f,),))
     assert set(fp1["callees"]) == {"lib.f"}
     assert fp1["callees"] != fp2["callees"]
+
+
+def test_declared_signature_of_a_device_function_is_part_of_the_key():
+    # add = cuda.jit("int8(int8, int8)", device=True)(_add) edited to int16 in another module:
+    # the function's source is unchanged, its code is not
+    import pykern
+
+    def _add(a, b):
+        return a + b
+
+    src = "def k(a, x):\n    a[0] = add(x[0], x[0])\n"
+    i8 = pykern.jit("int8(int8, int8)", device=True)(_add)
+    i16 = pykern.jit("int16(int16, int16)", device=True)(_add)
+    assert fp_of(src, add=i8)["globals"] == fp_of(src, add=pykern.jit("int8(int8, int8)", device=True)(_add))["globals"]
+    assert fp_of(src, add=i8)["globals"] != fp_of(src, add=i16)["globals"]
+    assert fp_of(src, add=i8)["globals"] != fp_of(src, add=pykern.jit(device=True)(_add))["globals"]

@@ -176,7 +176,12 @@ def value_digest(value: Any) -> str:
             return _bounded(f"enum-class:{_qualified_name(value)}:({members})")
         return f"class:{_qualified_name(value)}"
     if _is_device_function(value):
-        return f"device:{_qualified_name(_python_function(value))}"
+        # one Python function may be jitted with several declared signatures and options
+        # (``add_i8 = cuda.jit("int8(int8, int8)", device=True)(_add)``): they are part of its meaning
+        decl = [f"{rt}{tuple(map(str, args))}" for rt, args in getattr(value, "_signatures", None) or ()]
+        opts = getattr(value, "options", None)
+        extra = f"{decl}{sorted((str(k), repr(v)) for k, v in opts.items())}" if decl or opts else ""
+        return _bounded(f"device:{_qualified_name(_python_function(value))}{extra}")
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or _python_function(value):
         return f"function:{_qualified_name(_python_function(value) or value)}"
     cai = cuda_array_interface(value)
