@@ -9,7 +9,7 @@ must not redirect a write, an append, a rename, an unlink or a clear.
 * Below the cache root, every directory is opened with ``O_NOFOLLOW |
   O_DIRECTORY`` relative to its parent's fd and ``fstat``-checked (owned by this
   user, not group/other-writable) before anything is done in it.
-* Files are opened with ``O_NOFOLLOW`` relative to a directory fd and checked
+* Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` relative to a directory fd and checked
   by ``fstat`` of the opened fd (a regular file, ours, not group/other-writable,
   one link -- a hard link to a root-only file would pass the other checks).
 * Creation, rename and unlink are ``*at`` calls on a checked directory fd:
