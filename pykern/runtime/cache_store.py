@@ -56,6 +56,7 @@ FORMAT_VERSION = 1
 MAGIC = b"PYKCACHE"
 DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_WAIT_SECONDS = 120.0
+_UNREADABLE_MARKER_GRACE = 2.0  # seconds an empty or garbled compile marker is given
 ENTRY_SUFFIX = ".pkc"
 MARKER_SUFFIX = ".building"
 _TMP_PREFIX = fs.TMP_PREFIX
@@ -973,18 +974,22 @@ def _marker_stale(theirs: dict, sub: int, marker: str, seen_for: float, wait: fl
     if seen_for > wait:
         return True
     try:
-        return time.time() - os.stat(marker, dir_fd=sub, follow_symlinks=False).st_mtime > wait
+        age = time.time() - os.stat(marker, dir_fd=sub, follow_symlinks=False).st_mtime
     except OSError:
         return False
+    # A holder writes its marker in the call that creates it, so one still unreadable after a
+    # moment was left half-written (a crash, a full disk) or is not a marker at all: waiting the
+    # whole bound for it would stall every process that misses on the key.
+    return age > wait or (not theirs and age > _UNREADABLE_MARKER_GRACE)
 
 
 def _marker_generations(sub: int, digest: str) -> list[int]:
+    # Every kind of directory entry counts (a FIFO or a link named like a marker too): one left
+    # out would make the next generation's O_EXCL create fail forever. Reading a non-regular one
+    # fails the trust check, so it is judged unreadable and superseded after the grace.
     prefix = f"{digest}{MARKER_SUFFIX}."
-    out = []
-    for name, st in fs.scan(sub):
-        if name.startswith(prefix) and name[len(prefix):].isdigit() and stat.S_ISREG(st.st_mode):
-            out.append(int(name[len(prefix):]))
-    return out
+    return [int(name[len(prefix):]) for name, _ in fs.scan(sub)
+            if name.startswith(prefix) and name[len(prefix):].isdigit()]
 
 
 def _marker_nonce(sub: int, name: str) -> Any:
