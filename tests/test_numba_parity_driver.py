@@ -161,3 +161,28 @@ def test_recompile_reads_globals_again_and_stats_count_hits(tmp_path, monkeypatc
     k2 = cuda.jit(ns["add"])  # a new dispatcher of the same function: a cache hit
     k2[1, 1](r, np.array([3.0]))
     assert r[0] == 13.0 and sum(k2.stats.cache_hits.values()) == 1
+
+
+def test_host_allocations_are_freed_by_free_and_with_their_last_reference():
+    import weakref
+
+    ctx = cuda.current_context()
+    for mem in (ctx.memhostalloc(32), ctx.memhostalloc(32, mapped=True), ctx.memallocmanaged(32)):
+        assert mem.is_managed
+        keeper = weakref.ref(mem._keeper)
+        mem.free()
+        assert keeper() is None
+    mem = ctx.memallocmanaged(32)
+    keeper = weakref.ref(mem._keeper)
+    view = mem.view(8)
+    del mem
+    assert keeper() is not None  # the view keeps it
+    del view
+    gc.collect()
+    assert keeper() is None
+
+
+def test_host_memory_extents_of_other_buffers_share_their_memory():
+    buf = bytearray(b"abcdefgh")
+    s, e = driver.host_memory_extents(buf)
+    assert e - s == 8 and ctypes.string_at(s, 8) == b"abcdefgh"

@@ -175,6 +175,7 @@ class MemoryPointer:
         """Release the memory now (views onto it must not be used after)."""
         if self._finalizer is not None:
             self._finalizer()
+        self.__dict__.pop("_keeper", None)
 
     def memset(self, byte: int, count: int | None = None, stream=0) -> None:
         device_memset(self, byte, self.size if count is None else count, stream)
@@ -256,6 +257,14 @@ def _host_keeper(size: int):
     return keeper.ctypes.data, keeper
 
 
+def _keeping(mem: MemoryPointer, keeper) -> MemoryPointer:
+    """``mem``, holding the object whose death frees its memory (a numpy buffer, or the
+    ctypes array a HIP allocation's finalizer hangs on)."""
+    mem._keeper = keeper
+    mem.is_managed = True
+    return mem
+
+
 def memalloc(context, size: int) -> MemoryPointer:
     from pykern.runtime.memory import Storage
 
@@ -267,7 +276,7 @@ def memhostalloc(context, size: int, mapped=False, portable=False, wc=False) -> 
     cls = MappedMemory if mapped else PinnedMemory
     if not _on_hip():
         ptr, keeper = _host_keeper(size)
-        return cls(context, ptr, size, finalizer=keeper.__sizeof__)  # the keeper lives as long as the finalizer
+        return _keeping(cls(context, ptr, size), keeper)
     from pykern.runtime import hip_api
     from pykern.runtime.memory import _host_alloc
 
@@ -276,7 +285,7 @@ def memhostalloc(context, size: int, mapped=False, portable=False, wc=False) -> 
         flags |= hip_api.hipHostMallocWriteCombined
     host, keeper = _host_alloc(max(1, size), flags)
     dev = _hip_device_pointer(host) if mapped else host
-    return cls(context, host, size, device_pointer=dev, finalizer=keeper.__sizeof__)
+    return _keeping(cls(context, host, size, device_pointer=dev), keeper)
 
 
 def mempin(context, owner, pointer, size: int, mapped=False) -> MappedMemory:
@@ -299,11 +308,11 @@ def mempin(context, owner, pointer, size: int, mapped=False) -> MappedMemory:
 def memallocmanaged(context, size: int, attach_global=True) -> ManagedMemory:
     if not _on_hip():
         ptr, keeper = _host_keeper(size)
-        return ManagedMemory(context, ptr, size, finalizer=keeper.__sizeof__)
+        return _keeping(ManagedMemory(context, ptr, size), keeper)
     from pykern.runtime.memory import _managed_alloc
 
     ptr, keeper = _managed_alloc(max(1, size), attach_global)
-    return ManagedMemory(context, ptr, size, finalizer=keeper.__sizeof__)
+    return _keeping(ManagedMemory(context, ptr, size), keeper)
 
 
 def _hip_device_pointer(host: int) -> int:
@@ -326,27 +335,14 @@ def require_device_memory(obj) -> None:
         raise Exception("Not a CUDA memory object.")
 
 
-def host_pointer(obj, readonly=False) -> int:
-    """The address of a host object's buffer (a numpy array, a ctypes object, any buffer)."""
-    if isinstance(obj, (int,)):
-        return obj
-    try:
-        return ctypes.addressof(obj)
-    except TypeError:
-        pass
-    import numpy as np
-
-    return np.asarray(obj).__array_interface__["data"][0]
-
-
 def host_memory_extents(obj):
     """``(start, end)`` addresses of the bytes a host array or buffer spans (numba's)."""
     import numpy as np
 
-    if isinstance(obj, ctypes._SimpleCData) or isinstance(obj, ctypes.Structure) or isinstance(obj, ctypes.Array):
+    if isinstance(obj, (ctypes._SimpleCData, ctypes.Structure, ctypes.Union, ctypes.Array)):
         start = ctypes.addressof(obj)
         return start, start + ctypes.sizeof(obj)
-    a = np.asarray(obj)
+    a = obj if isinstance(obj, np.ndarray) else np.asarray(memoryview(obj))  # shares, never copies
     lo, hi = np.byte_bounds(a) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(a)
     return lo, hi
 
