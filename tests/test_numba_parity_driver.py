@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import json
+import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -186,3 +191,35 @@ def test_host_memory_extents_of_other_buffers_share_their_memory():
     buf = bytearray(b"abcdefgh")
     s, e = driver.host_memory_extents(buf)
     assert e - s == 8 and ctypes.string_at(s, 8) == b"abcdefgh"
+
+
+_HAVE_HIP = any(os.path.exists(os.path.join(d, "libamdhip64.so.5")) for d in ("/usr/lib/x86_64-linux-gnu", "/opt/rocm/lib"))
+
+
+@pytest.mark.skipif(not _HAVE_HIP, reason="libamdhip64-5 not installed")
+def test_hip_branches_call_the_real_runtime_and_raise_hiperror_without_a_device():
+    # the allocations' "hip" paths, run against the real libamdhip64 (no GPU here): each reaches
+    # its own HIP call and fails as a HipError naming it, never a crash or a ctypes error
+    code = textwrap.dedent("""
+        import json
+        import numpy as np
+        from pykern.cudadrv import driver
+        from pykern.errors import HipError
+        driver._on_hip = lambda: True  # the target choice only; every HIP call is the real one
+        a = np.zeros(16)
+        out = {}
+        for name, f in [("memhostalloc", lambda: driver.memhostalloc(None, 64, mapped=True)),
+                        ("mempin", lambda: driver.mempin(None, a, a.ctypes.data, a.nbytes, mapped=True)),
+                        ("memallocmanaged", lambda: driver.memallocmanaged(None, 64))]:
+            try:
+                f()
+                out[name] = "no error"
+            except HipError as e:
+                out[name] = e.call
+        print(json.dumps(out))
+    """)
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout.strip().splitlines()[-1]) == {
+        "memhostalloc": "hipHostMalloc", "mempin": "hipHostRegister", "memallocmanaged": "hipMallocManaged"}
