@@ -429,3 +429,15 @@ def test_fifo_at_an_entry_or_layout_file_never_blocks(tmp_path):
     lib = tmp_path / "lib.bc"
     lib.write_bytes(b"device library")
     assert len(_without_hanging(lambda: KernelCache(d).file_digest(str(lib)))) == 64  # reads the filehash memo
+
+
+@pytest.mark.parametrize("garbage", [b"\x00{", b"[1, 2]", b'{"hits": "x", "misses": null}', b'{"hits": 1e999}',
+                                     b'{"hits": -5, "bogus": 3, "misses": 2}'])
+def test_garbled_stats_file_loses_only_its_counts(tmp_path, garbage):
+    d, c, k = _populated(tmp_path)
+    (d / "v1" / "stats.json").write_bytes(garbage)
+    os.chmod(d / "v1" / "stats.json", 0o600)
+    stats = KernelCache(d).persistent_stats()
+    assert all(type(v) is int and v >= 0 for v in stats.values()) and "bogus" not in stats
+    assert stats["misses"] == (2 if b'"misses": 2' in garbage else 0)
+    assert KernelCache(d).get(k) == b"payload"

@@ -728,7 +728,9 @@ class KernelCache:
     def _stats_totals(self, d: fs.Dirs) -> dict[str, int]:
         try:
             data = json.loads(fs.read_file(d.v1, "stats.json"))
-            return {k: int(v) for k, v in data.items()} if isinstance(data, dict) else {}
+            # a garbled file loses its counts, never the launch or `cache info` (1e999 is inf)
+            return {k: v for k, v in data.items() if k in _EVENT_NAMES.values() and type(v) is int and v >= 0} \
+                if isinstance(data, dict) else {}
         except Untrusted as exc:
             self._distrust(exc)
             return {}
