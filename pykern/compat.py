@@ -183,24 +183,24 @@ class Context:
     # numba's raw allocations (``pykern.cudadrv.driver.MemoryPointer`` and its kinds): device
     # memory on "hip", host memory on the cpu target, freed when the returned object dies
     def memalloc(self, bytesize):
-        from .cudadrv import driver
+        from .cudadrv import memory
 
-        return driver.memalloc(self, bytesize)
+        return memory.memalloc(self, bytesize)
 
     def memhostalloc(self, bytesize, mapped=False, portable=False, wc=False):
-        from .cudadrv import driver
+        from .cudadrv import memory
 
-        return driver.memhostalloc(self, bytesize, mapped, portable, wc)
+        return memory.memhostalloc(self, bytesize, mapped, portable, wc)
 
     def mempin(self, owner, pointer, size, mapped=False):
-        from .cudadrv import driver
+        from .cudadrv import memory
 
-        return driver.mempin(self, owner, pointer, size, mapped)
+        return memory.mempin(self, owner, pointer, size, mapped)
 
     def memallocmanaged(self, bytesize, attach_global=True):
-        from .cudadrv import driver
+        from .cudadrv import memory
 
-        return driver.memallocmanaged(self, bytesize, attach_global)
+        return memory.memallocmanaged(self, bytesize, attach_global)
 
     def get_default_stream(self):
         from .runtime.streams import default_stream

@@ -203,9 +203,9 @@ def test_hip_branches_call_the_real_runtime_and_raise_hiperror_without_a_device(
     code = textwrap.dedent("""
         import json
         import numpy as np
-        from pykern.cudadrv import driver
+        from pykern.cudadrv import driver, memory
         from pykern.errors import HipError
-        driver._on_hip = lambda: True  # the target choice only; every HIP call is the real one
+        memory._on_hip = lambda: True  # the target choice only; every HIP call is the real one
         a = np.zeros(16)
         out = {}
         for name, f in [("memhostalloc", lambda: driver.memhostalloc(None, 64, mapped=True)),
