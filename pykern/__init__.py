@@ -117,6 +117,7 @@ _LAZY = {
     "select_device": ("pykern.compat", "select_device"),
     "external_stream": ("pykern.compat", "external_stream"),
     "defer_cleanup": ("pykern.compat", "defer_cleanup"),
+    "require_context": ("pykern.cudadrv.devices", "require_context"),
     "profile_start": ("pykern.compat", "profile_start"),
     "profile_stop": ("pykern.compat", "profile_stop"),
     "profiling": ("pykern.compat", "profiling"),
@@ -172,11 +173,25 @@ def is_available() -> bool:
     return True
 
 
+def is_supported_version() -> bool:
+    """numba's check of the CUDA toolkit's version: True (pykern supports the HIP runtime it
+    finds, and runs kernels on the cpu target without one)."""
+    return True
+
+
+def cuda_error():
+    """numba's error from initialising the driver, or None: always None here (without a usable
+    AMD GPU pykern runs kernels on the cpu target; ``detect()`` says why there is no GPU)."""
+    return None
+
+
 def detect() -> bool:
-    """Print the targets and devices found (like numba.cuda.detect); returns True."""
+    """Print the targets and devices found (like numba.cuda.detect, whose first line is
+    "Found N CUDA devices"); returns True."""
     from .runtime import hip
 
     ok, reason = hip.available()
+    print(f"Found {len(__getattr__('gpus'))} CUDA devices (AMD GPUs, through HIP)")
     print(f"pykern {__version__}: target {current_target()!r}")
     print(f"  hip: {'yes' if ok else 'no'} - {reason}")
     print("  cpu: yes - compiled SIMT execution on the host")
@@ -184,7 +199,7 @@ def detect() -> bool:
 
 
 __all__ = [
-    "jit", "compile", "set_target", "current_target", "is_available", "detect", "from_dtype", "is_float16_supported",
+    "jit", "compile", "set_target", "current_target", "is_available", "is_supported_version", "cuda_error", "detect", "from_dtype", "is_float16_supported",
     "CompileError", "LaunchError", "HipError", "KernelRuntimeError", "LaunchValueError",
     "KernelIndexError", "KernelZeroDivisionError", "KernelValueError",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",

@@ -93,6 +93,11 @@ class _Gpus(list):
     def current(self):
         return get_current_device()
 
+    @property
+    def lst(self) -> list:
+        """numba's ``gpus.lst``: the devices as a plain list."""
+        return list(self)
+
 
 def _gpus() -> _Gpus:
     from .runtime import hip
@@ -150,6 +155,18 @@ class Context:
         """``with ctx.defer_cleanup():`` as ``pykern.defer_cleanup()``."""
         return defer_cleanup()
 
+    @property
+    def deallocations(self) -> "_Deallocations":
+        """numba's queue of pending frees: ``ctx.deallocations.clear()`` (the idiom that releases
+        GPU memory at once) frees what ``defer_cleanup`` blocks queued, once no block is open."""
+        return _Deallocations()
+
+    @property
+    def memory_manager(self):
+        """What newer numba reaches the queue through (``ctx.memory_manager.deallocations``);
+        pykern has no pluggable memory managers (EMM), only this."""
+        return _MemoryManager(self.deallocations)
+
     def create_stream(self):
         from .runtime.streams import stream
 
@@ -163,10 +180,53 @@ class Context:
 
         return event(timing)
 
+    # numba's raw allocations (``pykern.cudadrv.driver.MemoryPointer`` and its kinds): device
+    # memory on "hip", host memory on the cpu target, freed when the returned object dies
+    def memalloc(self, bytesize):
+        from .cudadrv import memory
+
+        return memory.memalloc(self, bytesize)
+
+    def memhostalloc(self, bytesize, mapped=False, portable=False, wc=False):
+        from .cudadrv import memory
+
+        return memory.memhostalloc(self, bytesize, mapped, portable, wc)
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        from .cudadrv import memory
+
+        return memory.mempin(self, owner, pointer, size, mapped)
+
+    def memallocmanaged(self, bytesize, attach_global=True):
+        from .cudadrv import memory
+
+        return memory.memallocmanaged(self, bytesize, attach_global)
+
     def get_default_stream(self):
         from .runtime.streams import default_stream
 
         return default_stream()
+
+
+class _Deallocations:
+    """The frees ``defer_cleanup`` holds back (pykern frees any other memory when its last
+    array dies, so nothing else is ever pending)."""
+
+    def __len__(self) -> int:
+        from .runtime import memory
+
+        return len(memory._deferred)
+
+    def clear(self) -> None:
+        """Free what is pending now, unless a ``defer_cleanup`` block is open (numba's rule)."""
+        from .runtime import memory
+
+        memory.flush_deferred()
+
+
+@dataclass(frozen=True)
+class _MemoryManager:
+    deallocations: _Deallocations
 
 
 def current_context() -> Context:

@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
 import threading
@@ -48,6 +49,7 @@ _NO_CONFIG = object()  # what no launch configuration is (see ``Dispatcher._last
 # Bumped whenever a device function is (re)defined, e.g. its notebook cell re-run: kernels
 # compiled before check at their next launch whether what they call changed.
 _device_generation = [0]
+_CompileStats = collections.namedtuple("_CompileStats", ("cache_path", "cache_hits", "cache_misses"))
 
 
 class Dispatcher:
@@ -372,6 +374,34 @@ class Dispatcher:
 
         _, argtypes = parse_signature(sig)
         return self._get_overload(tuple(argtypes))
+
+    def recompile(self):
+        """numba's ``recompile()``: compile every overload again, with the current values of the
+        globals it reads (frozen at compile time, as numba does). A changed global is a new cache
+        key, so this never reloads the entry of the old value."""
+        with self._lock:
+            keys = list(self._overloads)
+            self._overloads.clear()
+            self._aliases.clear()
+            self._epoch = object()
+            self._fingerprint = None
+        for target, argtypes in keys:
+            self._get_overload(argtypes, target)
+
+    @property
+    def stats(self):
+        """numba's ``stats``: ``cache_path`` and per-signature ``cache_hits``/``cache_misses``
+        (Counters) of this dispatcher's overloads on the current target."""
+        import collections
+
+        from .runtime.cache import default_cache
+
+        hits, misses = collections.Counter(), collections.Counter()
+        for argtypes, ov in self.overloads.items():
+            (hits if ov.from_cache else misses)[argtypes] += 1
+        cache = default_cache()
+        return _CompileStats(cache.directory if cache.enabled and self.options.get("cache", True) else None,
+                             hits, misses)
 
     @property
     def overloads(self):

@@ -231,3 +231,56 @@ def test_record_dtypes_are_told_apart():
     b = np.zeros(2, dtype=[("x", "<f4"), ("y", "<i4")])
     assert value_digest(a) != value_digest(b)
     assert value_digest(a.dtype) != value_digest(b.dtype)
+
+
+# Values a kernel freezes that once keyed on their class alone: an edit of the value in
+# another process then hit the old entry and ran the old constant.
+ENUM_LIB = "from enum import IntEnum, Enum\nclass C(IntEnum):\n    R = {r}\nclass P(Enum):\n    A = {a}\n"
+
+
+@pytest.mark.parametrize("src", ["def k(a):\n    a[0] = e.C.R\n", "def k(a):\n    a[0] = C.R\n",
+                                 "def k(a):\n    a[0] = X\n", "def k(a):\n    a[0] = e.P.A.value\n"])
+def test_enum_member_values_are_part_of_the_key(src):
+    def fp(r, a):
+        e = make_module("e", ENUM_LIB.format(r=r, a=a))
+        return fp_of(src, e=e, C=e.C, X=e.C.R)["globals"]
+
+    assert fp(1, 1) == fp(1, 1)
+    assert fp(1, 1) != fp(5, 1) if "P" not in src else fp(1, 1) != fp(1, 2)
+
+
+def test_namedtuple_fields_and_class_are_part_of_the_key():
+    from collections import namedtuple
+
+    P, Q = namedtuple("P", "x y"), namedtuple("Q", "x y")
+    src = "def k(a):\n    a[0] = p.x\n"
+    assert fp_of(src, p=P(1, 2))["globals"] == fp_of(src, p=P(1, 2))["globals"]
+    assert fp_of(src, p=P(1, 2))["globals"] != fp_of(src, p=P(3, 2))["globals"]
+    assert value_digest(P(1, 2)) != value_digest(Q(1, 2)) != value_digest((1, 2))
+
+
+def test_device_functions_inside_global_tuples_are_callees():
+    def lib(body):
+        return make_module("lib", f"@Device\ndef f(x):\n    return {body}\n")
+
+    src = "def k(a):\n    a[0] = OPS[0](a[0])\n"
+    one, two = lib("x + 1"), lib("x + 100")
+    fp1, fp2 = fp_of(src, OPS=((one.f,),)), fp_of(src, OPS=((two.f,),))
+    assert set(fp1["callees"]) == {"lib.f"}
+    assert fp1["callees"] != fp2["callees"]
+
+
+def test_declared_signature_of_a_device_function_is_part_of_the_key():
+    # add = cuda.jit("int8(int8, int8)", device=True)(_add) edited to int16 in another module:
+    # the function's source is unchanged, its code is not
+    import pykern
+
+    def _add(a, b):
+        return a + b
+
+    src = "def k(a, x):\n    a[0] = add(x[0], x[0])\n"
+    i8 = pykern.jit("int8(int8, int8)", device=True)(_add)
+    i16 = pykern.jit("int16(int16, int16)", device=True)(_add)
+    assert fp_of(src, add=i8)["globals"] == fp_of(src, add=pykern.jit("int8(int8, int8)", device=True)(_add))["globals"]
+    assert fp_of(src, add=i8)["globals"] != fp_of(src, add=i16)["globals"]
+    assert fp_of(src, add=i8)["globals"] != fp_of(src, add=pykern.jit(device=True)(_add))["globals"]

@@ -391,3 +391,53 @@ def test_second_uid_swaps_the_entry_directory_during_clear(tmp_path):
     assert n == 5  # the other entries went; the one behind the link was never followed
     assert (precious / (k.digest + ".pkc")).read_bytes() == b"keep me"
     assert (precious / "a.txt").read_bytes() == b"keep me" and secret.read_bytes() == b"root only\n"
+
+
+# ------------------------------------------------------- FIFOs where files belong
+
+
+def _without_hanging(fn, seconds=30.0):
+    """``fn()``'s result; fails (instead of hanging the suite) if it blocks."""
+    import threading
+
+    out = []
+    t = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), "a cache operation blocked on a FIFO"
+    return out[0]
+
+
+def test_fifo_at_an_entry_or_layout_file_never_blocks(tmp_path):
+    # opening a FIFO for reading waits for a writer: one planted at an entry path (or at the
+    # stats log, the file-hash memo or the index) must be refused, not waited on
+    d, c, k = _populated(tmp_path)
+    entry = d / "v1" / "entries" / k.digest[:2] / (k.digest + ".pkc")
+    entry.unlink()
+    os.mkfifo(entry, 0o600)
+    with pytest.warns(CacheWarning, match="not a regular file"):
+        assert _without_hanging(lambda: c.get(k)) is None
+    assert not entry.exists()  # discarded
+    for name in ("stats.log", "filehash.json"):
+        p = d / "v1" / name
+        if p.exists():
+            p.unlink()
+        os.mkfifo(p, 0o600)
+    c2 = KernelCache(d)
+    got, _ = _without_hanging(lambda: _use_everything(c2, k))
+    assert got is None
+    lib = tmp_path / "lib.bc"
+    lib.write_bytes(b"device library")
+    assert len(_without_hanging(lambda: KernelCache(d).file_digest(str(lib)))) == 64  # reads the filehash memo
+
+
+@pytest.mark.parametrize("garbage", [b"\x00{", b"[1, 2]", b'{"hits": "x", "misses": null}', b'{"hits": 1e999}',
+                                     b'{"hits": -5, "bogus": 3, "misses": 2}'])
+def test_garbled_stats_file_loses_only_its_counts(tmp_path, garbage):
+    d, c, k = _populated(tmp_path)
+    (d / "v1" / "stats.json").write_bytes(garbage)
+    os.chmod(d / "v1" / "stats.json", 0o600)
+    stats = KernelCache(d).persistent_stats()
+    assert all(type(v) is int and v >= 0 for v in stats.values()) and "bogus" not in stats
+    assert stats["misses"] == (2 if b'"misses": 2' in garbage else 0)
+    assert KernelCache(d).get(k) == b"payload"

@@ -175,3 +175,31 @@ def test_fingerprint_of_a_kernel_using_pykern_objects_is_the_same_in_every_proce
     fp = json.loads(outs[0])
     assert "0x" not in outs[0]
     assert fp["globals"]["TILE"] == "int:8" and "kk.f" in fp["callees"]
+
+
+def test_enum_and_device_function_tuple_edited_in_another_module_recompile(tmp_path):
+    # values the kernel freezes through another module: an IntEnum member read through its
+    # class, and a device function called out of a global tuple; editing either must miss
+    src, cache = tmp_path / "src", tmp_path / "cache"
+    src.mkdir()
+    (src / "lib.py").write_text(textwrap.dedent(LIB) + "from enum import IntEnum\nclass Mode(IntEnum):\n"
+                                "    SHIFT = 3\n")
+    (src / "kern.py").write_text(textwrap.dedent("""
+        import pykern as cuda
+        import lib
+        OPS = (lib.bump,)
+
+        @cuda.jit
+        def k(a):
+            i = cuda.grid(1)
+            if i < a.size:
+                a[i] = OPS[0](a[i]) + lib.Mode.SHIFT
+    """))
+    assert _run(src, cache)[0]["out"] == _expected(2.0, 3.0)
+    (src / "lib.py").write_text((src / "lib.py").read_text().replace("SHIFT = 3", "SHIFT = 9"))
+    out, err = _run(src, cache)
+    assert not out["from_cache"] and out["out"] == _expected(2.0, 9.0), err
+    (src / "lib.py").write_text((src / "lib.py").read_text().replace("x * 2.0", "x * 5.0"))
+    out, err = _run(src, cache)
+    assert not out["from_cache"] and out["out"] == _expected(5.0, 9.0), err
+    assert _run(src, cache)[0]["from_cache"]

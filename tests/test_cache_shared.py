@@ -233,6 +233,32 @@ def test_foreign_marker_is_waited_for_up_to_the_bound(tmp_path, monkeypatch):
     print(f"waited {claim.waited:.2f} s for a foreign marker with a 1 s bound")
 
 
+@pytest.mark.parametrize("plant", ["empty", "garbage", "fifo"])
+def test_unreadable_marker_is_taken_over_after_a_short_grace_not_the_bound(tmp_path, monkeypatch, plant):
+    """A marker left empty by a crash between its create and its write, garbled, or a FIFO named
+    like one: no holder can be behind it for long, so waiters take over within seconds instead of
+    waiting PYKERN_CACHE_WAIT (a FIFO left out of the generations once made them loop forever)."""
+    monkeypatch.setenv("PYKERN_CACHE_WAIT", "600")
+    c = KernelCache(tmp_path / "c")
+    k = _key()
+    c.put(_key("m.other"), b"x")
+    sub = tmp_path / "c" / "v1" / "entries" / k.digest[:2]
+    sub.mkdir(exist_ok=True)
+    marker = sub / (k.digest + ".building.1")
+    if plant == "fifo":
+        os.mkfifo(marker, 0o600)
+    else:
+        marker.write_bytes(b"" if plant == "empty" else b"\xff{not json")
+        os.chmod(marker, 0o600)
+    old = time.time() - 10
+    os.utime(marker, (old, old), follow_symlinks=False)
+    t0 = time.monotonic()
+    with c.compiling(k) as claim:
+        assert claim.held and claim.marker.endswith(".building.2")
+    assert time.monotonic() - t0 < 5
+    assert not os.path.lexists(marker)
+
+
 def test_racing_takeovers_of_a_stale_marker_leave_one_holder(tmp_path):
     """Eight claimants find one dead holder's marker at once: exactly one takes
     it over (an O_EXCL create of the next generation); the others wait and read

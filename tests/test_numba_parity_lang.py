@@ -784,3 +784,32 @@ def test_record_copies_and_field_arrays_build_for_amdgpu(arch):
     sig = (cuda.from_dtype(_OUTER)[::1], cuda.float32[::1], cuda.complex64[::1])
     ck = cuda.compile(k, sig, arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ------------------------------------------------------------ 0-d integer arrays as indices
+def test_zero_d_integer_array_indexes_with_its_value():
+    # numba's cache tests launch k(r, ary, np.asarray(i)): a 0-d int array used as an index
+    rec = np.dtype([("a", np.int8), ("b", np.float64)], align=True)
+    recs = np.array([(1, 42.5), (2, 43.5)], dtype=rec)
+
+    @cuda.jit
+    def pick(r, ary, i, m, j, out):
+        r[()] = ary[i]
+        out[0] = m[j, i]
+        out[1] = m[i, -1]
+
+    r = np.zeros((), dtype=rec)
+    m = np.arange(12.0).reshape(3, 4)
+    out = np.zeros(2)
+    pick[1, 1](r, recs, np.asarray(1), m, np.asarray(np.int32(2)), out)
+    assert tuple(r[()]) == (2, 43.5)
+    assert out.tolist() == [m[2, 1], m[1, -1]]
+
+
+def test_zero_d_float_array_is_still_refused_as_an_index():
+    @cuda.jit
+    def bad(a, f):
+        a[0] = a[f]
+
+    with pytest.raises(CompileError, match="array index must be an integer"):
+        bad[1, 1](np.zeros(2), np.asarray(1.0))

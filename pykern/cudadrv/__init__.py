@@ -3,13 +3,14 @@ DeviceNDArray`` and ``from pykern.cudadrv.driver import CudaAPIError`` keep work
 
 Only the user-facing part: ``devicearray`` (the array classes, ``is_cuda_ndarray``, ``auto_device``),
 ``driver`` (``CudaAPIError`` -- pykern's ``HipError`` --, ``CudaSupportError``, ``driver.get_device_count()``,
-``is_device_memory``, ``device_pointer``), ``devices`` (``gpus``, ``get_context``), ``error``.
+``is_device_memory``, ``device_pointer``, the ``MemoryPointer`` family from ``memory``), ``devices``
+(``gpus``, ``get_context``), ``error``.
 Submodules load on first use.
 """
 
 import importlib
 
-_SUBMODULES = ("devicearray", "driver", "devices", "error")
+_SUBMODULES = ("devicearray", "driver", "devices", "error", "memory")
 
 
 def __getattr__(name):

@@ -29,6 +29,7 @@ Example::
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import linecache
 import textwrap
@@ -161,21 +162,31 @@ def value_digest(value: Any) -> str:
         if len(text) > _MAX_INLINE_REPR:
             text = f"{t.__name__}#" + hashlib.sha256(text.encode()).hexdigest()[:32]
         return text
-    if t in (tuple, list):
+    if isinstance(value, enum.Enum):
+        # a member is frozen as its value: `R = 1` edited to `R = 5` must miss
+        return _bounded(f"enum:{_qualified_name(t)}.{value.name}={value_digest(value.value)}")
+    if isinstance(value, (tuple, list)):
+        # namedtuples too (their fields are frozen): the class name tells two of them apart
         inner = ",".join(value_digest(v) for v in value)
-        text = f"{t.__name__}:({inner})"
-        if len(text) > _MAX_INLINE_REPR:
-            text = f"{t.__name__}#" + hashlib.sha256(text.encode()).hexdigest()[:32]
-        return text
+        label = t.__name__ if t in (tuple, list) else _qualified_name(t)
+        return _bounded(f"{label}:({inner})")
     if isinstance(value, types.ModuleType):
         return f"module:{value.__name__}"
     mod = getattr(t, "__module__", "") or ""
     if mod == "numpy" or mod.startswith("numpy."):
         return _numpy_digest(value)
     if isinstance(value, type):
+        if issubclass(value, enum.Enum):  # `C.R` reads a member's value through its class
+            members = ",".join(f"{n}={value_digest(m.value)}" for n, m in value.__members__.items())
+            return _bounded(f"enum-class:{_qualified_name(value)}:({members})")
         return f"class:{_qualified_name(value)}"
     if _is_device_function(value):
-        return f"device:{_qualified_name(_python_function(value))}"
+        # one Python function may be jitted with several declared signatures and options
+        # (``add_i8 = cuda.jit("int8(int8, int8)", device=True)(_add)``): they are part of its meaning
+        decl = [f"{rt}{tuple(map(str, args))}" for rt, args in getattr(value, "_signatures", None) or ()]
+        opts = getattr(value, "options", None)
+        extra = f"{decl}{sorted((str(k), repr(v)) for k, v in opts.items())}" if decl or opts else ""
+        return _bounded(f"device:{_qualified_name(_python_function(value))}{extra}")
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or _python_function(value):
         return f"function:{_qualified_name(_python_function(value) or value)}"
     cai = cuda_array_interface(value)
@@ -192,6 +203,23 @@ def value_digest(value: Any) -> str:
         items = ",".join(f"{value_digest(k)}={value_digest(v)}" for k, v in value.items())
         return "dict#" + hashlib.sha256(items.encode()).hexdigest()[:32]
     return f"object:{mod}.{t.__qualname__}"
+
+
+def _bounded(text: str) -> str:
+    """``text``, or a digest of it when it is too long to keep inline."""
+    if len(text) <= _MAX_INLINE_REPR:
+        return text
+    return text.partition(":")[0] + "#" + hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def _device_functions_in(value: Any, depth: int = 0):
+    """The device functions a global holds, itself or inside (nested) tuples and lists:
+    ``OPS = (lib.f, lib.g)`` called as ``OPS[0](x)`` must key on ``lib.f``'s source."""
+    if _is_device_function(value):
+        yield _python_function(value)
+    elif isinstance(value, (tuple, list)) and depth < 8:
+        for v in value:
+            yield from _device_functions_in(v, depth + 1)
 
 
 def cuda_array_interface(value: Any):
@@ -236,8 +264,7 @@ def _read_globals(fn: types.FunctionType, facts: _CodeFacts, devices: list[types
     g = fn.__globals__
 
     def note(label: str, value: Any, depth: int = 0) -> None:
-        if _is_device_function(value):
-            devices.append(_python_function(value))
+        devices.extend(_device_functions_in(value))
         out[label] = value_digest(value)
         # `helpers.scale(...)`, `cfg.N`, `pkg.cfg.N`, `Config.N`: values read
         # through a module or class, matched by the attribute names the code uses

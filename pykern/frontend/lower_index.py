@@ -112,6 +112,9 @@ class IndexLowering:
                 out.extend(self.index_exprs(e, allow_slices))
             return out
         v = self.value(node)
+        if isinstance(v.type, T.Array) and v.type.ndim == 0 and isinstance(v.type.dtype, T.Integer):
+            # numba indexes with a 0-d integer array's value (``ary[i]`` of ``np.asarray(1)``)
+            return [ir.Load(v, [], v.type.dtype, self.loc(node))]
         if isinstance(v.type, T.Tuple):
             if not isinstance(v, (ir.TupleExpr, ir.Var)) and not is_pure(v):
                 v = self.temp(v, node)

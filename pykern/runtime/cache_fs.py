@@ -9,7 +9,7 @@ must not redirect a write, an append, a rename, an unlink or a clear.
 * Below the cache root, every directory is opened with ``O_NOFOLLOW |
   O_DIRECTORY`` relative to its parent's fd and ``fstat``-checked (owned by this
   user, not group/other-writable) before anything is done in it.
-* Files are opened with ``O_NOFOLLOW`` relative to a directory fd and checked
+* Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` relative to a directory fd and checked
   by ``fstat`` of the opened fd (a regular file, ours, not group/other-writable,
   one link -- a hard link to a root-only file would pass the other checks).
 * Creation, rename and unlink are ``*at`` calls on a checked directory fd:
@@ -35,6 +35,10 @@ _O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _O_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _O_BINARY = getattr(os, "O_BINARY", 0)
+# A FIFO planted where a file belongs must not block the open (a read waits for a writer
+# forever): opened non-blocking it is refused by the regular-file check instead. No effect on
+# regular files.
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _POSIX = hasattr(os, "geteuid")
 #: The platform supports the ``*at`` calls this module is built on (Linux, macOS, BSDs).
 SUPPORTED = bool(_O_NOFOLLOW and _O_DIRECTORY and os.open in os.supports_dir_fd
@@ -165,7 +169,7 @@ class Dirs:
 
 def _open_file(dfd: int, name: str, flags: int, mode: int = 0o600) -> int:
     try:
-        return os.open(name, flags | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY, mode, dir_fd=dfd)
+        return os.open(name, flags | _O_NOFOLLOW | _O_CLOEXEC | _O_BINARY | _O_NONBLOCK, mode, dir_fd=dfd)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError):
             raise

@@ -56,6 +56,7 @@ FORMAT_VERSION = 1
 MAGIC = b"PYKCACHE"
 DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_WAIT_SECONDS = 120.0
+_UNREADABLE_MARKER_GRACE = 2.0  # seconds an empty or garbled compile marker is given
 ENTRY_SUFFIX = ".pkc"
 MARKER_SUFFIX = ".building"
 _TMP_PREFIX = fs.TMP_PREFIX
@@ -727,7 +728,9 @@ class KernelCache:
     def _stats_totals(self, d: fs.Dirs) -> dict[str, int]:
         try:
             data = json.loads(fs.read_file(d.v1, "stats.json"))
-            return {k: int(v) for k, v in data.items()} if isinstance(data, dict) else {}
+            # a garbled file loses its counts, never the launch or `cache info` (1e999 is inf)
+            return {k: v for k, v in data.items() if k in _EVENT_NAMES.values() and type(v) is int and v >= 0} \
+                if isinstance(data, dict) else {}
         except Untrusted as exc:
             self._distrust(exc)
             return {}
@@ -931,11 +934,16 @@ class KernelCache:
 _host: list[str] = []
 
 
+def _read_text(path: str) -> str:
+    with open(path, encoding="ascii") as f:
+        return f.read().strip()
+
+
 def _host_id() -> str:
     """This machine and pid namespace: a marker's pid is only checked where it means the same process."""
     if not _host:
         parts = [os.uname().nodename]  # gethostname() is this; importing socket would cost ~5 ms
-        for read in (lambda: open("/proc/sys/kernel/random/boot_id", encoding="ascii").read().strip(),
+        for read in (lambda: _read_text("/proc/sys/kernel/random/boot_id"),
                      lambda: os.readlink("/proc/self/ns/pid")):
             try:
                 parts.append(read())
@@ -966,18 +974,22 @@ def _marker_stale(theirs: dict, sub: int, marker: str, seen_for: float, wait: fl
     if seen_for > wait:
         return True
     try:
-        return time.time() - os.stat(marker, dir_fd=sub, follow_symlinks=False).st_mtime > wait
+        age = time.time() - os.stat(marker, dir_fd=sub, follow_symlinks=False).st_mtime
     except OSError:
         return False
+    # A holder writes its marker in the call that creates it, so one still unreadable after a
+    # moment was left half-written (a crash, a full disk) or is not a marker at all: waiting the
+    # whole bound for it would stall every process that misses on the key.
+    return age > wait or (not theirs and age > _UNREADABLE_MARKER_GRACE)
 
 
 def _marker_generations(sub: int, digest: str) -> list[int]:
+    # Every kind of directory entry counts (a FIFO or a link named like a marker too): one left
+    # out would make the next generation's O_EXCL create fail forever. Reading a non-regular one
+    # fails the trust check, so it is judged unreadable and superseded after the grace.
     prefix = f"{digest}{MARKER_SUFFIX}."
-    out = []
-    for name, st in fs.scan(sub):
-        if name.startswith(prefix) and name[len(prefix):].isdigit() and stat.S_ISREG(st.st_mode):
-            out.append(int(name[len(prefix):]))
-    return out
+    return [int(name[len(prefix):]) for name, _ in fs.scan(sub)
+            if name.startswith(prefix) and name[len(prefix):].isdigit()]
 
 
 def _marker_nonce(sub: int, name: str) -> Any:

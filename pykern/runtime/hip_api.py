@@ -86,6 +86,8 @@ PROTOTYPES: dict[str, tuple[str, tuple[str, ...]]] = {
     "hipHostFree": ("hipError_t", ("void*",)),
     "hipMallocManaged": ("hipError_t", ("void**", "size_t", "unsigned int")),
     "hipHostGetDevicePointer": ("hipError_t", ("void**", "void*", "unsigned int")),
+    "hipHostRegister": ("hipError_t", ("void*", "size_t", "unsigned int")),
+    "hipHostUnregister": ("hipError_t", ("void*",)),
     "hipMemcpy": ("hipError_t", ("void*", "const void*", "size_t", "hipMemcpyKind")),
     "hipMemcpyAsync": ("hipError_t", ("void*", "const void*", "size_t", "hipMemcpyKind", "hipStream_t")),
     "hipMemset": ("hipError_t", ("void*", "int", "size_t")),
@@ -278,6 +280,8 @@ hipHostMallocMapped = 0x2
 hipHostMallocWriteCombined = 0x4
 hipMemAttachGlobal = 0x1
 hipMemAttachHost = 0x2
+hipHostRegisterPortable = 0x1
+hipHostRegisterMapped = 0x2
 
 # hipModuleLaunchKernel ``extra`` markers (hip_runtime_api.h: ((void*)0x01) ...)
 HIP_LAUNCH_PARAM_BUFFER_POINTER = 0x01
@@ -297,6 +301,8 @@ DEFINES: dict[str, int] = {
     "hipHostMallocWriteCombined": hipHostMallocWriteCombined,
     "hipMemAttachGlobal": hipMemAttachGlobal,
     "hipMemAttachHost": hipMemAttachHost,
+    "hipHostRegisterPortable": hipHostRegisterPortable,
+    "hipHostRegisterMapped": hipHostRegisterMapped,
     "HIP_LAUNCH_PARAM_BUFFER_POINTER": HIP_LAUNCH_PARAM_BUFFER_POINTER,
     "HIP_LAUNCH_PARAM_BUFFER_SIZE": HIP_LAUNCH_PARAM_BUFFER_SIZE,
     "HIP_LAUNCH_PARAM_END": HIP_LAUNCH_PARAM_END,

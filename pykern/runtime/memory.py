@@ -69,11 +69,17 @@ def defer_cleanup():
     finally:
         with _defer_lock:
             _defer_depth[0] -= 1
-            pending = [] if _defer_depth[0] else _deferred[:]
-            if pending:
-                del _deferred[:len(pending)]
-        for fn, ptr in pending:
-            _release(fn, ptr)
+        flush_deferred()
+
+
+def flush_deferred() -> None:
+    """Run the frees ``defer_cleanup`` queued, unless a block is still open."""
+    with _defer_lock:
+        pending = [] if _defer_depth[0] else _deferred[:]
+        if pending:
+            del _deferred[:len(pending)]
+    for fn, ptr in pending:
+        _release(fn, ptr)
 
 
 class Storage:
