@@ -58,7 +58,7 @@ class StatementLowering:
                 try:
                     self.stmt(s)
                 except NeedType as e:
-                    self.skipped.append((e.name, e.node))
+                    self.skipped.append(e)
                 if self.out and isinstance(self.out[-1], _JUMPS):
                     break  # the rest is unreachable (and, as in numba, not typed: `if z is None: return`)
             return self.out
