@@ -286,6 +286,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             self.else_flags = []  # per enclosing loop: its for/else flag or None
             self.renames = {}  # literal_unroll: loop variable -> its name in the current copy
             self.static_replaced = set()  # compile-time arguments assigned a value since (set_var)
+            self.static_optional = set()  # ... assigned on some paths to here only (join_replaced)
             self.cond_depth = 0  # inside run-time `if` branches
             body = self.block(self.node.body)
             if not self.changed:
