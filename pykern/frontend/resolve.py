@@ -21,6 +21,7 @@ import linecache
 import sys
 import textwrap
 
+from .. import sources
 from ..errors import CompileError, SourceLoc
 
 _MISSING = object()
@@ -43,6 +44,13 @@ def source_of(pyfunc):
             hint="decorate a function defined with 'def'",
         )
     filename = code.co_filename
+    # exec()'d text, checked to give this code (sources.py): before linecache, whose entry for
+    # a shared pseudo-file name such as <string> may hold another text
+    text = sources.lookup(code)
+    if text is None and filename.startswith("<"):
+        text = sources.search_frames(code)
+    if text is not None:
+        return _block_at(text.splitlines(True), code.co_firstlineno), filename, code.co_firstlineno
     try:
         lines, first_line = inspect.getsourcelines(pyfunc)
     except (OSError, TypeError) as e:
@@ -56,11 +64,16 @@ def source_of(pyfunc):
             raise CompileError(
                 f"cannot find the source code of {_describe(pyfunc)} (defined in {filename}): {e}",
                 hint="pykern compiles from source: define the function in a file, a notebook cell, "
-                "or exec() code registered in linecache",
+                "or exec() code registered in linecache; for other exec()'d text set PYKERN_EXEC_SOURCES=1 "
+                "before importing pykern",
             ) from None
     if first_line == 0:
         first_line = 1
     return textwrap.dedent("".join(lines)), filename, first_line
+
+
+def _block_at(lines: list, first_line: int) -> str:
+    return textwrap.dedent("".join(inspect.getblock(lines[first_line - 1 :])))
 
 
 class ParsedFunction:
