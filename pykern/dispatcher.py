@@ -163,6 +163,8 @@ class Dispatcher:
         given = args
         if len(args) != hi:
             if not lo <= len(args) <= hi:
+                if self.py_func.__code__.co_flags & _CO_VARARGS:
+                    raise _star_args_error(self.py_func)
                 want = str(hi) if lo == hi else f"{lo} to {hi}"
                 raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
             # defaults are passed as arguments, as numba does (they are values, not code)
@@ -560,6 +562,17 @@ def _is_type_tuple(obj):
     from .frontend import types as T
 
     return isinstance(obj, tuple) and all(isinstance(x, T.Type) for x in obj)
+
+
+_CO_VARARGS = 0x04  # inspect.CO_VARARGS, without importing inspect here
+
+
+def _star_args_error(py_func) -> CompileError:
+    from .frontend.resolve import ParsedFunction
+
+    pf = ParsedFunction(py_func)
+    return CompileError("a kernel cannot have *args parameters (a device function can)", pf.loc(pf.node.args.vararg),
+                        hint="list the parameters explicitly, or pass a tuple")
 
 
 def jit(func_or_sig=None, device=False, **options):

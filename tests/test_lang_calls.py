@@ -576,3 +576,63 @@ def test_numba_njit_functions_can_be_called_from_kernels():
 
     k2[1, 1](out, np.array([2.5]))
     assert out[0] == 11.0
+
+
+# ---------------------------------------------------------------- *args of device functions
+
+
+@cuda.jit(device=True)
+def _count(*args):
+    return len(args)
+
+
+@cuda.jit(device=True)
+def _apply(func, *args):
+    return func(*args)
+
+
+@cuda.jit(device=True)
+def _add3(a, b, c):
+    return a + b + c
+
+
+@cuda.jit(device=True)
+def _first_or(default, *rest):
+    if len(rest) > 0:
+        return rest[0]
+    return default
+
+
+@cuda.jit(device=True)
+def _total(*args):
+    s = 0.0
+    for a in cuda.literal_unroll(args):
+        s += a
+    return s
+
+
+def test_star_args_of_device_functions_are_a_tuple_as_numba():
+    @cuda.jit
+    def k(r, x):
+        r[0] = _count()
+        r[1] = _count(1, 2.0, x[0])
+        r[2] = _apply(_add3, 1, 2, x[0])  # numba-cuda's consumer(func, *args)
+        r[3] = _first_or(7.0)
+        r[4] = _first_or(7.0, 9.0, 1.0)
+        r[5] = _total(1, 2.5, np.int32(3))
+        t = (1, 2, 3)
+        r[6] = _apply(_add3, *t)
+
+    r = np.zeros(7)
+    k[1, 1](r, np.array([4.0]))
+    assert r.tolist() == [0.0, 3.0, 7.0, 7.0, 9.0, 6.5, 6.0]
+
+
+def test_star_args_of_a_kernel_are_a_located_compile_error():
+    @cuda.jit
+    def k(*arrays):
+        arrays[0][0] = 1.0
+
+    with pytest.raises(cuda.CompileError, match=r"kernel cannot have \*args") as e:
+        k[1, 1](np.zeros(1))
+    assert e.value.line is not None

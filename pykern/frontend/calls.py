@@ -692,9 +692,12 @@ def _round(lw, node, name):
         if isinstance(v.type, T.Integer):
             return v
         return lw.cast(_in_float(lw, node, "round", [v], v.type), T.int64, node)
-    nd = lw.const_value(nd_node, "round()'s ndigits")
-    if not isinstance(nd, int) or isinstance(nd, bool):
-        raise lw.error("round()'s ndigits must be a constant integer", nd_node)
+    ndv = lw.value(nd_node)
+    if not isinstance(ndv, ir.Const):
+        return _round_run_time_digits(lw, v, ndv, node, nd_node)
+    nd = ndv.value
+    if not isinstance(nd, int) or isinstance(nd, bool) or not isinstance(ndv.type, T.Integer):
+        raise lw.error("round()'s ndigits must be an integer", nd_node)
     if is_weak(v):
         return lw.pyconst(round(v.value, nd), node)
     if not isinstance(v.type, T.Float):
@@ -708,6 +711,19 @@ def _round(lw, node, name):
     # 1.7e308, never inf); float32/float16 round that float64 result, as np.float32(round(x, nd))
     r = _intr(lw, "round", [lw.cast(v, T.float64, node)], T.float64, node, ndigits=nd)
     return lw.cast(r, ft, node)
+
+
+def _round_run_time_digits(lw, v, nd, node, nd_node):
+    """``round(x, n)`` with ``n`` known at run time only: a float rounds as Python's (its
+    float64 value, as the constant form); an integer with ``n >= 0`` is itself (numba gives
+    the same), a negative ``n`` is refused as there."""
+    if not isinstance(nd.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"round()'s ndigits must be an integer, not {nd.type}", nd_node)
+    if not isinstance(v.type, T.Float):
+        raise lw.error("round() of an integer with ndigits known only at run time is not supported in kernels "
+                       "(a negative ndigits rounds it, which numba refuses)", node, "round a float: round(float(x), n)")
+    r = _intr(lw, "round_digits", [lw.cast(v, T.float64, node), lw.cast(nd, T.int64, nd_node)], T.float64, node)
+    return lw.cast(r, v.type, node)
 
 
 def _convert(lw, node, name, t):
@@ -1036,20 +1052,23 @@ def _device_call(lw, dev, name, node):
     if pyfunc is None or not hasattr(pyfunc, "__code__"):
         raise lw.error(f"device function '{name}' has no Python function (py_func)", node)
     code = pyfunc.__code__
-    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
-        what = "*args" if code.co_flags & inspect.CO_VARARGS else "**kwargs"
-        raise lw.error(f"device function '{name}' has {what} parameters, which are not supported in kernels", node,
-                       "list the parameters explicitly, or pass a tuple")
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        raise lw.error(f"device function '{name}' has **kwargs parameters, which are not supported in kernels", node,
+                       "list the parameters explicitly")
     pnames = list(code.co_varnames[: code.co_argcount])
     defaults = pyfunc.__defaults__ or ()
     first_default = len(pnames) - len(defaults)
-    if len(node.args) > len(pnames):
+    star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] if code.co_flags & inspect.CO_VARARGS else None
+    if len(node.args) > len(pnames) and star is None:
         raise lw.error(
             f"device function '{name}' takes {len(pnames)} argument(s) but {len(node.args)} were given", node
         )
     given = {}
     for pn, a in zip(pnames, node.args):
         given[pn] = a
+    if star is not None:
+        # the arguments past the named ones, as one tuple (numba's StarArgTuple): `def f(*args)`
+        given[star] = ast.copy_location(ast.Tuple(list(node.args[len(pnames):]), ast.Load()), node)
     for kw in node.keywords:
         if kw.arg is None:
             raise lw.error("**kwargs in a call is not supported in kernels", node)
@@ -1059,6 +1078,8 @@ def _device_call(lw, dev, name, node):
             raise lw.error(f"device function '{name}' got two values for '{kw.arg}'", node)
         given[kw.arg] = kw.value
     sigs = getattr(dev, "_signatures", None) or []
+    if star is not None:
+        pnames.append(star)
     try:
         return _device_call_with(lw, dev, name, node, pnames, given, defaults, first_default, sigs, False)
     except CompileError as e:

@@ -212,12 +212,16 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
 
     def _param_names(self) -> list:
         a = self.node.args
-        for bad, what in ((a.vararg, "*args"), (a.kwarg, "**kwargs")):
-            if bad is not None:
-                raise self.error(f"{what} parameters are not supported in kernels", bad, "list the parameters explicitly")
+        if a.kwarg is not None:
+            raise self.error("**kwargs parameters are not supported in kernels", a.kwarg, "list the parameters explicitly")
+        if a.vararg is not None and self.is_kernel:
+            raise self.error("a kernel cannot have *args parameters (a device function can)", a.vararg,
+                             "list the parameters explicitly, or pass a tuple")
         if a.kwonlyargs:
             raise self.error("keyword-only parameters are not supported in kernels", a.kwonlyargs[0])
-        names = [p.arg for p in a.posonlyargs + a.args if p.arg not in self.static]
+        # a device function's *args is one tuple parameter (numba's StarArgTuple), made by the caller
+        star = [a.vararg] if a.vararg is not None else []
+        names = [p.arg for p in a.posonlyargs + a.args + star if p.arg not in self.static]
         if len(names) != len(self.argtypes):
             kind = "kernel" if self.is_kernel else "device function"
             raise self.error(
