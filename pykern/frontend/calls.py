@@ -152,7 +152,13 @@ def lower_call(lw, fobj, node):
             return _view(lw, node, f.value)
         if f.attr == "reshape":
             return _reshape(lw, node, f.value)
+        if f.attr == "copy":
+            _nargs(lw, node, "copy", 0)
+            return copy_array(lw, node, f.value)
         return _bit_count(lw, node, f)
+    if _hashable(f) and f is np.copy:
+        _nargs(lw, node, name, 1)
+        return copy_array(lw, node, lw.value(node.args[0]))
     if _hashable(f) and f is np.transpose:
         _nargs(lw, node, name, 1)
         return _transpose(lw, node, name, None)
@@ -303,6 +309,23 @@ def _alloc(lw, node, which):
     lw.alloc_count += 1
     name = f"{lw.name}__{space}{lw.alloc_count}" if shape != (0,) else f"{lw.name}__dynshared"
     return ir.AllocArray(name, space, shape, t, lw.loc(node))
+
+
+def copy_array(lw, node, src: ir.Expr) -> ir.Var:
+    """``a.copy()``/``np.copy(a)`` of an array whose shape is known at compile time (a global
+    numpy array, a fresh local or shared array): a new local array of that shape, as numba's
+    copy makes a new array (which numba.cuda can only do with its NRT); other arrays' sizes
+    are known only at run time, and a kernel cannot allocate."""
+    shape = src.shape if isinstance(src, (ir.ConstArray, ir.AllocArray)) and src.shape != (0,) else None
+    if shape is None:
+        raise lw.error(f"cannot copy a {src.type} in a kernel: its shape is known only at run time, and kernels "
+                       "cannot allocate", node, "copy into a cuda.local.array of a constant shape: "
+                       "tmp = cuda.local.array(N, dtype); tmp[:] = a")
+    lw.alloc_count += 1
+    t = T.Array(src.type.dtype, len(shape), "C", "local")
+    dst = lw.temp(ir.AllocArray(f"{lw.name}__local{lw.alloc_count}", "local", tuple(shape), t, lw.loc(node)), node)
+    lw.store_view(dst, src, node)
+    return dst
 
 
 def _const_array_like(lw, node, which):

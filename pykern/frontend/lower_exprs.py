@@ -176,7 +176,7 @@ class ExpressionLowering:
                 return PyObj(t.dtype, "dtype")
             if attr == "T":
                 return self.transpose(base, node)
-            if attr in ("transpose", "view", "reshape"):
+            if attr in ("transpose", "view", "reshape", "copy"):
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -218,6 +218,8 @@ class ExpressionLowering:
                 return PyObj(tuple(getattr(v, attr)) if attr in ("shape", "strides") else int(getattr(v, attr)), full)
             if attr == "dtype":
                 return PyObj(v.dtype, full)
+            if attr == "copy":
+                return PyObj(BoundMethod(self.materialize(base, node.value), attr), full)
             raise self.error(f"global array '{base.name}': attribute '{attr}' is not supported in kernels", node)
         if isinstance(v, (pytypes.ModuleType, stubs.Namespace)) or (isinstance(v, type) and v.__module__ in ("math", "numpy")):
             try:
