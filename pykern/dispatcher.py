@@ -312,8 +312,12 @@ class Dispatcher:
         return self._per_overload(signature, lambda ov: ov.max_cooperative_grid_blocks(blockdim, dynsmemsize))
 
     def get_const_mem_size(self, signature=None):
-        """Bytes of ``const.array_like`` data (0 on the cpu target, where it is host memory)."""
-        return self._per_overload(signature, lambda ov: 0)
+        """Bytes of constant data the kernel holds -- ``const.array_like`` arrays, global numpy
+        arrays it reads, ``print`` formats -- as numba.cuda counts its constant memory (on the
+        cpu target the same data, in the shared library's read-only section)."""
+        from .codegen.llvm_util import constant_bytes
+
+        return self._per_overload(signature, lambda ov: constant_bytes(ov.artifact.llvm_ir))
 
     # ------------------------------------------------------------------ compiling
     def _match_eager(self, argtypes):
