@@ -636,3 +636,85 @@ def test_star_args_of_a_kernel_are_a_located_compile_error():
     with pytest.raises(cuda.CompileError, match=r"kernel cannot have \*args") as e:
         k[1, 1](np.zeros(1))
     assert e.value.line is not None
+
+
+# ---------------------------------------------------------------- nested functions and lambdas
+
+_G = 123
+
+
+@cuda.jit(device=True)
+def _consumer(func, *args):
+    return func(*args)
+
+
+@cuda.jit(device=True)
+def _consumer2(func1, func2):
+    return func2(func1)
+
+
+def test_nested_defs_called_and_passed_on_as_numba():
+    @cuda.jit
+    def k(out, x):
+        y = 10  # a constant local: frozen into the nested functions
+
+        def callinner(z):
+            return y + z + _G
+
+        def inner():
+            return 10
+
+        def innerinner(f):
+            return f()
+
+        def add(z):  # reads a run-time local: passed by the call
+            return x[0] + z
+
+        def fact(n):  # recursive
+            if n <= 1:
+                return 1
+            return n * fact(n - 1)
+
+        def kw(a, b, c, d1=123, d2=456):
+            return d1 + d2 + 4 + y + a + b + c
+
+        out[0] = _consumer(callinner, 6)
+        out[1] = _consumer2(inner, innerinner)
+        out[2] = add(1) + add(2)
+        out[3] = fact(6)
+        out[4] = kw(1, 2, 5, 91, 53) + _consumer(kw, 1, 2, 3, 73) + _consumer(kw, 1, 2, 3) + kw(1, 2, 4)
+
+    out = np.zeros(5, np.int64)
+    k[1, 1](out, np.array([5], np.int64))
+
+    def kw(a, b, c, d1=123, d2=456):
+        return d1 + d2 + 4 + 10 + a + b + c
+
+    assert out.tolist() == [139, 10, 13, 720, kw(1, 2, 5, 91, 53) + kw(1, 2, 3, 73) + kw(1, 2, 3) + kw(1, 2, 4)]
+
+
+def test_lambdas_in_kernels():
+    @cuda.jit
+    def k(out, x):
+        sq = lambda v: v * v  # noqa: E731
+        scale = x[0]
+        mul = lambda v: v * scale  # noqa: E731
+        out[0] = sq(x[0])
+        out[1] = _consumer(lambda v: v + 1.5, x[0])
+        out[2] = mul(3.0)
+
+    out = np.zeros(3)
+    k[1, 1](out, np.array([4.0]))
+    assert out.tolist() == [16.0, 5.5, 12.0]
+
+
+def test_a_nested_function_passed_on_cannot_read_run_time_locals():
+    @cuda.jit
+    def k(out, x):
+        def add(z):
+            return x[0] + z
+
+        out[0] = _consumer(add, 1)
+
+    with pytest.raises(cuda.CompileError, match="Cannot capture the non-constant value associated with 'x'"):
+        k[1, 1](np.zeros(1), np.zeros(1))

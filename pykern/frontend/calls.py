@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import stubs
-from . import infer, ir
+from . import infer, ir, local_defs
 from . import types as T
 from ..errors import CompileError
 from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
@@ -74,6 +74,8 @@ def lower_call(lw, fobj, node):
         if handler is None:
             raise lw.error(f"'{name}' cannot be called", node)
         return handler(lw, node, f._pk_name)
+    if isinstance(f, local_defs.LocalFunction):  # a nested def: its captured run-time locals first
+        return _device_call(lw, f, name, local_defs.call(lw, f, node))
     if hasattr(f, "py_func") and (hasattr(f, "__pykern_device__") or _numba_dispatcher(f)):
         # a device function, or a plain @jit function called from a kernel: numba-cuda
         # compiles the callee as a device function either way

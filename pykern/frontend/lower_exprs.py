@@ -15,7 +15,7 @@ import types as pytypes
 import numpy as np
 
 from .. import stubs
-from . import calls, infer, ir, records
+from . import calls, infer, ir, local_defs, records
 from . import types as T
 from .values import PYOPS, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
@@ -38,7 +38,6 @@ _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=", ast.Gt: ">
 
 
 _UNSUPPORTED_EXPRS = {
-    "Lambda": ("lambda is not supported in kernels", "define a @pykern.jit(device=True) function"),
     "ListComp": ("list comprehensions are not supported in kernels", "use a for loop over range() and a local.array"),
     "SetComp": ("set comprehensions are not supported in kernels", None),
     "DictComp": ("dict comprehensions are not supported in kernels", None),
@@ -138,6 +137,10 @@ class ExpressionLowering:
             elems = [self._static_arg(x, node, name) for x in v]
             return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), loc)
         return PyObj(v, name)
+
+    def expr_Lambda(self, node):
+        """``lambda x: x + 1`` in a kernel: a nested function (``local_defs``), as numba compiles it."""
+        return PyObj(local_defs.define(self, local_defs.lambda_def(node)), "lambda")
 
     def expr_Tuple(self, node):
         elems = [self.value(e) for e in node.elts]

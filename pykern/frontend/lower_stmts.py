@@ -11,7 +11,7 @@ import ast
 import numpy as np
 
 from .. import stubs
-from . import infer, ir, records, slice_store
+from . import infer, ir, local_defs, records, slice_store
 from . import types as T
 from .values import NeedType, PartialIndex, PyObj, is_pure
 
@@ -28,7 +28,6 @@ _UNSUPPORTED_STMTS = {
     "ImportFrom": ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
     "Global": ("'global' declarations are not supported in kernels", "kernels cannot assign globals; write to an array argument"),
     "Nonlocal": ("'nonlocal' declarations are not supported in kernels", "write results to an array argument"),
-    "FunctionDef": ("nested function definitions are not supported in kernels", "define a @pykern.jit(device=True) function at module level"),
     "AsyncFunctionDef": ("async functions are not supported in kernels", None),
     "ClassDef": ("class definitions are not supported in kernels", None),
     "Match": ("match statements are not supported in kernels", "use if/elif/else"),
@@ -75,6 +74,16 @@ class StatementLowering:
 
     def stmt_Pass(self, node):
         pass
+
+    def stmt_FunctionDef(self, node):
+        """A nested ``def``: a device function of its own (``local_defs``), the name bound to it
+        as a compile-time value."""
+        self.bind_function(node.name, local_defs.define(self, node))
+
+    def bind_function(self, name: str, local):
+        self.static[name] = local
+        self.static_replaced.discard(name)
+        self.static_optional.discard(name)
 
     def stmt_Expr(self, node):
         v = node.value
@@ -127,6 +136,9 @@ class StatementLowering:
                 return
             if isinstance(v, PyObj) and v.value is None:
                 self.bind_none(target.id, target)
+                return
+            if isinstance(v, PyObj) and isinstance(v.value, local_defs.LocalFunction):  # f = lambda x: ...
+                self.bind_function(target.id, v.value)
                 return
             self.set_var(target.id, self.to_ir(v, vnode), target)
             return

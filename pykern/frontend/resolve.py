@@ -20,6 +20,8 @@ import inspect
 import linecache
 import sys
 import textwrap
+import types
+import weakref
 
 from .. import sources
 from ..errors import CompileError, SourceLoc
@@ -76,11 +78,27 @@ def _block_at(lines: list, first_line: int) -> str:
     return textwrap.dedent("".join(inspect.getblock(lines[first_line - 1 :])))
 
 
+#: functions made from a def inside a kernel (``local_defs``) -> (their FunctionDef node, the
+#: enclosing function's ParsedFunction): they have no text of their own
+_nested_defs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def register_nested(pyfunc, node, enclosing: "ParsedFunction") -> None:
+    _nested_defs[pyfunc] = (node, enclosing)
+
+
 class ParsedFunction:
     """The ``ast.FunctionDef`` of a function plus what is needed to point at its lines."""
 
     def __init__(self, pyfunc):
         self.pyfunc = pyfunc
+        nested = _nested_defs.get(pyfunc) if isinstance(pyfunc, types.FunctionType) else None
+        if nested is not None:  # a def inside a kernel: its node, the enclosing function's lines
+            self.node, outer = nested
+            self.name = _describe(pyfunc)
+            self.filename, self.first_line, self.indent = outer.filename, outer.first_line, outer.indent
+            self.text_lines, self.orig_lines = outer.text_lines, outer.orig_lines
+            return
         text, self.filename, self.first_line = source_of(pyfunc)
         self.name = _describe(pyfunc)
         raw_lines = linecache.getlines(self.filename)
