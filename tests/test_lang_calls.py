@@ -351,6 +351,20 @@ def test_runaway_and_diverging_recursion_are_located_compile_errors():
         k2[1, 1](np.zeros(1))
     assert "ma(n - 1)" in str(e.value)
 
+    @cuda.jit(device=True)
+    def grow(n):  # None, or a tuple holding itself: numba's growing return tuple
+        if n <= 0:
+            return None
+        return (n, grow(n - 1))
+
+    @cuda.jit
+    def k3(out):
+        grow(100)
+
+    with pytest.raises(cuda.CompileError, match="Return type of recursive function does not converge") as e:
+        k3[1, 1](np.zeros(1))
+    assert "grow(n - 1)" in str(e.value)
+
 
 def test_tied_device_call_takes_the_first_signature_as_numba():
     # numba's typing resolves a tie between a device function's signatures (numba issue 8307)
@@ -706,6 +720,25 @@ def test_lambdas_in_kernels():
     out = np.zeros(3)
     k[1, 1](out, np.array([4.0]))
     assert out.tolist() == [16.0, 5.5, 12.0]
+
+
+def test_nested_functions_inside_nested_functions_bind_their_own_names():
+    @cuda.jit
+    def k(out, xs):
+        def outer_fn(v):
+            def sq(x):  # its x, not the kernel's x (assigned later)
+                return x * x
+            return sq(v) + 1
+
+        f = lambda q: (lambda x: x + q)(1)  # noqa: E731
+        out[0] = outer_fn(3.0)
+        out[1] = f(2.0)
+        x = xs[0]
+        out[2] = x
+
+    out = np.zeros(3)
+    k[1, 1](out, np.array([7.0]))
+    assert out.tolist() == [10.0, 3.0, 7.0]
 
 
 def test_a_nested_function_passed_on_cannot_read_run_time_locals():

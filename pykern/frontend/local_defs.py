@@ -47,18 +47,23 @@ class LocalFunction:
 
 
 def _reads(node) -> set:
-    """Names ``node``'s body reads that it does not bind itself (parameters, assignments)."""
+    """Names a def or lambda reads that it does not bind itself (parameters, assignments, its
+    own nested defs); a nested def's or lambda's reads count, less what that one binds."""
     a = node.args
     bound = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
     bound |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
     loads, stores = set(), set()
-    for stmt in node.body:
-        for n in ast.walk(stmt):
-            if isinstance(n, ast.Name):
-                (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
-            elif isinstance(n, (ast.FunctionDef, ast.Lambda)) and n is not node:
-                if isinstance(n, ast.FunctionDef):
-                    stores.add(n.name)
+    todo = list(node.body) if isinstance(node.body, list) else [node.body]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            if isinstance(n, ast.FunctionDef):
+                stores.add(n.name)
+            loads |= _reads(n)
+            continue
+        if isinstance(n, ast.Name):
+            (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
+        todo.extend(ast.iter_child_nodes(n))
     for d in a.defaults + a.kw_defaults:  # defaults are evaluated in the enclosing function
         if d is not None:
             loads |= {n.id for n in ast.walk(d) if isinstance(n, ast.Name)}

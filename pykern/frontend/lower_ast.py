@@ -252,6 +252,11 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         if self.ret is None and self.returns_value:
             raise RecursionPending(self.pyname, loc)
         t = self.ret[0] if self.ret is not None else T.void
+        if isinstance(t, T.Void) and self.returns_value:  # `return None` here, a value elsewhere
+            raise CompileError(
+                f"Return type of recursive function does not converge: '{self.pyname}' returns nothing at line "
+                f"{self.ret[1].line} and a value elsewhere (numba's Optional, which pykern does not have)",
+                loc, hint="return a value of one type on every path")
         if mutual:
             self.seen_by_callers.append((t, loc))
         return _Prototype(self.name, t)
