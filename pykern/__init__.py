@@ -23,6 +23,7 @@ that ``import pykern`` stays fast.
 
 from __future__ import annotations
 
+from . import sources as _sources
 from .errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
 from .errors import KernelIndexError, KernelValueError, KernelZeroDivisionError  # noqa: F401
 from .frontend.types import (
@@ -50,6 +51,8 @@ from .aot import compile as _compile
 from .tracebacks import trimmed as _trimmed
 from . import _cmath as _cmath_lib, _warp as _warp_lib, _reductions as _reductions_lib  # noqa: F401,E402  (register the device libraries)
 from .targets import current_target, set_target
+
+_sources.install_if_asked()  # PYKERN_EXEC_SOURCES=1: remember every exec()'d text (pykern/sources.py)
 
 compile = _trimmed(_compile)  # a CompileError points at the caller, not at pykern's frames
 

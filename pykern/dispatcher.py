@@ -165,6 +165,8 @@ class Dispatcher:
         given = args
         if len(args) != hi:
             if not lo <= len(args) <= hi:
+                if self.py_func.__code__.co_flags & _CO_VARARGS:
+                    raise _star_args_error(self.py_func)
                 want = str(hi) if lo == hi else f"{lo} to {hi}"
                 raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
             # defaults are passed as arguments, as numba does (they are values, not code)
@@ -324,8 +326,12 @@ class Dispatcher:
         return self._per_overload(signature, lambda ov: ov.max_cooperative_grid_blocks(blockdim, dynsmemsize))
 
     def get_const_mem_size(self, signature=None):
-        """Bytes of ``const.array_like`` data (0 on the cpu target, where it is host memory)."""
-        return self._per_overload(signature, lambda ov: 0)
+        """Bytes of constant data the kernel holds -- ``const.array_like`` arrays, global numpy
+        arrays it reads, ``print`` formats -- as numba.cuda counts its constant memory (on the
+        cpu target the same data, in the shared library's read-only section)."""
+        from .codegen.llvm_util import constant_bytes
+
+        return self._per_overload(signature, lambda ov: constant_bytes(ov.artifact.llvm_ir))
 
     # ------------------------------------------------------------------ compiling
     def _match_eager(self, argtypes):
@@ -611,6 +617,17 @@ def _is_type_tuple(obj):
     from .frontend import types as T
 
     return isinstance(obj, tuple) and all(isinstance(x, T.Type) for x in obj)
+
+
+_CO_VARARGS = 0x04  # inspect.CO_VARARGS, without importing inspect here
+
+
+def _star_args_error(py_func) -> CompileError:
+    from .frontend.resolve import ParsedFunction
+
+    pf = ParsedFunction(py_func)
+    return CompileError("a kernel cannot have *args parameters (a device function can)", pf.loc(pf.node.args.vararg),
+                        hint="list the parameters explicitly, or pass a tuple")
 
 
 def jit(func_or_sig=None, device=False, **options):

@@ -141,7 +141,12 @@ def _source_file(filename: str, first_line: int, source: str) -> str:
     on_disk = [] if filename in _injected else linecache.getlines(filename)
     if on_disk and textwrap.dedent("".join(on_disk[start:start + len(src_lines)])) == source:
         return filename  # the same file is here (a shared filesystem, a LocalCluster)
-    name = filename if not on_disk else f"<pykern pickled from {filename}>"
+    if on_disk:
+        name = f"<pykern pickled from {filename}>"
+    elif filename.startswith("<"):  # exec()'d text: its own entry, never the shared name (<string>)
+        name = f"<pykern pickled {hashlib.sha256(source.encode()).hexdigest()[:12]} from {filename}>"
+    else:
+        name = filename
     # functions of one file (a kernel and its device functions) share one entry, each at its
     # original lines, so that line numbers (errors, debug locations) are the original's
     entry = linecache.cache.get(name) if name in _injected else None

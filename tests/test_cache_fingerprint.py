@@ -170,12 +170,24 @@ def test_values_never_depend_on_addresses():
 
 
 def test_function_without_source_still_fingerprints():
+    import ast
+
     ns: dict = {}
-    exec("def k(a):\n    a[0] = 1\n", ns)  # filename "<string>": no source anywhere
+    exec(compile(ast.parse("\n".join(["def k(a):", "    a[0] = 1", ""])), "<string>", "exec"), ns)  # an AST of a text gone: none
     ns2: dict = {}
-    exec("def k(a):\n    a[0] = 2\n", ns2)
+    exec(compile(ast.parse("\n".join(["def k(a):", "    a[0] = 2", ""])), "<string>", "exec"), ns2)
     assert fingerprint(ns["k"])["source"].startswith("code:")
     assert fingerprint(ns["k"])["source"] != fingerprint(ns2["k"])["source"]
+
+
+def test_exec_of_a_text_a_caller_holds_fingerprints_the_text():
+    # (pykern/sources.py); in its own test: this function's constants hold the texts
+    ns3: dict = {}
+    exec("def k(a):\n    a[0] = 1\n", ns3)
+    ns4: dict = {}
+    exec("def k(a):\n    a[0] = 2\n", ns4)
+    assert fingerprint(ns3["k"])["source"].startswith("src:")
+    assert fingerprint(ns3["k"])["source"] != fingerprint(ns4["k"])["source"]
 
 
 def test_accepts_objects_with_py_func_and_rejects_others():

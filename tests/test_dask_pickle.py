@@ -129,8 +129,10 @@ def test_recursive_globals_and_options_survive(cpu_uncached):
 def test_a_kernel_without_source_refuses_clearly(cpu_uncached):
     import pykern as cuda
 
+    import ast
+
     ns = {"cuda": cuda}
-    exec("def nosrc(a):\n    a[0] = 1\n", ns)
+    exec(compile(ast.parse("\n".join(["def nosrc(a):", "    a[0] = 1", ""])), "<string>", "exec"), ns)  # an AST of a text gone
     k = cuda.jit(ns["nosrc"])
     with pytest.raises(pickle.PicklingError, match="source is not available"):
         pickle.dumps(k)

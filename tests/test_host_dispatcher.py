@@ -179,3 +179,36 @@ def test_jit_options_are_accepted_and_honoured(cpu_uncached):
     assert not re.search(r"f(mul|add) fast", plain.inspect_llvm("void(float32[::1])"))
     with pytest.raises(TypeError, match="unknown option"):
         cuda.jit(no_such_option=1)(k.py_func)
+
+
+_CONST_TABLE = np.arange(100, dtype=np.float64)
+
+
+def test_get_const_mem_size_counts_constant_data_as_numba():
+    @cuda.jit("void(float64[::1])")
+    def table(x):
+        c = cuda.const.array_like(_CONST_TABLE)
+        i = cuda.grid(1)
+        if i < x.size:
+            x[i] = c[i % 100]
+
+    assert table.get_const_mem_size() == _CONST_TABLE.nbytes
+
+    @cuda.jit
+    def fmt(val, to_print):
+        if to_print:
+            print(val)
+
+    fmt[1, 1](1, False)
+    fmt[1, 1](1.0, False)
+    sizes = fmt.get_const_mem_size()
+    # numba's test: at least b"%lld\n\0" and b"%f\n\0"; per signature as the whole dict says
+    assert sizes[(cuda.int64, cuda.boolean)] >= 6 and sizes[(cuda.float64, cuda.boolean)] >= 4
+    assert fmt.get_const_mem_size(cuda.void(cuda.int64, cuda.boolean)) == sizes[(cuda.int64, cuda.boolean)]
+
+    @cuda.jit
+    def plain(x):
+        x[0] = 1.0
+
+    plain[1, 1](np.zeros(1))
+    assert list(plain.get_const_mem_size().values()) == [0]

@@ -1,7 +1,7 @@
 """Calls as numba.cuda code writes them: compile-time values as device-function
 arguments (types, functions, int literals), functions of the ``operator`` module,
 declared signatures that convert arguments, overload resolution among eager
-signatures, plain ``@jit`` functions called from kernels, recursion with a
+signatures, plain ``@jit`` functions called from kernels, recursion with and without a
 signature. Each runs on the cpu target against Python/numpy and compiles for
 every amdgpu arch."""
 
@@ -228,20 +228,142 @@ def test_self_recursion_with_a_signature():
     assert out.tolist() == f
 
 
-def test_recursion_without_a_signature_is_a_located_compile_error():
+def test_recursion_without_a_signature_types_from_the_base_case():
+    # numba types a recursive call from the return its base case gives
     @cuda.jit(device=True)
     def fact(n):
         if n <= 1:
             return 1
         return n * fact(n - 1)
 
+    @cuda.jit(device=True)
+    def late(n):  # the base case's return after the recursive one: typed on a later pass
+        if n > 0:
+            return late(n - 1) + 2
+        return 0
+
+    @cuda.jit(device=True)
+    def halve(n):  # int64 base case, float64 recursive case: the call widens with the function
+        if n <= 0:
+            return 1
+        return halve(n - 1) * 0.5
+
+    @cuda.jit(device=True)
+    def ack(m, n):
+        if m == 0:
+            return n + 1
+        if n == 0:
+            return ack(m - 1, 1)
+        return ack(m - 1, ack(m, n - 1))
+
+    @cuda.jit
+    def k(out, h):
+        out[0] = fact(15)
+        out[1] = late(7)
+        out[2] = ack(2, 3)
+        h[0] = halve(10)
+
+    out, h = np.zeros(3, np.int64), np.zeros(1)
+    k[1, 1](out, h)
+    assert out.tolist() == [1307674368000, 14, 9]
+    assert h[0] == 0.5**10
+
+
+def test_recursion_changing_argument_types_and_void_recursion():
+    @cuda.jit(device=True)
+    def step(x, y):  # (int64, float64) calls the (float64, float64) specialisation
+        if x > 1 and y > 0:
+            return x + step(x - y, y)
+        return y
+
+    @cuda.jit(device=True)
+    def fill(a, n):  # no value returned: the recursive call is a statement
+        if n >= 0:
+            a[n] = n * n
+            fill(a, n - 1)
+
+    @cuda.jit
+    def k(r, a):
+        r[0] = step(13, 0.125)
+        fill(a, a.size - 1)
+
+    def step_py(x, y):
+        return x + step_py(x - y, y) if x > 1 and y > 0 else y
+
+    r, a = np.zeros(1), np.zeros(9, np.int64)
+    k[1, 1](r, a)
+    assert r[0] == step_py(13, 0.125)
+    assert a.tolist() == [i * i for i in range(9)]
+
+
+def test_mutual_recursion_without_a_signature():
+    @cuda.jit(device=True)
+    def even(n):
+        if n == 0:
+            return True
+        return odd(n - 1)
+
+    @cuda.jit(device=True)
+    def odd(n):
+        if n == 0:
+            return False
+        return even(n - 1)
+
     @cuda.jit
     def k(out):
-        out[0] = fact(5)
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = even(i)
 
-    with pytest.raises(cuda.CompileError, match="needs a signature") as e:
+    out = np.zeros(12, np.bool_)
+    k[1, 16](out)
+    assert out.tolist() == [i % 2 == 0 for i in range(12)]
+
+
+def test_runaway_and_diverging_recursion_are_located_compile_errors():
+    @cuda.jit(device=True)
+    def forever(x):
+        return forever(x)
+
+    @cuda.jit
+    def k(out):
+        out[0] = forever(5)
+
+    with pytest.raises(cuda.CompileError, match="cannot type infer runaway recursion") as e:
         k[1, 1](np.zeros(1, np.int64))
-    assert e.value.line is not None and "fact(n - 1)" in str(e.value)
+    assert e.value.line is not None and "forever(x)" in str(e.value)
+
+    @cuda.jit(device=True)
+    def ma(n):
+        if n <= 0:
+            return 1
+        return mb(n - 1)
+
+    @cuda.jit(device=True)
+    def mb(n):  # compiled seeing ma return int64; ma then returns float64 through it
+        return ma(n - 1) * 0.5
+
+    @cuda.jit
+    def k2(out):
+        out[0] = ma(4)
+
+    with pytest.raises(cuda.CompileError, match="Return type of recursive function does not converge") as e:
+        k2[1, 1](np.zeros(1))
+    assert "ma(n - 1)" in str(e.value)
+
+    @cuda.jit(device=True)
+    def grow(n):  # None, or a tuple holding itself: numba's growing return tuple
+        if n <= 0:
+            return None
+        return (n, grow(n - 1))
+
+    @cuda.jit
+    def k3(out):
+        grow(100)
+
+    with pytest.raises(cuda.CompileError, match="Return type of recursive function does not converge") as e:
+        k3[1, 1](np.zeros(1))
+    assert "grow(n - 1)" in str(e.value)
 
 
 def test_tied_device_call_takes_the_first_signature_as_numba():
@@ -468,3 +590,164 @@ def test_numba_njit_functions_can_be_called_from_kernels():
 
     k2[1, 1](out, np.array([2.5]))
     assert out[0] == 11.0
+
+
+# ---------------------------------------------------------------- *args of device functions
+
+
+@cuda.jit(device=True)
+def _count(*args):
+    return len(args)
+
+
+@cuda.jit(device=True)
+def _apply(func, *args):
+    return func(*args)
+
+
+@cuda.jit(device=True)
+def _add3(a, b, c):
+    return a + b + c
+
+
+@cuda.jit(device=True)
+def _first_or(default, *rest):
+    if len(rest) > 0:
+        return rest[0]
+    return default
+
+
+@cuda.jit(device=True)
+def _total(*args):
+    s = 0.0
+    for a in cuda.literal_unroll(args):
+        s += a
+    return s
+
+
+def test_star_args_of_device_functions_are_a_tuple_as_numba():
+    @cuda.jit
+    def k(r, x):
+        r[0] = _count()
+        r[1] = _count(1, 2.0, x[0])
+        r[2] = _apply(_add3, 1, 2, x[0])  # numba-cuda's consumer(func, *args)
+        r[3] = _first_or(7.0)
+        r[4] = _first_or(7.0, 9.0, 1.0)
+        r[5] = _total(1, 2.5, np.int32(3))
+        t = (1, 2, 3)
+        r[6] = _apply(_add3, *t)
+
+    r = np.zeros(7)
+    k[1, 1](r, np.array([4.0]))
+    assert r.tolist() == [0.0, 3.0, 7.0, 7.0, 9.0, 6.5, 6.0]
+
+
+def test_star_args_of_a_kernel_are_a_located_compile_error():
+    @cuda.jit
+    def k(*arrays):
+        arrays[0][0] = 1.0
+
+    with pytest.raises(cuda.CompileError, match=r"kernel cannot have \*args") as e:
+        k[1, 1](np.zeros(1))
+    assert e.value.line is not None
+
+
+# ---------------------------------------------------------------- nested functions and lambdas
+
+_G = 123
+
+
+@cuda.jit(device=True)
+def _consumer(func, *args):
+    return func(*args)
+
+
+@cuda.jit(device=True)
+def _consumer2(func1, func2):
+    return func2(func1)
+
+
+def test_nested_defs_called_and_passed_on_as_numba():
+    @cuda.jit
+    def k(out, x):
+        y = 10  # a constant local: frozen into the nested functions
+
+        def callinner(z):
+            return y + z + _G
+
+        def inner():
+            return 10
+
+        def innerinner(f):
+            return f()
+
+        def add(z):  # reads a run-time local: passed by the call
+            return x[0] + z
+
+        def fact(n):  # recursive
+            if n <= 1:
+                return 1
+            return n * fact(n - 1)
+
+        def kw(a, b, c, d1=123, d2=456):
+            return d1 + d2 + 4 + y + a + b + c
+
+        out[0] = _consumer(callinner, 6)
+        out[1] = _consumer2(inner, innerinner)
+        out[2] = add(1) + add(2)
+        out[3] = fact(6)
+        out[4] = kw(1, 2, 5, 91, 53) + _consumer(kw, 1, 2, 3, 73) + _consumer(kw, 1, 2, 3) + kw(1, 2, 4)
+
+    out = np.zeros(5, np.int64)
+    k[1, 1](out, np.array([5], np.int64))
+
+    def kw(a, b, c, d1=123, d2=456):
+        return d1 + d2 + 4 + 10 + a + b + c
+
+    assert out.tolist() == [139, 10, 13, 720, kw(1, 2, 5, 91, 53) + kw(1, 2, 3, 73) + kw(1, 2, 3) + kw(1, 2, 4)]
+
+
+def test_lambdas_in_kernels():
+    @cuda.jit
+    def k(out, x):
+        sq = lambda v: v * v  # noqa: E731
+        scale = x[0]
+        mul = lambda v: v * scale  # noqa: E731
+        out[0] = sq(x[0])
+        out[1] = _consumer(lambda v: v + 1.5, x[0])
+        out[2] = mul(3.0)
+
+    out = np.zeros(3)
+    k[1, 1](out, np.array([4.0]))
+    assert out.tolist() == [16.0, 5.5, 12.0]
+
+
+def test_nested_functions_inside_nested_functions_bind_their_own_names():
+    @cuda.jit
+    def k(out, xs):
+        def outer_fn(v):
+            def sq(x):  # its x, not the kernel's x (assigned later)
+                return x * x
+            return sq(v) + 1
+
+        f = lambda q: (lambda x: x + q)(1)  # noqa: E731
+        out[0] = outer_fn(3.0)
+        out[1] = f(2.0)
+        x = xs[0]
+        out[2] = x
+
+    out = np.zeros(3)
+    k[1, 1](out, np.array([7.0]))
+    assert out.tolist() == [10.0, 3.0, 7.0]
+
+
+def test_a_nested_function_passed_on_cannot_read_run_time_locals():
+    @cuda.jit
+    def k(out, x):
+        def add(z):
+            return x[0] + z
+
+        out[0] = _consumer(add, 1)
+
+    with pytest.raises(cuda.CompileError, match="Cannot capture the non-constant value associated with 'x'"):
+        k[1, 1](np.zeros(1), np.zeros(1))

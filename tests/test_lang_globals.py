@@ -73,3 +73,38 @@ def test_amdgpu_bakes_the_address_and_the_constant_data(arch):
     assert np.ascontiguousarray(GRID).tobytes() in ck.code_object  # frozen numpy global
     addr = DEV.__cuda_array_interface__["data"][0]
     assert str(addr) in ck.llvm_ir or f"{addr:#x}" in ck.llvm_ir.lower()
+
+
+_TABLE = np.arange(6.0).reshape(2, 3)
+
+
+def test_copy_of_a_global_array_is_a_writable_local_array():
+    @cuda.jit
+    def k(out, x):
+        c = _TABLE.copy()  # numba.cuda needs its NRT for this; a local array of the global's shape here
+        c[0, 0] = x[0]
+        d = np.copy(_TABLE)
+        d[1, 2] += c[0, 0]
+        for i in range(2):
+            for j in range(3):
+                out[i, j] = c[i, j] + 10 * d[i, j]
+
+    out = np.zeros((2, 3))
+    k[1, 1](out, np.array([7.0]))
+    c = _TABLE.copy()
+    c[0, 0] = 7.0
+    d = _TABLE.copy()
+    d[1, 2] += 7.0
+    np.testing.assert_array_equal(out, c + 10 * d)
+    np.testing.assert_array_equal(_TABLE, np.arange(6.0).reshape(2, 3))  # the global is untouched
+
+
+def test_copy_of_a_run_time_shaped_array_is_a_located_compile_error():
+    @cuda.jit
+    def k(a):
+        b = a.copy()
+        b[0] = 1.0
+
+    with pytest.raises(cuda.CompileError, match="shape is known only at run time") as e:
+        k[1, 1](np.zeros(3))
+    assert "a.copy()" in str(e.value)

@@ -338,6 +338,18 @@ def _round_nd(a, out):
         out[8, i] = round(a[i], 22)
 
 
+_ND = np.array(NDIGITS, np.int64)
+
+
+@jit
+def _round_run_time_nd(a, out):
+    # ndigits read from an array: known at run time only (numba's round(x, n) with an int n)
+    i = cuda.grid(1)
+    if i < a.size:
+        for j in range(_ND.size):
+            out[j, i] = round(a[i], _ND[j])
+
+
 def _py_round(x, nd, dt):
     try:
         with np.errstate(over="ignore"):  # float16: round(65504.0, -5) is 1e5, inf as a float16
@@ -359,16 +371,17 @@ def _check_round(a, kernel=_round_nd):
     assert not bad, bad[:10]
 
 
+@pytest.mark.parametrize("kernel", [_round_nd, _round_run_time_nd], ids=["constant", "run-time"])
 @pytest.mark.parametrize("dt", FLOATS, ids=lambda d: np.dtype(d).name)
-def test_round_ndigits_extremes(dt):
+def test_round_ndigits_extremes(dt, kernel):
     fi = np.finfo(dt)
     with np.errstate(over="ignore"):
         extra = np.array([0.125, 0.375, 2.675, 1.005, 0.285, -0.285, 1234.5, -1234.5,
                           12345.678, 0.05, 0.15, 0.25, 0.35, 2.5e-3, 4.5e15, 1e16], dt)
     s = np.concatenate([specials(dt), extra, np.nextafter(fi.max, 0, dtype=dt) * np.array([1, -1], dt)])
-    _check_round(s)
+    _check_round(s, kernel)
     out = np.zeros((len(NDIGITS), 1), dt)
-    _round_nd[1, 1](np.array([fi.max], dt), out)
+    kernel[1, 1](np.array([fi.max], dt), out)
     assert out[4, 0] == fi.max  # round(max, 2) was inf
 
 
@@ -392,8 +405,41 @@ def test_round_ndigits_hypothesis(dt):
     @given(st.lists(el, min_size=1, max_size=40))
     def check(xs):
         _check_round(np.array(xs, dt))
+        _check_round(np.array(xs, dt), _round_run_time_nd)
 
     check()
+
+
+def test_round_run_time_ndigits_every_range():
+    """ndigits from -400 to 400 at run time: CPython's limits (x itself past 323, +-0 below
+    -308), exact powers of ten up to 22; beyond, as the constant form (the last bit may differ
+    from Python there, as documented)."""
+    rng = np.random.default_rng(3)
+    xs = np.concatenate([rng.standard_normal(2000) * 10.0 ** rng.integers(-12, 14, 2000),
+                         [0.005, 2.675, 1.5, 2.5, -0.5, 1e308, -1e308, np.inf, -np.inf, np.nan, -0.0, 5e-324]])
+    nds = rng.integers(-24, 25, xs.size)
+    nds[:40] = rng.integers(-400, 400, 40)
+
+    @jit
+    def k(r, x, n):
+        i = cuda.grid(1)
+        if i < x.size:
+            r[i] = round(x[i], n[i])
+
+    @jit
+    def k23(r, x):
+        for i in range(x.size):
+            r[i] = round(x[i], 23)
+
+    r = np.zeros_like(xs)
+    _launch(k, xs.size, r, xs, nds)
+    want = np.array([round(float(x), int(n)) for x, n in zip(xs, nds)])
+    exact = (np.abs(nds) <= 22) | (nds > 323) | (nds < -308)
+    assert same_floats(r[exact], want[exact])
+    beyond = np.nonzero(nds == 23)[0]
+    r23 = np.zeros(beyond.size)
+    k23[1, 1](r23, xs[beyond])
+    assert same_floats(r[beyond], r23)
 
 
 def test_round_huge_ndigits_follow_python():

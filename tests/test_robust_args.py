@@ -207,8 +207,9 @@ def test_scalar_range_follows_the_inferred_type():
     assert np.isnan(f).all()
 
 
-@pytest.mark.parametrize("value", [2**40, -(2**31) - 1, 1.5, "3"])
+@pytest.mark.parametrize("value", [2**70, -(2**64), 1.5, "3"])
 def test_eager_int32_signature_refuses_values_it_cannot_hold(value):
+    # (ints up to 64 bits keep their low bits, as numba's ctypes.c_int32(v): see below)
     @cuda.jit("void(int32[:], int32)", cache=False)
     def fill32(a, s):
         i = cuda.grid(1)
@@ -237,3 +238,23 @@ def test_wrong_argument_count_is_a_launch_error():
         add_one[1, 32]()
     with pytest.raises(LaunchError, match="argument"):
         add_one[1, 32](np.zeros(2), np.zeros(2))
+
+
+def test_python_ints_beyond_a_declared_integer_parameter_keep_its_low_bits_as_numba():
+    """numba types 0xFFFFFFFF as int64, converts it to the declared int32 and passes it with
+    ctypes.c_int32(v): the low bits, -1. Integers past uint64 have no numba type: an error."""
+    import ctypes
+
+    @cuda.jit("void(int64[::1], int32, uint32, int8, uint16)")
+    def k(r, a, b, c, d):
+        r[0], r[1], r[2], r[3] = a, b, c, d
+
+    for vals in [(0xFFFFFFFF, -1, 200, 70000), (2**63, 2**64 - 1, -129, -1), (np.int64(0xFFFFFFFF), np.uint64(5), 3, 4)]:
+        want = [ctypes.c_int32(int(vals[0])).value, ctypes.c_uint32(int(vals[1])).value,
+                ctypes.c_int8(int(vals[2])).value, ctypes.c_uint16(int(vals[3])).value]
+        for _ in range(3):  # the first launch and the fast path after it
+            r = np.zeros(4, np.int64)
+            k[1, 1](r, *vals)
+            assert r.tolist() == want, vals
+    with pytest.raises(cuda.LaunchError, match="does not fit in 64 bits"):
+        k[1, 1](np.zeros(4, np.int64), 2**64, 0, 0, 0)

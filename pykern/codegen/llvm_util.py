@@ -194,3 +194,17 @@ def _LoopID(parent, *props):
 
 
 _LOOP_ID = None
+
+
+def constant_bytes(llvm_ir: str) -> int:
+    """Bytes of the module's constant globals (const.array_like data, global arrays read in
+    place, print formats): what numba.cuda's ``get_const_mem_size`` reports of a kernel."""
+    ll = llvm()
+    mod = ll.parse_assembly(llvm_ir, ll.create_context())  # not into the global context, which keeps all
+    td = ll.create_target_data(mod.data_layout)
+    total = 0
+    for g in mod.global_variables:
+        definition = str(g).split("=", 1)[-1].split("[", 1)[0].split("{", 1)[0]
+        if " constant " in f" {definition} " and not g.is_declaration:
+            total += td.get_abi_size(g.global_value_type)
+    return total

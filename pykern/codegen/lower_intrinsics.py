@@ -96,6 +96,8 @@ class IntrinsicLowering:
             return b.select(keep_a, a, c)
         if n == "fmod" and isinstance(e.type, T.Integer):
             return self._int_fmod(args[0], args[1], e.type.signed)
+        if n == "round_digits":
+            return self._round_digits(args[0], args[1])
         if n == "round":
             nd = (e.attrs or {}).get("ndigits")
             if nd is not None:
@@ -185,6 +187,44 @@ class IntrinsicLowering:
         res = b.fdiv(r, p) if nd > 0 else b.fmul(r, p)
         small = b.fcmp_ordered("<", math("fabs", hi), c(2.0**53))
         return b.select(small, res, x)
+
+    def _round_digits(self, x, nd):
+        """``_round_ndigits`` with ``nd`` an i64 known at run time: the same steps, each
+        choice a select. 10**k is exact for k <= 22 (a select among constants); beyond,
+        ``pow`` (as the constant form, the last bit may differ from Python there)."""
+        b = self.builder
+        D = x.type
+        f64 = T.float64
+        math = lambda name, *a: self.target.math(self, name, list(a), f64)  # noqa: E731
+        c = lambda v: L.Constant(D, v)  # noqa: E731
+        i = lambda v: L.Constant(I64, v)  # noqa: E731
+        pos = b.icmp_signed(">", nd, i(0))
+        k = b.select(pos, nd, b.neg(nd))
+        exact = b.icmp_signed("<=", k, i(22))
+        p = math("pow", c(10.0), b.sitofp(b.select(exact, i(0), k), D))
+        for j in range(23):
+            p = b.select(b.icmp_signed("==", k, i(j)), c(10.0 ** j), p)
+        hi = b.select(pos, b.fmul(x, p), b.fdiv(x, p))
+        r = math("rint", hi)
+        lo = b.select(pos, math("fma", x, p, b.fneg(hi)), math("fma", b.fneg(hi), p, x))
+        half = b.select(pos, c(0.5), b.fmul(p, c(0.5)))
+        d = b.fsub(hi, r)
+        hr = b.fmul(r, c(0.5))
+        odd = b.fcmp_ordered("!=", math("rint", hr), hr)
+        zero = c(0.0)
+        up = b.or_(b.and_(b.fcmp_ordered("==", d, c(0.5)), b.fcmp_ordered(">", lo, zero)),
+                   b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, half)), odd))
+        down = b.or_(b.and_(b.fcmp_ordered("==", d, c(-0.5)), b.fcmp_ordered("<", lo, zero)),
+                     b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, b.fneg(half))), odd))
+        fixed = b.select(up, b.fadd(r, c(1.0)), b.select(down, b.fsub(r, c(1.0)), r))
+        r = b.select(exact, fixed, r)
+        res = b.select(pos, b.fdiv(r, p), b.fmul(r, p))
+        small = b.fcmp_ordered("<", math("fabs", hi), c(2.0**53))
+        out = b.select(small, res, x)
+        finite = b.fcmp_ordered("<", math("fabs", x), c(float("inf")))
+        tiny = b.select(finite, math("copysign", c(0.0), x), x)  # NDIGITS_MIN: +-0, inf/nan stay
+        out = b.select(b.icmp_signed("<", nd, i(-308)), tiny, out)
+        return b.select(b.icmp_signed(">", nd, i(323)), x, out)  # NDIGITS_MAX: x itself
 
     def _int_fmod(self, a, c, signed):
         """C remainder (numpy's fmod on integers): by 0 gives 0; ``x % -1`` is 0 (no idiv trap)."""

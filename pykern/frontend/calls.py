@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import stubs
-from . import infer, ir
+from . import infer, ir, local_defs
 from . import types as T
 from ..errors import CompileError, CompileValueError
 from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
@@ -74,6 +74,8 @@ def lower_call(lw, fobj, node):
         if handler is None:
             raise lw.error(f"'{name}' cannot be called", node)
         return handler(lw, node, f._pk_name)
+    if isinstance(f, local_defs.LocalFunction):  # a nested def: its captured run-time locals first
+        return _device_call(lw, f, name, local_defs.call(lw, f, node))
     if hasattr(f, "py_func") and (hasattr(f, "__pykern_device__") or _numba_dispatcher(f)):
         # a device function, or a plain @jit function called from a kernel: numba-cuda
         # compiles the callee as a device function either way
@@ -154,7 +156,13 @@ def lower_call(lw, fobj, node):
             return _reshape(lw, node, f.value)
         if f.attr in ARRAY_REDUCTION_METHODS:
             return _array_reduction(lw, node, f"{f.attr}", f.attr, f.value)
+        if f.attr == "copy":
+            _nargs(lw, node, "copy", 0)
+            return copy_array(lw, node, f.value)
         return _bit_count(lw, node, f)
+    if _hashable(f) and f is np.copy:
+        _nargs(lw, node, name, 1)
+        return copy_array(lw, node, lw.value(node.args[0]))
     if _hashable(f) and f in _NP_REDUCTIONS:
         return _array_reduction(lw, node, name, _NP_REDUCTIONS[f])
     if _hashable(f) and f in _NP_ALLOC:
@@ -429,6 +437,23 @@ def _np_alloc(lw, node, name, which):
         value = fill if kind == "full" else lw.const({"zeros": 0, "ones": 1}[kind], dtype, node)
         store(lw, arr, value, node)
     return arr
+
+
+def copy_array(lw, node, src: ir.Expr) -> ir.Var:
+    """``a.copy()``/``np.copy(a)`` of an array whose shape is known at compile time (a global
+    numpy array, a fresh local or shared array): a new local array of that shape, as numba's
+    copy makes a new array (which numba.cuda can only do with its NRT); other arrays' sizes
+    are known only at run time, and a kernel cannot allocate."""
+    shape = src.shape if isinstance(src, (ir.ConstArray, ir.AllocArray)) and src.shape != (0,) else None
+    if shape is None:
+        raise lw.error(f"cannot copy a {src.type} in a kernel: its shape is known only at run time, and kernels "
+                       "cannot allocate", node, "copy into a cuda.local.array of a constant shape: "
+                       "tmp = cuda.local.array(N, dtype); tmp[:] = a")
+    lw.alloc_count += 1
+    t = T.Array(src.type.dtype, len(shape), "C", "local")
+    dst = lw.temp(ir.AllocArray(f"{lw.name}__local{lw.alloc_count}", "local", tuple(shape), t, lw.loc(node)), node)
+    lw.store_view(dst, src, node)
+    return dst
 
 
 def _const_array_like(lw, node, which):
@@ -821,9 +846,12 @@ def _round(lw, node, name):
         if isinstance(v.type, T.Integer):
             return v
         return lw.cast(_in_float(lw, node, "round", [v], v.type), T.int64, node)
-    nd = lw.const_value(nd_node, "round()'s ndigits")
-    if not isinstance(nd, int) or isinstance(nd, bool):
-        raise lw.error("round()'s ndigits must be a constant integer", nd_node)
+    ndv = lw.value(nd_node)
+    if not isinstance(ndv, ir.Const):
+        return _round_run_time_digits(lw, v, ndv, node, nd_node)
+    nd = ndv.value
+    if not isinstance(nd, int) or isinstance(nd, bool) or not isinstance(ndv.type, T.Integer):
+        raise lw.error("round()'s ndigits must be an integer", nd_node)
     if is_weak(v):
         return lw.pyconst(round(v.value, nd), node)
     if not isinstance(v.type, T.Float):
@@ -837,6 +865,19 @@ def _round(lw, node, name):
     # 1.7e308, never inf); float32/float16 round that float64 result, as np.float32(round(x, nd))
     r = _intr(lw, "round", [lw.cast(v, T.float64, node)], T.float64, node, ndigits=nd)
     return lw.cast(r, ft, node)
+
+
+def _round_run_time_digits(lw, v, nd, node, nd_node):
+    """``round(x, n)`` with ``n`` known at run time only: a float rounds as Python's (its
+    float64 value, as the constant form); an integer with ``n >= 0`` is itself (numba gives
+    the same), a negative ``n`` is refused as there."""
+    if not isinstance(nd.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"round()'s ndigits must be an integer, not {nd.type}", nd_node)
+    if not isinstance(v.type, T.Float):
+        raise lw.error("round() of an integer with ndigits known only at run time is not supported in kernels "
+                       "(a negative ndigits rounds it, which numba refuses)", node, "round a float: round(float(x), n)")
+    r = _intr(lw, "round_digits", [lw.cast(v, T.float64, node), lw.cast(nd, T.int64, nd_node)], T.float64, node)
+    return lw.cast(r, v.type, node)
 
 
 def _convert(lw, node, name, t):
@@ -1165,20 +1206,23 @@ def _device_call(lw, dev, name, node):
     if pyfunc is None or not hasattr(pyfunc, "__code__"):
         raise lw.error(f"device function '{name}' has no Python function (py_func)", node)
     code = pyfunc.__code__
-    if code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS):
-        what = "*args" if code.co_flags & inspect.CO_VARARGS else "**kwargs"
-        raise lw.error(f"device function '{name}' has {what} parameters, which are not supported in kernels", node,
-                       "list the parameters explicitly, or pass a tuple")
+    if code.co_flags & inspect.CO_VARKEYWORDS:
+        raise lw.error(f"device function '{name}' has **kwargs parameters, which are not supported in kernels", node,
+                       "list the parameters explicitly")
     pnames = list(code.co_varnames[: code.co_argcount])
     defaults = pyfunc.__defaults__ or ()
     first_default = len(pnames) - len(defaults)
-    if len(node.args) > len(pnames):
+    star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount] if code.co_flags & inspect.CO_VARARGS else None
+    if len(node.args) > len(pnames) and star is None:
         raise lw.error(
             f"device function '{name}' takes {len(pnames)} argument(s) but {len(node.args)} were given", node
         )
     given = {}
     for pn, a in zip(pnames, node.args):
         given[pn] = a
+    if star is not None:
+        # the arguments past the named ones, as one tuple (numba's StarArgTuple): `def f(*args)`
+        given[star] = ast.copy_location(ast.Tuple(list(node.args[len(pnames):]), ast.Load()), node)
     for kw in node.keywords:
         if kw.arg is None:
             raise lw.error("**kwargs in a call is not supported in kernels", node)
@@ -1188,6 +1232,8 @@ def _device_call(lw, dev, name, node):
             raise lw.error(f"device function '{name}' got two values for '{kw.arg}'", node)
         given[kw.arg] = kw.value
     sigs = getattr(dev, "_signatures", None) or []
+    if star is not None:
+        pnames.append(star)
     try:
         return _device_call_with(lw, dev, name, node, pnames, given, defaults, first_default, sigs, False)
     except CompileError as e:

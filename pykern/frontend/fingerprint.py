@@ -37,6 +37,8 @@ import types
 import weakref
 from typing import Any
 
+from .. import sources
+
 __all__ = ["fingerprint", "value_digest", "source_digest"]
 
 _MAX_INLINE_REPR = 200
@@ -95,8 +97,14 @@ def code_lines(fn: types.FunctionType):
     inside inspect.getsource). None when the file's lines are not to be had."""
     code = fn.__code__
     filename = code.co_filename
-    linecache.checkcache(filename)
-    lines = linecache.getlines(filename, fn.__globals__)
+    text = sources.lookup(code)  # exec()'d text (sources.py), as resolve.source_of finds it
+    if text is None and filename.startswith("<"):
+        text = sources.search_frames(code)
+    if text is not None:
+        lines = text.splitlines(True)
+    else:
+        linecache.checkcache(filename)
+        lines = linecache.getlines(filename, fn.__globals__)
     start = code.co_firstlineno - 1
     if not lines or not 0 <= start < len(lines):
         return None

@@ -918,6 +918,8 @@ INTRINSICS = {
     "max": Op("numeric", "(x, x) -> x", doc="floats: returns a unless b > a"),
     "round": Op("numeric", "(f) -> f", doc="half to even, like Python/numpy; attrs ndigits (optional): "
                 "Python's round(x, ndigits) of the float64 value"),
+    "round_digits": Op("numeric", "(float64, int64) -> float64",
+                       doc="Python's round(x, ndigits) with ndigits known at run time only"),
     "minimum": Op("numeric", "(f, f) -> f", doc="np.minimum: NaN if either is; of equal values b, float16 a"),
     "maximum": Op("numeric", "(f, f) -> f", doc="np.maximum: as minimum"),
     "fmin": Op("numeric", "(f, f) -> f", doc="np.fmin: a NaN operand is ignored; otherwise as minimum"),

@@ -15,7 +15,7 @@ import types as pytypes
 import numpy as np
 
 from .. import stubs
-from . import calls, datetimes, infer, ir, records
+from . import calls, datetimes, infer, ir, local_defs, records
 from . import types as T
 from .values import PYOPS, ArrayCTypes, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
@@ -38,7 +38,6 @@ _CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=", ast.Gt: ">
 
 
 _UNSUPPORTED_EXPRS = {
-    "Lambda": ("lambda is not supported in kernels", "define a @pykern.jit(device=True) function"),
     "ListComp": ("list comprehensions are not supported in kernels", "use a for loop over range() and a local.array"),
     "SetComp": ("set comprehensions are not supported in kernels", None),
     "DictComp": ("dict comprehensions are not supported in kernels", None),
@@ -55,6 +54,10 @@ _UNSUPPORTED_EXPRS = {
     "NamedExpr": ("assignment expressions (:=) are not supported in kernels", "assign on its own line"),
     "Slice": ("slices are not supported in kernels", "index single elements, e.g. a[i, j]"),
 }
+
+
+def _describe_static(v) -> str:
+    return "None" if v is None else f"the compile-time value {getattr(v, '__name__', None) or v!r}"
 
 
 class ExpressionLowering:
@@ -93,6 +96,10 @@ class ExpressionLowering:
         alias = self.__dict__.get("group_aliases", {}).get(name)
         if alias is not None:  # g = cuda.cg.this_grid()
             return alias
+        if name in self.static_optional:
+            raise self.error(f"'{name}' is {_describe_static(self.static[name])} on one path to here and assigned "
+                             "a value on another (numba's Optional type, which pykern does not have)", node,
+                             hint=f"assign '{name}' on every path (an `else:` branch), or use another name")
         if name in self.static and name not in self.static_replaced:
             return self._static_arg(self.static[name], node, name)
         if name in self.local_names:
@@ -130,6 +137,10 @@ class ExpressionLowering:
             elems = [self._static_arg(x, node, name) for x in v]
             return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), loc)
         return PyObj(v, name)
+
+    def expr_Lambda(self, node):
+        """``lambda x: x + 1`` in a kernel: a nested function (``local_defs``), as numba compiles it."""
+        return PyObj(local_defs.define(self, local_defs.lambda_def(node)), "lambda")
 
     def expr_Tuple(self, node):
         elems = [self.value(e) for e in node.elts]
@@ -170,7 +181,7 @@ class ExpressionLowering:
                 return self.transpose(base, node)
             if attr == "ctypes":
                 return PyObj(ArrayCTypes(base), "ctypes")
-            if attr in ("transpose", "view", "reshape") or attr in calls.ARRAY_REDUCTION_METHODS:
+            if attr in ("transpose", "view", "reshape", "copy") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -218,6 +229,8 @@ class ExpressionLowering:
                 return PyObj(tuple(getattr(v, attr)) if attr in ("shape", "strides") else int(getattr(v, attr)), full)
             if attr == "dtype":
                 return PyObj(v.dtype, full)
+            if attr == "copy":
+                return PyObj(BoundMethod(self.materialize(base, node.value), attr), full)
             raise self.error(f"global array '{base.name}': attribute '{attr}' is not supported in kernels", node)
         if isinstance(v, (pytypes.ModuleType, stubs.Namespace)) or (isinstance(v, type) and v.__module__ in ("math", "numpy")):
             try:
@@ -304,12 +317,24 @@ class ExpressionLowering:
         raise self.error(f"unary operator {type(node.op).__name__} is not supported", node)
 
     def cond(self, node) -> ir.Expr:
-        """A condition as a boolean expression (Python truthiness)."""
+        """A condition as a boolean expression (Python truthiness). A compile-time None
+        (an optional argument left out or given None) is false, and an ``and``/``or``
+        stops at an operand known at compile time to decide it, so the rest -- which may
+        use the None (``x is not None and x > 3``) -- is never typed, as numba prunes it."""
         if isinstance(node, ast.BoolOp):
-            vals = [self.cond(v) for v in node.values]
             op = "and" if isinstance(node.op, ast.And) else "or"
+            vals = []
+            for n in node.values:
+                vals.append(self.cond(n))
+                if isinstance(vals[-1], ir.Const) and bool(vals[-1].value) == (op == "or"):
+                    break
             return self.make_boolop(op, vals, node)
-        v = self.value(node)
+        v = self.expr(node)
+        if (isinstance(v, PyObj) and v.value is None) or isinstance(getattr(v, "type", None), T.NoneType):
+            if isinstance(v, ir.Expr) and not is_pure(v):
+                raise self.error("the truth value of a call's None result is not supported", node)
+            return ir.Const(False, T.boolean, self.loc(node))
+        v = self.to_ir(v, node)
         if not v.type.is_scalar:
             raise self.error(f"cannot use a {v.type} as a condition", node, "compare it, e.g. x > 0, or index it")
         return self.cast(v, T.boolean, node)
@@ -334,11 +359,20 @@ class ExpressionLowering:
 
     def expr_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
-        vals = [self.value(v) for v in node.values]
+        values, first = list(node.values), None
+        while len(values) > 1:  # leading compile-time operands: Python's answer, the rest untyped if it decides
+            first = self.value(values[0])
+            if not (isinstance(first, ir.Const) and first.type == T.boolean):
+                break
+            if bool(first.value) == (op == "or"):
+                return first
+            values.pop(0)
+            first = None
+        vals = [first if k == 0 and first is not None else self.value(v) for k, v in enumerate(values)]
         if all(v.type == T.boolean for v in vals):
             return self.make_boolop(op, vals, node)
         # Python returns an operand: a and b == (b if a else a)
-        for v, n in zip(vals, node.values):
+        for v, n in zip(vals, values):
             if not v.type.is_scalar:
                 raise self.error(f"cannot use a {v.type} with '{op}'", n)
             if not is_pure(v):
@@ -388,15 +422,21 @@ class ExpressionLowering:
         return self.make_boolop("and", comps, node)
 
     def _enum_compare(self, node):
-        """``a == b``, ``a is b`` ... of two Enum members known at compile time: Python's
-        answer (members of different enums differ even with equal values), or None."""
+        """``a == b``, ``a is b`` ... of two Enum members, or ``==``/``!=`` of strings, known at
+        compile time: Python's answer (members of different enums differ even with equal
+        values; ``MODE == "fast"`` of a global string), or None."""
         ops = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Is: operator.is_, ast.IsNot: operator.is_not}
         sides = [node.left] + node.comparators
         if len(node.ops) != 1 or type(node.ops[0]) not in ops or not all(map(_names_a_constant, sides)):
             return None
-        vals = [self.expr(n) for n in sides]
-        if not all(isinstance(v, PyObj) and isinstance(v.value, enum.Enum) for v in vals):
+        vals = [PyObj(n.value, repr(n.value)) if isinstance(n, ast.Constant) else self.expr(n) for n in sides]
+        if not all(isinstance(v, PyObj) for v in vals):
             return None
+        kinds = [enum.Enum if isinstance(v.value, enum.Enum) else type(v.value) for v in vals]
+        if kinds[0] not in (enum.Enum, str, bytes) or kinds[1] not in (enum.Enum, str, bytes):
+            return None
+        if kinds[0] is not enum.Enum and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return None  # Python's `is` of strings depends on interning
         return self.const(bool(ops[type(node.ops[0])](vals[0].value, vals[1].value)), T.boolean, node)
 
     def _is_none(self, node):
@@ -505,8 +545,10 @@ def _frozen(value):
 
 
 def _names_a_constant(node) -> bool:
-    """``x``, ``Color.red``, ``Color["red"]``: an expression that may name a compile-time
-    value and costs nothing to look at twice."""
+    """``x``, ``Color.red``, ``Color["red"]``, ``"a"``: an expression that may name a
+    compile-time value and costs nothing to look at twice."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (str, bytes))
     if isinstance(node, ast.Attribute):
         return _names_a_constant(node.value)
     if isinstance(node, ast.Subscript):

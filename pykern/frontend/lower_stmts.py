@@ -11,7 +11,7 @@ import ast
 import numpy as np
 
 from .. import stubs
-from . import infer, ir, records, slice_store
+from . import infer, ir, local_defs, records, slice_store
 from . import types as T
 from .values import NeedType, PartialIndex, PyObj, is_pure
 
@@ -28,7 +28,6 @@ _UNSUPPORTED_STMTS = {
     "ImportFrom": ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
     "Global": ("'global' declarations are not supported in kernels", "kernels cannot assign globals; write to an array argument"),
     "Nonlocal": ("'nonlocal' declarations are not supported in kernels", "write results to an array argument"),
-    "FunctionDef": ("nested function definitions are not supported in kernels", "define a @pykern.jit(device=True) function at module level"),
     "AsyncFunctionDef": ("async functions are not supported in kernels", None),
     "ClassDef": ("class definitions are not supported in kernels", None),
     "Match": ("match statements are not supported in kernels", "use if/elif/else"),
@@ -37,6 +36,11 @@ _UNSUPPORTED_STMTS = {
 
 
 _JUMPS = (ir.Return, ir.Break, ir.Continue)
+
+
+def _ends(body: list) -> bool:
+    """Does no path through ``body`` go on past its end?"""
+    return ir.always_returns(body) or bool(body) and isinstance(body[-1], (ir.Break, ir.Continue))
 
 
 def _describe(v) -> str:
@@ -58,7 +62,7 @@ class StatementLowering:
                 try:
                     self.stmt(s)
                 except NeedType as e:
-                    self.skipped.append((e.name, e.node))
+                    self.skipped.append(e)
                 if self.out and isinstance(self.out[-1], _JUMPS):
                     break  # the rest is unreachable (and, as in numba, not typed: `if z is None: return`)
             return self.out
@@ -70,6 +74,16 @@ class StatementLowering:
 
     def stmt_Pass(self, node):
         pass
+
+    def stmt_FunctionDef(self, node):
+        """A nested ``def``: a device function of its own (``local_defs``), the name bound to it
+        as a compile-time value."""
+        self.bind_function(node.name, local_defs.define(self, node))
+
+    def bind_function(self, name: str, local):
+        self.static[name] = local
+        self.static_replaced.discard(name)
+        self.static_optional.discard(name)
 
     def stmt_Expr(self, node):
         v = node.value
@@ -119,6 +133,12 @@ class StatementLowering:
             if isinstance(v, PyObj) and isinstance(v.value, stubs.GroupStub):
                 # a cooperative group is a compile-time value: the name aliases it
                 self.__dict__.setdefault("group_aliases", {})[target.id] = v
+                return
+            if isinstance(v, PyObj) and v.value is None:
+                self.bind_none(target.id, target)
+                return
+            if isinstance(v, PyObj) and isinstance(v.value, local_defs.LocalFunction):  # f = lambda x: ...
+                self.bind_function(target.id, v.value)
                 return
             self.set_var(target.id, self.to_ir(v, vnode), target)
             return
@@ -231,16 +251,31 @@ class StatementLowering:
         for tgt, part in zip(target.elts, parts):
             self.assign_expr(tgt, part, stmt_node)
 
+    def bind_none(self, name: str, node):
+        """``a = None``: the name is a compile-time None from here on (numba's ``none`` type), as
+        an optional argument left out is, so ``a is None`` folds; a value assigned later makes it
+        a variable (``set_var``). None where it held a value would be numba's Optional."""
+        name = self.renames.get(name, name)
+        holds_value = name in self.static_replaced or (name not in self.static and name in self.assigned_so_far)
+        if holds_value and (self.loop_depth or name not in self.static):
+            raise self.error(f"'{name}' holds a value here; assigning None to it would make it numba's Optional "
+                             "type, which pykern does not have", node, "use another name for the None")
+        self.static[name] = None
+        self.static_replaced.discard(name)
+        self.static_optional.discard(name)
+        self.assigned_so_far.add(name)
+
     def set_var(self, name: str, value: ir.Expr, node):
         name = self.renames.get(name, name)
         if name in self.static and name not in self.static_replaced:
             # `if scale is None: scale = 2.0`: from here on the name is a variable. Only where the
             # order of lowering is the order of execution (not in a loop, not in a run-time `if`).
-            if self.loop_depth or self.cond_depth:
-                raise self.error(f"'{name}' is a compile-time argument ({_describe(self.static[name])}); "
-                                 "assigning it inside a loop or a run-time `if` is not supported", node,
-                                 hint=f"assign it at the top level of the function, or use another name than '{name}'")
+            if self.loop_depth:
+                raise self.error(f"'{name}' is a compile-time value ({_describe(self.static[name])}); "
+                                 "assigning it inside a loop is not supported", node,
+                                 hint=f"assign it before the loop, or use another name than '{name}'")
             self.static_replaced.add(name)
+            self.static_optional.discard(name)
         self.assigned_so_far.add(name)
         t = value.type
         if isinstance(t, T.Void):
@@ -351,11 +386,27 @@ class StatementLowering:
             return
         self.cond_depth += 1
         try:
+            before = set(self.static_replaced)
             then = self.block(node.body)
+            then_replaced, self.static_replaced = self.static_replaced, set(before)
             orelse = self.block(node.orelse)
+            self.join_replaced(before, [(then, then_replaced), (orelse, self.static_replaced)])
         finally:
             self.cond_depth -= 1
         self.emit(ir.If(cond, then, orelse, self.loc(node)))
+
+    def join_replaced(self, before: set, branches) -> None:
+        """After a run-time `if`: a compile-time argument assigned in a branch is a variable
+        from there on only if every branch that goes on past the `if` assigned it (`if x > 0:
+        scale = 2.0; return x * scale` never reaches the join); else it is None on one path
+        and a value on another -- numba's Optional, which pykern has not -- and reading it
+        there is an error (``expr_Name``)."""
+        going_on = [rep for body, rep in branches if not _ends(body)]
+        if not going_on:
+            self.static_replaced = set(before)
+            return
+        self.static_replaced = set.intersection(*going_on)
+        self.static_optional |= set.union(*going_on) - self.static_replaced
 
     def stmt_Break(self, node):
         if not self.loop_depth:

@@ -20,7 +20,10 @@ import inspect
 import linecache
 import sys
 import textwrap
+import types
+import weakref
 
+from .. import sources
 from ..errors import CompileError, SourceLoc
 
 _MISSING = object()
@@ -43,6 +46,13 @@ def source_of(pyfunc):
             hint="decorate a function defined with 'def'",
         )
     filename = code.co_filename
+    # exec()'d text, checked to give this code (sources.py): before linecache, whose entry for
+    # a shared pseudo-file name such as <string> may hold another text
+    text = sources.lookup(code)
+    if text is None and filename.startswith("<"):
+        text = sources.search_frames(code)
+    if text is not None:
+        return _block_at(text.splitlines(True), code.co_firstlineno), filename, code.co_firstlineno
     fast = _def_lines(pyfunc)
     if fast is not None:
         return fast, filename, code.co_firstlineno
@@ -59,7 +69,8 @@ def source_of(pyfunc):
             raise CompileError(
                 f"cannot find the source code of {_describe(pyfunc)} (defined in {filename}): {e}",
                 hint="pykern compiles from source: define the function in a file, a notebook cell, "
-                "or exec() code registered in linecache",
+                "or exec() code registered in linecache; for other exec()'d text set PYKERN_EXEC_SOURCES=1 "
+                "before importing pykern",
             ) from None
     if first_line == 0:
         first_line = 1
@@ -108,11 +119,31 @@ def _no_code(line: str) -> bool:
     return not stripped or stripped.startswith("#")
 
 
+def _block_at(lines: list, first_line: int) -> str:
+    return textwrap.dedent("".join(inspect.getblock(lines[first_line - 1 :])))
+
+
+#: functions made from a def inside a kernel (``local_defs``) -> (their FunctionDef node, the
+#: enclosing function's ParsedFunction): they have no text of their own
+_nested_defs: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def register_nested(pyfunc, node, enclosing: "ParsedFunction") -> None:
+    _nested_defs[pyfunc] = (node, enclosing)
+
+
 class ParsedFunction:
     """The ``ast.FunctionDef`` of a function plus what is needed to point at its lines."""
 
     def __init__(self, pyfunc):
         self.pyfunc = pyfunc
+        nested = _nested_defs.get(pyfunc) if isinstance(pyfunc, types.FunctionType) else None
+        if nested is not None:  # a def inside a kernel: its node, the enclosing function's lines
+            self.node, outer = nested
+            self.name = _describe(pyfunc)
+            self.filename, self.first_line, self.indent = outer.filename, outer.first_line, outer.indent
+            self.text_lines, self.orig_lines = outer.text_lines, outer.orig_lines
+            return
         text, self.filename, self.first_line = source_of(pyfunc)
         self.name = _describe(pyfunc)
         raw_lines = linecache.getlines(self.filename)

@@ -21,6 +21,7 @@ Example::
 from __future__ import annotations
 
 import ctypes
+import operator
 import re
 import struct
 import sys
@@ -264,19 +265,55 @@ class Packer:
         order = self.order
         explain = self._explain
 
+        wrapped = self._wrapped
+
         if order is None:
             def fast(flat_values):
                 try:
                     return bytearray(pack_(*flat_values))
                 except (struct.error, TypeError, OverflowError) as e:
-                    raise explain(flat_values, e) from None
+                    again = wrapped(flat_values)
+                    if again is None:
+                        raise explain(flat_values, e) from None
+                    return fast(again)
         else:
             def fast(flat_values):
                 try:
                     return bytearray(pack_(*[flat_values[i] for i in order]))
                 except (struct.error, TypeError, OverflowError, IndexError) as e:
-                    raise explain(flat_values, e) from None
+                    again = wrapped(flat_values)
+                    if again is None:
+                        raise explain(flat_values, e) from None
+                    return fast(again)
         return fast
+
+    def _wrapped(self, flat_values):
+        """``flat_values`` with each integer that does not fit its integer parameter cut to
+        the parameter's low bits, or None if none needed it. numba types a Python int as int64
+        (uint64 above), converts it to a declared ``int32`` parameter and passes it through
+        ``ctypes.c_int32(v)``, which keeps the low bits: ``0xFFFFFFFF`` arrives as -1. Larger
+        integers have no numba type; they stay an error."""
+        try:
+            out = list(flat_values)
+            if len(out) != len(self.params):
+                return None
+        except TypeError:
+            return None
+        changed = False
+        for k, p in enumerate(self.params):
+            bits = _INT_BITS.get(p.code)
+            v = out[k]
+            if bits is None or type(v).__name__ in ("bool", "bool_") or not _is_integer(v):
+                continue
+            v = int(v)
+            if not _INT64_MIN <= v < 1 << 64:
+                continue
+            w = v & ((1 << bits) - 1)
+            if p.code.islower() and w >= 1 << (bits - 1):
+                w -= 1 << bits
+            if w != out[k]:
+                out[k], changed = w, True
+        return out if changed else None
 
     def __call__(self, flat_values) -> bytearray:
         return self.fast(flat_values)
@@ -292,6 +329,17 @@ class Packer:
                 what = _what(p)
                 return LaunchError(f"argument {p.name} ({what}): cannot pass {v!r}: {e}")
         return LaunchError(f"cannot pack kernel arguments: {err}")
+
+
+_INT_BITS = {"b": 8, "B": 8, "h": 16, "H": 16, "i": 32, "I": 32, "q": 64, "Q": 64}
+
+
+def _is_integer(v) -> bool:
+    try:
+        operator.index(v)
+        return True
+    except TypeError:
+        return False
 
 
 _packers: dict[int, tuple] = {}  # id(params) -> (params, size, Packer)
