@@ -194,7 +194,8 @@ def detect() -> bool:
     from .runtime import hip
 
     ok, reason = hip.available()
-    print(f"Found {len(__getattr__('gpus'))} CUDA devices (AMD GPUs, through HIP)")
+    where = "AMD GPUs, through HIP" if current_target() == "hip" else "the pykern cpu target"
+    print(f"Found {len(__getattr__('gpus'))} CUDA devices ({where})")
     print(f"pykern {__version__}: target {current_target()!r}")
     print(f"  hip: {'yes' if ok else 'no'} - {reason}")
     print("  cpu: yes - compiled SIMT execution on the host")

@@ -42,6 +42,12 @@ class CpuDevice:
     compute_capability: tuple = (8, 0)
     uuid: str = "CPU-0"  # numba's Device.uuid spelling
 
+    def __eq__(self, other):  # one device, however many handles to it were made
+        return isinstance(other, CpuDevice)
+
+    def __hash__(self):
+        return hash(CpuDevice)
+
     def reset(self) -> None:
         """numba's ``Device.reset``: nothing to release on the host."""
 
@@ -87,7 +93,9 @@ def select_device(device_id: int):
 
 
 class _Gpus(list):
-    """``pykern.gpus``: the AMD GPUs present (empty without one), like numba's ``cuda.gpus``."""
+    """``pykern.gpus``: the devices launches can go to, like numba's ``cuda.gpus``: the AMD GPUs,
+    or on the cpu target its one device -- so ``for gpu in cuda.gpus: with gpu: k[...](...)`` and
+    ``n // len(cuda.gpus)`` run the work there instead of silently doing none."""
 
     @property
     def current(self):
@@ -100,11 +108,8 @@ class _Gpus(list):
 
 
 def _gpus() -> _Gpus:
-    from .runtime import hip
-
-    ok, _ = hip.available()
-    if not ok:
-        return _Gpus()
+    if _target() != "hip":
+        return _Gpus([CpuDevice()])
     from .runtime.devices import list_devices
 
     return _Gpus(list_devices())
