@@ -35,7 +35,7 @@ from .lower_index import IndexLowering
 from .lower_loops import LoopLowering
 from .lower_stmts import StatementLowering
 from .resolve import FunctionEnv, ParsedFunction
-from .values import NeedType, RecursionPending, ValueLowering, as_const_value
+from .values import NeedType, ValueLowering, as_const_value
 
 _MAX_PASSES = 30
 
@@ -96,23 +96,33 @@ class ModuleBuilder:
         """The ``ir.Function`` of ``pyfunc`` specialised to ``argtypes`` and the
         compile-time arguments ``static`` (parameter name -> value); ``ret`` is a
         declared return type. A recursive call (the same specialisation, being
-        lowered) gets a prototype: the name and the declared return type, or without
-        a signature the return type inferred so far (``FunctionLowerer.prototype``)."""
+        lowered) needs ``ret``: it gets a prototype with the known name."""
         static = dict(static or {})
         key = (pyfunc, tuple(argtypes), tuple(sorted(static.items(), key=lambda kv: kv[0])))
         name = self.specs.get(key)
         if name is not None:
             return self.functions[name]
         active = self.active.get(key)
-        if active is not None:
-            return active.prototype(loc, mutual=self.stack[-1] is not active)
+        if active is not None and active.declared_ret is not None:
+            return _Prototype(active.name, active.declared_ret)
+        if any(lw.pyfunc is pyfunc for lw in self.stack):
+            # numba infers a recursive call's type from the base case's return; pykern asks for a
+            # signature: a run-time recursion without a bound overflows the stack of a cpu-target
+            # thread, which kills the process (numba's GPU reports an error), so it stays explicit
+            chain = " -> ".join(getattr(lw.pyfunc, "__name__", "?") for lw in self.stack) + \
+                f" -> {getattr(pyfunc, '__name__', '?')}"
+            raise CompileError(
+                f"recursive call of device function '{getattr(pyfunc, '__name__', pyfunc)}' ({chain}) needs a signature",
+                loc,
+                hint="declare its types, e.g. @pykern.jit(\"int64(int64)\", device=True), "
+                "so the recursive call's return type is known; or rewrite it as a loop",
+            )
         lowerer = FunctionLowerer(self, pyfunc, argtypes, is_kernel=False, static=static, ret=ret)
         self.active[key] = lowerer
         try:
             fn = lowerer.lower()
         finally:
             del self.active[key]
-        lowerer.check_prototypes(fn)
         self.specs[key] = fn.name
         self.functions[fn.name] = fn
         return fn
@@ -178,10 +188,6 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         self.none_params = {n for n, t in zip(self.params, self.argtypes) if isinstance(t, T.NoneType)}
         self.static.update(dict.fromkeys(self.none_params))
         self.assigned_params_here = set(self.params) & self._assigned_names()
-        self.returns_value = any(isinstance(n, ast.Return) and n.value is not None
-                                 and not (isinstance(n.value, ast.Constant) and n.value.value is None)
-                                 for n in ast.walk(self.node))
-        self.seen_by_callers = []  # (return type, call location) handed to mutually recursive callers
         self.local_names = set(self.params) | self._assigned_names()
 
     def loc(self, node) -> SourceLoc:
@@ -241,36 +247,6 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
                 out.add(node.id)
         return out
 
-    def prototype(self, loc, *, mutual: bool) -> "_Prototype":
-        """This function, being lowered, as a recursive call sees it. Without a declared
-        return type the call takes the one its returns have given so far (numba types a
-        recursive call from the base case's return); the typing passes widen it until it
-        settles. A mutual call (from another function, compiled now) keeps the type it
-        saw, so ``check_prototypes`` insists the final type is that one."""
-        if self.declared_ret is not None:
-            return _Prototype(self.name, self.declared_ret)
-        if self.ret is None and self.returns_value:
-            raise RecursionPending(self.pyname, loc)
-        t = self.ret[0] if self.ret is not None else T.void
-        if isinstance(t, T.Void) and self.returns_value:  # `return None` here, a value elsewhere
-            raise CompileError(
-                f"Return type of recursive function does not converge: '{self.pyname}' returns nothing at line "
-                f"{self.ret[1].line} and a value elsewhere (numba's Optional, which pykern does not have)",
-                loc, hint="return a value of one type on every path")
-        if mutual:
-            self.seen_by_callers.append((t, loc))
-        return _Prototype(self.name, t)
-
-    def check_prototypes(self, fn: ir.Function) -> None:
-        for t, loc in self.seen_by_callers:
-            if t != fn.return_type:
-                raise CompileError(
-                    f"Return type of recursive function does not converge: '{self.pyname}' was taken to "
-                    f"return {t} at this call, but it returns {fn.return_type}",
-                    loc,
-                    hint="declare its signature, e.g. @pykern.jit(\"float64(float64)\", device=True)",
-                )
-
     def lower(self) -> ir.Function:
         self.mb.stack.append(self)
         try:
@@ -303,16 +279,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         else:
             raise self.error(f"internal error: types of '{self.pyname}' did not settle", self.node)
         if self.skipped:
-            pending = self.skipped[0]
-            if isinstance(pending, RecursionPending):
-                raise CompileError(
-                    f"cannot type infer runaway recursion: '{pending.name}' is called before any of its "
-                    "return statements gives its return type",
-                    pending.loc,
-                    hint="return from the base case before the recursive call, or declare a signature, "
-                    "e.g. @pykern.jit(\"int64(int64)\", device=True)",
-                )
-            name, node = pending.name, pending.node
+            name, node = self.skipped[0].name, self.skipped[0].node
             raise self.error(
                 f"local variable '{name}' is used before it is assigned a value",
                 node,

@@ -92,16 +92,6 @@ class NeedType(Exception):
         self.node = node
 
 
-class RecursionPending(NeedType):
-    """A recursive call of a device function without a signature whose return type no
-    return statement has given yet (this pass): the statement waits, as numba's type
-    inference waits for the base case's return."""
-
-    def __init__(self, callee: str, loc):
-        super().__init__(callee, None)
-        self.loc = loc
-
-
 PYOPS = {
     "+": operator.add,
     "-": operator.sub,

@@ -366,7 +366,7 @@ class _Gen:
 # Each: (name, statement template or callable). ``{v}`` an int variable,
 # ``{f}`` a float variable. The inserted statement is where the error is.
 _STMT_MUTATIONS = [
-    ("lambda", "{v} = (lambda q: q)(1)"),
+    ("lambda", "{v} = (lambda **q: 1)()"),  # (lambdas work; **kwargs parameters do not)
     ("list_literal", "{v} = [1, 2, 3]"),
     ("list_comp", "{v} = [q for q in range(3)][0]"),
     ("dict_literal", "{v} = {{1: 2}}[1]"),
