@@ -110,6 +110,27 @@ def lookup(code: types.CodeType) -> str | None:
     return entry[1] if _gives(entry[1], code) else None
 
 
+def text_of(code: types.CodeType, module_globals=None) -> str | None:
+    """The checked whole text of a function compiled from a pseudo-file (``<string>``,
+    ``<cell-3>``) or remembered by the hook; None for a real file (read it as usual) or
+    when no text is to be had. The pseudo-file's ``linecache`` entry is tried before
+    the callers' strings: it is cheap and, unlike reading a caller's ``f_locals`` (a
+    snapshot of its locals that the frame then keeps, pinning kernels the caller has
+    since deleted), leaves nothing behind -- but checked, since an entry for a shared
+    name such as ``<string>`` may hold another text."""
+    text = lookup(code)
+    if text is not None or not code.co_filename.startswith("<"):
+        return text
+    import linecache
+
+    lines = linecache.getlines(code.co_filename, module_globals)
+    if lines and _gives("".join(lines), code):
+        text = "".join(lines)
+        _remember_function(code, text)
+        return text
+    return search_frames(code)
+
+
 def search_frames(code: types.CodeType, depth: int = 64) -> str | None:
     """The text of ``code`` found among the strings its callers still hold, or None; a text
     found is remembered, so later compilations of the function find it too."""

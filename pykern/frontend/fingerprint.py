@@ -97,9 +97,7 @@ def code_lines(fn: types.FunctionType):
     inside inspect.getsource). None when the file's lines are not to be had."""
     code = fn.__code__
     filename = code.co_filename
-    text = sources.lookup(code)  # exec()'d text (sources.py), as resolve.source_of finds it
-    if text is None and filename.startswith("<"):
-        text = sources.search_frames(code)
+    text = sources.text_of(code, fn.__globals__)  # as resolve.source_of finds it
     if text is not None:
         lines = text.splitlines(True)
     else:

@@ -46,11 +46,9 @@ def source_of(pyfunc):
             hint="decorate a function defined with 'def'",
         )
     filename = code.co_filename
-    # exec()'d text, checked to give this code (sources.py): before linecache, whose entry for
-    # a shared pseudo-file name such as <string> may hold another text
-    text = sources.lookup(code)
-    if text is None and filename.startswith("<"):
-        text = sources.search_frames(code)
+    # exec()'d text, checked to give this code (sources.py): before an unchecked linecache
+    # read, whose entry for a shared pseudo-file name such as <string> may hold another text
+    text = sources.text_of(code, getattr(pyfunc, "__globals__", None))
     if text is not None:
         return _block_at(text.splitlines(True), code.co_firstlineno), filename, code.co_firstlineno
     fast = _def_lines(pyfunc)
