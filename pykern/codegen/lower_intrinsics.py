@@ -173,20 +173,28 @@ class IntrinsicLowering:
                 lo, half = math("fma", x, p, b.fneg(hi)), c(0.5)  # x*p == hi + lo
             else:
                 lo, half = math("fma", b.fneg(hi), p, x), c(10.0 ** -nd / 2)  # x/p == hi + lo/p
-            d = b.fsub(hi, r)  # exact, in [-0.5, 0.5]
-            hr = b.fmul(r, c(0.5))
-            odd = b.fcmp_ordered("!=", math("rint", hr), hr)
-            zero = c(0.0)
-            up = b.or_(b.and_(b.fcmp_ordered("==", d, c(0.5)), b.fcmp_ordered(">", lo, zero)),
-                       b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, half)), odd))
-            down = b.or_(b.and_(b.fcmp_ordered("==", d, c(-0.5)), b.fcmp_ordered("<", lo, zero)),
-                         b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, b.fneg(half))), odd))
-            r = b.select(up, b.fadd(r, c(1.0)), b.select(down, b.fsub(r, c(1.0)), r))
+            r = self._round_tie_fix(hi, r, lo, half, math)
         # beyond 10**22 the power of ten is inexact: scaled and unscaled (may differ from
         # Python in the last bit, never overflows)
         res = b.fdiv(r, p) if nd > 0 else b.fmul(r, p)
         small = b.fcmp_ordered("<", math("fabs", hi), c(2.0**53))
         return b.select(small, res, x)
+
+    def _round_tie_fix(self, hi, r, lo, half, math):
+        """``r = rint(hi)`` moved by one where the exact value ``hi + lo`` (``lo`` in units
+        where ``half`` is half of one) lies on the other side of a tie than ``hi`` alone,
+        or on a tie that ties-to-even must break the other way."""
+        b = self.builder
+        c = lambda v: L.Constant(hi.type, v)  # noqa: E731
+        d = b.fsub(hi, r)  # exact, in [-0.5, 0.5]
+        hr = b.fmul(r, c(0.5))
+        odd = b.fcmp_ordered("!=", math("rint", hr), hr)
+        zero = c(0.0)
+        up = b.or_(b.and_(b.fcmp_ordered("==", d, c(0.5)), b.fcmp_ordered(">", lo, zero)),
+                   b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, half)), odd))
+        down = b.or_(b.and_(b.fcmp_ordered("==", d, c(-0.5)), b.fcmp_ordered("<", lo, zero)),
+                     b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, b.fneg(half))), odd))
+        return b.select(up, b.fadd(r, c(1.0)), b.select(down, b.fsub(r, c(1.0)), r))
 
     def _round_digits(self, x, nd):
         """``_round_ndigits`` with ``nd`` an i64 known at run time: the same steps, each
@@ -208,16 +216,7 @@ class IntrinsicLowering:
         r = math("rint", hi)
         lo = b.select(pos, math("fma", x, p, b.fneg(hi)), math("fma", b.fneg(hi), p, x))
         half = b.select(pos, c(0.5), b.fmul(p, c(0.5)))
-        d = b.fsub(hi, r)
-        hr = b.fmul(r, c(0.5))
-        odd = b.fcmp_ordered("!=", math("rint", hr), hr)
-        zero = c(0.0)
-        up = b.or_(b.and_(b.fcmp_ordered("==", d, c(0.5)), b.fcmp_ordered(">", lo, zero)),
-                   b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, half)), odd))
-        down = b.or_(b.and_(b.fcmp_ordered("==", d, c(-0.5)), b.fcmp_ordered("<", lo, zero)),
-                     b.and_(b.and_(b.fcmp_ordered("==", d, zero), b.fcmp_ordered("==", lo, b.fneg(half))), odd))
-        fixed = b.select(up, b.fadd(r, c(1.0)), b.select(down, b.fsub(r, c(1.0)), r))
-        r = b.select(exact, fixed, r)
+        r = b.select(exact, self._round_tie_fix(hi, r, lo, half, math), r)
         res = b.select(pos, b.fdiv(r, p), b.fmul(r, p))
         small = b.fcmp_ordered("<", math("fabs", hi), c(2.0**53))
         out = b.select(small, res, x)
