@@ -441,3 +441,20 @@ def test_garbled_stats_file_loses_only_its_counts(tmp_path, garbage):
     assert all(type(v) is int and v >= 0 for v in stats.values()) and "bogus" not in stats
     assert stats["misses"] == (2 if b'"misses": 2' in garbage else 0)
     assert KernelCache(d).get(k) == b"payload"
+
+
+def test_huge_file_at_an_entry_path_is_discarded_unread(tmp_path, monkeypatch):
+    # a sparse file costs the attacker nothing; reading it whole would exhaust memory
+    d, c, k = _populated(tmp_path)
+    entry = d / "v1" / "entries" / k.digest[:2] / (k.digest + ".pkc")
+    with open(entry, "r+b") as f:
+        f.truncate(cache_store.ENTRY_MAX_BYTES + 1)
+    reads = []
+    real_read = os.read
+    monkeypatch.setattr(cache_fs.os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
+    with pytest.warns(CacheWarning, match="more than"):
+        assert c.get(k) is None
+    assert not reads  # refused at the stat, before any byte was read
+    monkeypatch.undo()
+    assert not entry.exists() or entry.stat().st_size <= cache_store.ENTRY_MAX_BYTES
+    assert c.put(k, b"fresh") and c.get(k) == b"fresh"

@@ -189,11 +189,14 @@ def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None
         st = _check_fd(fd, name, "file")
         if limit is not None and st.st_size > limit:
             raise Untrusted(f"{name} is {st.st_size} bytes, more than {limit}")
-        chunks = []
+        chunks, total = [], 0
         while True:
             chunk = os.read(fd, max(st.st_size, 1 << 16))
             if not chunk:
                 break
+            total += len(chunk)
+            if limit is not None and total > limit:  # grown since the stat
+                raise Untrusted(f"{name} is more than {limit} bytes")
             chunks.append(chunk)
         if touch:
             try:

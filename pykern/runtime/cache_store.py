@@ -58,6 +58,9 @@ DEFAULT_MAX_BYTES = 1 << 30
 DEFAULT_WAIT_SECONDS = 120.0
 _UNREADABLE_MARKER_GRACE = 2.0  # seconds an empty or garbled compile marker is given
 ENTRY_SUFFIX = ".pkc"
+#: no kernel's entry comes near this; a bigger file at an entry's path (a sparse file planted
+#: there, one growing while read) is discarded unread instead of filling memory
+ENTRY_MAX_BYTES = 256 << 20
 MARKER_SUFFIX = ".building"
 _TMP_PREFIX = fs.TMP_PREFIX
 _STALE_TMP_SECONDS = 3600.0
@@ -448,7 +451,7 @@ class KernelCache:
             name = key.digest + ENTRY_SUFFIX
             try:
                 sub = self._entry_dir(d, key.digest, create=False)
-                data = fs.read_file(sub, name, touch=True)  # mtime = last use, for LRU eviction
+                data = fs.read_file(sub, name, touch=True, limit=ENTRY_MAX_BYTES)  # mtime: LRU eviction
             except FileNotFoundError:
                 self._miss(d, key, None)
                 return None
