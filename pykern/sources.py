@@ -3,7 +3,9 @@
 pykern compiles kernels from their source. A function made by ``exec(text)`` has none that
 ``inspect`` or ``linecache`` can find (its file is ``<string>``), yet code that writes kernels
 as text -- code generators, numba-cuda's own atomics tests -- relies on numba compiling them
-from bytecode. Two ways to the text, both checked the same way (below):
+from bytecode. ``text_of`` first tries the pseudo-file's ``linecache`` entry (IPython and
+code that registers its text put it there), then two ways to the text, all checked the same
+way (below):
 
 * ``search_frames``, always: when the frontend finds no source, the text is often still
   alive -- a local or global string of a caller (``src = ...; exec(src, ns)``, then
