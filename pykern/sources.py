@@ -37,7 +37,9 @@ import warnings
 import weakref
 
 _pending = threading.local()  # this thread's last compiled text: (text, filename)
-_texts: dict = {}  # id(function code object) -> (weak reference to it, text)
+#: id(function code object) -> [weak reference to it, text, checked]; a text is checked
+#: (compiled again and compared, ``_gives``) once, not at every compilation that looks it up
+_texts: dict = {}
 _installed = False
 _FUTURE_FLAGS = 0
 for _name in __future__.all_feature_names:
@@ -75,9 +77,9 @@ def _remember(module_code: types.CodeType, text) -> None:
         _remember_function(code, text)
 
 
-def _remember_function(code: types.CodeType, text: str) -> None:
+def _remember_function(code: types.CodeType, text: str, checked: bool = False) -> None:
     key = id(code)
-    _texts[key] = (weakref.ref(code, lambda _ref, key=key: _forget(key, _ref)), text)
+    _texts[key] = [weakref.ref(code, lambda _ref, key=key: _forget(key, _ref)), text, checked]
 
 
 def _forget(key: int, ref) -> None:
@@ -109,7 +111,11 @@ def lookup(code: types.CodeType) -> str | None:
     entry = _texts.get(id(code))
     if entry is None or entry[0]() is not code:
         return None
-    return entry[1] if _gives(entry[1], code) else None
+    if not entry[2]:
+        if not _gives(entry[1], code):
+            return None
+        entry[2] = True
+    return entry[1]
 
 
 def text_of(code: types.CodeType, module_globals=None) -> str | None:
@@ -128,7 +134,7 @@ def text_of(code: types.CodeType, module_globals=None) -> str | None:
     lines = linecache.getlines(code.co_filename, module_globals)
     if lines and _gives("".join(lines), code):
         text = "".join(lines)
-        _remember_function(code, text)
+        _remember_function(code, text, checked=True)
         return text
     return search_frames(code)
 
@@ -146,7 +152,7 @@ def search_frames(code: types.CodeType, depth: int = 64) -> str | None:
                 continue
             seen.add(id(text))
             if _gives(text, code):
-                _remember_function(code, text)
+                _remember_function(code, text, checked=True)
                 return text
         frame = frame.f_back
     return None

@@ -118,3 +118,20 @@ def test_the_audit_hook_never_trusts_a_wrong_pairing():
     assert sources.lookup(ns["f"].__code__) is None
     sources._remember(early, "def f(x):\n    x[0] = 1.0\n")
     assert sources.lookup(ns["f"].__code__) == "def f(x):\n    x[0] = 1.0\n"
+
+
+def test_a_found_text_is_checked_once_not_at_every_lookup(monkeypatch):
+    # the compile-again check runs when a text is found; later compilations (the cache key's
+    # source lines, the frontend's parse, a redefinition) reuse the verdict
+    from pykern import sources
+
+    src = "def twice(a):\n    a[0] = 2.0\n"
+    ns = {}
+    exec(compile(src, "<checked-once>", "exec"), ns)
+    calls = []
+    real = sources._gives
+    monkeypatch.setattr(sources, "_gives", lambda text, code: calls.append(1) or real(text, code))
+    assert sources.text_of(ns["twice"].__code__) == src  # found among this frame's strings
+    assert sources.text_of(ns["twice"].__code__) == src
+    assert sources.lookup(ns["twice"].__code__) == src
+    assert len(calls) == 1
