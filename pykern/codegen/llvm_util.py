@@ -163,6 +163,18 @@ def no_runtime_unroll(llmodule):
     return cache["no_runtime_unroll"]
 
 
+def full_unroll(llmodule):
+    """A fresh loop-ID node (``distinct !{self, !{"llvm.loop.unroll.full"}}``) for the
+    back-edge branch of one loop that LLVM should unroll completely (its trip count
+    is a constant; LLVM still refuses past its pragma size limit). One node per loop:
+    the unroller rewrites the ID of the loop it leaves behind.
+
+    Example: ``builder.branch(head).set_metadata("llvm.loop", full_unroll(mod))``"""
+    from llvmlite import ir
+
+    return _LoopID(llmodule, llmodule.add_metadata([ir.MetaDataString(llmodule, "llvm.loop.unroll.full")]))
+
+
 def _loop_id_class():
     from llvmlite import ir
 

@@ -57,6 +57,21 @@ def _walk(node):
                     stack.append(v)
 
 
+def _unroll_over_local(body: list, trips: int, budget: int) -> bool:
+    """Whether a ``range`` loop of ``trips`` iterations (a constant) and this body gets
+    ``llvm.loop.unroll.full``: it indexes a local array and ``trips`` times the body's
+    node count is within the target's ``budget`` (``Target.local_unroll_budget``).
+    A nested loop's body counts once; LLVM's cost model then decides, per copy, on the
+    loops inside (their trip counts are constants there)."""
+    if budget <= 0 or trips < 2:
+        return False
+    nodes = list(_walk(body))
+    if trips * len(nodes) > budget:
+        return False
+    return any(isinstance(n, (ir.Load, ir.Store)) and getattr(n.array.type, "space", None) == "local"
+               for n in nodes)
+
+
 def scan(module: ir.Module) -> dict:
     """Per function name: (uses_barrier, uses_wave_ops, uses_dynamic_shared), transitive."""
     funcs = dict(module.functions)
@@ -482,9 +497,11 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         kslot = self.alloca(llty, name="range.k")
         b.store(zero, kslot)
         poll = self.ml.poll_interval
-        if poll and all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) \
-                and len(range(s.start.value, s.stop.value, s.step.value or 1)) <= poll:
+        known = all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) and s.step.value != 0
+        trips = len(range(s.start.value, s.stop.value, s.step.value)) if known else None
+        if poll and known and trips <= poll:
             poll = 0  # a short loop of known length: no poll, so LLVM may unroll it whole
+        unroll = not poll and known and _unroll_over_local(s.body, trips, self.target.local_unroll_budget())
         if poll:
             # strip-mined: the inner loop runs at most `poll` iterations with no
             # extra exit (LLVM may still vectorise it); the poll sits between chunks
@@ -527,7 +544,11 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
             b.branch(latch)
         b.position_at_end(latch)
         b.store(b.add(b.load(kslot), one), kslot)
-        b.branch(head)
+        back = b.branch(head)
+        if unroll:
+            from .llvm_util import full_unroll
+
+            back.set_metadata("llvm.loop", full_unroll(self.module))
         b.position_at_end(end)
 
     def _s_Break(self, s):

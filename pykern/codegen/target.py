@@ -295,6 +295,17 @@ class Target(abc.ABC):
         Example: ``get_target("cpu").max_local_bytes(CompileOptions()) == 65536``."""
         return DEFAULT_MAX_LOCAL_BYTES
 
+    # ------------------------------------------------------ loops
+    def local_unroll_budget(self) -> int:
+        """0 (default): LLVM's cost model alone decides which loops to unroll. N > 0:
+        ``lower.py`` asks LLVM to unroll completely (``llvm.loop.unroll.full``) every
+        ``for ... in range`` loop with constant bounds whose body indexes a local array,
+        when its trip count times the size of its body (frontend IR nodes, nested loops
+        counted once) is at most N. The amdgpu target keeps a local array in registers
+        only where every index is a constant; the loops LLVM's estimate leaves rolled
+        (nests, like an insertion sort) index it at run time instead."""
+        return 0
+
     # ------------------------------------------------------ cancellation
     def loop_poll_interval(self) -> int:
         """0 (default): loops are not polled. N > 0: ``lower.py`` calls
