@@ -156,7 +156,8 @@ KERNEL void sort_rows(const float* x, long x0, long x1, long xs0, float* out, lo
 }
 """
 
-SOURCES = {"saxpy": SAXPY, "matmul": MATMUL, "block_sum": BLOCK_SUM, "sort_rows": SORT_ROWS}
+SOURCES = {"saxpy": SAXPY, "matmul": MATMUL, "block_sum": BLOCK_SUM, "sort_rows": SORT_ROWS,
+           "sort_rows16": SORT_ROWS.replace("#define SORT_N 8", "#define SORT_N 16")}
 
 
 def clang_command(src_path: str, arch: str, out_path: str, no_gpu_includes: bool = False) -> list:

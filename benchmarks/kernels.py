@@ -25,27 +25,37 @@ import pykern as cuda  # noqa: E402
 
 #: row length of :func:`sort_rows` (a compile-time constant: the local array's extent)
 SORT_N = 8
+#: row length of :func:`sort_rows16`: the largest insertion sort clang-22 unrolls completely
+SORT16_N = 16
 
 
-@cuda.jit
-def sort_rows(x, out):
-    """Insertion sort of each row of ``x`` (``SORT_N`` wide) in a local array, one
-    row per thread: small constant-trip loops over a local array, which clang
-    unrolls into register moves."""
-    i = cuda.grid(1)
-    if i < x.shape[0]:
-        a = cuda.local.array(SORT_N, np.float32)
-        for k in range(SORT_N):
-            a[k] = x[i, k]
-        for k in range(1, SORT_N):
-            v = a[k]
-            j = k - 1
-            while j >= 0 and a[j] > v:
-                a[j + 1] = a[j]
-                j -= 1
-            a[j + 1] = v
-        for k in range(SORT_N):
-            out[i, k] = a[k]
+def insertion_sort_kernel(n: int):
+    """A kernel that sorts each row of ``x`` (``n`` wide) by insertion in a local
+    array, one row per thread: small constant-trip loops over a local array, which
+    clang unrolls into register moves (for ``n`` up to 16)."""
+
+    @cuda.jit
+    def sort_rows(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            a = cuda.local.array(n, np.float32)
+            for k in range(n):
+                a[k] = x[i, k]
+            for k in range(1, n):
+                v = a[k]
+                j = k - 1
+                while j >= 0 and a[j] > v:
+                    a[j + 1] = a[j]
+                    j -= 1
+                a[j + 1] = v
+            for k in range(n):
+                out[i, k] = a[k]
+
+    return sort_rows
+
+
+sort_rows = insertion_sort_kernel(SORT_N)
+sort_rows16 = insertion_sort_kernel(SORT16_N)
 
 
 @cuda.jit
@@ -80,6 +90,7 @@ AOT_KERNELS = {
     "matmul": (matmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"),
     "block_sum": (block_sum, "void(float64[::1], float64[::1])"),
     "sort_rows": (sort_rows, "void(float32[:, ::1], float32[:, ::1])"),
+    "sort_rows16": (sort_rows16, "void(float32[:, ::1], float32[:, ::1])"),
 }
 
 

@@ -46,13 +46,14 @@ from saxpy import saxpy  # noqa: E402
 
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
-from kernels import sort_rows  # noqa: E402  (benchmarks/kernels.py: insertion sort in a local array)
+from kernels import sort_rows, sort_rows16  # noqa: E402  (benchmarks/kernels.py: insertion sorts in a local array)
 
 KERNELS = {
     "saxpy": (saxpy, "void(float32, float32[::1], float32[::1], float32[::1])"),
     "matmul": (matmul, "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])"),
     "block_sum": (block_sum, "void(float64[::1], float64[::1])"),
     "sort_rows": (sort_rows, "void(float32[:, ::1], float32[:, ::1])"),
+    "sort_rows16": (sort_rows16, "void(float32[:, ::1], float32[:, ::1])"),
 }
 TARGET = 1.1
 
@@ -132,7 +133,7 @@ def test_within_ten_percent_of_clang(name, arch, tmp_path):
 #: ``long``, so the negative-index wraparound stays -- against clang on the same semantics it is
 #: held at parity below; block_sum gfx1100: loop-alignment s_nop padding).
 AT_PARITY = ([("saxpy", a) for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
-             + [("sort_rows", a) for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
+             + [(s, a) for s in ("sort_rows", "sort_rows16") for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
              + [("matmul", "gfx942"), ("matmul", "gfx90a"), ("block_sum", "gfx942"), ("block_sum", "gfx90a"),
                 ("block_sum", "gfx1201")])
 
@@ -383,18 +384,121 @@ def _backward_branches(tmp_path, art) -> list:
 
 @need_objdump
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx90a", "gfx1201"])
-def test_local_array_insertion_sort_is_unrolled(arch, tmp_path):
-    """The while loop of an insertion sort over an 8-element local array has no
-    constant trip count, but its ``j >= 0`` exit has one once the outer loop is
+@pytest.mark.parametrize("name", ["sort_rows", "sort_rows16"])
+def test_local_array_insertion_sort_is_unrolled(name, arch, tmp_path):
+    """The while loop of an insertion sort over an 8- or 16-element local array has
+    no constant trip count, but its ``j >= 0`` exit has one once the outer loop is
     unrolled: clang unrolls it completely, and so must pykern -- no loop left,
     the array in registers (no scratch, no indexed register moves). The index
     wraparound of ``a[j]`` under ``j >= 0`` must be folded before SimplifyCFG
-    merges the two exits (``amdgpu_build._fold_guarded_indices``)."""
-    art = build("sort_rows", arch)
+    merges the two exits (``amdgpu_build._fold_guarded_indices``); at 16 elements
+    the outer loop is unrolled on the frontend's hint (``llvm.loop.unroll.full``:
+    ``AmdgpuTarget.local_unroll_budget``), LLVM's estimate being just over its limit."""
+    art = build(name, arch)
     assert not _backward_branches(tmp_path, art), _backward_branches(tmp_path, art)
     assert art.metadata.get(".private_segment_fixed_size", 0) == 0
     ops = disassemble(art, tmp_path)
     assert not [o for o in ops if o.startswith(("v_movrel", "s_set_gpr_idx", "scratch_", "buffer_store"))], ops
+
+
+def _local_loops(n: int, trips: int):
+    """A kernel whose constant-trip loops write and sum a local array of ``n`` floats."""
+
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            a = cuda.local.array(n, np.float32)
+            for t in range(trips):
+                a[t % n] = x[i] * t
+            s = np.float32(0)
+            for t in range(trips):
+                s += a[(t * 7) % n]
+            out[i] = s
+
+    return k
+
+
+def _lowered_ir(fn, sig: str, target) -> str:
+    from pykern.codegen.lower import lower_module
+
+    mod = compile_ir(fn, parse_signature(sig)[1], is_kernel=True)
+    return str(lower_module(mod, target, CompileOptions()).llmodule)
+
+
+def test_the_unroll_hint_is_bounded():
+    """``llvm.loop.unroll.full`` goes on constant-trip loops over a local array while
+    trip count x body nodes stays within the budget (600): the 16-element sort's
+    outer loop (15 x 36) gets it, the 32-element one (31 x 36) and a loop of 1000
+    trips do not, and neither does a loop that indexes no local array, nor any
+    loop on the cpu target (budget 0)."""
+    from kernels import insertion_sort_kernel
+
+    sig = "void(float32[:, ::1], float32[:, ::1])"
+    amd = AmdgpuTarget(arch="gfx942")
+
+    def hinted(fn, sig=sig, target=amd) -> int:  # back edges that carry the hint
+        return _lowered_ir(fn, sig, target).count(", !llvm.loop !")
+
+    assert hinted(sort_rows16) == 3  # copy in (16 x 7 nodes), sort (15 x 36), copy out
+    assert hinted(insertion_sort_kernel(32)) == 2  # only the copies (32 x 7); the sort: 31 x 36
+    assert hinted(_local_loops(1000, 1000), "void(float32[::1], float32[::1])") == 0
+    assert hinted(_local_loops(64, 30), "void(float32[::1], float32[::1])") == 2
+    assert hinted(sort_rows16, target=get_target("cpu")) == 0
+
+    @cuda.jit
+    def no_local(x, out):
+        i = cuda.grid(1)
+        if i < x.shape[0]:
+            s = np.float32(0)
+            for t in range(4):
+                s += x[i, t]
+            out[i, 0] = s
+
+    assert hinted(no_local) == 0
+
+
+@need_objdump
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_a_long_loop_over_a_local_array_stays_a_loop(arch, tmp_path):
+    """range(1000) over a local array of 1000 floats: no hint, a loop in the code
+    object (not 1000 copies), compiled in well under a second."""
+    mod = compile_ir(_local_loops(1000, 1000), parse_signature("void(float32[::1], float32[::1])")[1],
+                     is_kernel=True)
+    art = AmdgpuTarget(arch=arch).compile(mod, CompileOptions())
+    assert _backward_branches(tmp_path, art)
+    assert len(disassemble(art, tmp_path)) < 400
+
+
+def _insertion_sorted(row) -> list:
+    """Python's run of the kernel's algorithm (``>`` on floats: NaN never moves past)."""
+    a = list(row)
+    for k in range(1, len(a)):
+        v, j = a[k], k - 1
+        while j >= 0 and a[j] > v:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = v
+    return a
+
+
+def test_sort_rows16_sorts_nan_signed_zeros_and_equal_keys(cpu_target):
+    """The 16-element benchmark sort on the cpu target against the same algorithm in
+    Python, bit for bit: NaN (compares false, so it stays where the scan stops),
+    -0.0 and 0.0 (equal: stable, their order kept), repeated keys."""
+    rng = np.random.default_rng(11)
+    x = rng.integers(-4, 5, (70, 16)).astype(np.float32)
+    x[::3, 5] = np.nan
+    x[1::4, 2] = -0.0
+    x[1::4, 9] = 0.0
+    x[2::5, :] = 1.5
+    x[7, ::2] = np.nan
+    out = np.zeros_like(x)
+    sort_rows16[3, 32](x, out)
+    want = np.array([_insertion_sorted(r) for r in x], np.float32)
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+    plain = ~np.isnan(x).any(axis=1)
+    assert np.array_equal(out[plain], np.sort(x[plain], axis=1))
 
 
 # ------------------------------------------------------------- contraction
