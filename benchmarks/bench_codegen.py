@@ -2,7 +2,7 @@
 compiled by clang-22 -O3 (benchmarks/hip_kernels.py), for gfx942 and gfx1100
 (and gfx90a, gfx1201).
 
-Per kernel (saxpy, 16x16 tiled matmul, block reduction, insertion sort in a
+Per kernel (saxpy, 16x16 tiled matmul, block reduction, insertion sorts in a
 local array) and arch: the number of instructions in the code object's .text
 as disassembled by llvm-objdump-22 (padding after the last s_endpgm excluded)
 and the VGPR count (``.vgpr_count`` of the amdhsa metadata: pykern's from
