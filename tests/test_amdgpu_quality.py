@@ -456,6 +456,47 @@ def test_the_unroll_hint_is_bounded():
             out[i, 0] = s
 
     assert hinted(no_local) == 0
+    one = "void(float32[::1], float32[::1])"
+    # 16 x 16 into a 256-float array: the inner loop (16 x 10 nodes), not the outer one, whose
+    # size counts the inner loop unrolled (16 x (16 x 10)), nor the 256-trip read
+    assert hinted(_nested_local_loops, one) == 1
+    # a call counts its callee's body: 8 calls of a 40-trip loop are over the budget
+    assert hinted(_calls_a_loop, one) == 1
+
+
+@cuda.jit(device=True)
+def _forty_steps(v):
+    s = v
+    for t in range(40):
+        s = s * np.float32(0.5) + np.float32(t)
+    return s
+
+
+@cuda.jit
+def _calls_a_loop(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = cuda.local.array(8, np.float32)
+        for k in range(8):
+            a[k] = _forty_steps(x[i] + k)
+        s = np.float32(0)
+        for k in range(8):
+            s += a[(k * 3) % 8]
+        out[i] = s
+
+
+@cuda.jit
+def _nested_local_loops(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        a = cuda.local.array(256, np.float32)
+        for r in range(16):
+            for c in range(16):
+                a[r * 16 + c] = x[i] * r + c
+        s = np.float32(0)
+        for k in range(256):
+            s += a[(k * 7) % 256]
+        out[i] = s
 
 
 @need_objdump

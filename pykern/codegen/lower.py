@@ -57,19 +57,49 @@ def _walk(node):
                     stack.append(v)
 
 
-def _unroll_over_local(body: list, trips: int, budget: int) -> bool:
-    """Whether a ``range`` loop of ``trips`` iterations (a constant) and this body gets
-    ``llvm.loop.unroll.full``: it indexes a local array and ``trips`` times the body's
-    node count is within the target's ``budget`` (``Target.local_unroll_budget``).
-    A nested loop's body counts once; LLVM's cost model then decides, per copy, on the
-    loops inside (their trip counts are constants there)."""
+def _const_trips(s: ir.ForRange):
+    """The iteration count of a ``range`` loop whose bounds are constants, else None."""
+    if not all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) or s.step.value == 0:
+        return None
+    return len(range(s.start.value, s.stop.value, s.step.value))
+
+
+def _unrolled_size(node, functions: dict, memo: dict) -> int:
+    """Frontend IR nodes of ``node`` (a node or a list) as full unrolling would copy them:
+    a nested ``range`` loop with constant bounds counts its trip count times its body, a
+    call its callee's body (LLVM inlines device functions), any other loop its body once
+    (its trip count is unknown here; LLVM's cost model decides on it, copy by copy)."""
+    if isinstance(node, list):
+        return sum(_unrolled_size(n, functions, memo) for n in node)
+    if not isinstance(node, (ir.Expr, ir.Stmt)):
+        return 0
+    if isinstance(node, ir.ForRange):
+        trips = _const_trips(node)
+        body = _unrolled_size(node.body, functions, memo)
+        return 4 + max(1, trips if trips is not None else 1) * body
+    n = 1
+    if isinstance(node, ir.Call) and node.func in functions:
+        if node.func not in memo:
+            memo[node.func] = 1 << 30  # a recursive call: never unrolled
+            memo[node.func] = _unrolled_size(functions[node.func].body, functions, memo)
+        n += memo[node.func]
+    for v in node.__dict__.values():
+        if isinstance(v, (ir.Expr, ir.Stmt, list)):
+            n += _unrolled_size(v, functions, memo)
+    return n
+
+
+def _unroll_over_local(s: ir.ForRange, trips: int, budget: int, functions: dict) -> bool:
+    """Whether the ``range`` loop ``s`` of ``trips`` iterations (a constant) gets
+    ``llvm.loop.unroll.full``: its body indexes a local array and ``trips`` times the
+    body's unrolled size (:func:`_unrolled_size`) is within the target's ``budget``
+    (``Target.local_unroll_budget``)."""
     if budget <= 0 or trips < 2:
         return False
-    nodes = list(_walk(body))
-    if trips * len(nodes) > budget:
+    if trips * _unrolled_size(s.body, functions, {}) > budget:
         return False
     return any(isinstance(n, (ir.Load, ir.Store)) and getattr(n.array.type, "space", None) == "local"
-               for n in nodes)
+               for n in _walk(s.body))
 
 
 def scan(module: ir.Module) -> dict:
@@ -497,11 +527,11 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         kslot = self.alloca(llty, name="range.k")
         b.store(zero, kslot)
         poll = self.ml.poll_interval
-        known = all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) and s.step.value != 0
-        trips = len(range(s.start.value, s.stop.value, s.step.value)) if known else None
-        if poll and known and trips <= poll:
+        trips = _const_trips(s)
+        if poll and trips is not None and trips <= poll:
             poll = 0  # a short loop of known length: no poll, so LLVM may unroll it whole
-        unroll = not poll and known and _unroll_over_local(s.body, trips, self.target.local_unroll_budget())
+        unroll = not poll and trips is not None and _unroll_over_local(
+            s, trips, self.target.local_unroll_budget(), self.ml.module.functions)
         if poll:
             # strip-mined: the inner loop runs at most `poll` iterations with no
             # extra exit (LLVM may still vectorise it); the poll sits between chunks

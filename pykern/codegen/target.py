@@ -300,8 +300,9 @@ class Target(abc.ABC):
         """0 (default): LLVM's cost model alone decides which loops to unroll. N > 0:
         ``lower.py`` asks LLVM to unroll completely (``llvm.loop.unroll.full``) every
         ``for ... in range`` loop with constant bounds whose body indexes a local array,
-        when its trip count times the size of its body (frontend IR nodes, nested loops
-        counted once) is at most N. The amdgpu target keeps a local array in registers
+        when its trip count times the size of its body is at most N (frontend IR nodes as
+        unrolling copies them: a nested constant-trip ``range`` loop times its trip count, a
+        call with its callee's body, a ``while`` loop once; ``lower._unrolled_size``). The amdgpu target keeps a local array in registers
         only where every index is a constant; the loops LLVM's estimate leaves rolled
         (nests, like an insertion sort) index it at run time instead."""
         return 0
