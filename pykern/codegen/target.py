@@ -302,9 +302,11 @@ class Target(abc.ABC):
         ``for ... in range`` loop with constant bounds whose body indexes a local array,
         when its trip count times the size of its body is at most N (frontend IR nodes as
         unrolling copies them: a nested constant-trip ``range`` loop times its trip count, a
-        call with its callee's body, a ``while`` loop once; ``lower._unrolled_size``). The amdgpu target keeps a local array in registers
-        only where every index is a constant; the loops LLVM's estimate leaves rolled
-        (nests, like an insertion sort) index it at run time instead."""
+        call with its callee's body, a ``while`` loop once; ``lower._unrolled_size``).
+        On amdgpu a local array indexed at run time is a register vector reached through
+        indexed moves or compare-select chains per access; unrolled, its indices are
+        constants. LLVM's own estimate leaves some nests rolled that clang unrolls (an
+        insertion sort of 16 elements: ``AmdgpuTarget.local_unroll_budget``)."""
         return 0
 
     # ------------------------------------------------------ cancellation
