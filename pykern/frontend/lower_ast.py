@@ -53,7 +53,7 @@ def _type_token(t: T.Type) -> str:
     if isinstance(t, T.Boolean):
         return "b"
     if isinstance(t, T.Array):
-        return f"a{t.ndim}{t.layout}{t.space[0]}{'r' if t.readonly else ''}{_type_token(t.dtype)}"
+        return f"a{t.ndim}{t.layout}{t.space[0]}{'r' if t.readonly else ''}{'' if t.aligned else 'u'}{_type_token(t.dtype)}"
     if isinstance(t, T.Tuple):
         return "t" + str(len(t.elems)) + "".join(_type_token(e) for e in t.elems) + "e"
     return _sanitize(str(t))

@@ -282,6 +282,9 @@ class Array(Type):
     layout: str = "A"
     space: str = "global"
     readonly: bool = False
+    #: False for a view of an array field of a packed record (numba's ``aligned=False``): its
+    #: elements may sit at any byte, so each is loaded and stored with alignment 1
+    aligned: bool = True
 
     def __post_init__(self):
         assert self.layout in ("C", "F", "A"), self.layout
@@ -305,6 +308,8 @@ class Array(Type):
             s = f"{self.space} {s}"
         if self.readonly:
             s = f"readonly {s}"
+        if not self.aligned:
+            s = f"unaligned {s}"
         return s
 
     __repr__ = __str__
