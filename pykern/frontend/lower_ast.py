@@ -261,6 +261,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         if self.declared_ret is not None:
             self.ret = (self.declared_ret, def_loc)
         self.returned_param = None  # `return A` of an array parameter (stmt_Return); kept like ret
+        self.returned_none = False  # a `return None` before any value (stmt_Return's Optional); kept too
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.skipped = []

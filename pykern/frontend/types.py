@@ -354,6 +354,28 @@ class NoneType(Tuple):
 none = NoneType()
 
 
+@dataclass(frozen=True, repr=False)
+class Optional(Tuple):
+    """numba's ``OptionalType(T)`` of a number: what a device function returns when it
+    returns ``None`` on some paths and a ``T`` on others. To the ABI and codegen it is the
+    tuple ``(value, present)``; the frontend answers ``x is None`` from ``present`` and reads
+    ``x`` anywhere else as its value (numba unwraps it there too, raising TypeError for None)."""
+
+    def __str__(self) -> str:
+        return f"OptionalType({self.elems[0]})"
+
+    __repr__ = __str__
+
+    @property
+    def type(self) -> Type:
+        return self.elems[0]
+
+
+def optional(t: Type) -> Optional:
+    """``OptionalType(t)``; ``t`` a scalar type."""
+    return Optional((t, boolean))
+
+
 int8 = Integer(8, True)
 int16 = Integer(16, True)
 int32 = Integer(32, True)
