@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import stubs
-from . import infer, ir, local_defs
+from . import infer, ir, local_defs, np_scalar
 from . import types as T
 from ..errors import CompileError, CompileValueError
 from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
@@ -131,6 +131,8 @@ def lower_call(lw, fobj, node):
             return _abs(lw, node, name)
         if f in _NP_MINMAX:
             return _np_minmax(lw, node, name, _NP_MINMAX[f])
+        if f in np_scalar.HANDLERS:
+            return np_scalar.HANDLERS[f](lw, node, name)
         if f is np.power:
             _nargs(lw, node, name, 2)
             return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
