@@ -103,3 +103,29 @@ def test_none_read_as_a_number_raises_type_error_under_debug():
     k = cuda.jit(debug=True)(none_as_number.py_func)
     with pytest.raises(TypeError, match="expected float64, got None"):
         k[1, 4](np.array([1.0, -1.0]), np.zeros(2))
+
+
+@cuda.jit(device=True)
+def first_or_flag(t):
+    return t[0] if t[1] else -1.0
+
+
+@cuda.jit(device=True)
+def unwrap_or(r, default):
+    if r is None:
+        return default
+    return r
+
+
+@cuda.jit
+def same_shape_types(x, out):
+    # an optional float64 and a plain (float64, bool) tuple specialise the callees apart
+    out[0] = unwrap_or(none_first(x[0]), 5.0)
+    out[1] = first_or_flag((x[0], x[0] > 0))
+    out[2] = unwrap_or(none_first(-x[0]), 5.0)
+
+
+def test_optional_and_plain_tuple_specialise_apart():
+    out = np.zeros(3)
+    same_shape_types[1, 1](np.array([4.0]), out)
+    np.testing.assert_array_equal(out, [10.0, 4.0, 5.0])

@@ -54,6 +54,8 @@ def _type_token(t: T.Type) -> str:
         return "b"
     if isinstance(t, T.Array):
         return f"a{t.ndim}{t.layout}{t.space[0]}{'r' if t.readonly else ''}{'' if t.aligned else 'u'}{_type_token(t.dtype)}"
+    if isinstance(t, T.Optional):  # not the plain (value, bool) tuple it is made of
+        return "o" + _type_token(t.type)
     if isinstance(t, T.Tuple):
         return "t" + str(len(t.elems)) + "".join(_type_token(e) for e in t.elems) + "e"
     return _sanitize(str(t))
