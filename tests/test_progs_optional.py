@@ -129,3 +129,33 @@ def test_optional_and_plain_tuple_specialise_apart():
     out = np.zeros(3)
     same_shape_types[1, 1](np.array([4.0]), out)
     np.testing.assert_array_equal(out, [10.0, 4.0, 5.0])
+
+
+@cuda.jit(device=True)
+def step3(x):
+    if x > 10:
+        return None
+    return x + 3
+
+
+@cuda.jit
+def optional_in_while_tests(out):
+    x = 0
+    n = 0
+    while step3(x) is not None:  # re-tested every iteration
+        x = x + 3
+        n += 1
+    else:
+        out[3] = 1  # the test's own exit is no break: the else runs
+    out[0] = x
+    out[1] = n
+    m = 0
+    while step3(m * 3) < 100:  # None once m * 3 > 10: the thread stops there (numba's TypeError)
+        m += 1
+        out[2] = m
+
+
+def test_optional_in_a_while_test_is_checked_every_iteration():
+    out = np.zeros(4, np.int64)
+    optional_in_while_tests[1, 1](out)
+    np.testing.assert_array_equal(out, [12, 4, 4, 1])
