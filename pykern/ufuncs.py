@@ -38,7 +38,6 @@ import numpy as np
 from .errors import LaunchError
 from .frontend import types as T
 from .generated import as_def, define, is_device_operand
-from .reduction import Reduce
 
 _MAX_NDIM = 4  # kernel arrays have 1 to 4 dimensions
 
@@ -309,11 +308,43 @@ class CUDAUFunc:
         return out
 
     def reduce(self, arg, stream=0):
-        """numba's ``ufunc.reduce`` of a binary ufunc over a 1-d array: a tree
-        reduction on the device (``pykern.Reduce`` of this ufunc)."""
+        """numba's ``ufunc.reduce`` of a binary ufunc over a 1-d array, in numba's order: the
+        array's halves combined by this ufunc on the device (``left = f(left, right)``), again
+        and again, an odd last element folded in after the rest (``f(rest, last)``). No initial
+        value: ``mul.reduce`` is the product, a non-associative ``f`` gives numba's result, and
+        float sums round as there. An empty array is numba's TypeError."""
         if self.nin != 2:
             raise TypeError("reduce needs a binary ufunc")
-        return Reduce(self._device)(arg, stream=stream)
+        if np.ndim(arg) != 1:
+            raise TypeError("reduce needs a 1-d array")
+        n = arg.shape[0]
+        if n == 0:
+            raise TypeError("Reduction on an empty array.")
+        if n == 1:
+            return arg[0]
+        from .runtime.memory import to_device
+        from .runtime.streams import stream as new_stream
+
+        s = stream or new_stream()
+        with s.auto_synchronize():
+            mem = arg if is_device_operand(arg) else to_device(np.ascontiguousarray(arg), stream=s)
+            held = []  # the views stay referenced until the stream is done with them
+            out = self._reduce_halves(mem, held, s)
+            buf = np.empty(1, dtype=arg.dtype)
+            out.copy_to_host(buf, stream=s)
+        return buf[0]
+
+    def _reduce_halves(self, mem, held, stream):
+        n = mem.shape[0]
+        if n % 2:
+            rest, last = mem.split(n - 1)
+            held += [rest, last]
+            out = self._reduce_halves(rest, held, stream)
+            return self(out, last, out=out, stream=stream)
+        left, right = mem.split(n // 2)
+        held += [left, right]
+        self(left, right, out=left, stream=stream)
+        return self._reduce_halves(left, held, stream) if n // 2 > 1 else left
 
     def __reduce__(self):
         """Pickled by value as its device function is (``pykern/serialize.py``) with its signatures

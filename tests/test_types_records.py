@@ -176,10 +176,11 @@ def test_record_errors_are_located():
 
     @cuda.jit
     def packed_array_field(a):
-        a[0].v[0] = 1
+        a[0].v[1] = 1  # no longer an error: an unaligned view (tests/test_progs_records.py)
 
-    with pytest.raises(cuda.CompileError, match="not aligned"):
-        packed_array_field[1, 1](np.zeros(2, np.dtype([("c", "u1"), ("v", "f8", (2,))])))
+    a = np.zeros(2, np.dtype([("c", "u1"), ("v", "f8", (2,))]))
+    packed_array_field[1, 1](a)
+    assert a["v"].tolist() == [[0, 1], [0, 0]]
 
 
 @cuda.jit

@@ -30,6 +30,14 @@ def _is_dynamic_shape(shape) -> bool:
     return tuple(shape) == (0,)
 
 
+def _element_align(arr):
+    """The alignment of ``arr``'s element loads and stores: a record field's own (1 in packed
+    records), 1 in a view of a packed record's array field, else None (the type's natural one)."""
+    if isinstance(arr, ir.RecordField):
+        return arr.align
+    return None if arr.type.aligned else 1
+
+
 class ArrayLowering:
     """Arrays, views and element access of ``FunctionLowering`` (see the module docstring)."""
 
@@ -40,10 +48,7 @@ class ArrayLowering:
         dt = s.array.type.dtype
         if isinstance(dt, T.Boolean):
             val = self.builder.zext(val, I8)
-        if isinstance(s.array, ir.RecordField):  # a record field: maybe unaligned (packed records)
-            self.builder.store(val, ptr, align=s.array.align)
-            return
-        self.builder.store(val, ptr)
+        self.builder.store(val, ptr, align=_element_align(s.array))
 
     def _array_name(self, e):
         if isinstance(e, ir.Var):
@@ -118,12 +123,7 @@ class ArrayLowering:
         arr = self.expr(e.array)
         ptr = self.element_ptr(e.array, arr, e.indices)
         dt = e.array.type.dtype
-        if isinstance(e.array, ir.RecordField):  # a record field: maybe unaligned (packed records)
-            v = self.builder.load(ptr, typ=self.types.memory(dt), align=e.array.align)
-            if isinstance(dt, T.Boolean):
-                v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
-            return v
-        v = self.builder.load(ptr, typ=self.types.memory(dt))
+        v = self.builder.load(ptr, typ=self.types.memory(dt), align=_element_align(e.array))
         if isinstance(dt, T.Boolean):
             v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
         return v

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import stubs
-from . import infer, ir, local_defs
+from . import infer, ir, local_defs, np_scalar
 from . import types as T
 from ..errors import CompileError, CompileValueError
 from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
@@ -131,6 +131,8 @@ def lower_call(lw, fobj, node):
             return _abs(lw, node, name)
         if f in _NP_MINMAX:
             return _np_minmax(lw, node, name, _NP_MINMAX[f])
+        if f in np_scalar.HANDLERS:
+            return np_scalar.HANDLERS[f](lw, node, name)
         if f is np.power:
             _nargs(lw, node, name, 2)
             return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
@@ -1132,7 +1134,7 @@ def _reshape(lw, node, arr):
                                                                    "of the new array must be unchanged"}, loc)
         lw.emit(ir.If(ok, [], [ir.ExprStmt(fail, loc)], loc))
     dims = [lw.once(ir.IfExp(ok, d, c(0), i64, loc), node) for d in dims]
-    return ir.Reshape(arr, dims, T.Array(at.dtype, len(dims), "C", at.space, at.readonly), loc)
+    return ir.Reshape(arr, dims, T.Array(at.dtype, len(dims), "C", at.space, at.readonly, at.aligned), loc)
 
 
 def _bit_count(lw, node, bm):

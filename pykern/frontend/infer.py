@@ -191,6 +191,8 @@ def unify(a: T.Type, b: T.Type):
         return a
     if a.is_scalar and b.is_scalar:
         return T.promote(a, b)
+    if isinstance(a, T.Optional) or isinstance(b, T.Optional):
+        return None  # a variable holding an optional and something else: not supported
     if isinstance(a, T.Tuple) and isinstance(b, T.Tuple) and len(a.elems) == len(b.elems):
         elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
         if any(e is None for e in elems):

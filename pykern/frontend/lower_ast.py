@@ -53,7 +53,9 @@ def _type_token(t: T.Type) -> str:
     if isinstance(t, T.Boolean):
         return "b"
     if isinstance(t, T.Array):
-        return f"a{t.ndim}{t.layout}{t.space[0]}{'r' if t.readonly else ''}{_type_token(t.dtype)}"
+        return f"a{t.ndim}{t.layout}{t.space[0]}{'r' if t.readonly else ''}{'' if t.aligned else 'u'}{_type_token(t.dtype)}"
+    if isinstance(t, T.Optional):  # not the plain (value, bool) tuple it is made of
+        return "o" + _type_token(t.type)
     if isinstance(t, T.Tuple):
         return "t" + str(len(t.elems)) + "".join(_type_token(e) for e in t.elems) + "e"
     return _sanitize(str(t))
@@ -261,6 +263,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         if self.declared_ret is not None:
             self.ret = (self.declared_ret, def_loc)
         self.returned_param = None  # `return A` of an array parameter (stmt_Return); kept like ret
+        self.returned_none = False  # a `return None` before any value (stmt_Return's Optional); kept too
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.skipped = []

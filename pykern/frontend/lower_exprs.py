@@ -67,7 +67,19 @@ class ExpressionLowering:
         return self._visit("expr_", _UNSUPPORTED_EXPRS, "expressions", node)
 
     def value(self, node) -> ir.Expr:
-        return self.to_ir(self.expr(node), node)
+        v = self.to_ir(self.expr(node), node)
+        return self.unwrap_optional(v, node) if isinstance(v.type, T.Optional) else v
+
+    def unwrap_optional(self, v: ir.Expr, node) -> ir.Expr:
+        """An optional used as a number: its value. A None there is numba's TypeError
+        ("expected T, got None"), raised before the statement: the thread stops (as a
+        ``raise`` does; under debug=True the host raises it)."""
+        t = v.type
+        v = self.once(v, node)
+        loc = self.loc(node)
+        absent = ir.UnaryOp("not", ir.TupleGet(v, 1, T.boolean, loc), T.boolean, loc)
+        self.emit(ir.If(absent, [ir.Raise("builtins:TypeError", (f"expected {t.type}, got None",), loc)], [], loc))
+        return ir.TupleGet(v, 0, t.type, loc)
 
     def to_ir(self, v, node) -> ir.Expr:
         if isinstance(v, ir.Expr):
@@ -335,6 +347,11 @@ class ExpressionLowering:
                 raise self.error("the truth value of a call's None result is not supported", node)
             return ir.Const(False, T.boolean, self.loc(node))
         v = self.to_ir(v, node)
+        if isinstance(v.type, T.Optional):  # numba: None is false, else the value's truth
+            v = self.once(v, node)
+            loc = self.loc(node)
+            value = self.cast(ir.TupleGet(v, 0, v.type.type, loc), T.boolean, node)
+            return ir.BoolOp("and", [ir.TupleGet(v, 1, T.boolean, loc), value], T.boolean, loc)
         if not v.type.is_scalar:
             raise self.error(f"cannot use a {v.type} as a condition", node, "compare it, e.g. x > 0, or index it")
         return self.cast(v, T.boolean, node)
@@ -447,6 +464,12 @@ class ExpressionLowering:
         # a None argument's value (also inside a tuple argument: t[1], p.scale) has numba's none type
         nones = [(isinstance(v, PyObj) and v.value is None) or isinstance(getattr(v, "type", None), T.NoneType)
                  for v in sides]
+        optionals = [isinstance(getattr(v, "type", None), T.Optional) for v in sides]
+        if any(optionals) and any(nones):  # a run-time answer: is the optional's value present?
+            v = self.to_ir(sides[optionals.index(True)], node)
+            present = ir.TupleGet(v, 1, T.boolean, self.loc(node))
+            return present if isinstance(node.ops[0], ast.IsNot) else \
+                ir.UnaryOp("not", present, T.boolean, self.loc(node))
         if not any(nones):
             folded = self._is_bool_literal(node, sides)
             if folded is not None:

@@ -21,7 +21,12 @@ class LoopLowering:
 
     def stmt_While(self, node):
         flag = self.loop_else_begin(node)
-        cond = self.cond(node.test)
+        saved, self.out = self.out, []
+        try:
+            cond = self.cond(node.test)
+            pre = self.out  # statements the test needs (a temporary, a checked optional)
+        finally:
+            self.out = saved
         self.loop_depth += 1
         self.else_flags.append(flag)
         try:
@@ -29,7 +34,13 @@ class LoopLowering:
         finally:
             self.loop_depth -= 1
             self.else_flags.pop()
-        self.emit(ir.While(cond, body, self.loc(node)))
+        loc = self.loc(node)
+        if pre:
+            # they belong to every test, not only the first: the loop tests at its top
+            # (this break is no `break` of the user's: a while/else's else still runs)
+            exit_ = ir.If(ir.UnaryOp("not", cond, T.boolean, loc), [ir.Break(loc)], [], loc)
+            body, cond = pre + [exit_] + body, ir.Const(True, T.boolean, loc)
+        self.emit(ir.While(cond, body, loc))
         self.loop_else_end(node, flag)
 
     # for/else and while/else: a hidden flag set by each `break` of the loop; the else

@@ -13,7 +13,7 @@ import numpy as np
 from .. import stubs
 from . import infer, ir, local_defs, records, slice_store
 from . import types as T
-from .values import NeedType, PartialIndex, PyObj, is_pure
+from .values import NeedType, PartialIndex, PyObj, as_const_value, is_pure
 
 #: what an exception argument may be: constants the host can rebuild the exception from
 _EXCEPTION_ARG_TYPES = (str, bytes, bool, int, float, complex, type(None))
@@ -423,6 +423,8 @@ class StatementLowering:
     def stmt_Return(self, node):
         v = node.value
         if v is None or (isinstance(v, ast.Constant) and v.value is None):
+            if self.optional_return(None, node):
+                return
             if self.ret is not None and not isinstance(self.ret[0], T.Void) or self.returned_param is not None:
                 what = self.ret[0] if self.returned_param is None else "array"
                 raise self.error(
@@ -435,7 +437,11 @@ class StatementLowering:
             raise self.error(
                 "kernels cannot return a value", node, hint="write results into an output array argument"
             )
-        value = self.value(v)
+        value = self.to_ir(self.expr(v), v)
+        if self.optional_return(value, node):
+            return
+        if isinstance(value.type, T.Optional):
+            value = self.unwrap_optional(value, v)
         t = value.type
         if _contains_array(t):
             self.return_array_param(v, t, node, value)
@@ -460,6 +466,49 @@ class StatementLowering:
                 self.ret = (u, rloc)
                 self.changed = True
         self.emit(ir.Return(self.cast(value, self.ret[0], node), self.loc(node)))
+
+    def optional_return(self, value, node) -> bool:
+        """numba's Optional return: a device function (without a declared return type) that
+        returns ``None`` (or nothing) on some paths and a number on others returns an
+        ``OptionalType`` -- (value, present) -- on all of them. ``value`` is the returned
+        expression, None for ``return``/``return None``. False when this return is not one."""
+        if self.is_kernel or self.declared_ret is not None or self.returned_param is not None:
+            return False
+        rt = self.ret[0] if self.ret is not None else None
+        vt = None if value is None else value.type
+        if isinstance(vt, T.Optional):
+            vt = vt.type
+        if vt is not None and not vt.is_scalar:
+            return False
+        if isinstance(rt, T.Optional):
+            new = rt.type if vt is None else infer.unify(rt.type, vt)
+            if new is None:
+                return False
+        elif value is None and rt is not None and rt.is_scalar:
+            new = rt  # None after numbers
+        elif value is not None and isinstance(rt, T.Void) and self.returned_none:
+            new = vt  # a number after None
+        elif isinstance(value, ir.Expr) and isinstance(value.type, T.Optional):
+            new = vt  # returns another function's optional as it is
+        else:
+            if value is None and rt is None:
+                self.returned_none = True
+            return False
+        opt = T.optional(new)
+        if self.ret is None or self.ret[0] != opt:
+            self.ret = (opt, self.ret[1] if self.ret is not None else self.loc(node))
+            self.changed = True
+        loc = self.loc(node)
+        if value is None:
+            out = ir.TupleExpr([ir.Const(as_const_value(0, new), new, loc), ir.Const(False, T.boolean, loc)], opt, loc)
+        elif isinstance(value.type, T.Optional):
+            v = self.once(value, node)
+            out = ir.TupleExpr([self.cast(ir.TupleGet(v, 0, value.type.type, loc), new, node),
+                                ir.TupleGet(v, 1, T.boolean, loc)], opt, loc)
+        else:
+            out = ir.TupleExpr([self.cast(value, new, node), ir.Const(True, T.boolean, loc)], opt, loc)
+        self.emit(ir.Return(out, loc))
+        return True
 
     # ---- raise / assert: numba's static raise (RewriteConstRaises): an Exception subclass,
     # called or not, with constant arguments; the host builds the exception from them

@@ -64,8 +64,9 @@ def _natural(t) -> int:
 
 def field_view(lw, base: ir.Expr, name: str, node, direct: bool = False) -> ir.RecordField:
     """The view of field ``name`` of record reference ``base``. ``direct``: the view is only
-    loaded from and stored to here (each access carries its alignment), so an array field
-    of a packed record, whose view could not be passed on, is allowed."""
+    loaded from and stored to here (each access carries the field's alignment); otherwise an
+    array field of a packed record is an ``aligned=False`` array, whose element accesses
+    claim alignment 1 wherever the view is passed on (numba's unaligned arrays)."""
     rt = base.type
     r = ir.record_field_type(rt, name)
     if r is None:
@@ -76,8 +77,7 @@ def field_view(lw, base: ir.Expr, name: str, node, direct: bool = False) -> ir.R
     while align > 1 and off % align:
         align //= 2
     if isinstance(ft, T.NestedArray) and align < _natural(ft.dtype) and not direct:
-        raise lw.error(f"array field '{name}' is not aligned (offset {off} in a packed record)", node,
-                       "use an aligned dtype (np.dtype(..., align=True)) for records with array fields")
+        vt = vt.with_(aligned=False)  # passed on as an array: its elements are loaded with alignment 1
     if isinstance(ft, T.NestedArray):
         # what every element's address has: elements follow at their own size, so an 8-aligned
         # float32[4] field has 4-aligned elements (a load claiming 8 could be merged wrongly)

@@ -282,6 +282,9 @@ class Array(Type):
     layout: str = "A"
     space: str = "global"
     readonly: bool = False
+    #: False for a view of an array field of a packed record (numba's ``aligned=False``): its
+    #: elements may sit at any byte, so each is loaded and stored with alignment 1
+    aligned: bool = True
 
     def __post_init__(self):
         assert self.layout in ("C", "F", "A"), self.layout
@@ -305,6 +308,8 @@ class Array(Type):
             s = f"{self.space} {s}"
         if self.readonly:
             s = f"readonly {s}"
+        if not self.aligned:
+            s = f"unaligned {s}"
         return s
 
     __repr__ = __str__
@@ -347,6 +352,28 @@ class NoneType(Tuple):
 
 
 none = NoneType()
+
+
+@dataclass(frozen=True, repr=False)
+class Optional(Tuple):
+    """numba's ``OptionalType(T)`` of a number: what a device function returns when it
+    returns ``None`` on some paths and a ``T`` on others. To the ABI and codegen it is the
+    tuple ``(value, present)``; the frontend answers ``x is None`` from ``present`` and reads
+    ``x`` anywhere else as its value (numba unwraps it there too, raising TypeError for None)."""
+
+    def __str__(self) -> str:
+        return f"OptionalType({self.elems[0]})"
+
+    __repr__ = __str__
+
+    @property
+    def type(self) -> Type:
+        return self.elems[0]
+
+
+def optional(t: Type) -> Optional:
+    """``OptionalType(t)``; ``t`` a scalar type."""
+    return Optional((t, boolean))
 
 
 int8 = Integer(8, True)

@@ -266,7 +266,8 @@ class _Checker:
             self.bad(f"field '{e.name}' of a {vt} (records are 0-d arrays of a Record)", e)
             return
         r = ir.record_field_type(vt, e.name)
-        if r is None or r[0] != e.type or r[1] != e.offset:
+        # an array field's view may be the unaligned one of a packed record (records.field_view)
+        if r is None or r[0] not in (e.type, e.type.with_(aligned=True)) or r[1] != e.offset:
             self.bad(f"record field '{e.name}' typed {e.type} at offset {e.offset}", e)
 
     def e_Cast(self, e):
@@ -375,7 +376,8 @@ class _Checker:
     def e_Reinterpret(self, e):
         at = self.operand(e, e.array, T.Array, lambda t: f"reinterpretation of a {t}, not an array")
         nt = e.type
-        if not isinstance(nt, T.Array) or nt.ndim != at.ndim or nt.space != at.space or nt.readonly != at.readonly:
+        if not isinstance(nt, T.Array) or nt.ndim != at.ndim or nt.space != at.space or nt.readonly != at.readonly \
+                or nt.aligned != at.aligned:
             self.bad(f"reinterpretation of {at} typed {nt}", e)
         old, new = at.dtype.nbytes, nt.dtype.nbytes
         if e.part != (nt.layout == "A" and new < old):
@@ -392,7 +394,7 @@ class _Checker:
         if at.layout != "C" or at.ndim == 0:
             self.bad(f"reshape of a {at} (a C-contiguous array of one or more dimensions is needed)", e)
         self.values_of_type(e, e.shape, T.int64, lambda t: f"reshape extent of type {t}, must be int64")
-        want = T.Array(at.dtype, len(e.shape), "C", at.space, at.readonly)
+        want = T.Array(at.dtype, len(e.shape), "C", at.space, at.readonly, at.aligned)
         if e.type != want or not e.shape:
             self.bad(f"reshape of {at} typed {e.type}, expected {want}", e)
 

@@ -1,0 +1,161 @@
+"""numba's Optional return values: a device function returning None on some paths and a
+number on others (numba-examples' histogram ``compute_bin``). ``r is None`` tells them apart;
+a None read as a number is numba's TypeError, which stops the thread."""
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+
+pytestmark = pytest.mark.usefixtures("cpu_uncached")
+
+
+@cuda.jit(device=True)
+def bin_of(x, n, lo, hi):
+    if x == hi:
+        return n - 1
+    b = np.int32(n * (x - lo) / (hi - lo))
+    if b < 0 or b >= n:
+        return None
+    else:
+        return b
+
+
+@cuda.jit(device=True)
+def none_first(x):
+    if x < 0:
+        return None
+    return x * 2.5
+
+
+@cuda.jit(device=True)
+def falls_off(x):
+    if x > 0:
+        return x + 1
+
+
+@cuda.jit(device=True)
+def passes_on(x):
+    return none_first(x)
+
+
+@cuda.jit
+def optional_uses(xs, present, values, truth, passed):
+    i = cuda.grid(1)
+    if i < xs.size:
+        r = none_first(xs[i])
+        present[i] = r is not None
+        if r is None:
+            values[i] = -1.0
+        else:
+            values[i] = r + 1.0  # read as its number
+        truth[i] = 1 if falls_off(xs[i]) else 0  # None is false, else the number's truth
+        p = passes_on(xs[i])
+        passed[i] = 0 if p is None else 1
+
+
+def test_optional_is_none_and_values():
+    xs = np.array([-2.0, 0.0, 3.0, -0.5, 4.0])
+    present = np.zeros(5, np.bool_)
+    values = np.zeros(5)
+    truth = np.zeros(5, np.int64)
+    passed = np.zeros(5, np.int64)
+    optional_uses[1, 8](xs, present, values, truth, passed)
+    np.testing.assert_array_equal(present, xs >= 0)
+    np.testing.assert_array_equal(values, np.where(xs >= 0, xs * 2.5 + 1, -1.0))
+    np.testing.assert_array_equal(truth, (xs > 0).astype(np.int64))
+    np.testing.assert_array_equal(passed, (xs >= 0).astype(np.int64))
+
+
+@cuda.jit
+def histogram(x, lo, hi, out):
+    start = cuda.grid(1)
+    for i in range(start, x.shape[0], cuda.gridsize(1)):
+        b = bin_of(x[i], out.shape[0], lo, hi)
+        if b >= 0 and b < out.shape[0]:  # a None here stops the thread (numba's TypeError)
+            cuda.atomic.add(out, b, 1)
+
+
+def test_histogram_with_optional_bins():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(3000)
+    out = np.zeros(16, np.int32)
+    histogram[4, 64](x, x.min(), x.max(), out)
+    np.testing.assert_array_equal(out, np.histogram(x, 16)[0])
+
+
+@cuda.jit
+def none_as_number(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = 7.0
+        out[i] = none_first(x[i]) + 1.0
+
+
+def test_none_read_as_a_number_stops_the_thread():
+    x = np.array([1.0, -1.0, 2.0])
+    out = np.zeros(3)
+    none_as_number[1, 4](x, out)
+    np.testing.assert_array_equal(out, [3.5, 7.0, 6.0])  # thread 1 stopped before its store
+
+
+def test_none_read_as_a_number_raises_type_error_under_debug():
+    k = cuda.jit(debug=True)(none_as_number.py_func)
+    with pytest.raises(TypeError, match="expected float64, got None"):
+        k[1, 4](np.array([1.0, -1.0]), np.zeros(2))
+
+
+@cuda.jit(device=True)
+def first_or_flag(t):
+    return t[0] if t[1] else -1.0
+
+
+@cuda.jit(device=True)
+def unwrap_or(r, default):
+    if r is None:
+        return default
+    return r
+
+
+@cuda.jit
+def same_shape_types(x, out):
+    # an optional float64 and a plain (float64, bool) tuple specialise the callees apart
+    out[0] = unwrap_or(none_first(x[0]), 5.0)
+    out[1] = first_or_flag((x[0], x[0] > 0))
+    out[2] = unwrap_or(none_first(-x[0]), 5.0)
+
+
+def test_optional_and_plain_tuple_specialise_apart():
+    out = np.zeros(3)
+    same_shape_types[1, 1](np.array([4.0]), out)
+    np.testing.assert_array_equal(out, [10.0, 4.0, 5.0])
+
+
+@cuda.jit(device=True)
+def step3(x):
+    if x > 10:
+        return None
+    return x + 3
+
+
+@cuda.jit
+def optional_in_while_tests(out):
+    x = 0
+    n = 0
+    while step3(x) is not None:  # re-tested every iteration
+        x = x + 3
+        n += 1
+    else:
+        out[3] = 1  # the test's own exit is no break: the else runs
+    out[0] = x
+    out[1] = n
+    m = 0
+    while step3(m * 3) < 100:  # None once m * 3 > 10: the thread stops there (numba's TypeError)
+        m += 1
+        out[2] = m
+
+
+def test_optional_in_a_while_test_is_checked_every_iteration():
+    out = np.zeros(4, np.int64)
+    optional_in_while_tests[1, 1](out)
+    np.testing.assert_array_equal(out, [12, 4, 4, 1])
