@@ -13,6 +13,7 @@ from . import infer, ir
 from . import types as T
 from .calls import NOT_STATIC, static_value
 from .lower_index import selectable_tuple
+from .lower_stmts import MEET_HINT
 from .values import PartialIndex, PyObj, weakval
 
 
@@ -115,7 +116,7 @@ class LoopLowering:
                 raise self.error(
                     f"loop variable '{var}' is an integer here but a {dt} at line {dloc.line}",
                     node.target,
-                    hint="a variable keeps one type in a kernel; use a different name",
+                    hint=MEET_HINT,
                 )
             if u != dt:
                 self.vartypes[var] = (u, dloc)
