@@ -135,7 +135,24 @@ def else_of_loop_apart(out, n):
         out[1] = t
 
 
+def reshaped_in_a_loop(m, out):
+    for _ in range(2):
+        m = m.reshape(m.size)  # 1-d: read by the next line only
+        m = m.reshape(3, 2)  # 2-d again: meets the parameter at the loop head
+    for i in range(3):
+        out[i] = m[i, 1]
+
+
+def loop_variable_rebound_in_body(b, out, n):
+    for t in range(1, n):
+        for k in range(2):
+            t = b  # an array, read before the next iteration assigns t again
+            out[k] += t[k] * k
+
+
 @pytest.mark.parametrize("kernel, make", [
+    (reshaped_in_a_loop, lambda: (np.arange(6.0).reshape(2, 3), np.zeros(3))),
+    (loop_variable_rebound_in_body, lambda: (np.arange(2.0) + 1, np.zeros(2), 4)),
     (view_then_reshape, lambda: (np.arange(12.0).reshape(3, 2, 2), np.zeros(5))),
     (loop_variable_then_float, lambda: (np.zeros(4),)),
     (array_then_scalar, lambda: (np.arange(6.0).reshape(3, 2), np.zeros(3))),
@@ -285,6 +302,14 @@ def test_incompatible_loop_variable_meets_a_float():
     src = "def k(a, n):\n    t = 0.5\n    for t in range(n):\n        pass\n    a[0] = t\n"
     err = compile_error(src, "void(float64[:], int64)")
     _assert_at(err, 3, 9, "loop variable 't'", "integer")
+
+
+def test_meeting_versions_widen_every_assignment():
+    """One web, one type: the int version is float64 too (numba widens at the join only)."""
+    src = ("def k(out, c):\n    x = 1\n    out[0] = x // 2\n    if c > 0:\n        x = 2.5\n"
+           "    out[1] = x\n")
+    text = str(lower(src, "void(float64[:], int64)").kernel)
+    assert "x = 1.0:float64" in text, text
 
 
 def test_loop_variable_meets_a_float_after_for_else():
