@@ -329,6 +329,14 @@ def test_error_in_a_renamed_version_names_the_users_variable():
     _assert_at(err, 6, 9, "variable 't'", "line 4")
 
 
+def test_error_in_an_unrolled_copy_names_the_users_variable():
+    src = ("def k(a):\n    for v in literal_unroll((1, 2.5)):\n        if a[0] > 0:\n            v = a\n"
+           "        a[1] = v\n")
+    err = compile_error(src, "void(float64[:])", literal_unroll=literal_unroll)
+    _assert_at(err, 4, 13, "variable 'v'")
+    assert "$u" not in str(err)
+
+
 def test_nested_function_reads_keep_one_variable():
     """A nested def reads its captures when called, not one version: such a name is not split."""
     src = ("def k(a):\n    y = a\n    a[0] = y[1]\n    y = 2.0\n"
@@ -375,4 +383,4 @@ def test_split_leaves_unmodelled_functions_whole(src):
 
 
 def test_user_text():
-    assert versions.user_text("'t$s12' and t$s1$u3_0, not a$b") == "'t' and t$u3_0, not a$b"
+    assert versions.user_text("'t$s12' and t$s1$u3_0, not a$b, $t0 or n$arg") == "'t' and t, not a$b, $t0 or n$arg"

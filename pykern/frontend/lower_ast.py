@@ -165,7 +165,6 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
 
     def __init__(self, mb: ModuleBuilder, pyfunc, argtypes, *, is_kernel: bool, static=None, ret=None):
         self.mb = mb
-        self.user_names: dict = {}  # split variables' internal names -> the user's (``versions``)
         # compile-time arguments (a type, a function, an int literal): parameter name -> value
         self.static = dict(static or {})
         self.declared_ret = ret  # a declared signature's return type: every return converts to it
@@ -189,7 +188,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         self.none_params = {n for n, t in zip(self.params, self.argtypes) if isinstance(t, T.NoneType)}
         self.static.update(dict.fromkeys(self.none_params))
         # versions of a variable that never meet are variables of their own (``versions``)
-        self.node, self.user_names = versions.split(self.node, self.params, set(self.static))
+        self.node, _ = versions.split(self.node, self.params, set(self.static))
         self.assigned_params_here = set(self.params) & self._assigned_names()
         self.local_names = set(self.params) | self._assigned_names()
 
@@ -197,8 +196,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         return self.pf.loc(node)
 
     def error(self, msg: str, node, hint: str | None = None) -> CompileError:
-        if self.user_names:
-            msg, hint = versions.user_text(msg), hint and versions.user_text(hint)
+        msg, hint = versions.user_text(msg), hint and versions.user_text(hint)
         return CompileError(msg, self.loc(node) if node is not None else None, hint)
 
     def internal_error(self, e: Exception, node) -> CompileError:

@@ -30,12 +30,13 @@ import re
 from .local_defs import _reads
 
 _SUFFIX = "$s"
-_INTERNAL = re.compile(r"(?<![\w$])([A-Za-z_]\w*)\$s\d+")
+# a version (t$s1), and a literal_unroll copy of a loop variable (t$u12_0, lower_loops.unroll_body)
+_INTERNAL = re.compile(r"(?<![\w$])([A-Za-z_]\w*)(?:\$s\d+|\$u\d+_\d+)+")
 
 
 def user_text(text: str) -> str:
-    """``text`` with every split variable named as the user wrote it (``t$s1`` -> ``t``)."""
-    return _INTERNAL.sub(r"\1", text) if text and _SUFFIX in text else text
+    """``text`` with every variable pykern renamed named as the user wrote it (``t$s1`` -> ``t``)."""
+    return _INTERNAL.sub(r"\1", text) if text and "$" in text else text
 
 
 class _Bail(Exception):
