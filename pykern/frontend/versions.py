@@ -10,9 +10,9 @@ loop targets, the parameter's value on entry) joined when one read can see both,
 ``if`` joins and loop back edges (reaching definitions over the structured AST). A variable
 with more than one web gets a copy of the function's AST in which every web but the first
 is renamed ``name$sK``; the typing passes then see separate variables. Versions of one web
-are still unified as before (``x = 1; if c: x = 2.5`` is float64 everywhere: numba gives the
-int version int64 and widens at the join, a difference pykern keeps), and versions of one
-web that cannot unify stay a ``CompileError``.
+are still unified as before (``x = 1; if c: x = 2.5`` with ``x`` read after the ``if`` is
+float64 at both assignments: numba gives the int version int64 and widens at the join, a
+difference pykern keeps), and versions of one web that cannot unify stay a ``CompileError``.
 
 Left whole (not split): names a nested ``def``/``lambda`` reads (it reads the variable when it
 is called, not one version), names bound by a nested ``def``, compile-time arguments, and
@@ -27,7 +27,7 @@ import ast
 import copy
 import re
 
-from .local_defs import _reads
+from .local_defs import captures
 
 _SUFFIX = "$s"
 # a version (t$s1), and a literal_unroll copy of a loop variable (t$u12_0, lower_loops.unroll_body)
@@ -49,11 +49,11 @@ _SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedE
 
 
 def split(fn: ast.FunctionDef, params: list, keep: set):
-    """``(fn, {})`` when no variable of ``fn`` has two webs, else a renamed copy of ``fn`` and
-    {internal name: user's name}. ``params`` are the parameters whose values are run-time
-    values on entry; ``keep`` names that must not be split."""
+    """``(fn, {})`` when no variable of ``fn`` has two webs, else a renamed copy of ``fn`` (the
+    original may be shared: a nested def's node) and {internal name: user's name}. ``params``
+    hold run-time values on entry; ``keep`` are names never split."""
     try:
-        flow = _Flow(params, keep | _nested_names(fn))
+        flow = _Flow(keep | _nested_names(fn))
         flow.walk(fn.body, {p: frozenset([flow.param_def(p)]) for p in params if p not in flow.keep})
     except _Bail:
         return fn, {}
@@ -79,7 +79,7 @@ def _nested_names(fn) -> set:
     while todo:
         n = todo.pop()
         if isinstance(n, (ast.FunctionDef, ast.Lambda)):
-            out |= _reads(n)
+            out |= captures(n)
             if isinstance(n, ast.FunctionDef):
                 out.add(n.name)
             continue
@@ -111,13 +111,13 @@ class _Flow:
     """Reaching definitions over the structured AST. A state maps each name to the
     definitions (ids) its value may come from; None is a state no path reaches."""
 
-    def __init__(self, params, keep):
+    def __init__(self, keep):
         self.keep = set(keep)
         self.def_ids: dict = {}  # id(Name node) -> def id, numbered in source order
         self.def_nodes: list = []  # def id -> Name node (None for a parameter's entry value)
         self.def_names: list = []  # def id -> variable name
         self.reads: dict = {}  # id(Name node) -> (node, definitions it may see)
-        self.ties: dict = {}  # def id -> definitions one of its web (augmented assignment)
+        self.ties: dict = {}  # def id -> definitions in its web (an augmented assignment's reads)
         self.loops: list = []
 
     def param_def(self, name) -> int:
