@@ -213,6 +213,18 @@ def test_unrolled_loop_variable_then_array():
     check(k, np.arange(4.0).reshape(2, 2), np.zeros(2))
 
 
+def test_value_then_none_apart():
+    """`v = None` after a value nothing reads any more is a version of its own (numba's none)."""
+    def k(r):
+        v = r[0]
+        r[1] = v
+        v = None
+        if v is None:
+            r[2] = 1.0
+
+    check(k, np.array([3.0, 0.0, 0.0]))
+
+
 def test_device_function_parameter_rebound():
     @jit(device=True)
     def last(x):
