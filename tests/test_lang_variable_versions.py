@@ -310,10 +310,10 @@ def test_incompatible_versions_around_a_loop():
     _assert_at(err, 5, 9, "variable 't'", "float64", "line 2")
 
 
-def test_incompatible_loop_variable_meets_a_float():
-    src = "def k(a, n):\n    t = 0.5\n    for t in range(n):\n        pass\n    a[0] = t\n"
+def test_incompatible_loop_variable_meets_an_array():
+    src = "def k(a, n):\n    t = a\n    for t in range(n):\n        pass\n    a[0] = t\n"
     err = compile_error(src, "void(float64[:], int64)")
-    _assert_at(err, 3, 9, "loop variable 't'", "integer")
+    _assert_at(err, 3, 9, "loop variable 't'", "integer", "float64[:]")
 
 
 def test_meeting_versions_widen_every_assignment():
@@ -324,13 +324,30 @@ def test_meeting_versions_widen_every_assignment():
     assert "x = 1.0:float64" in text, text
 
 
-def test_loop_variable_meets_a_float_after_for_else():
-    """A range loop's variable is an integer: a float version meeting it after the loop is
-    refused (numba would widen the join to float64)."""
-    src = ("def k(out, n, k):\n    for t in range(n):\n        if t == k:\n            break\n"
-           "    else:\n        t = -1.5\n    out[0] = t\n")
-    err = compile_error(src, "void(float64[:], int64, int64)")
-    _assert_at(err, 2, 9, "loop variable 't'", "float64")
+def for_else_meets(out, n, k):
+    for t in range(n):
+        if t == k:
+            break
+    else:
+        t = -1.5  # meets the loop's t at the read: float64, as numba widens it
+    out[0] = t
+
+
+def float_before_range_loop(out, n):
+    t = 0.5
+    for t in range(n):
+        out[0] += t / 2  # (t is float64 here too: `out[t]` would be refused, numba's t is int64)
+    out[3] = t
+
+
+@pytest.mark.parametrize("kernel, make", [
+    (for_else_meets, lambda: (np.zeros(1), 5, 3)),
+    (for_else_meets, lambda: (np.zeros(1), 5, 9)),
+    (float_before_range_loop, lambda: (np.zeros(4), 3)),
+    (float_before_range_loop, lambda: (np.zeros(4), 0)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_range_loop_variable_meets_a_float(kernel, make):
+    check(kernel, *make())
 
 
 def test_error_in_a_renamed_version_names_the_users_variable():
