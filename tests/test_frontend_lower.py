@@ -194,12 +194,13 @@ def test_param_widened_by_assignment_gets_prologue():
     m = lower(
         """
         def k(a, n):
-            n = n * 2.5
+            if a[1] > 0:
+                n = n * 2.5
             a[0] = n
         """,
         "void(float32[:], int32)",
     )
-    k = m.kernel
+    k = m.kernel  # (the int32 value and the float one meet at the read: one variable)
     assert [p.name for p in k.params] == ["a", "n$arg"]
     assert k.locals["n"] == T.float64 and k.locals["n$arg"] == T.int32
     assert str(k).splitlines()[2] == "  n = float64(n$arg)"
@@ -420,7 +421,8 @@ def test_swap_and_multiple_targets():
         "void(float32[:])",
     )
     text = str(m.kernel)
-    assert "$t0 = y" in text and "$t1 = x" in text and "x = $t0" in text and "y = $t1" in text
+    # the swapped values are new versions of x and y (``versions``), both read before either is set
+    assert "$t0 = y" in text and "$t1 = x" in text and "x$s1 = $t0" in text and "y$s1 = $t1" in text
 
 
 def test_type_unified_across_branches():

@@ -46,7 +46,7 @@ class LocalFunction:
         raise TypeError(f"{self!r} exists only inside a kernel")
 
 
-def _reads(node) -> set:
+def captures(node) -> set:
     """Names a def or lambda reads that it does not bind itself (parameters, assignments, its
     own nested defs); a nested def's or lambda's reads count, less what that one binds."""
     a = node.args
@@ -59,7 +59,7 @@ def _reads(node) -> set:
         if isinstance(n, (ast.FunctionDef, ast.Lambda)):
             if isinstance(n, ast.FunctionDef):
                 stores.add(n.name)
-            loads |= _reads(n)
+            loads |= captures(n)
             continue
         if isinstance(n, ast.Name):
             (loads if isinstance(n.ctx, ast.Load) else stores).add(n.id)
@@ -83,7 +83,7 @@ def define(lw, node: ast.FunctionDef) -> LocalFunction:
     if node.args.kwarg is not None or node.args.kwonlyargs:
         raise lw.error("a nested function cannot have keyword-only or **kwargs parameters in a kernel", node)
     frozen, lifted = {}, []
-    for name in sorted(_reads(node)):
+    for name in sorted(captures(node)):
         if name in lw.static and name not in lw.static_replaced:
             frozen[name] = lw.static[name]
         elif name in lw.local_names:

@@ -28,7 +28,7 @@ import ast
 import re
 
 from ..errors import CompileError, SourceLoc
-from . import ir
+from . import ir, versions
 from . import types as T
 from .lower_exprs import ExpressionLowering
 from .lower_index import IndexLowering
@@ -189,6 +189,8 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         # of a device function; the parameter stays in the ABI, where it takes no space
         self.none_params = {n for n, t in zip(self.params, self.argtypes) if isinstance(t, T.NoneType)}
         self.static.update(dict.fromkeys(self.none_params))
+        # versions of a variable that never meet are variables of their own (``versions``)
+        self.node, _ = versions.split(self.node, self.params, set(self.static))
         self.assigned_params_here = set(self.params) & self._assigned_names()
         self.local_names = set(self.params) | self._assigned_names()
 
@@ -196,6 +198,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         return self.pf.loc(node)
 
     def error(self, msg: str, node, hint: str | None = None) -> CompileError:
+        msg, hint = versions.user_text(msg), hint and versions.user_text(hint)
         return CompileError(msg, self.loc(node) if node is not None else None, hint)
 
     def internal_error(self, e: Exception, node) -> CompileError:

@@ -13,6 +13,7 @@ from . import infer, ir
 from . import types as T
 from .calls import NOT_STATIC, static_value
 from .lower_index import selectable_tuple
+from .lower_stmts import MEET_HINT
 from .values import PartialIndex, PyObj, weakval
 
 
@@ -122,11 +123,11 @@ class LoopLowering:
         if var in self.vartypes:
             dt, dloc = self.vartypes[var]
             u = infer.unify(dt, lt)
-            if u is None or not isinstance(u, T.Integer):
+            if not isinstance(u, (T.Integer, T.Float, T.Complex)):
                 raise self.error(
                     f"loop variable '{var}' is an integer here but a {dt} at line {dloc.line}",
                     node.target,
-                    hint="a variable keeps one type in a kernel; use a different name",
+                    hint=MEET_HINT,
                 )
             if u != dt:
                 self.vartypes[var] = (u, dloc)
@@ -135,13 +136,20 @@ class LoopLowering:
             self.vartypes[var] = (lt, self.loc(node.target))
             self.changed = True
         vt = self.vartypes[var][0]
-        start, stop, step = (self.cast(a, vt, an) for a, an in zip(args, [it] * 3))
+        # a float value of the variable meets the loop's where paths join (`for t in range(n): ...
+        # else: t = 0.5`): numba widens the variable to float there; the loop counts in an integer
+        counter, ct = (var, vt) if isinstance(vt, T.Integer) else (f"$r{node.lineno}_{node.col_offset}", lt)
+        start, stop, step = (self.cast(a, ct, an) for a, an in zip(args, [it] * 3))
         self.loop_depth += 1
         try:
             body = self.block(node.body)
         finally:
             self.loop_depth -= 1
-        self.emit(ir.ForRange(var, start, stop, step, body, self.loc(node)))
+        if counter != var:
+            self.vartypes[counter] = (ct, self.loc(node))
+            loc = self.loc(node.target)
+            body.insert(0, ir.Assign(var, self.cast(ir.Var(counter, ct, loc), vt, node.target), loc))
+        self.emit(ir.ForRange(counter, start, stop, step, body, self.loc(node)))
 
     def for_each(self, node):
         """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over

@@ -37,6 +37,10 @@ _UNSUPPORTED_STMTS = {
 
 _JUMPS = (ir.Return, ir.Break, ir.Continue)
 
+#: why two values of a variable need one type (``versions`` splits those that never meet)
+MEET_HINT = ("both values can reach a later read of the variable (paths join after an if/else or around a "
+             "loop), so they need one type; use a different name for the other value")
+
 
 def _ends(body: list) -> bool:
     """Does no path through ``body`` go on past its end?"""
@@ -48,8 +52,9 @@ def _describe(v) -> str:
 
 
 class StatementLowering:
-    """One ``stmt_<AST class>`` method per statement (variables keep one type, widened by
-    ``set_var`` until the typing passes settle)."""
+    """One ``stmt_<AST class>`` method per statement (a variable -- after ``versions`` split
+    the values that never meet -- keeps one type, widened by ``set_var`` until the typing
+    passes settle)."""
 
     def stmt(self, node):
         self._visit("stmt_", _UNSUPPORTED_STMTS, "statements", node)
@@ -289,7 +294,7 @@ class StatementLowering:
                     raise self.error(
                         f"variable '{name}' is assigned a {t} here but a {dt} at line {dloc.line} ({what})",
                         node,
-                        hint="a variable keeps one type in a kernel; use a different name for the other value",
+                        hint=MEET_HINT,
                     )
                 if u != dt:
                     self.vartypes[name] = (u, dloc)
