@@ -9,6 +9,13 @@ import os
 import tempfile
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Health checks about generating data, not about pykern: `st.floats(width=16)` and filtered
+# strategies occasionally reject too many draws on a loaded 2-core machine, which failed a CI run
+# with no failing example. Loaded here, before the test modules build their `settings(...)`.
+settings.register_profile("pykern", suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
+settings.load_profile("pykern")
 
 # Hermetic runs: kernels compiled by the suite go to a fresh cache directory, never the
 # user's (tests that study the cache set their own PYKERN_CACHE_DIR per test).
