@@ -175,9 +175,11 @@ def _signature(argtypes):
     from pykern.frontend import parse_signature
 
     text = "void(" + ", ".join(map(str, argtypes)) + ")"
-    if list(parse_signature(text)[1]) != list(argtypes):
-        return tuple(argtypes)  # pykern.compile also takes a tuple of types
-    return text
+    try:
+        same = list(parse_signature(text)[1]) == list(argtypes)
+    except Exception:  # records, named tuples, datetimes: their str is not signature text
+        same = False
+    return text if same else tuple(argtypes)  # pykern.compile also takes a tuple of types
 
 
 def _uses_local_arrays(fn, argtypes, opts):
