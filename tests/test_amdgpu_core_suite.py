@@ -281,12 +281,13 @@ RESOURCE_FIELDS = [("vgprs", ".vgpr_count"), ("agprs", ".agpr_count"), ("sgprs",
                    ("max_block_size", ".max_flat_workgroup_size"), ("dynamic_stack", ".uses_dynamic_stack")]
 
 
-def scratch_by_design(entry, tool_facts) -> bool:
+def scratch_by_design(entry, tool_facts, md) -> bool:
     """Kernels whose scratch use is not a code-quality problem: ``opt=False``
-    (nothing is promoted to registers) and ``print()`` (ockl's
-    ``__ockl_hostcall_internal``, which every HIP printf calls, is ``optnone
-    noinline`` in the ROCm device libraries: it keeps its frame in scratch)."""
-    if entry["options"].get("opt") in (False, 0):
+    (nothing is promoted to registers), recursion (a real call stack:
+    ``.uses_dynamic_stack``) and ``print()`` (ockl's ``__ockl_hostcall_internal``,
+    which every HIP printf calls, is ``optnone noinline`` in the ROCm device
+    libraries: it keeps its frame in scratch)."""
+    if entry["options"].get("opt") in (False, 0) or md.get(".uses_dynamic_stack") is True:
         return True
     return "<__ockl_hostcall_internal>:" in tool_facts.get("disasm", "")
 
@@ -358,7 +359,7 @@ def check_kernel(entry, arch, facts, tools) -> list:
     if k.get(".wavefront_size") != wave:
         bad.append(f".wavefront_size {k.get('.wavefront_size')}, want {wave}")
     key = kernel_key(entry)
-    scratch_ok = entry.get("uses_local_arrays") or key in SCRATCH_EXPECTED or scratch_by_design(entry, t)
+    scratch_ok = entry.get("uses_local_arrays") or key in SCRATCH_EXPECTED or scratch_by_design(entry, t, k)
     private = k.get(".private_segment_fixed_size")
     if private != facts["md_private"]:
         bad.append(f".private_segment_fixed_size {private} but pykern's metadata says {facts['md_private']}")
