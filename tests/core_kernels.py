@@ -48,13 +48,15 @@ BROAD_TEST_MODULES = ["tests/test_optional_args.py", "tests/test_lang_globals.py
 SUITE_PYTEST_ARGS = {"broad": ["-k", "not amdgpu and not disk_cache"]}
 
 #: Modules ``--suite all`` leaves out: they compile no cpu kernels in-process (they
-#: test the cache, the HIP runtime, notebooks, the CLI, processes), or they are
-#: this very check.
+#: test the cache, the HIP runtime, notebooks, the CLI, processes), they check amdgpu
+#: compilation of their kernels themselves (the fuzzer's programs; the samples are in
+#: the core suite), or they are this very check.
 ALL_SUITE_SKIP = ("test_amdgpu_core_suite.py", "test_dask_", "test_cache_", "test_lifetime_", "test_notebook_",
                   "test_preload.py", "test_benchmarks_smoke.py", "test_exec_sources.py", "test_native_guard.py",
                   "test_compile_time_paths.py", "test_first_call_paths.py", "test_cpu_warm_start.py",
                   "test_hip_", "test_memory_hip.py", "test_robust_cache_perms.py", "test_robust_interrupt.py",
-                  "test_robust_limits.py", "test_architecture_layers.py", "test_architecture_errors.py")
+                  "test_robust_limits.py", "test_architecture_layers.py", "test_architecture_errors.py",
+                  "test_robust_fuzz.py", "test_samples.py", "test_cli.py")
 
 
 def suite_modules(suite: str) -> list:
