@@ -13,6 +13,11 @@ flat parameters pykern packs (offset, size, kind, in order), no scratch or
 spills unless expected, and an ISA that llvm-objdump disassembles.
 
 One test per arch, whose failure lists every bad (kernel, check).
+
+The broad suite (``core_kernels.BROAD_TEST_MODULES``: features added after the
+core suite -- raise/assert, complex, float16, random, datetimes, local functions,
+optional arguments ...) gets the same checks for BROAD_ARCHS, and ``-m slow``
+runs every module that compiles cpu kernels in-process (``--suite all``) for four archs.
 """
 
 from __future__ import annotations
@@ -460,3 +465,24 @@ def test_keys_of_expectation_tables_exist(core_build, broad_build):
     keys = {kernel_key(e) for b in (core_build, broad_build) for e in b["kernels"]}
     stale = [k for k, _ in EXPECTED_FAILURES if k not in keys] + [k for k in SCRATCH_EXPECTED if k not in keys]
     assert not stale, f"expectation entries for kernels no longer in the core suite: {stale}"
+
+
+def test_suite_module_lists_name_existing_modules():
+    """Every broad module exists and is not in the core list; ``--suite all`` takes
+    every test module but the skipped ones, this one included in the skips."""
+    import core_kernels as ck
+
+    for m in ck.BROAD_TEST_MODULES:
+        assert os.path.exists(os.path.join(os.path.dirname(HERE), m)), m
+    assert not set(ck.BROAD_TEST_MODULES) & set(ck.CORE_TEST_MODULES)
+    every = ck.suite_modules("all")
+    assert set(ck.CORE_TEST_MODULES + ck.BROAD_TEST_MODULES) <= set(every)
+    assert "tests/test_amdgpu_core_suite.py" not in every
+
+
+def test_scratch_by_design_names_only_its_three_reasons():
+    plain = dict(options={})
+    assert not scratch_by_design(plain, {"disasm": "<k>:\n s_endpgm"}, {".uses_dynamic_stack": False})
+    assert scratch_by_design(dict(options={"opt": 0}), {}, {})
+    assert scratch_by_design(plain, {}, {".uses_dynamic_stack": True})
+    assert scratch_by_design(plain, {"disasm": "<__ockl_hostcall_internal>:\n"}, {})
