@@ -446,18 +446,20 @@ ALL_ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
 @pytest.fixture(scope="module")
 def all_build(tmp_path_factory):
     """Every kernel any test module compiles in-process on cpu (core_kernels
-    ``--suite all``: about 15 minutes on 2 cores)."""
+    ``--suite all``: 870 kernels, about 7 minutes on 2 busy cores)."""
     return build_suite(tmp_path_factory, "all", ALL_ARCHS, timeout=3600)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("arch", ALL_ARCHS)
 def test_all_test_kernels_code_objects(all_build, arch):
+    # code objects first: a cpu test failing in this long run (a flaky hypothesis health
+    # check, say) only shortens the kernel list, and says so after
     build = all_build
-    assert build["pytest_rc"] == 0, f"tests failed on cpu (pytest rc {build['pytest_rc']}):\n{build['log']}"
     problems, checked = suite_problems(build, arch)
     assert not problems, f"{len(problems)} problem(s) on {arch}:\n" + "\n".join(problems)
-    assert checked >= 500, f"only {checked} code objects checked on {arch}"
+    assert checked >= 800, f"only {checked} code objects checked on {arch}"
+    assert build["pytest_rc"] == 0, f"tests failed on cpu (pytest rc {build['pytest_rc']}):\n{build['log']}"
 
 
 def test_keys_of_expectation_tables_exist(core_build, broad_build):
