@@ -12,7 +12,7 @@ for an independent checker (tests/test_amdgpu_core_suite.py, llvm-readelf-22).
 
 Run as a script::
 
-    python tests/core_kernels.py OUTDIR gfx942 gfx1100 ...
+    python tests/core_kernels.py [--suite=core|broad|all] OUTDIR gfx942 gfx1100 ...
 
 writes ``OUTDIR/<kernel id>.<arch>.hsaco`` and ``OUTDIR/manifest.json``.
 """
@@ -32,6 +32,45 @@ ROOT = os.path.dirname(HERE)
 #: The test modules whose Python kernels form the core suite.
 CORE_TEST_MODULES = ["tests/test_cpu_kernels.py", "tests/test_frontend_e2e.py", "tests/test_codegen_semantics.py",
                      "tests/test_numerics_semantics.py"]
+
+#: A second, broader list: the test modules of features added after the core suite
+#: (raise/assert, complex, float16, random, printing, slices, reductions, local
+#: functions, datetimes, ...), compiled for fewer archs (``--suite broad``; no samples).
+#: Chosen so that running them on cpu stays fast: the whole-tests sweep over every
+#: module is ``--suite all`` (tests/test_amdgpu_core_suite.py, marked slow).
+BROAD_TEST_MODULES = ["tests/test_optional_args.py", "tests/test_lang_globals.py", "tests/test_random.py",
+                      "tests/test_np_alloc.py", "tests/test_program_idioms.py", "tests/test_numba_doc_examples.py",
+                      "tests/test_datetime.py", "tests/test_numpy_ufunc_parity.py", "tests/test_types_fp16.py",
+                      "tests/test_lang_calls.py", "tests/test_raise_assert.py", "tests/test_types_complex.py"]
+#: pytest arguments of each suite's run besides its modules: tests named for amdgpu
+#: compile for it themselves, and the disk-cache test runs its kernel in a child
+#: process (no cpu kernel recorded here either way), so the broad run leaves them out
+SUITE_PYTEST_ARGS = {"broad": ["-k", "not amdgpu and not disk_cache"]}
+
+#: Modules ``--suite all`` leaves out: they compile no cpu kernels in-process (they
+#: test the cache, the HIP runtime, notebooks, the CLI, processes), they check amdgpu
+#: compilation of their kernels themselves (the fuzzer's programs; the samples are in
+#: the core suite), or they are this very check.
+ALL_SUITE_SKIP = ("test_amdgpu_core_suite.py", "test_dask_", "test_cache_", "test_lifetime_", "test_notebook_",
+                  "test_preload.py", "test_benchmarks_smoke.py", "test_exec_sources.py", "test_native_guard.py",
+                  "test_compile_time_paths.py", "test_first_call_paths.py", "test_cpu_warm_start.py",
+                  "test_hip_", "test_memory_hip.py", "test_robust_cache_perms.py", "test_robust_interrupt.py",
+                  "test_robust_limits.py", "test_architecture_layers.py", "test_architecture_errors.py",
+                  "test_robust_fuzz.py", "test_samples.py", "test_cli.py")
+
+
+def suite_modules(suite: str) -> list:
+    """The test modules of ``suite``: "core", "broad" or "all" (every tests/test_*.py
+    that compiles cpu kernels in-process)."""
+    if suite == "core":
+        return list(CORE_TEST_MODULES)
+    if suite == "broad":
+        return list(BROAD_TEST_MODULES)
+    if suite == "all":
+        names = sorted(f for f in os.listdir(HERE) if f.startswith("test_") and f.endswith(".py"))
+        return [f"tests/{f}" for f in names if not any(f.startswith(p) for p in ALL_SUITE_SKIP)]
+    raise ValueError(f"unknown suite {suite!r}: core, broad or all")
+
 
 #: Small sizes for the samples' ``main`` (only argument *types* matter here);
 #: a sample missing from this table runs with its defaults.
@@ -109,12 +148,12 @@ class _OriginPlugin:
         self.rec.origin = item.nodeid
 
 
-def run_core_tests(rec: Recorder) -> int:
+def run_core_tests(rec: Recorder, modules=None, extra=()) -> int:
     import pytest
 
     os.chdir(ROOT)
     args = ["-q", "-p", "no:cacheprovider", "--no-header", "-W", "ignore::pytest.PytestUnraisableExceptionWarning",
-            *CORE_TEST_MODULES]
+            *extra, *(CORE_TEST_MODULES if modules is None else modules)]
     return int(pytest.main(args, plugins=[_OriginPlugin(rec)]))
 
 
@@ -175,9 +214,11 @@ def _signature(argtypes):
     from pykern.frontend import parse_signature
 
     text = "void(" + ", ".join(map(str, argtypes)) + ")"
-    if list(parse_signature(text)[1]) != list(argtypes):
-        return tuple(argtypes)  # pykern.compile also takes a tuple of types
-    return text
+    try:
+        same = list(parse_signature(text)[1]) == list(argtypes)
+    except Exception:  # records, named tuples, datetimes: their str is not signature text
+        same = False
+    return text if same else tuple(argtypes)  # pykern.compile also takes a tuple of types
 
 
 def _uses_local_arrays(fn, argtypes, opts):
@@ -271,7 +312,7 @@ def compile_all(kernels, archs, outdir, workers=1):
     for i, k in enumerate(kernels):
         fn = k["fn"]
         k["id"] = f"k{i:03d}_{fn.__name__}"
-        entry = dict(id=k["id"], name=fn.__name__, module=getattr(fn, "__module__", "?"),
+        entry = dict(id=k["id"], name=fn.__name__, module=getattr(fn, "__module__", None) or "?",
                      qualname=getattr(fn, "__qualname__", fn.__name__), signature=str(_signature(k["argtypes"])),
                      options=k["opts"], origins=k["origins"][:3], n_origins=len(k["origins"]), archs={})
         try:
@@ -288,6 +329,9 @@ def compile_all(kernels, archs, outdir, workers=1):
 
 
 def main(argv):
+    suite = "core"
+    if argv and argv[0].startswith("--suite="):
+        suite, argv = argv[0].split("=", 1)[1], argv[1:]
     outdir, archs = argv[0], argv[1:]
     os.makedirs(outdir, exist_ok=True)
     os.environ["PYKERN_TARGET"] = "cpu"
@@ -296,18 +340,20 @@ def main(argv):
     t0 = time.perf_counter()
     rec = Recorder()
     rec.install()
-    rc = run_core_tests(rec)
+    rc = run_core_tests(rec, suite_modules(suite), SUITE_PYTEST_ARGS.get(suite, ()))
     n_tests = len(rec.seen)
-    problems = run_samples(rec, outdir)
+    problems = run_samples(rec, outdir) if suite == "core" else {}
     t1 = time.perf_counter()
     rec.active = False
     kernels = unique_kernels(rec.seen)
     workers = int(os.environ.get("PYKERN_CORE_SUITE_WORKERS") or min(2, os.cpu_count() or 1))
     entries = compile_all(kernels, archs, outdir, workers)
     t2 = time.perf_counter()
-    manifest = dict(pytest_rc=rc, recorded=len(rec.seen), recorded_from_tests=n_tests, sample_problems=problems,
+    manifest = dict(suite=suite, test_modules=suite_modules(suite), pytest_rc=rc, recorded=len(rec.seen),
+                    recorded_from_tests=n_tests, sample_problems=problems,
                     modules=sorted({e["module"] for e in entries}), workers=workers,
-                    kernels=entries, collect_seconds=t1 - t0, compile_seconds=t2 - t1)
+                    kernels=entries, collect_seconds=t1 - t0, compile_seconds=t2 - t1,
+                    cpu_seconds=sum(os.times()[:4]))
     with open(os.path.join(outdir, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, default=str)
     return 0
