@@ -1134,7 +1134,7 @@ def _reshape(lw, node, arr):
                                                                    "of the new array must be unchanged"}, loc)
         lw.emit(ir.If(ok, [], [ir.ExprStmt(fail, loc)], loc))
     dims = [lw.once(ir.IfExp(ok, d, c(0), i64, loc), node) for d in dims]
-    return ir.Reshape(arr, dims, T.Array(at.dtype, len(dims), "C", at.space, at.readonly, at.aligned), loc)
+    return ir.Reshape(arr, dims, at.with_(ndim=len(dims), layout="C"), loc)
 
 
 def _bit_count(lw, node, bm):

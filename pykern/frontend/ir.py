@@ -514,7 +514,7 @@ def reinterpret_type(at: T.Array, dtype: T.Type, part: bool) -> T.Array:
     >>> reinterpret_type(T.Array(T.complex64, 1, "C"), T.float32, True)
     float32[:]
     """
-    return T.Array(dtype, at.ndim, "A" if part else at.layout, at.space, at.readonly, at.aligned)
+    return at.with_(dtype=dtype, layout="A" if part else at.layout)
 
 
 def transpose_type(at: T.Array) -> T.Array:
@@ -525,7 +525,7 @@ def transpose_type(at: T.Array) -> T.Array:
     float32[::1, :]
     """
     layout = {"C": "F", "F": "C"}.get(at.layout, at.layout)
-    return T.Array(at.dtype, at.ndim, layout, at.space, at.readonly, at.aligned)
+    return at.with_(layout=layout)
 
 
 @node
@@ -594,7 +594,7 @@ def view_type(at: T.Array, items: list) -> T.Array:
         layout = "C"
     elif at.layout == "F" and contiguous(items[::-1]):
         layout = "C" if ndim == 1 else "F"
-    return T.Array(at.dtype, ndim, layout, at.space, at.readonly, at.aligned)
+    return at.with_(ndim=ndim, layout=layout)
 
 
 # --------------------------------------------------------------------------

@@ -315,6 +315,10 @@ class Array(Type):
     __repr__ = __str__
 
     def with_(self, **changes) -> "Array":
+        """This type with ``changes``; every attribute not named carries over (space,
+        readonly, aligned), so a view, reshape or transpose never drops one.
+
+        Example: ``float32[:, ::1].with_(ndim=1)`` is ``float32[::1]``."""
         from dataclasses import replace
 
         return replace(self, **changes)
