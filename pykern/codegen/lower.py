@@ -42,6 +42,11 @@ from .lower_values import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_re
 # --------------------------------------------------------------------------
 
 
+def _parts(n):
+    """The fields of IR node ``n`` that hold IR: nodes and lists of them."""
+    return [v for v in n.__dict__.values() if isinstance(v, (ir.Expr, ir.Stmt, list))]
+
+
 def _walk(node):
     """Yield every Expr/Stmt reachable from ``node`` (a node or a list)."""
     stack = [node]
@@ -52,9 +57,7 @@ def _walk(node):
             continue
         if isinstance(n, (ir.Expr, ir.Stmt)):
             yield n
-            for v in n.__dict__.values():
-                if isinstance(v, (ir.Expr, ir.Stmt, list)):
-                    stack.append(v)
+            stack.extend(_parts(n))
 
 
 def _const_trips(s: ir.ForRange):
@@ -83,10 +86,7 @@ def _unrolled_size(node, functions: dict, memo: dict) -> int:
             memo[node.func] = 1 << 30  # a recursive call: never unrolled
             memo[node.func] = _unrolled_size(functions[node.func].body, functions, memo)
         n += memo[node.func]
-    for v in node.__dict__.values():
-        if isinstance(v, (ir.Expr, ir.Stmt, list)):
-            n += _unrolled_size(v, functions, memo)
-    return n
+    return n + _unrolled_size(_parts(node), functions, memo)
 
 
 def _unroll_over_local(s: ir.ForRange, trips: int, budget: int, functions: dict) -> bool:

@@ -74,12 +74,17 @@ class ExpressionLowering:
         """An optional used as a number: its value. A None there is numba's TypeError
         ("expected T, got None"), raised before the statement: the thread stops (as a
         ``raise`` does; under debug=True the host raises it)."""
-        t = v.type
-        v = self.once(v, node)
         loc = self.loc(node)
-        absent = ir.UnaryOp("not", ir.TupleGet(v, 1, T.boolean, loc), T.boolean, loc)
-        self.emit(ir.If(absent, [ir.Raise("builtins:TypeError", (f"expected {t.type}, got None",), loc)], [], loc))
-        return ir.TupleGet(v, 0, t.type, loc)
+        value, present = self.optional_parts(self.once(v, node), loc)
+        absent = ir.UnaryOp("not", present, T.boolean, loc)
+        self.emit(ir.If(absent, [ir.Raise("builtins:TypeError", (f"expected {value.type}, got None",), loc)], [], loc))
+        return value
+
+    @staticmethod
+    def optional_parts(v: ir.Expr, loc) -> tuple:
+        """``(value, present)`` of an optional ``v`` (``T.Optional`` is that tuple); both read
+        ``v``, so give a ``once`` value when both are used."""
+        return ir.TupleGet(v, 0, v.type.type, loc), ir.TupleGet(v, 1, T.boolean, loc)
 
     def to_ir(self, v, node) -> ir.Expr:
         if isinstance(v, ir.Expr):
@@ -348,10 +353,9 @@ class ExpressionLowering:
             return ir.Const(False, T.boolean, self.loc(node))
         v = self.to_ir(v, node)
         if isinstance(v.type, T.Optional):  # numba: None is false, else the value's truth
-            v = self.once(v, node)
             loc = self.loc(node)
-            value = self.cast(ir.TupleGet(v, 0, v.type.type, loc), T.boolean, node)
-            return ir.BoolOp("and", [ir.TupleGet(v, 1, T.boolean, loc), value], T.boolean, loc)
+            value, present = self.optional_parts(self.once(v, node), loc)
+            return ir.BoolOp("and", [present, self.cast(value, T.boolean, node)], T.boolean, loc)
         if not v.type.is_scalar:
             raise self.error(f"cannot use a {v.type} as a condition", node, "compare it, e.g. x > 0, or index it")
         return self.cast(v, T.boolean, node)
@@ -467,7 +471,7 @@ class ExpressionLowering:
         optionals = [isinstance(getattr(v, "type", None), T.Optional) for v in sides]
         if any(optionals) and any(nones):  # a run-time answer: is the optional's value present?
             v = self.to_ir(sides[optionals.index(True)], node)
-            present = ir.TupleGet(v, 1, T.boolean, self.loc(node))
+            present = self.optional_parts(v, self.loc(node))[1]
             return present if isinstance(node.ops[0], ast.IsNot) else \
                 ir.UnaryOp("not", present, T.boolean, self.loc(node))
         if not any(nones):

@@ -507,9 +507,8 @@ class StatementLowering:
         if value is None:
             out = ir.TupleExpr([ir.Const(as_const_value(0, new), new, loc), ir.Const(False, T.boolean, loc)], opt, loc)
         elif isinstance(value.type, T.Optional):
-            v = self.once(value, node)
-            out = ir.TupleExpr([self.cast(ir.TupleGet(v, 0, value.type.type, loc), new, node),
-                                ir.TupleGet(v, 1, T.boolean, loc)], opt, loc)
+            inner, present = self.optional_parts(self.once(value, node), loc)
+            out = ir.TupleExpr([self.cast(inner, new, node), present], opt, loc)
         else:
             out = ir.TupleExpr([self.cast(value, new, node), ir.Const(True, T.boolean, loc)], opt, loc)
         self.emit(ir.Return(out, loc))
