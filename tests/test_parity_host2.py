@@ -5,13 +5,16 @@ the copy logic, against a stand-in library that copies host memory."""
 
 import asyncio
 import ctypes
+import glob
 import doctest
 import importlib
+import os
 import warnings
 
 import numpy as np
 import pytest
 
+import pykern
 import pykern as cuda
 from pykern.errors import HipError
 from pykern.runtime import hip, memory, streams
@@ -394,13 +397,18 @@ def test_cudadrv_names():
 
 
 # --------------------------------------------------------------------------- docstring examples
-_DOCTEST_MODULES = ["pykern.runtime", "pykern.runtime.memory", "pykern.runtime.streams", "pykern.runtime.devices",
-                    "pykern.runtime.dlpack", "pykern.compat", "pykern.launch_config", "pykern.targets",
-                    "pykern.runtime.hip_api", "pykern.random", "pykern.ufuncs", "pykern.reduction"]
+def _pykern_modules():
+    """Every module of the package: a docstring example anywhere is a promise to users."""
+    root = os.path.dirname(pykern.__file__)
+    for path in sorted(glob.glob(os.path.join(root, "**", "*.py"), recursive=True)):
+        rel = os.path.relpath(path, os.path.dirname(root))[:-3].replace(os.sep, ".")
+        yield rel[: -len(".__init__")] if rel.endswith(".__init__") else rel
 
 
 def _doctests():
-    for name in _DOCTEST_MODULES:
+    for name in _pykern_modules():
+        if name == "pykern.__main__":
+            continue  # running it is the CLI
         for t in doctest.DocTestFinder().find(importlib.import_module(name)):
             if t.examples:
                 yield pytest.param(t, id=t.name)

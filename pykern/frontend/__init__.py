@@ -35,9 +35,19 @@ strings other than print's literals, lists/dicts, augmented assignment to slices
 Example::
 
     >>> from pykern.frontend import compile_ir, parse_signature
+    >>> import pykern as cuda
+    >>> def saxpy(a, x, y):
+    ...     i = cuda.grid(1)
+    ...     if i < y.size:
+    ...         y[i] = a * x[i] + y[i]
     >>> _, args = parse_signature("void(float32, float32[::1], float32[::1])")
     >>> module = compile_ir(saxpy, args)
     >>> print(module.kernel)
+    kernel saxpy(a: float32, x: float32[::1], y: float32[::1]) -> void
+      locals: i: int64
+      i = ((int64(@block_idx(axis=0):int32) * int64(@block_dim(axis=0):int32)) + int64(@thread_idx(axis=0):int32))
+      if (i < y.size):
+        y[i] = ((a * x[i]) + y[i])
 """
 
 from __future__ import annotations

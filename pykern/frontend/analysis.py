@@ -4,7 +4,17 @@ operation, the dynamic shared buffer, or ``raise``?
 
 Example::
 
-    >>> scan(module)   # sets module.kernel.uses_barrier etc.
+    >>> import pykern as cuda
+    >>> from pykern.frontend import compile_ir, parse_signature
+    >>> def block_copy(x, y):
+    ...     s = cuda.shared.array(64, cuda.float32)
+    ...     s[cuda.threadIdx.x] = x[cuda.threadIdx.x]
+    ...     cuda.syncthreads()
+    ...     y[cuda.threadIdx.x] = s[63 - cuda.threadIdx.x]
+    >>> module = compile_ir(block_copy, parse_signature("void(float32[::1], float32[::1])")[1])
+    >>> scan(module)   # compile_ir has run it already; it only sets flags
+    >>> module.kernel.uses_barrier, module.kernel.uses_wave_ops
+    (True, False)
 """
 
 from __future__ import annotations

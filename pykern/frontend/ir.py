@@ -949,7 +949,7 @@ def intrinsic_names(category: str, signature: str | None = None) -> tuple:
     """Names of the catalogued intrinsics of ``category`` (and ``signature``), in table order.
 
     >>> intrinsic_names("barrier")
-    ('syncthreads', 'syncthreads_count', 'syncthreads_and', 'syncthreads_or')
+    ('syncthreads', 'syncthreads_count', 'syncthreads_and', 'syncthreads_or', 'grid_sync')
     """
     return tuple(n for n, op in INTRINSICS.items()
                  if op.category == category and (signature is None or op.signature == signature))

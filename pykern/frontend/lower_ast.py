@@ -18,8 +18,15 @@ the ``ModuleBuilder`` shared by the functions of one module.
 
 Example::
 
+    >>> from pykern.frontend.signature import parse_type
+    >>> def axpy(a, x, y):
+    ...     y[0] = a * x[0] + y[0]
     >>> mb = ModuleBuilder()
-    >>> fn = FunctionLowerer(mb, saxpy, [float32, float32[::1], float32[::1]], is_kernel=True).lower()
+    >>> args = [parse_type(t) for t in ("float32", "float32[::1]", "float32[::1]")]
+    >>> fn = FunctionLowerer(mb, axpy, args, is_kernel=True).lower()
+    >>> print(fn)
+    kernel axpy(a: float32, x: float32[::1], y: float32[::1]) -> void
+      y[0:int64] = ((a * x[0:int64]) + y[0:int64])
 """
 
 from __future__ import annotations

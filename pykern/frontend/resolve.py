@@ -6,10 +6,15 @@ does not change an already compiled kernel.
 
 Example::
 
+    >>> import math
+    >>> def my_kernel(x):
+    ...     x[0] = math.pi
     >>> src, filename, first_line = source_of(my_kernel)
+    >>> src.splitlines()[0]
+    'def my_kernel(x):'
     >>> env = FunctionEnv(my_kernel)
-    >>> env.lookup("math")
-    (True, <module 'math' ...>)
+    >>> env.lookup("math")    # doctest: +ELLIPSIS
+    ('global', <module 'math' ...>)
 """
 
 from __future__ import annotations

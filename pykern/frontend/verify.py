@@ -4,8 +4,12 @@ error: ...")`` instead of an LLVM abort.
 
 Example::
 
+    >>> from pykern.frontend import compile_ir, parse_signature
+    >>> def inc(x):
+    ...     x[0] += 1
+    >>> module = compile_ir(inc, parse_signature("void(int32[::1])")[1])
     >>> verify_module(module)          # raises CompileError on a broken module
-    >>> problems(fn, module)           # or list the problems of one function
+    >>> problems(module.kernel, module)  # or list the problems of one function
     []
 """
 

@@ -6,19 +6,28 @@ sources, frozen globals, argument signature, target, options, toolchain -- that
 digest to one file name.  A new process that launches an already-compiled
 kernel reads one file instead of running the frontend and LLVM.
 
-Typical use by the dispatcher::
+Typical use by the dispatcher (which takes :func:`default_cache`; this example
+keeps its entry in a directory of its own)::
 
-    >>> from pykern.runtime.cache import default_cache
-    >>> cache = default_cache()
-    >>> key = cache.make_key(fp, signature="(float32[:],)", target="cpu",
+    >>> import tempfile
+    >>> from pykern.runtime.cache import KernelCache
+    >>> from pykern.frontend.fingerprint import fingerprint
+    >>> def double(x):
+    ...     x[0] *= 2
+    >>> scratch = tempfile.TemporaryDirectory()
+    >>> cache = KernelCache(scratch.name)
+    >>> key = cache.make_key(fingerprint(double), signature="(float32[:],)", target="cpu",
     ...                      options={"opt": 3, "debug": False})
     >>> payload = cache.get(key)          # bytes, or None on a miss
     >>> if payload is None:
     ...     with cache.compiling(key) as claim:   # other processes: wait, or compile once
     ...         payload = cache.get(key) if claim.ready else None
     ...         if payload is None:
-    ...             payload = compile_somehow()
-    ...             cache.put(key, payload)
+    ...             payload = b"the pickled artifact"
+    ...             stored = cache.put(key, payload)
+    >>> cache.get(key)
+    b'the pickled artifact'
+    >>> scratch.cleanup()
 
 The pieces: :mod:`.cache_key` (what makes a key), :mod:`.cache_store` (entry
 files, index, eviction, stats, compile-once claims), :mod:`.cache_fs` (file
