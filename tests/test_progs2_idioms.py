@@ -162,3 +162,96 @@ def test_a_kernel_in_python_dash_c_text_compiles():
                        timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip().splitlines()[-1] == "8.0"
+
+
+@cuda.jit(device=True)
+def _maybe_double(x):
+    if x < 0:
+        return
+    return x * 2.0
+
+
+@cuda.jit
+def _guarded(xs, out):
+    i = cuda.threadIdx.x
+    v = _maybe_double(xs[i])
+    best = 5.0
+    if v is not None and v < best:  # v < best is read only when v is not None
+        out[i, 0] = 1
+    out[i, 1] = 7 if v is None or v > 3 else 8
+    out[i, 2] = v if v is not None else -1.0
+    ok = xs[i] > -5 and v is not None and v < 100
+    out[i, 3] = ok
+
+
+def test_an_optional_read_behind_a_none_check_in_and_or_if_else_is_not_read_early():
+    out = np.zeros((3, 4))
+    _guarded[1, 3](np.array([1.0, -1.0, 4.0]), out)
+    assert out.tolist() == [[1, 8, 2, 1], [0, 7, -1, 0], [0, 7, 8, 1]]
+
+
+@cuda.jit(device=True)
+def _search(x):
+    best_val = np.float32(0)
+    found = False
+    for k in range(3):
+        v = _maybe_double(x - k)
+        if v is not None and (not found or v < best_val):
+            best_val = v  # a number here, an optional there: the variable is optional (numba's unify)
+            found = True
+    return found, best_val
+
+
+@cuda.jit
+def _use_search(xs, out):
+    i = cuda.threadIdx.x
+    found, val = _search(xs[i])
+    out[i, 0] = found
+    out[i, 1] = val
+    out[i, 2] = val is None
+
+
+def test_a_variable_assigned_an_optional_and_a_number_is_optional():
+    out = np.zeros((3, 3))
+    _use_search[1, 3](np.array([5.0, 1.0, -3.0]), out)
+    assert out.tolist() == [[1, 6.0, 0], [1, 0.0, 0], [0, 0.0, 0]]
+
+
+_CONFIG = np.rec.array([(10.0, 9.0, 3)], dtype=[('height', 'f4'), ('start', 'f4'), ('n', 'i4')])[0]
+
+
+def test_fields_of_a_global_record_are_constants():
+    @cuda.jit
+    def k(out):
+        out[0] = _CONFIG.height - _CONFIG.start
+        out[1] = _CONFIG.n * 2
+
+    out = np.zeros(2)
+    k[1, 1](out)
+    assert out.tolist() == [1.0, 6.0]
+
+    @cuda.jit
+    def bad(out):
+        out[0] = _CONFIG.width
+
+    with pytest.raises(cuda.CompileError, match="has no field 'width'"):
+        bad[1, 1](out)
+
+
+def test_xoroshiro128p_type_and_typeof_spell_signatures():
+    from pykern.random import (create_xoroshiro128p_states, xoroshiro128p_type,
+                               xoroshiro128p_uniform_float64)
+
+    a = np.zeros(8)
+
+    @cuda.jit((cuda.typeof(a), xoroshiro128p_type[:]))
+    def k(out, states):
+        i = cuda.grid(1)
+        out[i] = xoroshiro128p_uniform_float64(states, i)
+
+    k[1, 8](a, create_xoroshiro128p_states(8, seed=3))
+    assert ((a > 0) & (a < 1)).all() and len(set(a.tolist())) == 8
+    assert str(cuda.typeof(np.zeros((2, 3), np.float32))) == str(cuda.float32[:, ::1])
+    assert cuda.typeof(2.5) == cuda.float64
+    with pytest.raises(ValueError):
+        cuda.typeof(object())
