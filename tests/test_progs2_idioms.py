@@ -48,7 +48,7 @@ def test_nonlocal_of_an_assigned_name_is_refused_at_its_line():
         total = 1
         out[0] = total
 
-    with pytest.raises(cuda.CompileError, match="'total' is declared nonlocal and assigned") as e:
+    with pytest.raises(cuda.CompileError, match="'total' is declared 'nonlocal' and assigned") as e:
         k[1, 1](np.zeros(1))
     assert "nonlocal total" in str(e.value)
 

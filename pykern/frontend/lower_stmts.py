@@ -86,7 +86,7 @@ class StatementLowering:
         for name in node.names:
             if name in bound:
                 what = "globals" if isinstance(node, ast.Global) else "variables of the enclosing function"
-                raise self.error(f"'{name}' is declared {type(node).__name__.lower()} and assigned: kernels cannot "
+                raise self.error(f"'{name}' is declared '{type(node).__name__.lower()}' and assigned: kernels cannot "
                                  f"assign {what}", node, "write results to an array argument")
 
     stmt_Nonlocal = stmt_Global
