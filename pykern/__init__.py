@@ -86,6 +86,18 @@ def from_dtype(dtype):
     return _from_dtype(dtype)
 
 
+def typeof(value):
+    """The kernel type of a value, as ``numba.typeof``: ``typeof(np.zeros(3, np.float32))`` is
+    ``float32[::1]``, usable in signatures (``pykern.jit((pykern.typeof(a),))``); a ``ValueError``
+    for a value kernels cannot take (numba's error for an untypeable value)."""
+    from .frontend.typeof import typeof as _typeof
+
+    try:
+        return _typeof(value)
+    except TypeError as e:
+        raise ValueError(str(e)) from None
+
+
 def is_float16_supported() -> bool:
     """True: float16 (and ``pykern.fp16``) works on every pykern target, as numba.cuda's
     ``cuda.is_float16_supported()`` reports for capable devices."""
@@ -203,7 +215,7 @@ def detect() -> bool:
 
 
 __all__ = [
-    "jit", "compile", "set_target", "current_target", "is_available", "is_supported_version", "cuda_error", "detect", "from_dtype", "is_float16_supported",
+    "jit", "compile", "set_target", "current_target", "is_available", "is_supported_version", "cuda_error", "detect", "from_dtype", "typeof", "is_float16_supported",
     "CompileError", "LaunchError", "HipError", "KernelRuntimeError", "LaunchValueError",
     "KernelIndexError", "KernelZeroDivisionError", "KernelValueError",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",

@@ -219,8 +219,17 @@ def xoroshiro128p_normal_float32(states, index):
     return np.float32(math.sqrt(np.float32(-2.0) * math.log(u1)) * math.cos(np.float32(_TWO_PI) * u2))
 
 
+def __getattr__(name):
+    # numba's kernel type of a state, for signatures: jit((xoroshiro128p_type[:], float32[:]))
+    if name == "xoroshiro128p_type":
+        from .frontend.types import from_dtype
+
+        return from_dtype(xoroshiro128p_dtype)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = [
-    "xoroshiro128p_dtype", "create_xoroshiro128p_states", "init_xoroshiro128p_states", "xoroshiro128p_next",
+    "xoroshiro128p_dtype", "xoroshiro128p_type", "create_xoroshiro128p_states", "init_xoroshiro128p_states", "xoroshiro128p_next",
     "xoroshiro128p_uniform_float32", "xoroshiro128p_uniform_float64", "xoroshiro128p_normal_float32",
     "xoroshiro128p_normal_float64",
 ]

@@ -1,7 +1,7 @@
 """Source text of functions defined by ``exec``/``compile`` of a string.
 
 pykern compiles kernels from their source. A function made by ``exec(text)`` has none that
-``inspect`` or ``linecache`` can find (its file is ``<string>``), yet code that writes kernels
+``inspect`` or ``linecache`` can find (its file is ``<string>``, as for ``python -c``), yet code that writes kernels
 as text -- code generators, numba-cuda's own atomics tests -- relies on numba compiling them
 from bytecode. ``text_of`` first tries the pseudo-file's ``linecache`` entry (IPython and
 code that registers its text put it there), then two ways to the text, all checked the same
@@ -132,11 +132,19 @@ def text_of(code: types.CodeType, module_globals=None) -> str | None:
     import linecache
 
     lines = linecache.getlines(code.co_filename, module_globals)
-    if lines and _gives("".join(lines), code):
-        text = "".join(lines)
-        _remember_function(code, text, checked=True)
-        return text
+    for text in ("".join(lines), _command_text()):
+        if text and _gives(text, code):
+            _remember_function(code, text, checked=True)
+            return text
     return search_frames(code)
+
+
+def _command_text() -> str | None:
+    """The program of ``python -c <text>`` (its functions' file is ``<string>``): CPython keeps
+    the command line in ``sys.orig_argv`` (a script's own ``-c`` argument may be found too:
+    ``text_of`` checks every text)."""
+    argv = list(getattr(sys, "orig_argv", ()))
+    return argv[argv.index("-c") + 1] if "-c" in argv[:-1] else None
 
 
 def search_frames(code: types.CodeType, depth: int = 64) -> str | None:

@@ -181,7 +181,7 @@ def lower_call(lw, fobj, node):
         f"cannot call Python function '{name}' from a kernel",
         node,
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
-        "builtins abs/min/max/round/divmod/int/float/bool/len and the pykern kernel functions",
+        "builtins abs/min/max/round/divmod/int/float/bool/len/ord and the pykern kernel functions",
     )
 
 
@@ -754,6 +754,22 @@ def _len(lw, node, name):
     raise lw.error(f"len() of a {t}", node, "len() works on arrays and tuples")
 
 
+def _ord(lw, node, name):
+    """``ord('a')`` of a one-character string known at compile time: its code point, an int64
+    as numba's ``ord`` gives (text bytes compared with ``c == ord('A')``)."""
+    _nargs(lw, node, "ord", 1)
+    a = node.args[0]
+    if isinstance(a, ast.Constant):
+        s = a.value
+    else:
+        v = lw.expr(a)  # a global or closure string
+        s = v.value if isinstance(v, PyObj) else None
+    if not isinstance(s, str) or len(s) != 1:
+        raise lw.error("ord() takes a one-character string constant in kernels", node,
+                       "text in a kernel is an array of uint8 codes; compare them with ord('x')")
+    return lw.const(ord(s), T.int64, node)
+
+
 def _abs(lw, node, name):
     _nargs(lw, node, name, 1)
     v = _scalar(lw, node.args[0], name)
@@ -956,6 +972,7 @@ _BUILTINS = {
     builtins.range: _range,
     builtins.len: _len,
     builtins.abs: _abs,
+    builtins.ord: _ord,
     builtins.min: lambda lw, node, name: _minmax(lw, node, "min"),
     builtins.max: lambda lw, node, name: _minmax(lw, node, "max"),
     builtins.round: _round,

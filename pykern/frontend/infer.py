@@ -192,7 +192,11 @@ def unify(a: T.Type, b: T.Type):
     if a.is_scalar and b.is_scalar:
         return T.promote(a, b)
     if isinstance(a, T.Optional) or isinstance(b, T.Optional):
-        return None  # a variable holding an optional and something else: not supported
+        # numba: a variable assigned an optional and a number is optional (reads as a number unwrap it)
+        ia = a.type if isinstance(a, T.Optional) else a
+        ib = b.type if isinstance(b, T.Optional) else b
+        inner = unify(ia, ib) if ia.is_scalar and ib.is_scalar else None
+        return None if inner is None else T.optional(inner)
     if isinstance(a, T.Tuple) and isinstance(b, T.Tuple) and len(a.elems) == len(b.elems):
         elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
         if any(e is None for e in elems):

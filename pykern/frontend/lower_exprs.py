@@ -265,6 +265,12 @@ class ExpressionLowering:
             return PyObj(getattr(v, attr), full)
         if isinstance(v, tuple) and attr in (getattr(type(v), "_fields", None) or ()):
             return PyObj(getattr(v, attr), full)
+        if isinstance(v, np.void) and v.dtype.names is not None:
+            # a global record (np.rec.array(...)[0]): its fields are constants, as numba freezes it
+            if attr not in v.dtype.names:
+                raise self.error(f"the record '{base.name}' has no field '{attr}'", node,
+                                 f"its fields: {', '.join(v.dtype.names)}")
+            return PyObj(v[attr], full)
         if getattr(v, "__pykern_device__", False) or isinstance(v, stubs.Stub):
             raise self.error(f"'{base.name}' has no attribute '{attr}' usable in kernels", node)
         raise self.error(
@@ -340,11 +346,15 @@ class ExpressionLowering:
         use the None (``x is not None and x > 3``) -- is never typed, as numba prunes it."""
         if isinstance(node, ast.BoolOp):
             op = "and" if isinstance(node.op, ast.And) else "or"
-            vals = []
+            vals, pres = [], []
             for n in node.values:
-                vals.append(self.cond(n))
+                v, pre = self.guarded_value(n, self.cond) if vals else (self.cond(n), [])
+                vals.append(v)
+                pres.append(pre)
                 if isinstance(vals[-1], ir.Const) and bool(vals[-1].value) == (op == "or"):
                     break
+            if any(pres):
+                return self.short_circuit(op, vals, pres, node)
             return self.make_boolop(op, vals, node)
         v = self.expr(node)
         if (isinstance(v, PyObj) and v.value is None) or isinstance(getattr(v, "type", None), T.NoneType):
@@ -378,6 +388,31 @@ class ExpressionLowering:
             return out[0]
         return ir.BoolOp(op, out, T.boolean, self.loc(node))
 
+    def guarded_value(self, node, lower=None) -> tuple:
+        """``(value, statements)``: ``node`` lowered (by ``lower``, else ``value``) with the
+        statements it needs kept apart, for an operand evaluated only on some paths (the right
+        of ``and``, a branch of ``x if c else y``)."""
+        saved, self.out = self.out, []
+        try:
+            return (lower or self.value)(node), self.out
+        finally:
+            self.out = saved
+
+    def short_circuit(self, op: str, vals: list, pres: list, node) -> ir.Var:
+        """``a and b and c`` whose later operands need statements: a boolean temporary set by
+        nested ifs, each operand's statements inside the test of the ones before it."""
+        loc = self.loc(node)
+        name = f"$t{len(self.temps)}"
+        self.temps[name] = T.boolean
+        r = ir.Var(name, T.boolean, loc)
+        test = r if op == "and" else ir.UnaryOp("not", r, T.boolean, loc)
+        inner: list = []
+        for v, pre in zip(reversed(vals[1:]), reversed(pres[1:])):
+            inner = [*pre, ir.Assign(name, v, loc), *([ir.If(test, inner, [], loc)] if inner else [])]
+        self.emit(ir.Assign(name, vals[0], loc))
+        self.emit(ir.If(test, inner, [], loc))
+        return r
+
     def expr_BoolOp(self, node):
         op = "and" if isinstance(node.op, ast.And) else "or"
         values, first = list(node.values), None
@@ -389,7 +424,18 @@ class ExpressionLowering:
                 return first
             values.pop(0)
             first = None
-        vals = [first if k == 0 and first is not None else self.value(v) for k, v in enumerate(values)]
+        vals, pres = [first if first is not None else self.value(values[0])], [[]]
+        for v in values[1:]:
+            val, pre = self.guarded_value(v)
+            vals.append(val)
+            pres.append(pre)
+        if any(pres):
+            # an operand needs statements (a checked optional, a temporary): they run only
+            # when the operands before it did not decide, as Python evaluates them
+            if not all(v.type == T.boolean for v in vals):
+                raise self.error(f"'{op}' of non-boolean values that need statements is not supported", node,
+                                 "compare them (x != 0, x is not None) or assign them to variables first")
+            return self.short_circuit(op, vals, pres, node)
         if all(v.type == T.boolean for v in vals):
             return self.make_boolop(op, vals, node)
         # Python returns an operand: a and b == (b if a else a)
@@ -519,14 +565,22 @@ class ExpressionLowering:
         cond = self.cond(node.test)
         if isinstance(cond, ir.Const):
             return self.expr(node.body if cond.value else node.orelse)
-        a, b = self.value(node.body), self.value(node.orelse)
+        (a, pa), (b, pb) = self.guarded_value(node.body), self.guarded_value(node.orelse)
         if a.type.is_scalar and b.type.is_scalar:
             t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
         else:
             t = infer.unify(a.type, b.type)
             if t is None:
                 raise self.error(f"the two branches of a conditional expression have types {a.type} and {b.type}", node)
-        return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
+        if not (pa or pb):
+            return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
+        # a branch needs statements (a checked optional...): they run on its path only
+        loc = self.loc(node)
+        name = f"$t{len(self.temps)}"
+        self.temps[name] = t
+        self.emit(ir.If(cond, [*pa, ir.Assign(name, self.cast(a, t, node), loc)],
+                        [*pb, ir.Assign(name, self.cast(b, t, node), loc)], loc))
+        return ir.Var(name, t, loc)
 
     def expr_Call(self, node):
         if any(isinstance(a, ast.Starred) for a in node.args):

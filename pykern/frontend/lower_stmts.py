@@ -11,7 +11,7 @@ import ast
 import numpy as np
 
 from .. import stubs
-from . import infer, ir, local_defs, records, slice_store
+from . import infer, ir, local_defs, records, slice_store, versions
 from . import types as T
 from .values import NeedType, PartialIndex, PyObj, as_const_value, is_pure
 
@@ -26,8 +26,6 @@ _UNSUPPORTED_STMTS = {
     "Delete": ("del is not supported in kernels", None),
     "Import": ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
     "ImportFrom": ("import inside a kernel is not supported", "import at module level; the kernel can use the module"),
-    "Global": ("'global' declarations are not supported in kernels", "kernels cannot assign globals; write to an array argument"),
-    "Nonlocal": ("'nonlocal' declarations are not supported in kernels", "write results to an array argument"),
     "AsyncFunctionDef": ("async functions are not supported in kernels", None),
     "ClassDef": ("class definitions are not supported in kernels", None),
     "Match": ("match statements are not supported in kernels", "use if/elif/else"),
@@ -79,6 +77,19 @@ class StatementLowering:
 
     def stmt_Pass(self, node):
         pass
+
+    def stmt_Global(self, node):
+        """``global x`` / ``nonlocal x`` of a name the function only reads changes nothing (the
+        name is read from the globals or the closure either way; numba accepts it too); one the
+        function assigns would write outside the kernel."""
+        bound = versions.assigned_names(self.node)
+        for name in node.names:
+            if name in bound:
+                what = "globals" if isinstance(node, ast.Global) else "variables of the enclosing function"
+                raise self.error(f"'{name}' is declared '{type(node).__name__.lower()}' and assigned: kernels cannot "
+                                 f"assign {what}", node, "write results to an array argument")
+
+    stmt_Nonlocal = stmt_Global
 
     def stmt_FunctionDef(self, node):
         """A nested ``def``: a device function of its own (``local_defs``), the name bound to it

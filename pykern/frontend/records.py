@@ -87,8 +87,16 @@ def field_view(lw, base: ir.Expr, name: str, node, direct: bool = False) -> ir.R
     return ir.RecordField(base, name, off, max(align, 1), vt, lw.loc(node))
 
 
+def _no_charseq(lw, base: ir.Expr, name: str, node) -> None:
+    r = ir.record_field_type(base.type, name)
+    if r is not None and isinstance(r[2], T.CharSeq):
+        raise lw.error(f"field '{name}' is a string ({r[2].text}): kernels cannot read or write string fields",
+                       node, "copying the whole record (a[i] = a[j]) carries it along")
+
+
 def read(lw, base: ir.Expr, name: str, node) -> ir.Expr:
     """``base.name`` as a value: a scalar field is loaded; a record or array field is a view."""
+    _no_charseq(lw, base, name, node)
     v = field_view(lw, base, name, node)
     t = v.type
     if t.ndim == 0 and not isinstance(t.dtype, T.Record):
@@ -99,6 +107,7 @@ def read(lw, base: ir.Expr, name: str, node) -> ir.Expr:
 def target(lw, base: ir.Expr, name: str, node):
     """``(view, [])`` to store into ``base.name`` (a scalar field); ``(view, None)`` for
     an array field (assigned as a slice is: every element) or a record field (every field)."""
+    _no_charseq(lw, base, name, node)
     v = field_view(lw, base, name, node)
     if v.type.ndim != 0 or isinstance(v.type.dtype, T.Record):
         return v, None  # an array or record field: every element or field is written

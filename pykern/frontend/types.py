@@ -153,6 +153,20 @@ class NestedArray(Type):
 
 
 @dataclass(frozen=True, repr=False)
+class CharSeq(NestedArray):
+    """A string field of a record (numpy ``S``/``U``): its bytes, which a record copy
+    carries along; kernels cannot read or write the field itself (``records.read``).
+    ``text`` is the numpy dtype string (``"<U5"``) the record's dtype is rebuilt with."""
+
+    text: str = ""
+
+    def __str__(self) -> str:
+        return f"charseq({self.text})"
+
+    __repr__ = __str__
+
+
+@dataclass(frozen=True, repr=False)
 class Record(Type):
     """A numpy structured dtype: ``fields`` are ``(name, type, offset)`` with type a
     scalar, a ``Record`` (nested) or a ``NestedArray``; ``size`` is the itemsize,
@@ -190,6 +204,8 @@ class Record(Type):
     @property
     def np_dtype(self) -> np.dtype:
         def fmt(t):
+            if isinstance(t, CharSeq):
+                return np.dtype(t.text)
             if isinstance(t, NestedArray):
                 return (fmt(t.dtype), t.shape)
             return t.np_dtype
@@ -213,7 +229,9 @@ def record_from_dtype(dt: np.dtype) -> "Record":
     fields = []
     for name in dt.names:
         fdt, off = dt.fields[name][:2]
-        if fdt.subdtype is not None:
+        if fdt.kind in "SU" and fdt.subdtype is None:
+            t = CharSeq(uint8, (fdt.itemsize,), fdt.str)
+        elif fdt.subdtype is not None:
             base, shape = fdt.subdtype
             t = NestedArray(from_dtype(base), tuple(int(s) for s in shape))
             if isinstance(t.dtype, (Record, NestedArray)):

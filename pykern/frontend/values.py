@@ -306,6 +306,8 @@ class ValueLowering:
             from . import datetimes
 
             return datetimes.cast(self, e, t, node)
+        if isinstance(t, T.Optional) and (e.type.is_scalar or isinstance(e.type, T.Optional)):
+            return self.to_optional(e, t, node)
         if e.type.is_scalar and t.is_scalar:
             if isinstance(e.type, T.Complex) and not isinstance(t, (T.Complex, T.Boolean)):
                 raise self.error(f"cannot convert {e.type} to {t}", node,
@@ -325,6 +327,17 @@ class ValueLowering:
                 raise self.error(f"cannot convert {e.type} to {t} here", node, "assign the value to a variable first")
             return ir.TupleExpr(elems, t, e.loc)
         raise self.error(f"cannot convert {e.type} to {t}", node)
+
+    def to_optional(self, e: ir.Expr, t: T.Optional, node) -> ir.Expr:
+        """A number (present) or another optional as the optional ``t``: a variable or tuple
+        element that holds an optional on one path and a number on another (numba's unify)."""
+        loc = e.loc or self.loc(node)
+        if isinstance(e.type, T.Optional):
+            e = self.once(e, node)
+            value, present = ir.TupleGet(e, 0, e.type.type, loc), ir.TupleGet(e, 1, T.boolean, loc)
+        else:
+            value, present = e, ir.Const(True, T.boolean, loc)
+        return ir.TupleExpr([self.cast(value, t.type, node), present], t, loc)
 
     def python_number(self, v, node) -> ir.Expr:
         """A Python bool/int/float as IR: booleans are strong, numbers weak (NEP 50)."""

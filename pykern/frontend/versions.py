@@ -44,7 +44,7 @@ class _Bail(Exception):
 
 
 # statements whose only effect on variables is the names they read
-_READ_ONLY = (ast.Expr, ast.Assert, ast.Raise, ast.Pass)
+_READ_ONLY = (ast.Expr, ast.Assert, ast.Raise, ast.Pass, ast.Global, ast.Nonlocal)  # declarations of names only read (_nested_names)
 _SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr)
 
 
@@ -84,9 +84,30 @@ def _nested_names(fn) -> set:
                 out.add(n.name)
             continue
         if isinstance(n, (ast.Global, ast.Nonlocal)):
-            raise _Bail
+            if set(n.names) & assigned_names(fn):
+                raise _Bail  # lowering refuses the assignment; leave the names alone until then
+            continue
         todo.extend(ast.iter_child_nodes(n))
     return out
+
+
+def assigned_names(fn) -> set:
+    """Names ``fn`` itself binds (assignments, loop and ``with`` targets, nested defs), not
+    those its nested functions bind."""
+    out = set()
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+            out.add(n.name)
+            continue
+        elif isinstance(n, ast.Lambda):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return out
+
 
 
 class _Loop:

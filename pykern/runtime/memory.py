@@ -20,6 +20,7 @@ import contextlib
 import ctypes
 import operator
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -277,7 +278,8 @@ class DeviceArray:
     address of element 0), ``shape``, ``strides`` (bytes), ``dtype``, ``target``.
     """
 
-    __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "_pk_type", "__weakref__")
+    __slots__ = ("ptr", "shape", "strides", "dtype", "target", "storage", "stream", "_pk_type", "_writeback",
+                 "__weakref__")
     # what numba's is_cuda_ndarray / driver.is_device_memory look for
     __cuda_memory__ = True
     __cuda_ndarray__ = True
@@ -294,6 +296,7 @@ class DeviceArray:
         self.target = storage.target
         self.stream = stream
         self._pk_type = None  # the kernel type, memoised by the launcher (shape/strides never change)
+        self._writeback = None  # the host array to_device copied from, for the deprecated to_host()
 
     # -- numpy-like attributes
     @property
@@ -630,6 +633,14 @@ class DeviceArray:
         ary[...] = self._staged_host_view(s)
         return ary
 
+    def to_host(self, stream=0) -> None:
+        """Copy back into the numpy array ``to_device`` made this array from (older numba's
+        deprecated spelling, still in many programs: ``d = cuda.to_device(a); ...; d.to_host()``)."""
+        warnings.warn("to_host() is deprecated and will be removed", DeprecationWarning, stacklevel=2)
+        if self._writeback is None:
+            raise ValueError("no associated writeback array")
+        self.copy_to_host(self._writeback, stream=stream)
+
     def _incompatible(self, op: str, role: str, other):
         """Raise numba's ``check_array_compatibility`` error for ``other`` (the copy's
         ``role``): a ``TypeError`` when the dtypes differ, else a ``ValueError`` (the shapes)."""
@@ -911,6 +922,8 @@ def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, t
     else:
         # a strided view arrives dense in its own axis order (np.empty_like's layout)
         out = device_array_like(ary, stream, target=t)
+        if isinstance(obj, np.ndarray):
+            out._writeback = obj
     if copy:
         out.copy_to_device(ary, stream=stream)
     return out
