@@ -159,3 +159,135 @@ def test_optional_in_a_while_test_is_checked_every_iteration():
     out = np.zeros(4, np.int64)
     optional_in_while_tests[1, 1](out)
     np.testing.assert_array_equal(out, [12, 4, 4, 1])
+
+
+# ---- falling off the end: Python's implicit `return None` (numba's Optional, as `return None`)
+
+@cuda.jit(device=True)
+def find(a, v):
+    for j in range(a.size):
+        if a[j] == v:
+            return j
+
+
+@cuda.jit(device=True)
+def positive_or_fall(x):
+    if x > 0:
+        return x
+
+
+@cuda.jit(device=True)
+def loops_until_return(x):
+    while True:  # no break: the end is never reached, so the result is a plain number
+        if x > 3:
+            return x
+        x += 1
+
+
+@cuda.jit(device=True)
+def returns_or_raises(x):
+    if x >= 0:
+        return x * 2
+    raise ValueError("negative")
+
+
+@cuda.jit
+def fall_off_uses(a, vs, idx, other, plain):
+    i = cuda.grid(1)
+    if i < vs.size:
+        r = find(a, vs[i])
+        idx[i] = -1 if r is None else r  # the untaken branch is not unwrapped
+        other[i] = positive_or_fall(vs[i]) if vs[i] > 0 else -7
+        plain[i] = loops_until_return(vs[i]) + returns_or_raises(abs(vs[i]))
+
+
+def _expected_fall_off(a, vs):
+    idx = [next((j for j in range(a.size) if a[j] == v), -1) for v in vs]
+    other = [v if v > 0 else -7 for v in vs]
+    plain = [max(v, 4) + 2 * abs(v) for v in vs]
+    return idx, other, plain
+
+
+def test_falling_off_the_end_returns_none():
+    a = np.array([5, 3, 9, 3, 0], np.int64)
+    vs = np.array([3, 4, 0, 9, -2, 5], np.int64)
+    idx, other, plain = (np.zeros(6, np.int64) for _ in range(3))
+    fall_off_uses[1, 8](a, vs, idx, other, plain)
+    want = _expected_fall_off(a, vs)
+    np.testing.assert_array_equal(idx, want[0])
+    np.testing.assert_array_equal(other, want[1])
+    np.testing.assert_array_equal(plain, want[2])
+
+
+def test_return_types_of_falling_off():
+    from pykern.frontend import compile_ir
+    from pykern.frontend import types as T
+    m = compile_ir(fall_off_uses.py_func, [T.Array(T.int64, 1, "C")] * 5)
+    ret = {f.pyname: f.return_type for f in m.functions.values() if not f.is_kernel}
+    assert ret == {"find": T.optional(T.int64), "positive_or_fall": T.optional(T.int64),
+                   "loops_until_return": T.int64, "returns_or_raises": T.int64}
+
+
+@cuda.jit
+def none_read_after_fall(vs, out):
+    i = cuda.grid(1)
+    if i < vs.size:
+        out[i] = 7
+        out[i] = positive_or_fall(vs[i]) * 2  # None: numba's TypeError stops the thread
+
+
+def test_none_from_falling_off_read_as_a_number_stops_the_thread():
+    vs = np.array([2, -1, 3], np.int64)
+    out = np.zeros(3, np.int64)
+    none_read_after_fall[1, 4](vs, out)
+    np.testing.assert_array_equal(out, [4, 7, 6])
+    k = cuda.jit(debug=True)(none_read_after_fall.py_func)
+    with pytest.raises(TypeError, match="expected int64, got None"):
+        k[1, 4](vs, np.zeros(3, np.int64))
+
+
+def test_kernel_falling_off_is_unaffected():
+    @cuda.jit
+    def k(out):
+        if out[0] > 0:
+            return
+        out[0] = 5
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out)
+    assert out[0] == 5
+
+
+def pair_or_fall(x):
+    if x > 0:
+        return (x, x)
+
+
+def declared_fall(x):
+    if x > 0:
+        return x
+    x = 2
+
+
+@pytest.mark.parametrize("fn, options", [(pair_or_fall, {}), (declared_fall, {"sig": "int64(int64)"})])
+def test_falling_off_without_an_optional_is_a_compile_error(fn, options):
+    # numba: an Optional tuple (pykern has Optional numbers only); no conversion from none to int64
+    from pykern.errors import CompileError
+    f = cuda.jit(options["sig"], device=True)(fn) if options else cuda.jit(device=True)(fn)
+
+    @cuda.jit
+    def k(out):
+        f(out[0])
+
+    with pytest.raises(CompileError, match="can end here without returning") as e:
+        k[1, 1](np.ones(2, np.int64))
+    assert f"'{fn.__name__}' returns" in str(e.value)
+
+
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1100"])
+def test_amdgpu_compiles_falling_off(arch, tmp_path):
+    from types_helpers import HAVE_LLVM_TOOLS, amdgpu_compile
+    from pykern.frontend import types as T
+    if not HAVE_LLVM_TOOLS:
+        pytest.skip("llvm tools not installed")
+    amdgpu_compile(fall_off_uses, [T.Array(T.int64, 1, "C")] * 5, arch, tmp_path)

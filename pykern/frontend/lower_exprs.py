@@ -519,7 +519,11 @@ class ExpressionLowering:
         cond = self.cond(node.test)
         if isinstance(cond, ir.Const):
             return self.expr(node.body if cond.value else node.orelse)
-        a, b = self.value(node.body), self.value(node.orelse)
+        sides = [self.expr(n) for n in (node.body, node.orelse)]
+        sides = [v if _is_none(v) else self.to_ir(v, n) for v, n in zip(sides, (node.body, node.orelse))]
+        if any(_is_none(v) or isinstance(v.type, T.Optional) for v in sides):
+            return self.optional_ifexp(cond, sides, node)
+        a, b = sides
         if a.type.is_scalar and b.type.is_scalar:
             t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
         else:
@@ -527,6 +531,35 @@ class ExpressionLowering:
             if t is None:
                 raise self.error(f"the two branches of a conditional expression have types {a.type} and {b.type}", node)
         return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
+
+    def optional_ifexp(self, cond, sides: list, node):
+        """``r if c else -1`` with an optional ``r`` (or a ``None`` branch): an optional, as
+        numba's join of the branches is, so the branch not taken is never unwrapped (unwrapping
+        it before the statement would stop a thread whose ``r`` is None although ``c`` is false)."""
+        branches = (node.body, node.orelse)
+        inner = [None if _is_none(v) else v.type.type if isinstance(v.type, T.Optional) else v.type for v in sides]
+        if not all(t is None or t.is_scalar for t in inner) or all(t is None for t in inner):
+            raise self.error("a conditional expression of None (or an optional) and a non-number is not supported",
+                             node, hint="give both branches numbers")
+        if None in inner:
+            t = inner[1 - inner.index(None)]
+        else:
+            weak = [None if isinstance(v.type, T.Optional) else weakval(v) for v in sides]
+            t = infer.common_type(inner[0], weak[0], inner[1], weak[1])
+        loc, opt = self.loc(node), T.optional(t)
+        parts = []
+        for v, n in zip(sides, branches):
+            if _is_none(v):
+                parts.append(ir.TupleExpr([ir.Const(as_const_value(0, t), t, loc), ir.Const(False, T.boolean, loc)],
+                                          opt, loc))
+            elif v.type == opt:
+                parts.append(v)
+            elif isinstance(v.type, T.Optional):
+                value, present = self.optional_parts(self.once(v, n), loc)
+                parts.append(ir.TupleExpr([self.cast(value, t, n), present], opt, loc))
+            else:
+                parts.append(ir.TupleExpr([self.cast(v, t, n), ir.Const(True, T.boolean, loc)], opt, loc))
+        return ir.IfExp(cond, parts[0], parts[1], opt, loc)
 
     def expr_Call(self, node):
         if any(isinstance(a, ast.Starred) for a in node.args):
@@ -581,3 +614,7 @@ def _names_a_constant(node) -> bool:
     if isinstance(node, ast.Subscript):
         return isinstance(node.slice, ast.Constant) and _names_a_constant(node.value)
     return isinstance(node, ast.Name)
+
+
+def _is_none(v) -> bool:
+    return isinstance(v, PyObj) and v.value is None
