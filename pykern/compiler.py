@@ -373,6 +373,8 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
+            if module.uncacheable:  # its key would hit for other overloads too: never stored
+                key = disk = None
         job = getattr(artifact, "tier_two", None)
         if job is not None:
             # first-tier code: remembered until its O3 build replaces it (a cell run again at

@@ -810,6 +810,9 @@ class Module:
 
     kernel: Function
     functions: dict = Factory(dict)  # name -> Function
+    #: not to be stored in the disk cache: its key cannot see what the code depends on
+    #: (implementations chosen by ``@overload`` functions, ``frontend/extending.py``)
+    uncacheable: bool = False
 
     def __str__(self) -> str:
         return "\n\n".join(str(f) for f in [*self.functions.values(), self.kernel])

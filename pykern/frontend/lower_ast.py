@@ -78,6 +78,9 @@ class ModuleBuilder:
         self.const_arrays: dict = {}  # id(array) -> (name, array)
         self.active: dict = {}  # specialisation key -> FunctionLowerer lowering it now
         self._assigned: dict = {}  # py_func -> names its body assigns
+        #: a call chose an @overload's implementation: the code depends on overload functions
+        #: the disk-cache key (made without the frontend) does not see
+        self.uses_overloads = False
 
     def unique_name(self, base: str) -> str:
         name, k = base, 1
