@@ -66,7 +66,10 @@ class Overload:
     def typed_ir(self) -> str:
         if self._typed_ir is None:
             with _compile_lock, _deep_recursion(self.dispatcher):
-                self._typed_ir = str(_frontend_ir(self.dispatcher, self.argtypes))
+                from .frontend.versions import user_listing
+
+                # the user's variable names: a variable's versions (`x$s1`) are all `x` in the source
+                self._typed_ir = user_listing(str(_frontend_ir(self.dispatcher, self.argtypes)))
         return self._typed_ir
 
 
