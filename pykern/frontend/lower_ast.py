@@ -333,15 +333,17 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         if self.is_kernel or rt is None or isinstance(rt, T.Void) or not ir.may_fall_off(body):
             return []
         node = self.node.body[-1]
+        if self.declared_ret is not None and rt.is_scalar:
+            # numba converts the None to the declared type at the return: its TypeError at run time
+            return [ir.Raise("builtins:TypeError", (f"expected {rt}, got None",), self.loc(node))]
         saved, self.out = getattr(self, "out", None), []
         try:
             if not self.optional_return(None, node):
                 raise self.error(
                     f"'{self.pyname}' returns a {rt} at line {self.ret[1].line} but can end here without "
                     "returning (Python's implicit None)", node,
-                    hint="return a value on every path" + (
-                        "" if self.declared_ret is not None else
-                        " (numba returns an Optional here; pykern has Optional returns of numbers only)"))
+                    hint="return a value on every path (numba returns an Optional here; pykern has Optional "
+                    "returns of numbers only)")
             return self.out
         finally:
             self.out = saved
