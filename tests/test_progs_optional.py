@@ -309,3 +309,35 @@ def test_amdgpu_compiles_falling_off(arch, tmp_path):
     if not HAVE_LLVM_TOOLS:
         pytest.skip("llvm tools not installed")
     amdgpu_compile(fall_off_uses, [T.Array(T.int64, 1, "C")] * 5, arch, tmp_path)
+
+
+@cuda.jit
+def optional_variables(a, vs, o1, o2, o3, o4):
+    i = cuda.grid(1)
+    if i < vs.size:
+        r = find(a, vs[i])
+        if r is None:
+            r = -1  # a number assigned to an optional variable: present (numba's unify)
+        o1[i] = r
+        s = 100
+        if vs[i] > 2:
+            s = find(a, vs[i])  # a number first, an optional at the join
+        o2[i] = -5 if s is None else s
+        t = find(a, vs[i])
+        t += 1  # its number plus one (a None: numba's TypeError stops the thread)
+        o3[i] = t
+        w = find(a, vs[i])
+        w = 2.5  # a float widens the optional to OptionalType(float64)
+        o4[i] = w
+
+
+def test_optional_variables_take_numbers():
+    a, vs = np.array([5, 3, 9], np.int64), np.array([3, 4, 9, 1, 5], np.int64)
+    o1, o2, o3 = (np.full(5, 77, np.int64) for _ in range(3))
+    o4 = np.zeros(5)
+    optional_variables[1, 8](a, vs, o1, o2, o3, o4)
+    found = [next((j for j in range(a.size) if a[j] == v), None) for v in vs]
+    np.testing.assert_array_equal(o1, [-1 if f is None else f for f in found])
+    np.testing.assert_array_equal(o2, [100 if v <= 2 else -5 if f is None else f for v, f in zip(vs, found)])
+    np.testing.assert_array_equal(o3, [77 if f is None else f + 1 for f in found])  # None: stopped before
+    np.testing.assert_array_equal(o4, [0.0 if f is None else 2.5 for f in found])
