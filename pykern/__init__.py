@@ -49,7 +49,7 @@ from .stubs import __all__ as _kernel_names
 from .dispatcher import jit
 from .aot import compile as _compile
 from .tracebacks import trimmed as _trimmed
-from . import _cmath as _cmath_lib, _warp as _warp_lib, _reductions as _reductions_lib  # noqa: F401,E402  (register the device libraries)
+from . import _cmath as _cmath_lib, _warp as _warp_lib, _reductions as _reductions_lib, _integers as _integers_lib  # noqa: F401,E402,E501  (register the device libraries)
 from .targets import current_target, set_target
 
 _sources.install_if_asked()  # PYKERN_EXEC_SOURCES=1: remember every exec()'d text (pykern/sources.py)

@@ -66,7 +66,10 @@ class Overload:
     def typed_ir(self) -> str:
         if self._typed_ir is None:
             with _compile_lock, _deep_recursion(self.dispatcher):
-                self._typed_ir = str(_frontend_ir(self.dispatcher, self.argtypes))
+                from .frontend.versions import user_listing
+
+                # the user's variable names: a variable's versions (`x$s1`) are all `x` in the source
+                self._typed_ir = user_listing(str(_frontend_ir(self.dispatcher, self.argtypes)))
         return self._typed_ir
 
 
@@ -373,6 +376,8 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes)
                 artifact = target.compile(module, target.resolve_options(options))
+            if module.uncacheable:  # its key would hit for other overloads too: never stored
+                key = disk = None
         job = getattr(artifact, "tier_two", None)
         if job is not None:
             # first-tier code: remembered until its O3 build replaces it (a cell run again at

@@ -413,3 +413,29 @@ def test_split_leaves_unmodelled_functions_whole(src):
 
 def test_user_text():
     assert versions.user_text("'t$s12' and t$s1$u3_0, not a$b, $t0 or n$arg") == "'t' and t, not a$b, $t0 or n$arg"
+
+
+def test_inspect_types_shows_the_users_names():
+    import io
+
+    import pykern
+
+    @pykern.jit
+    def k(a, out):
+        t = a[0] * 2
+        out[0] = t
+        t = (a[1], 1)  # another version, of another type
+        out[1] = t[0] + t[1]
+
+    k[1, 1](np.ones(2), np.zeros(2))
+    buf = io.StringIO()
+    k.inspect_types(file=buf)
+    text = buf.getvalue()
+    assert "$s" not in text
+    assert "locals: t: float64, t: Tuple(float64, int64)" in text  # one entry per version's type
+    assert "  t = (a[1:int64], 1:int64,)" in text
+
+
+def test_user_listing_keeps_bracketed_types_whole():
+    text = "  locals: a: UniTuple(int64, 2), a$s1: UniTuple(int64, 2), b: float32, b$s2: int64\n  a$s1 = b$s2"
+    assert versions.user_listing(text) == "  locals: a: UniTuple(int64, 2), b: float32, b: int64\n  a = b"

@@ -159,3 +159,215 @@ def test_optional_in_a_while_test_is_checked_every_iteration():
     out = np.zeros(4, np.int64)
     optional_in_while_tests[1, 1](out)
     np.testing.assert_array_equal(out, [12, 4, 4, 1])
+
+
+# ---- falling off the end: Python's implicit `return None` (numba's Optional, as `return None`)
+
+@cuda.jit(device=True)
+def find(a, v):
+    for j in range(a.size):
+        if a[j] == v:
+            return j
+
+
+@cuda.jit(device=True)
+def positive_or_fall(x):
+    if x > 0:
+        return x
+
+
+@cuda.jit(device=True)
+def loops_until_return(x):
+    while True:  # no break: the end is never reached, so the result is a plain number
+        if x > 3:
+            return x
+        x += 1
+
+
+@cuda.jit(device=True)
+def returns_or_raises(x):
+    if x >= 0:
+        return x * 2
+    raise ValueError("negative")
+
+
+@cuda.jit
+def fall_off_uses(a, vs, idx, other, plain):
+    i = cuda.grid(1)
+    if i < vs.size:
+        r = find(a, vs[i])
+        idx[i] = -1 if r is None else r  # the untaken branch is not unwrapped
+        other[i] = positive_or_fall(vs[i]) if vs[i] > 0 else -7
+        plain[i] = loops_until_return(vs[i]) + returns_or_raises(abs(vs[i]))
+
+
+def _expected_fall_off(a, vs):
+    idx = [next((j for j in range(a.size) if a[j] == v), -1) for v in vs]
+    other = [v if v > 0 else -7 for v in vs]
+    plain = [max(v, 4) + 2 * abs(v) for v in vs]
+    return idx, other, plain
+
+
+def test_falling_off_the_end_returns_none():
+    a = np.array([5, 3, 9, 3, 0], np.int64)
+    vs = np.array([3, 4, 0, 9, -2, 5], np.int64)
+    idx, other, plain = (np.zeros(6, np.int64) for _ in range(3))
+    fall_off_uses[1, 8](a, vs, idx, other, plain)
+    want = _expected_fall_off(a, vs)
+    np.testing.assert_array_equal(idx, want[0])
+    np.testing.assert_array_equal(other, want[1])
+    np.testing.assert_array_equal(plain, want[2])
+
+
+def test_return_types_of_falling_off():
+    from pykern.frontend import compile_ir
+    from pykern.frontend import types as T
+    m = compile_ir(fall_off_uses.py_func, [T.Array(T.int64, 1, "C")] * 5)
+    ret = {f.pyname: f.return_type for f in m.functions.values() if not f.is_kernel}
+    assert ret == {"find": T.optional(T.int64), "positive_or_fall": T.optional(T.int64),
+                   "loops_until_return": T.int64, "returns_or_raises": T.int64}
+
+
+@cuda.jit
+def none_read_after_fall(vs, out):
+    i = cuda.grid(1)
+    if i < vs.size:
+        out[i] = 7
+        out[i] = positive_or_fall(vs[i]) * 2  # None: numba's TypeError stops the thread
+
+
+def test_none_from_falling_off_read_as_a_number_stops_the_thread():
+    vs = np.array([2, -1, 3], np.int64)
+    out = np.zeros(3, np.int64)
+    none_read_after_fall[1, 4](vs, out)
+    np.testing.assert_array_equal(out, [4, 7, 6])
+    k = cuda.jit(debug=True)(none_read_after_fall.py_func)
+    with pytest.raises(TypeError, match="expected int64, got None"):
+        k[1, 4](vs, np.zeros(3, np.int64))
+
+
+def test_kernel_falling_off_is_unaffected():
+    @cuda.jit
+    def k(out):
+        if out[0] > 0:
+            return
+        out[0] = 5
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out)
+    assert out[0] == 5
+
+
+def pair_or_fall(x):
+    if x > 0:
+        return (x, x)
+
+
+def test_falling_off_a_tuple_return_is_a_compile_error():
+    # numba: an Optional tuple, which pykern has not (a `r is None` of a tuple would fold to False)
+    from pykern.errors import CompileError
+    f = cuda.jit(device=True)(pair_or_fall)
+
+    @cuda.jit
+    def k(out):
+        f(out[0])
+
+    with pytest.raises(CompileError, match="'pair_or_fall' returns a UniTuple.* can end here without returning"):
+        k[1, 1](np.ones(2, np.int64))
+
+
+@cuda.jit("int64(int64)", device=True)
+def declared_fall(x):
+    if x > 0:
+        return x * 3
+    x = 2
+
+
+@cuda.jit
+def calls_declared(xs, out):
+    i = cuda.grid(1)
+    if i < xs.size:
+        out[i] = -7
+        out[i] = declared_fall(xs[i])
+
+
+def test_falling_off_a_declared_return_type_is_numbas_type_error():
+    # numba converts the implicit None to the declared int64 at the return: TypeError at run time
+    xs = np.array([2, -1, 5], np.int64)
+    out = np.zeros(3, np.int64)
+    calls_declared[1, 4](xs, out)
+    np.testing.assert_array_equal(out, [6, -7, 15])  # the None thread stopped before its store
+    k = cuda.jit(debug=True)(calls_declared.py_func)
+    with pytest.raises(TypeError, match="expected int64, got None"):
+        k[1, 4](xs, np.zeros(3, np.int64))
+
+
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1100"])
+def test_amdgpu_compiles_falling_off(arch, tmp_path):
+    from types_helpers import HAVE_LLVM_TOOLS, amdgpu_compile
+    from pykern.frontend import types as T
+    if not HAVE_LLVM_TOOLS:
+        pytest.skip("llvm tools not installed")
+    amdgpu_compile(fall_off_uses, [T.Array(T.int64, 1, "C")] * 5, arch, tmp_path)
+
+
+@cuda.jit
+def optional_variables(a, vs, o1, o2, o3, o4):
+    i = cuda.grid(1)
+    if i < vs.size:
+        r = find(a, vs[i])
+        if r is None:
+            r = -1  # a number assigned to an optional variable: present (numba's unify)
+        o1[i] = r
+        s = 100
+        if vs[i] > 2:
+            s = find(a, vs[i])  # a number first, an optional at the join
+        o2[i] = -5 if s is None else s
+        t = find(a, vs[i])
+        t += 1  # its number plus one (a None: numba's TypeError stops the thread)
+        o3[i] = t
+        w = find(a, vs[i])
+        w = 2.5  # a float widens the optional to OptionalType(float64)
+        o4[i] = w
+
+
+def test_optional_variables_take_numbers():
+    a, vs = np.array([5, 3, 9], np.int64), np.array([3, 4, 9, 1, 5], np.int64)
+    o1, o2, o3 = (np.full(5, 77, np.int64) for _ in range(3))
+    o4 = np.zeros(5)
+    optional_variables[1, 8](a, vs, o1, o2, o3, o4)
+    found = [next((j for j in range(a.size) if a[j] == v), None) for v in vs]
+    np.testing.assert_array_equal(o1, [-1 if f is None else f for f in found])
+    np.testing.assert_array_equal(o2, [100 if v <= 2 else -5 if f is None else f for v, f in zip(vs, found)])
+    np.testing.assert_array_equal(o3, [77 if f is None else f + 1 for f in found])  # None: stopped before
+    np.testing.assert_array_equal(o4, [0.0 if f is None else 2.5 for f in found])
+
+
+def test_optional_ifexp_whose_branch_needs_statements():
+    """``r + 1 if r is not None else None`` is an optional (numba's join) and its ``r + 1``
+    unwraps ``r`` on the taken path only; an optional assigned from a conditional keeps None."""
+    @cuda.jit(device=True)
+    def find(a, v):
+        for i in range(a.size):
+            if a[i] == v:
+                return i
+        return None
+
+    @cuda.jit(device=True)
+    def after(a, v):
+        r = find(a, v)
+        return r + 1 if r is not None else None
+
+    @cuda.jit
+    def k(a, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            y = after(a, i) if i % 2 == 0 else -5
+            out[i] = -1 if y is None else y
+
+    a = np.array([3, 1, 4, 0, 7], dtype=np.int64)
+    out = np.zeros(8, np.int64)
+    k[1, 8](a, out)
+    where = {int(x): j for j, x in enumerate(a)}
+    expect = [(where[i] + 1 if i in where else -1) if i % 2 == 0 else -5 for i in range(8)]
+    assert out.tolist() == expect

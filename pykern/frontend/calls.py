@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import stubs
-from . import infer, ir, local_defs, np_scalar
+from . import extending, infer, ir, local_defs, np_scalar
 from . import types as T
 from ..errors import CompileError, CompileValueError
 from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
@@ -80,6 +80,10 @@ def lower_call(lw, fobj, node):
         # a device function, or a plain @jit function called from a kernel: numba-cuda
         # compiles the callee as a device function either way
         return _device_call(lw, f, name, node)
+    if extending.is_overloaded(f):  # numba.extending: @overload(f) / @register_jitable
+        r = _overload_call(lw, f, name, node)
+        if r is not None:
+            return r
     if isinstance(f, np.ufunc):  # np.sin(x, out) on arrays (numba accepts it), np.add(a, b) on scalars
         from .ufunc_loops import array_form
 
@@ -1313,6 +1317,43 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
     args[k] = lw.once(args[k], arg_nodes[k])
     lw.emit(ir.ExprStmt(ir.Call(fn.name, args, fn.return_type, lw.loc(node)), lw.loc(node)))
     return args[k]
+
+
+def _overload_call(lw, f, name, node):
+    """A call of a function with ``@overload``s: the implementation the first overload that
+    accepts the arguments' types returns, compiled as a device function. None when all
+    decline and pykern has a meaning of its own for ``f`` (a numpy or math function)."""
+    if any(kw.arg is None for kw in node.keywords):
+        raise lw.error("**kwargs in a call is not supported in kernels", node)
+    argtypes = tuple(_overload_arg_type(lw, a) for a in node.args)
+    kwtypes = tuple((kw.arg, _overload_arg_type(lw, kw.value)) for kw in node.keywords)
+    shown = ", ".join([*map(str, argtypes), *(f"{k}={t}" for k, t in kwtypes)])
+    try:
+        impl = extending.implementation(f, argtypes, kwtypes)
+    except CompileError:
+        raise
+    except Exception as e:  # the overload function's own TypingError, or a bug in it
+        raise lw.error(f"the overload of '{name}' for ({shown}) raised {type(e).__name__}: {e}", node) from None
+    if impl is None:
+        if inspect.isfunction(f):
+            raise lw.error(f"no overload of '{name}' accepts ({shown})", node,
+                           "every @overload function returned None for these argument types")
+        return None
+    lw.mb.uses_overloads = True
+    return _device_call(lw, impl, name, node)
+
+
+def _overload_arg_type(lw, a):
+    """The type an overload function is given for argument ``a`` (evaluated for its type
+    only: the statements it needs are emitted when the implementation is called)."""
+    saved, lw.out = lw.out, []
+    try:
+        v = lw.expr(a)
+        if isinstance(v, PyObj) and v.value is None:
+            return T.none
+        return _strong(lw, lw.to_ir(v, a), a).type  # a function or class as an argument is refused here
+    finally:
+        lw.out = saved
 
 
 NOT_STATIC = object()

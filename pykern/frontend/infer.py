@@ -192,11 +192,10 @@ def unify(a: T.Type, b: T.Type):
     if a.is_scalar and b.is_scalar:
         return T.promote(a, b)
     if isinstance(a, T.Optional) or isinstance(b, T.Optional):
-        # numba: a variable assigned an optional and a number is optional (reads as a number unwrap it)
-        ia = a.type if isinstance(a, T.Optional) else a
-        ib = b.type if isinstance(b, T.Optional) else b
-        inner = unify(ia, ib) if ia.is_scalar and ib.is_scalar else None
-        return None if inner is None else T.optional(inner)
+        # numba's unify of Optional(x) and y: Optional of their common number type (a plain
+        # number assigned to an optional variable is present); anything else: not supported
+        x, y = (t.type if isinstance(t, T.Optional) else t for t in (a, b))
+        return T.optional(T.promote(x, y)) if x.is_scalar and y.is_scalar else None
     if isinstance(a, T.Tuple) and isinstance(b, T.Tuple) and len(a.elems) == len(b.elems):
         elems = [unify(x, y) for x, y in zip(a.elems, b.elems)]
         if any(e is None for e in elems):

@@ -810,6 +810,9 @@ class Module:
 
     kernel: Function
     functions: dict = Factory(dict)  # name -> Function
+    #: not to be stored in the disk cache: its key cannot see what the code depends on
+    #: (implementations chosen by ``@overload`` functions, ``frontend/extending.py``)
+    uncacheable: bool = False
 
     def __str__(self) -> str:
         return "\n\n".join(str(f) for f in [*self.functions.values(), self.kernel])
@@ -825,6 +828,29 @@ def always_returns(stmts: list) -> bool:
     if isinstance(last, If):
         return always_returns(last.then) and always_returns(last.orelse)
     return False
+
+
+def may_fall_off(stmts: list) -> bool:
+    """Can control run past the end of this statement list? Unlike ``always_returns`` a
+    ``raise`` and a ``while True`` loop without a ``break`` of its own end no path: a device
+    function ending so never returns Python's implicit None (numba's CFG has no such edge)."""
+    return all(_completes(s) for s in stmts)
+
+
+def _completes(s) -> bool:
+    if isinstance(s, (Return, Raise)):
+        return False
+    if isinstance(s, If):
+        return may_fall_off(s.then) or may_fall_off(s.orelse)
+    if isinstance(s, While) and isinstance(s.cond, Const) and s.cond.value:
+        return _breaks(s.body)
+    return True
+
+
+def _breaks(stmts: list) -> bool:
+    """Does a ``Break`` of the loop this list is the body of occur (not one of an inner loop)?"""
+    return any(isinstance(s, Break) or isinstance(s, If) and (_breaks(s.then) or _breaks(s.orelse))
+               for s in stmts)
 
 
 # --------------------------------------------------------------------------

@@ -85,6 +85,9 @@ class ModuleBuilder:
         self.const_arrays: dict = {}  # id(array) -> (name, array)
         self.active: dict = {}  # specialisation key -> FunctionLowerer lowering it now
         self._assigned: dict = {}  # py_func -> names its body assigns
+        #: a call chose an @overload's implementation: the code depends on overload functions
+        #: the disk-cache key (made without the frontend) does not see
+        self.uses_overloads = False
 
     def unique_name(self, base: str) -> str:
         name, k = base, 1
@@ -287,6 +290,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             self.static_optional = set()  # ... assigned on some paths to here only (join_replaced)
             self.cond_depth = 0  # inside run-time `if` branches
             body = self.block(self.node.body)
+            body += self.implicit_return(body)
             if not self.changed:
                 break
         else:
@@ -328,6 +332,28 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             pyname=self.pyname,
             returns_param=-1 if self.returned_param is None else self.returned_param,
         )
+
+    def implicit_return(self, body: list) -> list:
+        """Python's ``return None`` at the end of a function that returns a value on some path
+        and can run past its end: numba's Optional return, as an explicit ``return None``."""
+        rt = self.ret[0] if self.ret is not None else None
+        if self.is_kernel or rt is None or isinstance(rt, T.Void) or not ir.may_fall_off(body):
+            return []
+        node = self.node.body[-1]
+        if self.declared_ret is not None and rt.is_scalar:
+            # numba converts the None to the declared type at the return: its TypeError at run time
+            return [ir.Raise("builtins:TypeError", (f"expected {rt}, got None",), self.loc(node))]
+        saved, self.out = getattr(self, "out", None), []
+        try:
+            if not self.optional_return(None, node):
+                raise self.error(
+                    f"'{self.pyname}' returns a {rt} at line {self.ret[1].line} but can end here without "
+                    "returning (Python's implicit None)", node,
+                    hint="return a value on every path (numba returns an Optional here; pykern has Optional "
+                    "returns of numbers only)")
+            return self.out
+        finally:
+            self.out = saved
 
     def _zero(self, t: T.Type, node):
         if t.is_scalar:

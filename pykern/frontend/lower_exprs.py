@@ -565,22 +565,61 @@ class ExpressionLowering:
         cond = self.cond(node.test)
         if isinstance(cond, ir.Const):
             return self.expr(node.body if cond.value else node.orelse)
-        (a, pa), (b, pb) = self.guarded_value(node.body), self.guarded_value(node.orelse)
-        if a.type.is_scalar and b.type.is_scalar:
-            t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
+        branches = (node.body, node.orelse)
+        # each branch keeps the statements it needs (a checked optional, a temporary) apart:
+        # they run on its path only, as Python evaluates only the branch taken
+        sides = [self.guarded_value(n, self.branch_value) for n in branches]
+        if any(_is_none(v) or isinstance(v.type, T.Optional) for v, _ in sides):
+            # ``r if c else -1`` with an optional ``r`` (or a None branch) is an optional, as
+            # numba's join of the branches is: the branch not taken is never unwrapped
+            t = T.optional(self.optional_join_type([v for v, _ in sides], node))
+            sides = [(part, pre + more) for (v, pre), n in zip(sides, branches)
+                     for part, more in [self.guarded_value(n, lambda n, v=v: self.as_optional(v, t, n))]]
         else:
+            t = None
+        (a, pa), (b, pb) = sides
+        if t is None and a.type.is_scalar and b.type.is_scalar:
+            t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
+        elif t is None:
             t = infer.unify(a.type, b.type)
             if t is None:
                 raise self.error(f"the two branches of a conditional expression have types {a.type} and {b.type}", node)
         if not (pa or pb):
             return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
-        # a branch needs statements (a checked optional...): they run on its path only
         loc = self.loc(node)
         name = f"$t{len(self.temps)}"
         self.temps[name] = t
         self.emit(ir.If(cond, [*pa, ir.Assign(name, self.cast(a, t, node), loc)],
                         [*pb, ir.Assign(name, self.cast(b, t, node), loc)], loc))
         return ir.Var(name, t, loc)
+
+    def branch_value(self, node):
+        """A branch of ``x if c else y``: its IR, an optional kept optional, or the None."""
+        v = self.expr(node)
+        return v if _is_none(v) else self.to_ir(v, node)
+
+    def optional_join_type(self, sides: list, node) -> T.Type:
+        """The number type of ``x if c else y`` when a branch is None or an optional."""
+        inner = [None if _is_none(v) else v.type.type if isinstance(v.type, T.Optional) else v.type for v in sides]
+        if not all(t is None or t.is_scalar for t in inner) or all(t is None for t in inner):
+            raise self.error("a conditional expression of None (or an optional) and a non-number is not supported",
+                             node, hint="give both branches numbers")
+        if None in inner:
+            return inner[1 - inner.index(None)]
+        weak = [None if isinstance(v.type, T.Optional) else weakval(v) for v in sides]
+        return infer.common_type(inner[0], weak[0], inner[1], weak[1])
+
+    def as_optional(self, v, opt: T.Optional, node) -> ir.Expr:
+        """``v`` (None, an optional or a number) as a value of the optional type ``opt``."""
+        loc, t = self.loc(node), opt.type
+        if _is_none(v):
+            return ir.TupleExpr([ir.Const(as_const_value(0, t), t, loc), ir.Const(False, T.boolean, loc)], opt, loc)
+        if v.type == opt:
+            return v
+        if isinstance(v.type, T.Optional):
+            value, present = self.optional_parts(self.once(v, node), loc)
+            return ir.TupleExpr([self.cast(value, t, node), present], opt, loc)
+        return ir.TupleExpr([self.cast(v, t, node), ir.Const(True, T.boolean, loc)], opt, loc)
 
     def expr_Call(self, node):
         if any(isinstance(a, ast.Starred) for a in node.args):
@@ -635,3 +674,7 @@ def _names_a_constant(node) -> bool:
     if isinstance(node, ast.Subscript):
         return isinstance(node.slice, ast.Constant) and _names_a_constant(node.value)
     return isinstance(node, ast.Name)
+
+
+def _is_none(v) -> bool:
+    return isinstance(v, PyObj) and v.value is None

@@ -335,6 +335,8 @@ class StatementLowering:
         if isinstance(target, ast.Name):
             cur = self.expr_Name(ast.copy_location(ast.Name(target.id, ast.Load()), target))
             cur = self.to_ir(cur, target)
+            if isinstance(cur.type, T.Optional):  # r += 1 of an optional r: its number (None: TypeError)
+                cur = self.unwrap_optional(cur, target)
             self.set_var(target.id, self.binop(op, cur, self.value(node.value), node), target)
         elif isinstance(target, ast.Subscript):
             arr, idx = self.store_target(target, views=True)

@@ -17,9 +17,10 @@ import math
 
 import numpy as np
 
+from .. import stubs
 from . import infer, ir
 from . import types as T
-from .values import is_weak
+from .values import is_weak, weakval
 
 
 def _arg(lw, node, name, k=0, nargs=1):
@@ -201,7 +202,69 @@ def np_round(lw, node, name):
     return lw.cast(r, t, node)
 
 
+def np_spacing(lw, node, name):
+    """``np.spacing(x)``: the distance from ``x`` to the next float away from zero (toward +inf
+    for +-0.0), negative for negative ``x``; NaN for +-inf and NaN -- numpy's ``npy_spacing``,
+    ``nextafter(x, x >= 0 ? inf : -inf) - x``. Integers take numpy's float type for their size."""
+    v = _arg(lw, node, name)
+    t = v.type if isinstance(v.type, T.Float) else _int_float(v.type)
+    if t == T.float16:
+        raise lw.error(f"{name}() of a {v.type} (a float16 result) is not supported in kernels", node,
+                       "convert the argument to float32 first")
+    x = lw.once(lw.cast(v, t, node), node)
+    inf = _c(lw, math.inf, t, node)
+    away = _if(lw, _cmp(lw, ">=", x, _c(lw, 0.0, t, node), node), inf, _c(lw, -math.inf, t, node), node)
+    step = _bin(lw, "-", _math(lw, "nextafter", [x, away], t, node), x, node)
+    return _if(lw, _math(lw, "isinf", [x], T.boolean, node), _c(lw, math.nan, t, node), step, node)
+
+
+def _int_float(t):
+    """numpy's float result type of a one-argument float ufunc of an integer or boolean type."""
+    if isinstance(t, T.Boolean) or t.bits == 8:
+        return T.float16
+    return T.float32 if t.bits == 16 else T.float64
+
+
+def _gcd_lcm(lw, node, name, which):
+    """``np.gcd``/``np.lcm`` of integers in their common type (numpy's loops): the absolute
+    values as unsigned (``abs(INT_MIN)`` is ``2**(n-1)`` there), Euclid's loop in
+    ``pykern/_integers.py``, the result converted back (wrapping as numpy's does)."""
+    if len(node.args) != 2 or node.keywords:
+        raise lw.error(f"{name}() takes 2 arguments in kernels", node)
+    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    if not (isinstance(a.type, T.Integer) and isinstance(b.type, T.Integer)):
+        what = next(v.type for v in (a, b) if not isinstance(v.type, T.Integer))
+        raise lw.error(f"{name}() of a {what}: numpy has no loop for it (integers only)", node)
+    t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
+    if not isinstance(t, T.Integer):  # uint64 with int64: numpy's float64, which has no loop
+        raise lw.error(f"{name}() of {a.type} and {b.type}: numpy has no loop for their common type {t}", node)
+    u = T.Integer(t.bits, False)
+    args = [_magnitude(lw, lw.cast(v, t, node), u, node) for v in (a, b)]
+    dev = getattr(stubs.DEVICE_LIBRARIES["integers"], f"{which}_unsigned")
+    fn = lw.mb.device_function(dev.py_func, [u, u], lw.loc(node))
+    return lw.cast(ir.Call(fn.name, args, u, lw.loc(node)), t, node)
+
+
+def _magnitude(lw, v, u, node):
+    """``|v|`` as the unsigned type ``u`` of its width (modulo ``2**bits``)."""
+    if not v.type.signed:
+        return v
+    v = lw.once(v, node)
+    bits = lw.cast(v, u, node)
+    negated = _bin(lw, "-", _c(lw, 0, u, node), lw.cast(v, u, node), node)
+    return _if(lw, _cmp(lw, "<", v, _c(lw, 0, v.type, node), node), negated, bits, node)
+
+
+def np_gcd(lw, node, name):
+    return _gcd_lcm(lw, node, name, "gcd")
+
+
+def np_lcm(lw, node, name):
+    return _gcd_lcm(lw, node, name, "lcm")
+
+
 HANDLERS = {
+    np.gcd: np_gcd, np.lcm: np_lcm, np.spacing: np_spacing,
     np.sign: np_sign, np.square: np_square, np.reciprocal: np_reciprocal, np.signbit: np_signbit,
     np.heaviside: np_heaviside, np.logaddexp: np_logaddexp, np.logaddexp2: np_logaddexp2,
     np.float_power: np_float_power, np.round: np_round, np.around: np_round,

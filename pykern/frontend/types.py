@@ -40,6 +40,11 @@ class _Sized:
         return self.bits // 8
 
     @property
+    def bitwidth(self) -> int:
+        """numba's name of ``bits`` (overload functions read it: ``pykern.types``)."""
+        return self.bits
+
+    @property
     def np_dtype(self) -> np.dtype:
         return np.dtype(str(self))
 

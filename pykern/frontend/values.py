@@ -315,6 +315,9 @@ class ValueLowering:
             if isinstance(e, ir.Const):
                 return ir.Const(as_const_value(fold_cast(e.value, e.type, t), t), t, e.loc)
             return ir.Cast(e, t, e.loc or self.loc(node))
+        if isinstance(t, T.Optional) and e.type.is_scalar:  # a number where an optional is: present
+            loc = e.loc or self.loc(node)
+            return ir.TupleExpr([self.cast(e, t.type, node), ir.Const(True, T.boolean, loc)], t, loc)
         if isinstance(e.type, T.Tuple) and isinstance(t, T.Tuple) and len(e.type.elems) == len(t.elems):
             if isinstance(e, ir.TupleExpr):
                 elems = [self.cast(x, et, node) for x, et in zip(e.elems, t.elems)]

@@ -39,6 +39,29 @@ def user_text(text: str) -> str:
     return _INTERNAL.sub(r"\1", text) if text and "$" in text else text
 
 
+def user_listing(text: str) -> str:
+    """An IR listing (``inspect_types``) with the user's names: a variable's versions are named
+    as in the source, and its ``locals:`` entries of one type are listed once."""
+    lines = user_text(text).splitlines()
+    for k, line in enumerate(lines):
+        head, sep, rest = line.partition("locals: ")
+        if sep and not head.strip():
+            lines[k] = head + sep + ", ".join(dict.fromkeys(_top_level_items(rest)))
+    return "\n".join(lines)
+
+
+def _top_level_items(text: str) -> list:
+    """``text`` split at the ", " outside brackets (``t: UniTuple(int64, 2)`` is one item)."""
+    items, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if depth == 0 and text.startswith(", ", k):
+            items.append(text[start:k])
+            start = k + 2
+    return items + [text[start:]]
+
+
 class _Bail(Exception):
     """A construct the analysis does not model: leave every name whole."""
 
