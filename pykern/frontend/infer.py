@@ -136,6 +136,46 @@ def common_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
     return T.promote(lt, rt)
 
 
+#: operators whose integer x integer result follows numba's integer rule (NBEP 1)
+NBEP1_OPS = ("+", "-", "*", "//", "%", "**") + BITWISE_OPS + SHIFT_OPS
+
+
+def machine_int(signed: bool) -> T.Integer:
+    """numba's ``choose_result_int``: the result is as wide as the widest operand but at
+    least 64 bits (``intp``) -- pykern has no integer wider than 64 bits, so always 64."""
+    return T.int64 if signed else T.uint64
+
+
+def nbep1_result(op: str, lt: T.Type, rt: T.Type):
+    """numba's type for ``lt op rt`` on two integers/booleans (not two booleans), or None
+    when numba's integer rule does not apply (``/``, comparisons, floats).
+
+    numba (numba/core/typing/builtins.py) types these operators only on the machine
+    integers int64/uint64 and widens narrower operands first, so ``uint8 + uint8`` is
+    uint64 and ``int32 * int32`` int64: small integers never wrap. The result is signed
+    if either operand is (``uint64 % int64`` -> int64); a boolean converts to int8 or
+    uint8 equally well and numba's first candidate (int64) wins, so it counts as signed.
+    A shift takes its left operand's signedness (the count is only a count)."""
+    ints = (T.Integer, T.Boolean)
+    if op not in NBEP1_OPS or not (isinstance(lt, ints) and isinstance(rt, ints)):
+        return None
+    if op in BITWISE_OPS and isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean):
+        return None  # & | ^ of booleans stay boolean; True + True is int64 2 (Python, numba)
+    operands = (lt,) if op in SHIFT_OPS else (lt, rt)
+    return machine_int(any(not isinstance(t, T.Integer) or t.signed for t in operands))
+
+
+def nbep1_unary(t: T.Type) -> T.Type:
+    """numba's type for unary ``-x``, ``+x`` or ``~x`` (numba's UnaryOp and BitwiseInvert
+    templates): an integer widens to 64 bits keeping its signedness (``-uint8(1)`` is
+    2**64 - 1, ``~int8(0)`` is int64 -1), a boolean gives int64 for ``+``/``-`` (``~`` of a
+    boolean is ``not``, handled by the caller), floats keep their type. ``abs`` keeps the
+    type instead (numba's Abs template)."""
+    if isinstance(t, T.Integer):
+        return machine_int(t.signed)
+    return T.int64 if isinstance(t, T.Boolean) else t
+
+
 def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
     """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
     ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here)."""
@@ -145,6 +185,11 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
                 f"unsupported operand types for {op}: {lt} and {rt}",
                 hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
             )
+    # numba types an int literal as int64 (uint64 above int64's range) next to an integer
+    ct = nbep1_result(op, literal_type(lweak) if lweak is not None else lt,
+                      literal_type(rweak) if rweak is not None else rt)
+    if ct is not None:
+        return ct, ct
     if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
         ct = common_type(lt, lweak, rt, rweak)
         if op in ("//", "%"):
@@ -152,27 +197,14 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
                              hint="complex numbers have no floor division or modulo (Python and numpy refuse too)")
         return ct, ct
     if op in ARITH_OPS:
-        if isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean):
-            lt = rt = T.int64
         ct = common_type(lt, lweak, rt, rweak)
-        if isinstance(ct, T.Boolean):
-            ct = T.int64
         if op == "/" and not isinstance(ct, T.Float):
             ct = T.float64
         return ct, ct
-    if op in SHIFT_OPS and isinstance(lt, T.Integer) and isinstance(rt, T.Integer) and lweak is None \
-            and rweak is None and isinstance(T.promote(lt, rt), T.Float):
-        # uint64 << int64: numpy has no common integer type, but a shift count is just
-        # a count -- shift in the left operand's type, as CUDA C and Triton do
-        return lt, lt
     if op in BITWISE_OPS or op in SHIFT_OPS:
         ct = common_type(lt, lweak, rt, rweak)
         if isinstance(ct, (T.Float, T.Complex)) or (op in SHIFT_OPS and not isinstance(ct, T.Integer)):
-            if isinstance(lt, (T.Integer, T.Boolean)) and isinstance(rt, (T.Integer, T.Boolean)):
-                # uint64 with a signed integer has no common integer type (numpy refuses too)
-                hint = "convert one side so both are unsigned or both signed, e.g. np.uint64(k) or np.int64(x)"
-            else:
-                hint = "bitwise operators need integers" if op in BITWISE_OPS else "shifts need integers"
+            hint = "bitwise operators need integers" if op in BITWISE_OPS else "shifts need integers"
             raise InferError(f"unsupported operand types for {op}: {lt} and {rt}", hint=hint)
         return ct, ct
     raise InferError(f"unknown operator {op}")
