@@ -1,25 +1,26 @@
 """Typing rules of the kernel language.
 
 Numbers
-  * Two typed ("strong") scalars promote with numpy's ``promote_types`` (NEP 50,
-    numpy 2): int32+int64 -> int64, uint64+int64 -> float64, int64+float32 ->
-    float64, int16+float32 -> float32, bool+int8 -> int8.
-  * Python literals and frozen Python int/float globals/closure values are
-    "weak" (NEP 50): an int literal takes the other operand's type (int or
-    float; if the literal does not fit that integer type it is typed int64,
-    or uint64 above int64, and promotes normally instead of overflowing); a float
-    literal takes the other operand's float type, or float64 if the other is an
-    integer or boolean. An int literal with a boolean gives int64. Two weak
-    constants are folded at compile time with Python semantics.
+  * Integer x integer ``+ - * // % **`` and ``& | ^`` follow numba's integer rule (its
+    integer typing proposal, NBEP 1; ``nbep1_result``): the result is int64, or uint64 when
+    both operands are unsigned -- small integers widen, ``uint8 + uint8`` is uint64,
+    ``int32 * int32`` int64, ``uint64 % int64`` int64 (the uint64 operand converted to int64,
+    as numba does). A boolean with an integer counts as signed (numba's first candidate
+    wins its tie). Shifts ``<< >>`` compute in 64 bits with the left operand's signedness.
+    Unary ``-``, ``+`` and ``~`` of an integer widen it to 64 bits keeping the signedness.
+    An int literal (or frozen Python int) next to an integer is int64 (uint64 above int64's
+    range), as numba types it: ``uint64 + 1`` is int64. Two booleans: arithmetic gives
+    int64 (True + True == 2), ``& | ^`` stay boolean, ``~`` is ``not`` (numpy).
+  * Everything else promotes with numpy's ``promote_types`` (NEP 50, numpy 2):
+    int64+float32 -> float64, int16+float32 -> float32, int64 with uint64 compared -> float64
+    (numba resolves these the same way).
+  * Python float literals and frozen Python floats are "weak" (NEP 50): a float literal takes
+    the other operand's float type, or float64 if the other is an integer or boolean; an int
+    literal next to a float takes the float's type (float32 * 2 stays float32 -- numba gives
+    float64 there, a documented difference). Two weak constants are folded at compile time
+    with Python semantics.
   * ``/`` on two integers/booleans gives float64 (both cast first).
-  * Arithmetic (+ - * / // % **) on two booleans casts them to int64 first
-    (Python: True + True == 2; numpy would give a boolean). ``& | ^`` on
-    booleans stay boolean. ``-x`` and ``+x`` of a boolean give int64;
-    ``~`` of a boolean is ``not`` (numpy).
-  * Shifts and bitwise ops need integers (or booleans for & | ^); the result is
-    the promoted type; floats are a type error. A shift of uint64 by a signed
-    count (or int64 by a uint64 count), which numpy refuses, shifts in the left
-    operand's type, as CUDA C does.
+  * Shifts and bitwise ops need integers (or booleans for & | ^); floats are a type error.
   * ``int ** int`` stays an integer (IR semantics: negative exponent -> 0 except
     base +-1); a *constant* negative exponent with an integer base is a
     CompileError (numpy raises too) -- write ``x ** -1.0``.
@@ -30,9 +31,9 @@ Numbers
     free then).
   * Array indices are cast to int64. Storing into an array element casts to the
     array's dtype (numpy assignment: float->int truncates toward zero).
-  * A variable has one type: assignments of different numeric types unify by
-    promotion (``s = 0`` then ``s += x[i]`` with float32 x makes ``s`` float64,
-    as numba does); other clashes (arrays, tuples of other lengths) are errors
+  * A variable has one type: assignments of different numeric types unify by numpy's
+    promotion, as numba's ``Number.unify`` does (``s = 0`` then ``s += x[i]`` with float32 x
+    makes ``s`` float64); other clashes (arrays, tuples of other lengths) are errors
     naming both types and both lines.
   * ``range`` loops: the loop variable's type is the promotion of the bounds
     (weak literals adopt the others' type; all-literal bounds give int64).
