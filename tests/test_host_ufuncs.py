@@ -54,6 +54,21 @@ def test_lazy_typing_follows_the_inputs(cpu_target):
     np.testing.assert_array_equal(_axpb(i.astype(np.int64), i.astype(np.float64)), i * 2.0 + i)
 
 
+@cuda.vectorize
+def _add(a, b):
+    return a + b
+
+
+def test_lazy_python_int_next_to_integer_arrays_is_int64(cpu_target):
+    """As a literal in a kernel (numba's integer rule): -3 next to a uint8 array is int64,
+    not a uint8 253; a Python int next to a float array still takes the float type."""
+    u = np.array([1, 2, 200], np.uint8)
+    r = _add(u, -3)
+    assert r.dtype == np.int64 and r.tolist() == [-2, -1, 197]
+    assert _add(u, 2**63).dtype == np.uint64
+    assert _add(np.arange(3, dtype=np.float32), 3).dtype == np.float32
+
+
 def test_out_stream_and_device_arrays(cpu_target):
     x = np.arange(64, dtype=np.float64).reshape(8, 8)
     out = np.zeros_like(x)
