@@ -148,8 +148,8 @@ def machine_int(signed: bool) -> T.Integer:
 
 
 def nbep1_result(op: str, lt: T.Type, rt: T.Type):
-    """numba's type for ``lt op rt`` on two integers/booleans (not two booleans), or None
-    when numba's integer rule does not apply (``/``, comparisons, floats).
+    """numba's type for ``lt op rt`` on two integers/booleans, or None where numba's
+    integer rule does not apply (``/``, floats, ``& | ^`` of two booleans).
 
     numba (numba/core/typing/builtins.py) types these operators only on the machine
     integers int64/uint64 and widens narrower operands first, so ``uint8 + uint8`` is
