@@ -73,8 +73,9 @@ def run(quick: bool = False) -> list:
                 ck64 = pykern.compile(matmul_i64, sig, arch=arch)
                 i64_insns = instruction_count(write_bytes(os.path.join(tmp, f"pykern_matmul_i64_{arch}.hsaco"),
                                                           ck64.code_object))
-                note += (f"; int32 index semantics (the sample's i * TPB): clang {c_i32}; int64 (i * np.int64(TPB),"
-                         f" numba's and the HIP twin's): pykern {i64_insns}, {ck64.metadata.get('.vgpr_count')} VGPRs")
+                note += (f"; int32 index semantics (MATMUL_I32, pykern's before numba's integer rule): clang {c_i32};"
+                         f" explicit int64 (i * np.int64(TPB)): pykern {i64_insns},"
+                         f" {ck64.metadata.get('.vgpr_count')} VGPRs")
             if p_vgpr_readelf is not None and p_vgpr_readelf != p_vgpr:
                 note += f" metadata says {p_vgpr} VGPRs, llvm-readelf {p_vgpr_readelf}"
             if p_spill:

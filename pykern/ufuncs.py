@@ -42,6 +42,17 @@ from .generated import as_def, define, is_device_operand
 _MAX_NDIM = 4  # kernel arrays have 1 to 4 dimensions
 
 
+def _weak_scalar_dtype(arrays: list, value) -> np.dtype:
+    """A Python scalar argument of a lazily typed ufunc, as a literal in a kernel: an int
+    next to integer arrays is numba's int64 literal (uint64 above int64's range); a float,
+    or an int next to a float array, is weak (NEP 50: it takes the arrays' type)."""
+    if type(value) is int and all(d.kind in "iub" for d in arrays):
+        from .frontend.infer import literal_type
+
+        return _np_dtype(literal_type(value))
+    return np.result_type(*arrays, value)
+
+
 def _np_dtype(t) -> np.dtype:
     from .frontend import types as T
 
@@ -248,10 +259,10 @@ class CUDAUFunc:
         dtypes = [ops.dtype(k) for k in range(self.nin)]
         scalars = ["weak" if type(v) in (int, float) else (not hasattr(v, "ndim") or v.ndim == 0)
                    for v in ops.values]
-        if not self._sigs:  # lazy: a Python scalar takes the arrays' type where it fits (NEP 50)
+        if not self._sigs:  # lazy: the type of a Python scalar argument depends on the arrays'
             arrays = [d for d, sc in zip(dtypes, scalars) if sc != "weak"]
             if arrays:
-                dtypes = [np.result_type(*arrays, ops.values[k]) if sc == "weak" else d
+                dtypes = [_weak_scalar_dtype(arrays, ops.values[k]) if sc == "weak" else d
                           for k, (d, sc) in enumerate(zip(dtypes, scalars))]
         ret, argtypes = self._types_for(dtypes, scalars)
         rdt = _np_dtype(ret)

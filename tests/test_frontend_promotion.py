@@ -1,4 +1,5 @@
-"""The typing rules agree with numpy 2 (NEP 50) where the docstring of
+"""The typing rules agree with numba's integer rule (NBEP 1) for integer x integer
+operators and with numpy 2 (NEP 50) elsewhere, where the docstring of
 pykern.frontend.infer says they do."""
 
 import itertools
@@ -27,49 +28,153 @@ def np_result(op, a: T.Type, b: T.Type):
                              "^": np.bitwise_xor, "<<": np.left_shift, ">>": np.right_shift}[op](x, y).dtype)
 
 
+# ---- numba's overload resolution for integer operators, as a reference independent of
+# pykern.frontend.infer. Written from numba/core/typeconv/rules.py (the casting graph),
+# numba/core/typing/context.py (_resolve_overload: candidates sorted by (unsafe, safe,
+# promote) conversion counts, the first of equals wins) and numba/core/typing/builtins.py
+# (integer_binop_cases: choose_result_int over the machine ints int64/uint64; the shift
+# template: max(left, intp) with the left operand's signedness).
+
+PROMOTE, SAFE, UNSAFE = 1, 2, 3
+_INT_NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def _numba_casts():
+    edges = {}
+    def rule(a, b, fwd, back):
+        edges[a, b], edges[b, a] = fwd, back
+    rule("bool", "int8", SAFE, UNSAFE)
+    rule("bool", "uint8", SAFE, UNSAFE)
+    for s in ("int", "uint"):
+        for lo, hi in ((8, 16), (16, 32), (32, 64)):
+            rule(f"{s}{lo}", f"{s}{hi}", PROMOTE, UNSAFE)
+    for lo, hi in ((8, 16), (16, 32), (32, 64)):
+        rule(f"uint{lo}", f"int{hi}", SAFE, UNSAFE)
+    # transitive closure: a path is as bad as its worst step, the best path counts
+    kind = {(a, a): 0 for a in _INT_NAMES}
+    kind.update(edges)
+    for m in _INT_NAMES:
+        for a in _INT_NAMES:
+            for b in _INT_NAMES:
+                if (a, m) in kind and (m, b) in kind:
+                    k = max(kind[a, m], kind[m, b])
+                    if k < kind.get((a, b), 99):
+                        kind[a, b] = k
+    return kind
+
+
+_NUMBA_CAST = _numba_casts()
+
+
+def _numba_resolve(cases, args, unsafe_casting=True):
+    rated = []
+    for params, result in cases:
+        kinds = [_NUMBA_CAST[a, p] for a, p in zip(args, params)]
+        if not unsafe_casting and UNSAFE in kinds:
+            continue
+        rated.append(((kinds.count(UNSAFE), kinds.count(SAFE), kinds.count(PROMOTE)), result))
+    rated.sort(key=lambda r: r[0])  # stable: the first of equal ratings wins, as in numba
+    return rated[0][1]
+
+
+def _choose_result_int(*names):
+    bits = max(64, *(int(n.lstrip("uint")) for n in names))
+    return f"{'int' if any(not n.startswith('u') for n in names) else 'uint'}{bits}"
+
+
+_MACHINE = ["int64", "uint64"]
+_INTEGER_BINOP_CASES = [((a, b), _choose_result_int(a, b)) for a in _MACHINE for b in _MACHINE]
+_SHIFT_CASES = ([((a, c), f"int{max(64, int(a[3:]))}") for a in _INT_NAMES[1:5] for c in ("uint64", "int64")]
+                + [((a, c), f"uint{max(64, int(a[4:]))}") for a in _INT_NAMES[5:] for c in ("uint64", "int64")])
+
+
+def numba_int_result(op, a: T.Type, b: T.Type) -> T.Type:
+    """numba's result type of ``a op b`` for integers/booleans (not ``/``)."""
+    args = tuple("bool" if isinstance(t, T.Boolean) else str(t) for t in (a, b))
+    if op in ("<<", ">>"):
+        result = _numba_resolve(_SHIFT_CASES, args, unsafe_casting=False)
+    elif op in ("&", "|", "^"):
+        result = _numba_resolve([(("bool", "bool"), "bool")] + _INTEGER_BINOP_CASES, args, unsafe_casting=False)
+    else:
+        result = _numba_resolve(_INTEGER_BINOP_CASES, args)
+    return T.SCALARS["boolean" if result == "bool" else result]
+
+
+def expected(op, a: T.Type, b: T.Type) -> T.Type:
+    """numba's integer rule for two integers (``/`` is float64 in both), numpy otherwise."""
+    if op != "/" and all(isinstance(t, (T.Integer, T.Boolean)) for t in (a, b)):
+        return numba_int_result(op, a, b)
+    return np_result(op, a, b)
+
+
+def test_the_numba_reference_knows_numbas_documented_cases():
+    """Spot values from numba's docs and issues, so the reference itself is checked."""
+    assert numba_int_result("+", T.uint8, T.uint8) == T.uint64
+    assert numba_int_result("*", T.int32, T.int32) == T.int64
+    assert numba_int_result("%", T.uint64, T.int64) == T.int64
+    assert numba_int_result("&", T.uint64, T.int64) == T.int64
+    assert numba_int_result("+", T.boolean, T.boolean) == T.int64
+    assert numba_int_result("&", T.boolean, T.boolean) == T.boolean
+    assert numba_int_result("<<", T.uint32, T.int64) == T.uint64
+    assert numba_int_result(">>", T.int8, T.uint64) == T.int64
+
+
 @pytest.mark.parametrize("a, b", list(itertools.product(NUMERIC, NUMERIC)), ids=str)
-def test_arith_matches_numpy(a, b):
-    for op in ("+", "-", "*", "/", "//", "%"):
+def test_arith_matches_numba_for_integers_and_numpy_otherwise(a, b):
+    for op in ("+", "-", "*", "/", "//", "%", "**"):
+        if op == "**" and not all(isinstance(t, T.Integer) for t in (a, b)):
+            continue  # numpy's float ** int rules are tested by the kernels
         opt, rt = infer.binop_types(op, a, None, b, None)
-        assert rt == np_result(op, a, b), (op, a, b)
+        assert rt == expected(op, a, b), (op, a, b)
         assert opt == rt
 
 
-@pytest.mark.parametrize("a, b", list(itertools.product(
-    [t for t in NUMERIC if isinstance(t, T.Integer)], [t for t in NUMERIC if isinstance(t, T.Integer)])), ids=str)
-def test_bitwise_and_shift_match_numpy(a, b):
+INTS_AND_BOOL = [t for t in ALL if isinstance(t, (T.Integer, T.Boolean))]
+
+
+@pytest.mark.parametrize("a, b", list(itertools.product(INTS_AND_BOOL, INTS_AND_BOOL)), ids=str)
+def test_bitwise_and_shift_match_numba(a, b):
     for op in ("&", "|", "^", "<<", ">>"):
-        if T.promote(a, b) == T.float64:  # int64 with uint64: numpy refuses ...
-            if op in ("<<", ">>"):  # ... but a shift count is a count: shift in the left type (CUDA C)
-                assert infer.binop_types(op, a, None, b, None) == (a, a)
-                continue
-            with pytest.raises(infer.InferError):  # ... and so do we for & | ^
-                infer.binop_types(op, a, None, b, None)
-            continue
-        assert infer.binop_types(op, a, None, b, None)[1] == np_result(op, a, b)
+        if op in ("<<", ">>") and a == b == T.boolean:
+            continue  # numba finds two equally good shift signatures; ours is int64
+        assert infer.binop_types(op, a, None, b, None)[1] == numba_int_result(op, a, b), (op, a, b)
+
+
+@pytest.mark.parametrize("a", [t for t in NUMERIC if isinstance(t, T.Float)], ids=str)
+def test_bitwise_on_floats_is_an_error(a):
+    for op in ("&", "|", "^", "<<", ">>"):
+        with pytest.raises(infer.InferError):
+            infer.binop_types(op, a, None, T.int32, None)
 
 
 def test_bool_rules():
-    # bool with bool arithmetic: Python ints (documented deviation from numpy)
+    # bool with bool arithmetic: Python ints (numba too)
     assert infer.binop_types("+", T.boolean, None, T.boolean, None) == (T.int64, T.int64)
     assert infer.binop_types("&", T.boolean, None, T.boolean, None) == (T.boolean, T.boolean)
-    assert infer.binop_types("+", T.boolean, None, T.int8, None)[1] == T.int8
+    assert infer.binop_types("+", T.boolean, None, T.int8, None)[1] == T.int64
+    # numba's first candidate (int64, uint64) ties with (uint64, uint64) and wins
+    assert infer.binop_types("+", T.boolean, None, T.uint8, None)[1] == numba_int_result("+", T.boolean, T.uint8) == T.int64
     assert infer.binop_types("/", T.boolean, None, T.int8, None)[1] == T.float64
 
 
 @pytest.mark.parametrize("t", NUMERIC, ids=str)
-def test_weak_python_scalars_match_nep50(t):
+def test_python_scalars(t):
+    """An int literal next to an integer is numba's int64 literal (``uint64 + 1`` is
+    int64, as in numba); a float literal, or an int literal next to a float, is weak
+    (NEP 50: float32 * 2.5 stays float32)."""
     x = np.ones(1, t.np_dtype)
     for lit in (1, 2.5):
-        if isinstance(lit, float) or True:
+        if isinstance(t, T.Integer) and isinstance(lit, int):
+            expect = numba_int_result("+", t, T.int64)
+        else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 expect = T.from_dtype((x + lit).dtype)
-            assert infer.binop_types("+", t, None, T.float64 if isinstance(lit, float) else T.int64, lit)[1] == expect
-            assert infer.binop_types("*", T.float64 if isinstance(lit, float) else T.int64, lit, t, None)[1] == expect
-    # an int literal that does not fit the integer type: we widen instead of overflowing
-    if isinstance(t, T.Integer) and t.bits < 64:
-        assert infer.binop_types("+", t, None, T.int64, 1 << 40)[1] == T.promote(t, T.int64)
+        assert infer.binop_types("+", t, None, T.float64 if isinstance(lit, float) else T.int64, lit)[1] == expect
+        assert infer.binop_types("*", T.float64 if isinstance(lit, float) else T.int64, lit, t, None)[1] == expect
+    if isinstance(t, T.Integer):
+        # numba types an int literal above int64's range uint64
+        assert infer.binop_types("+", t, None, T.uint64, 1 << 63)[1] == numba_int_result("+", t, T.uint64)
 
 
 @pytest.mark.parametrize("a, b", list(itertools.product(ALL, ALL)), ids=str)
@@ -80,9 +185,9 @@ def test_comparisons_promote(a, b):
 @settings(max_examples=60, deadline=None)
 @given(st.sampled_from(NUMERIC), st.sampled_from(NUMERIC), st.sampled_from(["+", "*", "-", "/"]))
 def test_kernel_typing_matches_infer(a, b, op):
-    """The lowerer uses the rules: the local's type is the numpy result type."""
+    """The lowerer uses the rules: the local's type is numba's / numpy's result type."""
     m = lower(f"def k(x, y, out):\n    v = x[0] {op} y[0]\n", [T.Array(a, 1), T.Array(b, 1), T.Array(T.float64, 1)])
-    assert m.kernel.locals["v"] == np_result(op, a, b)
+    assert m.kernel.locals["v"] == expected(op, a, b)
 
 
 @settings(max_examples=40, deadline=None)

@@ -45,12 +45,28 @@ def test_broadcasting_like_numpy(cpu_target, sa, sb):
 def test_lazy_typing_follows_the_inputs(cpu_target):
     i = np.arange(10, dtype=np.int32)
     r = _axpb(i, 3)
-    assert r.dtype == np.int32 and (r == i * 2 + 3).all()
+    # int32 * 2 + 3 is int64 in the kernel (numba's integer rule), so the output is int64, as numba's
+    assert r.dtype == np.int64 and (r == i.astype(np.int64) * 2 + 3).all()
     f = np.arange(10, dtype=np.float32)
     assert _axpb(f, 0.5).dtype == np.float32
     np.testing.assert_array_equal(_axpb(f, np.float32(0.5)), f * 2 + np.float32(0.5))
     assert _axpb(2, 3) == 7
     np.testing.assert_array_equal(_axpb(i.astype(np.int64), i.astype(np.float64)), i * 2.0 + i)
+
+
+@cuda.vectorize
+def _add(a, b):
+    return a + b
+
+
+def test_lazy_python_int_next_to_integer_arrays_is_int64(cpu_target):
+    """As a literal in a kernel (numba's integer rule): -3 next to a uint8 array is int64,
+    not a uint8 253; a Python int next to a float array still takes the float type."""
+    u = np.array([1, 2, 200], np.uint8)
+    r = _add(u, -3)
+    assert r.dtype == np.int64 and r.tolist() == [-2, -1, 197]
+    assert _add(u, 2**63).dtype == np.uint64
+    assert _add(np.arange(3, dtype=np.float32), 3).dtype == np.float32
 
 
 def test_out_stream_and_device_arrays(cpu_target):

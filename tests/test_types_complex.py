@@ -268,8 +268,14 @@ def test_cmath_hypothesis_finite(vals, name):
     out = np.zeros_like(a)
     _KERNELS[name][1, 32](a, out)
     ref = _cm_ref(name, a)
+    # a pole (atanh(+-1)): Python raises, a kernel cannot -- it gives C99's infinity, as numpy
+    pole = np.isnan(ref)
+    assert np.isinf(out[pole]).all(), (a[pole], out[pole])
+    out, ref = out[~pole], ref[~pole]
+    if not ref.size:
+        return
     err = np.abs(out - ref) / np.maximum(np.abs(ref), 1e-300)
-    assert err.max() <= 1e-12, (a[err.argmax()], out[err.argmax()], ref[err.argmax()])
+    assert err.max() <= 1e-12, (a[~pole][err.argmax()], out[err.argmax()], ref[err.argmax()])
 
 
 @cuda.jit

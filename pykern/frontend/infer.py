@@ -1,25 +1,26 @@
 """Typing rules of the kernel language.
 
 Numbers
-  * Two typed ("strong") scalars promote with numpy's ``promote_types`` (NEP 50,
-    numpy 2): int32+int64 -> int64, uint64+int64 -> float64, int64+float32 ->
-    float64, int16+float32 -> float32, bool+int8 -> int8.
-  * Python literals and frozen Python int/float globals/closure values are
-    "weak" (NEP 50): an int literal takes the other operand's type (int or
-    float; if the literal does not fit that integer type it is typed int64,
-    or uint64 above int64, and promotes normally instead of overflowing); a float
-    literal takes the other operand's float type, or float64 if the other is an
-    integer or boolean. An int literal with a boolean gives int64. Two weak
-    constants are folded at compile time with Python semantics.
+  * Integer x integer ``+ - * // % **`` and ``& | ^`` follow numba's integer rule (its
+    integer typing proposal, NBEP 1; ``nbep1_result``): the result is int64, or uint64 when
+    both operands are unsigned -- small integers widen, ``uint8 + uint8`` is uint64,
+    ``int32 * int32`` int64, ``uint64 % int64`` int64 (the uint64 operand converted to int64,
+    as numba does). A boolean with an integer counts as signed (numba's first candidate
+    wins its tie). Shifts ``<< >>`` compute in 64 bits with the left operand's signedness.
+    Unary ``-``, ``+`` and ``~`` of an integer widen it to 64 bits keeping the signedness.
+    An int literal (or frozen Python int) next to an integer is int64 (uint64 above int64's
+    range), as numba types it: ``uint64 + 1`` is int64. Two booleans: arithmetic gives
+    int64 (True + True == 2), ``& | ^`` stay boolean, ``~`` is ``not`` (numpy).
+  * Everything else promotes with numpy's ``promote_types`` (NEP 50, numpy 2):
+    int64+float32 -> float64, int16+float32 -> float32, int64 with uint64 compared -> float64
+    (numba resolves these the same way).
+  * Python float literals and frozen Python floats are "weak" (NEP 50): a float literal takes
+    the other operand's float type, or float64 if the other is an integer or boolean; an int
+    literal next to a float takes the float's type (float32 * 2 stays float32 -- numba gives
+    float64 there, a documented difference). Two weak constants are folded at compile time
+    with Python semantics.
   * ``/`` on two integers/booleans gives float64 (both cast first).
-  * Arithmetic (+ - * / // % **) on two booleans casts them to int64 first
-    (Python: True + True == 2; numpy would give a boolean). ``& | ^`` on
-    booleans stay boolean. ``-x`` and ``+x`` of a boolean give int64;
-    ``~`` of a boolean is ``not`` (numpy).
-  * Shifts and bitwise ops need integers (or booleans for & | ^); the result is
-    the promoted type; floats are a type error. A shift of uint64 by a signed
-    count (or int64 by a uint64 count), which numpy refuses, shifts in the left
-    operand's type, as CUDA C does.
+  * Shifts and bitwise ops need integers (or booleans for & | ^); floats are a type error.
   * ``int ** int`` stays an integer (IR semantics: negative exponent -> 0 except
     base +-1); a *constant* negative exponent with an integer base is a
     CompileError (numpy raises too) -- write ``x ** -1.0``.
@@ -30,9 +31,9 @@ Numbers
     free then).
   * Array indices are cast to int64. Storing into an array element casts to the
     array's dtype (numpy assignment: float->int truncates toward zero).
-  * A variable has one type: assignments of different numeric types unify by
-    promotion (``s = 0`` then ``s += x[i]`` with float32 x makes ``s`` float64,
-    as numba does); other clashes (arrays, tuples of other lengths) are errors
+  * A variable has one type: assignments of different numeric types unify by numpy's
+    promotion, as numba's ``Number.unify`` does (``s = 0`` then ``s += x[i]`` with float32 x
+    makes ``s`` float64); other clashes (arrays, tuples of other lengths) are errors
     naming both types and both lines.
   * ``range`` loops: the loop variable's type is the promotion of the bounds
     (weak literals adopt the others' type; all-literal bounds give int64).
@@ -136,6 +137,46 @@ def common_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
     return T.promote(lt, rt)
 
 
+#: operators whose integer x integer result follows numba's integer rule (NBEP 1)
+NBEP1_OPS = ("+", "-", "*", "//", "%", "**") + BITWISE_OPS + SHIFT_OPS
+
+
+def machine_int(signed: bool) -> T.Integer:
+    """numba's ``choose_result_int``: the result is as wide as the widest operand but at
+    least 64 bits (``intp``) -- pykern has no integer wider than 64 bits, so always 64."""
+    return T.int64 if signed else T.uint64
+
+
+def nbep1_result(op: str, lt: T.Type, rt: T.Type):
+    """numba's type for ``lt op rt`` on two integers/booleans, or None where numba's
+    integer rule does not apply (``/``, floats, ``& | ^`` of two booleans).
+
+    numba (numba/core/typing/builtins.py) types these operators only on the machine
+    integers int64/uint64 and widens narrower operands first, so ``uint8 + uint8`` is
+    uint64 and ``int32 * int32`` int64: small integers never wrap. The result is signed
+    if either operand is (``uint64 % int64`` -> int64); a boolean converts to int8 or
+    uint8 equally well and numba's first candidate (int64) wins, so it counts as signed.
+    A shift takes its left operand's signedness (the count is only a count)."""
+    ints = (T.Integer, T.Boolean)
+    if op not in NBEP1_OPS or not (isinstance(lt, ints) and isinstance(rt, ints)):
+        return None
+    if op in BITWISE_OPS and isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean):
+        return None  # & | ^ of booleans stay boolean; True + True is int64 2 (Python, numba)
+    operands = (lt,) if op in SHIFT_OPS else (lt, rt)
+    return machine_int(any(not isinstance(t, T.Integer) or t.signed for t in operands))
+
+
+def nbep1_unary(t: T.Type) -> T.Type:
+    """numba's type for unary ``-x``, ``+x`` or ``~x`` (numba's UnaryOp and BitwiseInvert
+    templates): an integer widens to 64 bits keeping its signedness (``-uint8(1)`` is
+    2**64 - 1, ``~int8(0)`` is int64 -1), a boolean gives int64 for ``+``/``-`` (``~`` of a
+    boolean is ``not``, handled by the caller), floats keep their type. ``abs`` keeps the
+    type instead (numba's Abs template)."""
+    if isinstance(t, T.Integer):
+        return machine_int(t.signed)
+    return T.int64 if isinstance(t, T.Boolean) else t
+
+
 def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
     """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
     ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here)."""
@@ -145,6 +186,11 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
                 f"unsupported operand types for {op}: {lt} and {rt}",
                 hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
             )
+    # numba types an int literal as int64 (uint64 above int64's range) next to an integer
+    ct = nbep1_result(op, literal_type(lweak) if lweak is not None else lt,
+                      literal_type(rweak) if rweak is not None else rt)
+    if ct is not None:
+        return ct, ct
     if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
         ct = common_type(lt, lweak, rt, rweak)
         if op in ("//", "%"):
@@ -152,27 +198,14 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
                              hint="complex numbers have no floor division or modulo (Python and numpy refuse too)")
         return ct, ct
     if op in ARITH_OPS:
-        if isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean):
-            lt = rt = T.int64
         ct = common_type(lt, lweak, rt, rweak)
-        if isinstance(ct, T.Boolean):
-            ct = T.int64
         if op == "/" and not isinstance(ct, T.Float):
             ct = T.float64
         return ct, ct
-    if op in SHIFT_OPS and isinstance(lt, T.Integer) and isinstance(rt, T.Integer) and lweak is None \
-            and rweak is None and isinstance(T.promote(lt, rt), T.Float):
-        # uint64 << int64: numpy has no common integer type, but a shift count is just
-        # a count -- shift in the left operand's type, as CUDA C and Triton do
-        return lt, lt
     if op in BITWISE_OPS or op in SHIFT_OPS:
         ct = common_type(lt, lweak, rt, rweak)
         if isinstance(ct, (T.Float, T.Complex)) or (op in SHIFT_OPS and not isinstance(ct, T.Integer)):
-            if isinstance(lt, (T.Integer, T.Boolean)) and isinstance(rt, (T.Integer, T.Boolean)):
-                # uint64 with a signed integer has no common integer type (numpy refuses too)
-                hint = "convert one side so both are unsigned or both signed, e.g. np.uint64(k) or np.int64(x)"
-            else:
-                hint = "bitwise operators need integers" if op in BITWISE_OPS else "shifts need integers"
+            hint = "bitwise operators need integers" if op in BITWISE_OPS else "shifts need integers"
             raise InferError(f"unsupported operand types for {op}: {lt} and {rt}", hint=hint)
         return ct, ct
     raise InferError(f"unknown operator {op}")

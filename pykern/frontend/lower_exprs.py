@@ -319,13 +319,14 @@ class ExpressionLowering:
         if not t.is_scalar:
             raise self.error(f"bad operand type for unary operator: {t}", node)
         loc = self.loc(node)
+        if isinstance(node.op, (ast.UAdd, ast.USub)) and (not is_weak(v) or isinstance(t, T.Boolean)):
+            t = infer.nbep1_unary(t)
+            v = self.cast(v, t, node)
         if isinstance(node.op, ast.UAdd):
-            return self.cast(v, T.int64, node) if isinstance(t, T.Boolean) else v
+            return v
         if isinstance(node.op, ast.USub):
             if is_weak(v):
                 return self.fold("-", 0, v.value, node) if not isinstance(v.value, float) else self.const(-v.value, T.float64, node, weak=True)
-            if isinstance(t, T.Boolean):
-                v, t = self.cast(v, T.int64, node), T.int64
             if isinstance(v, ir.Const):
                 return ir.Const(as_const_value(fold_cast(-v.value, T.int64 if isinstance(t, T.Integer) else t, t), t), t, loc)
             return ir.UnaryOp("-", v, t, loc)
@@ -336,7 +337,8 @@ class ExpressionLowering:
                 raise self.error(f"bad operand type for ~: {t}", node, "~ needs an integer")
             if is_weak(v):
                 return self.const(~v.value, t, node, weak=True)
-            return ir.UnaryOp("~", v, t, loc)
+            t = infer.nbep1_unary(t)
+            return ir.UnaryOp("~", self.cast(v, t, node), t, loc)
         raise self.error(f"unary operator {type(node.op).__name__} is not supported", node)
 
     def cond(self, node) -> ir.Expr:
