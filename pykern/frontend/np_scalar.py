@@ -242,7 +242,8 @@ def _gcd_lcm(lw, node, name, which):
     args = [_magnitude(lw, lw.cast(v, t, node), u, node) for v in (a, b)]
     dev = getattr(stubs.DEVICE_LIBRARIES["integers"], f"{which}_unsigned")
     fn = lw.mb.device_function(dev.py_func, [u, u], lw.loc(node))
-    return lw.cast(ir.Call(fn.name, args, u, lw.loc(node)), t, node)
+    # narrow types compute in uint64 inside (numba's integer rule); the low bits are numpy's
+    return lw.cast(ir.Call(fn.name, args, fn.return_type, lw.loc(node)), t, node)
 
 
 def _magnitude(lw, v, u, node):
