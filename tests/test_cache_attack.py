@@ -253,3 +253,210 @@ def test_an_entry_whose_code_cannot_be_used_is_a_miss_and_is_replaced(compiled_o
     assert err.count("discarding bad entry") == 1, err
     again, err2 = run_kernel_process(src, cache)
     assert again["ok"] and again["from_cache"] and "discarding" not in err2, err2
+
+
+# ------------------------------------------------------------------- bounds
+
+
+def test_leftovers_of_killed_writers_are_swept_everywhere_and_nothing_else(tmp_path):
+    """A writer killed mid-write leaves a temp file (entries, v1, index, the root's
+    CACHEDIR.TAG), a compile marker or a renamed stats log: swept once an hour old, so
+    crashes cannot pile files up; files of the user's that merely look alike stay."""
+    c = _populated(tmp_path)
+    root = tmp_path / "c"
+    sub = root / "v1" / "entries" / D[:2]
+    stale = [root / ".tmp-99-0123456789ab", root / "v1" / ".tmp-99-0123456789ac",
+             root / "v1" / "index" / ".tmp-99-0123456789ad", sub / ".tmp-99-0123456789ae",
+             sub / f"{D}.building.7", root / "v1" / "stats.log.4242"]
+    fresh = [root / "v1" / ".tmp-98-0123456789ab", sub / ".tmp-98-0123456789ab"]
+    users = [root / ".tmp-notes.txt", root / "my.building.plan"]
+    old = time.time() - 7200
+    for p in stale + fresh + users:
+        p.write_bytes(b"half")
+        os.chmod(p, 0o600)
+    for p in stale + users:
+        os.utime(p, (old, old))
+    c.evict()  # runs after every put
+    assert [p.name for p in stale if p.exists()] == []
+    assert all(p.exists() for p in fresh + users)
+    assert c.get(KEY) == b"payload"
+
+
+def test_explain_index_is_bounded_by_file_count(tmp_path, monkeypatch):
+    """One explain-miss file per kernel name ever cached, outside ``max_bytes``: a
+    session generating kernels of new names must not grow it without limit."""
+    monkeypatch.setattr(cache_store, "_INDEX_MAX_FILES", 5)
+    c = KernelCache(tmp_path / "c")
+    for i in range(12):
+        assert c.put(_key(f"m.k{i}"), b"x")
+        path = tmp_path / "c" / "v1" / "index" / KernelCache._index_name(f"m.k{i}")
+        os.utime(path, (time.time() - 100 + i,) * 2)  # distinct ages on coarse clocks
+    names = os.listdir(tmp_path / "c" / "v1" / "index")
+    assert len(names) <= 6  # the cap, plus the newest written after the last sweep
+    assert KernelCache._index_name("m.k11") in names
+
+
+def test_entry_count_and_size_stay_under_the_cap_with_many_entries(tmp_path):
+    c = KernelCache(tmp_path / "c", max_bytes=20_000)
+    for i in range(60):
+        assert c.put(_key(f"m.k{i}"), os.urandom(1500))
+    info = c.info()
+    assert info["bytes"] <= 20_000 and info["entries"] < 15
+    leftovers = [n for _, _, ns in os.walk(tmp_path / "c") for n in ns if n.startswith(".tmp-")]
+    assert leftovers == []
+
+
+# ---------------------------------------------- the key: a stale hit is a wrong answer
+
+NOTEBOOK = r'''
+import itertools, json, linecache, sys, textwrap, warnings
+warnings.simplefilter("error", category=UserWarning)  # a cache warning here would be a bug
+import numpy as np
+import pykern as cuda
+from pykern.codegen import cpu_tiers
+cuda.set_target("cpu")
+ns = {"__name__": "__main__", "cuda": cuda, "np": np}
+serial = itertools.count()
+results = []
+
+def cell(text):
+    name = f"<notebook-cell-{next(serial)}>"
+    text = textwrap.dedent(text)
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    exec(compile(text, name, "exec"), ns)
+
+def check(kname, expected, label):
+    a = np.arange(16, dtype=np.float64)
+    ns[kname][1, 16](a)
+    cpu_tiers.wait_all(300)  # stored now, so the next process can hit
+    ov = next(iter(ns[kname].overloads.values()))
+    results.append({"label": label, "ok": bool(np.array_equal(a, expected(np.arange(16.0)))),
+                    "from_cache": ov.from_cache})
+
+KERNEL = """
+@cuda.jit
+def k(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = f(a[i]) + OFF
+"""
+cell("SCALE = 2.0\nOFF = 1.0\n@cuda.jit(device=True)\ndef f(x):\n    return x * SCALE\n")
+cell(KERNEL); check("k", lambda x: x * 2 + 1, "first")
+cell("@cuda.jit(device=True)\ndef f(x):\n    return x * SCALE + 100.0\n")
+cell(KERNEL); check("k", lambda x: x * 2 + 101, "device function redefined")
+cell("def g(x):\n    return x\n")  # an unrelated new function: changes nothing
+cell("SCALE = 3.0\n")
+cell(KERNEL); check("k", lambda x: x * 3 + 101, "global read by the device function changed")
+cell("OFF = np.float64(5.0)\n")
+cell(KERNEL); check("k", lambda x: x * 3 + 105, "global read by the kernel changed (numpy scalar)")
+cell("@cuda.jit(device=True)\ndef h(x):\n    return x - 1000.0\n@cuda.jit(device=True)\ndef f(x):\n    return h(x) * SCALE\n")
+cell(KERNEL); check("k", lambda x: (x - 1000) * 3 + 5, "device function now calls another")
+cell("@cuda.jit(device=True)\ndef h(x):\n    return x - 7.0\n")
+cell(KERNEL); check("k", lambda x: (x - 7) * 3 + 5, "callee of a callee redefined")
+cell("""
+def make(c):
+    @cuda.jit
+    def kc(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = a[i] * c
+    return kc
+""")
+for c in (2.0, 3.0, -1.0):
+    ns["kc"] = ns["make"](c)
+    check("kc", lambda x, c=c: x * c, f"closure constant {c}")
+for opts in ("", "fastmath=True", "opt=False", "debug=True, opt=False", "lineinfo=True"):
+    cell(f"@cuda.jit({opts})\ndef kf(a):\n    i = cuda.grid(1)\n    if i < a.size:\n        a[i] = a[i] * 0.5 + 0.25\n")
+    check("kf", lambda x: x * 0.5 + 0.25, f"options ({opts})")
+from pykern.runtime.cache import default_cache
+print(json.dumps({"results": results, "entries": len(default_cache().entries())}))
+'''
+
+
+def _notebook_session(cache: Path, **env_extra):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1", PYKERN_CACHE_DIR=str(cache),
+               PYKERN_BUILD_ID="attack-test", PYKERN_TARGET="cpu", **env_extra)
+    for k in ("PYKERN_CACHE", "PYKERN_CACHE_MAX_BYTES"):
+        env.pop(k, None)
+    p = subprocess.run([sys.executable, "-c", NOTEBOOK], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def test_a_notebook_session_redefining_device_functions_and_globals_never_hits_stale(tmp_path):
+    """Cells redefine a device function, a callee of a callee, globals the kernel and its
+    device function read, a closure constant and the jit options: every re-run kernel cell
+    gives the new answer, in the session that compiled it and in a second session that
+    replays the cells against the first one's cache (where every kernel is a disk hit)."""
+    cache = tmp_path / "cache"
+    first = _notebook_session(cache)
+    assert [r["label"] for r in first["results"] if not r["ok"]] == []
+    assert not any(r["from_cache"] for r in first["results"])
+    assert first["entries"] == len(first["results"])  # every variant has its own entry
+    second = _notebook_session(cache)
+    assert [r["label"] for r in second["results"] if not r["ok"]] == []
+    assert all(r["from_cache"] for r in second["results"]), second
+    assert second["entries"] == first["entries"]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="a link owned by another uid needs root")
+def test_cache_root_swapped_for_a_foreign_link_after_the_check_is_refused(tmp_path, monkeypatch):
+    """``PYKERN_CACHE_DIR=/tmp/pkc``: another user replaces the directory by a link to a
+    private directory of ours between the look and the open; it must not be followed."""
+    victims = Victims(tmp_path)
+    real = tmp_path / "was-a-dir"
+    real.mkdir(mode=0o700)
+    root = tmp_path / "c"
+    root.symlink_to(victims.dir, target_is_directory=True)
+    os.lchown(root, 65534, 65534)
+    genuine_lstat = os.lstat
+    monkeypatch.setattr(cache_fs.os, "lstat", lambda p, *a, **k: genuine_lstat(real if str(p) == str(root) else p))
+    _, messages = _every_operation(KernelCache(root))
+    assert any("pykern cache disabled" in m for m in messages), messages
+    victims.assert_untouched()
+
+
+# ------------------------------------------------ careless set-ups: compile, warn once
+
+
+def test_a_full_or_read_only_disk_warns_once_and_still_hits(tmp_path, monkeypatch):
+    c = _populated(tmp_path)
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(cache_fs, "create_exclusive", full)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for i in range(5):  # what a compile does: claim, then store
+            key = _key(f"m.new{i}")
+            assert c.get(key) is None
+            with c.compiling(key) as claim:
+                assert not claim.held
+                assert c.put(key, b"new") is False
+        assert c.get(KEY) == b"payload"  # what is there still serves
+    messages = [str(x.message) for x in w if issubclass(x.category, CacheWarning)]
+    assert len(messages) == 1 and "No space left" in messages[0] and "reported once" in messages[0], messages
+
+
+@pytest.mark.parametrize("home", ["", "relative/dir"])
+def test_home_not_absolute_never_puts_the_cache_in_the_working_directory(tmp_path, monkeypatch, home):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", home)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    d = cache_store.default_cache_dir()
+    assert os.path.isabs(d) and d != "/.cache/pykern"  # the password database's home
+    import pwd
+
+    def no_entry(uid):
+        raise KeyError(uid)
+
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    assert cache_store.default_cache_dir() == ""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c = KernelCache()
+        assert not c.enabled and c.put(KEY, b"x") is False and c.get(KEY) is None
+        KernelCache()
+    assert len([x for x in w if "PYKERN_CACHE_DIR" in str(x.message)]) == 1
+    assert os.listdir(tmp_path) == []

@@ -102,7 +102,10 @@ class Dirs:
             lst = os.lstat(self.path)
         if stat.S_ISLNK(lst.st_mode) and _POSIX and lst.st_uid not in (os.geteuid(), 0):
             raise Untrusted(f"{self.path} is a symbolic link owned by uid {lst.st_uid}")
-        fd = os.open(self.path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        # a directory when looked at must still be one when opened: a symlink swapped in
+        # between (the parent may be shared, /tmp) is refused, never followed
+        nofollow = 0 if stat.S_ISLNK(lst.st_mode) else _O_NOFOLLOW
+        fd = os.open(self.path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC | nofollow)
         self._fds.append(fd)
         _check_fd(fd, self.path, "dir")
         return fd

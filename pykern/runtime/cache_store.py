@@ -62,13 +62,18 @@ ENTRY_SUFFIX = ".pkc"
 #: there, one growing while read) is discarded unread instead of filling memory
 ENTRY_MAX_BYTES = 256 << 20
 MARKER_SUFFIX = ".building"
-_TMP_PREFIX = fs.TMP_PREFIX
 _STALE_TMP_SECONDS = 3600.0
 _STATS_COMPACT_BYTES = 64 * 1024
 _INDEX_KEYS_PER_NAME = 16
 _OFF_VALUES = {"0", "off", "false", "no", "disable", "disabled", "none"}
 _ENTRY_RE = re.compile(r"[0-9a-f]{64}" + re.escape(ENTRY_SUFFIX))
 _INDEX_RE = re.compile(r"[0-9a-f]{32}\.json")
+_INDEX_MAX_FILES = 1000
+#: what a writer killed mid-write may leave: a temp file of ``write_atomic``, a compile
+#: marker, the stats log renamed by the process folding it (names this cache makes and
+#: nothing else: a cache directory set to one of the user's own holds other files)
+_LEFTOVER_RE = re.compile(re.escape(fs.TMP_PREFIX) + r"\d+-[0-9a-f]{12}|[0-9a-f]{64}" + re.escape(MARKER_SUFFIX)
+                          + r"\.\d+|stats\.log\.\d+")
 
 
 class CacheWarning(UserWarning):
@@ -91,7 +96,8 @@ def default_cache_dir() -> str:
     """``$PYKERN_CACHE_DIR``, else the platform's per-user cache dir + ``pykern``.
 
     Linux: ``$XDG_CACHE_HOME/pykern`` or ``~/.cache/pykern``; macOS:
-    ``~/Library/Caches/pykern``; Windows: ``%LOCALAPPDATA%\\pykern\\Cache``.
+    ``~/Library/Caches/pykern``; Windows: ``%LOCALAPPDATA%\\pykern\\Cache``;
+    "" when there is no absolute home directory (the cache is then off).
     """
     explicit = os.environ.get("PYKERN_CACHE_DIR")
     if explicit:
@@ -99,11 +105,29 @@ def default_cache_dir() -> str:
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
         return os.path.join(base, "pykern", "Cache")
+    home = _home()
     if sys.platform == "darwin":
-        return os.path.expanduser("~/Library/Caches/pykern")
+        return os.path.join(home, "Library", "Caches", "pykern") if home else ""
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = xdg if xdg and os.path.isabs(xdg) else os.path.expanduser("~/.cache")
-    return os.path.join(base, "pykern")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "pykern")
+    return os.path.join(home, ".cache", "pykern") if home else ""
+
+
+def _home() -> str:
+    """The user's home directory, absolute, or "" (then there is no default cache
+    directory): ``HOME`` set to "" or a relative path must not put a cache in
+    ``/.cache`` or whatever directory a process happens to start in; the password
+    database is asked instead."""
+    home = os.environ.get("HOME", "")
+    if not os.path.isabs(home):  # unset, "" (which expanduser makes "/") or relative
+        try:
+            import pwd
+
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except (ImportError, KeyError):
+            return ""
+    return home if os.path.isabs(home) else ""
 
 
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1 << 10, "m": 1000**2, "mb": 1000**2,
@@ -267,6 +291,7 @@ class Claim:
 
 
 _warned_dirs: set[str] = set()
+_warned_io: set[tuple] = set()
 _EVENT_NAMES = {b"h": "hits", b"m": "misses", b"w": "writes", b"c": "corrupt", b"e": "evicted",
                 b"b": "compiles", b"i": "imported"}
 
@@ -293,6 +318,8 @@ class KernelCache:
             else "disabled by PYKERN_CACHE=off"
         if not self.disabled_reason and not fs.SUPPORTED:
             self.disabled_reason = "this platform lacks the no-follow directory calls the cache relies on"
+        if not self.disabled_reason and not self.directory:
+            self._disable("no home directory to keep it in (HOME is not an absolute path); set PYKERN_CACHE_DIR")
         self._filehash: dict[str, list] | None = None
         self._held: set[str] = set()
         self.touched: set[str] | None = None  # digests used, while :meth:`tracking`
@@ -348,6 +375,15 @@ class KernelCache:
             _warned_dirs.add(self.directory)
             warnings.warn(f"pykern cache disabled: {reason}", CacheWarning, stacklevel=4)
         return False
+
+    def _warn_once(self, doing: str, exc: OSError) -> None:
+        """Warn of a failed write once per directory and errno: a full or read-only
+        disk fails every write, and a session compiling all day must not repeat it."""
+        tag = (self.directory, exc.errno)
+        if tag not in _warned_io:
+            _warned_io.add(tag)
+            warnings.warn(f"pykern cache: cannot {doing} in {self.directory}: {exc.strerror or exc}; new kernels "
+                          "are compiled but not cached (reported once)", CacheWarning, stacklevel=5)
 
     def _distrust(self, exc: OSError) -> None:
         """A file or directory of the cache's own layout failed a check at use
@@ -498,8 +534,7 @@ class KernelCache:
                 sub = self._entry_dir(d, key.digest, create=True)
                 fs.write_atomic(sub, key.digest + ENTRY_SUFFIX, data)
             except OSError as exc:
-                warnings.warn(f"pykern cache: cannot write {self.entry_path(key)}: {exc}", CacheWarning,
-                              stacklevel=3)
+                self._warn_once("write an entry", exc)
                 return False
             self.stats["writes"] += 1
             for letter in extra_event:
@@ -655,8 +690,7 @@ class KernelCache:
                             return Claim(ready=True, waited=time.monotonic() - start)
                         return Claim(held=True, nonce=nonce, marker=mine, waited=time.monotonic() - start)
                 except OSError as exc:
-                    warnings.warn(f"pykern cache: cannot coordinate the compile of {key.name or key.digest[:12]} "
-                                  f"with other processes: {exc}", CacheWarning, stacklevel=4)
+                    self._warn_once("claim a compile among processes", exc)
                     return Claim()
             time.sleep(delay)
             delay = min(delay * 1.5, 0.1)
@@ -763,11 +797,15 @@ class KernelCache:
     # ---- listing and housekeeping -----------------------------------------
 
     def _scan(self, d: fs.Dirs) -> list[tuple[str, str, int, float]]:
-        """(subdir, file name, size, mtime) of every entry file; removes stale
-        temp files and markers of holders long gone.  Symlinks and anything
-        not ours are skipped, never followed."""
+        """(subdir, file name, size, mtime) of every entry file; removes what
+        writers killed mid-write left (see :func:`_sweep`) and bounds the
+        explain-miss index.  Symlinks and anything not ours are skipped, never
+        followed."""
         out = []
         now = time.time()
+        for parent in (d.root, d.v1):
+            _sweep(parent, fs.scan(parent), now)
+        self._bound_index(d, now)
         try:
             entries = d.child(d.v1, "entries")
         except FileNotFoundError:
@@ -780,16 +818,24 @@ class KernelCache:
             except OSError:
                 continue
             try:
-                for name, fst in fs.scan(sub):
-                    if name.startswith(_TMP_PREFIX) or MARKER_SUFFIX in name:
-                        if now - fst.st_mtime > _STALE_TMP_SECONDS:  # a writer died mid-write
-                            fs.unlink(sub, name)
-                        continue
+                for name, fst in _sweep(sub, fs.scan(sub), now):
                     if _ENTRY_RE.fullmatch(name) and stat.S_ISREG(fst.st_mode):
                         out.append((subname, name, fst.st_size, fst.st_mtime))
             finally:
                 d.release(sub)
         return out
+
+    def _bound_index(self, d: fs.Dirs, now: float) -> None:
+        """At most ``_INDEX_MAX_FILES`` explain-miss files (one per kernel name ever
+        cached, not counted in ``max_bytes``): the least recently written go."""
+        try:
+            index = d.child(d.v1, "index")
+        except FileNotFoundError:
+            return
+        files = [(st.st_mtime, name) for name, st in _sweep(index, fs.scan(index), now)
+                 if _INDEX_RE.fullmatch(name) and stat.S_ISREG(st.st_mode)]
+        for _, name in sorted(files)[:max(0, len(files) - _INDEX_MAX_FILES)]:
+            fs.unlink(index, name)
 
     def _unlink_entry(self, d: fs.Dirs, subname: str, name: str) -> int:
         try:
@@ -984,6 +1030,20 @@ def _marker_stale(theirs: dict, sub: int, marker: str, seen_for: float, wait: fl
     # moment was left half-written (a crash, a full disk) or is not a marker at all: waiting the
     # whole bound for it would stall every process that misses on the key.
     return age > wait or (not theirs and age > _UNREADABLE_MARKER_GRACE)
+
+
+def _sweep(dfd: int, listing: list[tuple[str, os.stat_result]], now: float) -> list[tuple[str, os.stat_result]]:
+    """Unlink what a writer killed mid-write left in a cache directory (``_LEFTOVER_RE``)
+    once it is ``_STALE_TMP_SECONDS`` old (a live writer is done with it in well under
+    that), so crashes cannot pile files up; returns the rest of ``listing``."""
+    rest = []
+    for name, st in listing:
+        if _LEFTOVER_RE.fullmatch(name):
+            if now - st.st_mtime > _STALE_TMP_SECONDS:
+                fs.unlink(dfd, name)
+        else:
+            rest.append((name, st))
+    return rest
 
 
 def _marker_generations(sub: int, digest: str) -> list[int]:
