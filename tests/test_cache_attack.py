@@ -460,3 +460,86 @@ def test_home_not_absolute_never_puts_the_cache_in_the_working_directory(tmp_pat
         KernelCache()
     assert len([x for x in w if "PYKERN_CACHE_DIR" in str(x.message)]) == 1
     assert os.listdir(tmp_path) == []
+
+
+# ------------------------------------------------------------------ concurrency
+
+import multiprocessing  # noqa: E402
+import signal  # noqa: E402
+
+_PAYLOADS = [bytes([i]) * (1000 + 70_000 * i) for i in range(4)]
+
+
+def _keep_replacing(directory, seconds):
+    c = KernelCache(directory)
+    end = time.monotonic() + seconds
+    i = 0
+    while time.monotonic() < end:
+        c.put(KEY, _PAYLOADS[i % len(_PAYLOADS)])
+        i += 1
+
+
+def test_a_reader_never_sees_a_partial_entry_while_another_process_replaces_it(tmp_path):
+    c = _populated(tmp_path)
+    c.put(KEY, _PAYLOADS[0])
+    writer = multiprocessing.get_context("fork").Process(target=_keep_replacing, args=(tmp_path / "c", 1.0))
+    writer.start()
+    seen = set()
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        while writer.is_alive():
+            got = c.get(KEY)
+            assert got in _PAYLOADS, [str(x.message) for x in w]
+            seen.add(len(got))
+    writer.join()
+    assert writer.exitcode == 0
+    assert [str(x.message) for x in w] == []
+    assert len(seen) >= 2  # the reader did overlap the writer
+    assert len(list((tmp_path / "c" / "v1" / "entries" / D[:2]).glob("*.pkc"))) == 1
+
+
+def _killed_mid_write(directory):
+    def half_then_die(fd, data):
+        os.write(fd, data[: len(data) // 2])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    cache_fs._write_all = half_then_die
+    KernelCache(directory).put(KEY, _PAYLOADS[3])
+
+
+def test_a_process_killed_mid_write_leaves_the_old_entry_and_a_swept_temp_file(tmp_path):
+    c = _populated(tmp_path)
+    p = multiprocessing.get_context("fork").Process(target=_killed_mid_write, args=(tmp_path / "c",))
+    p.start()
+    p.join()
+    assert p.exitcode == -signal.SIGKILL
+    sub = tmp_path / "c" / "v1" / "entries" / D[:2]
+    (tmp,) = sub.glob(".tmp-*")  # the half-written file, invisible under the entry's name
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert c.get(KEY) == b"payload"
+    old = time.time() - 7200
+    os.utime(tmp, (old, old))
+    c.evict()
+    assert not tmp.exists() and c.get(KEY) == b"payload"
+
+
+def test_a_bad_entry_replaced_by_a_good_one_while_judged_is_not_removed(tmp_path, monkeypatch):
+    """The reader removes the bad file it read, never the good one a writer renamed over
+    it meanwhile (which the next get hits)."""
+    c = _populated(tmp_path)
+    entry = tmp_path / "c" / "v1" / "entries" / D[:2] / f"{D}{ENTRY_SUFFIX}"
+    entry.write_bytes(entry.read_bytes()[:-3])  # truncated
+    genuine = cache_fs.read_file
+
+    def read_then_writer_publishes(*a, **k):
+        data = genuine(*a, **k)
+        if a[1] == entry.name:
+            KernelCache(tmp_path / "c").put(KEY, b"good again")
+        return data
+
+    monkeypatch.setattr(cache_fs, "read_file", read_then_writer_publishes)
+    with pytest.warns(CacheWarning, match="discarding bad entry"):
+        assert c.get(KEY) is None
+    monkeypatch.setattr(cache_fs, "read_file", genuine)
+    assert c.get(KEY) == b"good again"

@@ -11,7 +11,8 @@ must not redirect a write, an append, a rename, an unlink or a clear.
   user, not group/other-writable) before anything is done in it.
 * Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` relative to a directory fd and checked
   by ``fstat`` of the opened fd (a regular file, ours, not group/other-writable,
-  one link -- a hard link to a root-only file would pass the other checks).
+  at most one link -- a hard link to a root-only file would pass the other checks;
+  none is a file replaced since it was opened, whose content is still a whole one).
 * Creation, rename and unlink are ``*at`` calls on a checked directory fd:
   ``rename``/``unlink`` act on the directory entry itself and never follow it.
 * The configured root itself may be a symlink (users move ``~/.cache``), judged
@@ -64,8 +65,10 @@ def trust_problem(st: os.stat_result, kind: str = "dir") -> str:
             return f"owned by uid {st.st_uid}, not by this user (uid {os.geteuid()})"
         if st.st_mode & 0o022:
             return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
-        if kind == "file" and st.st_nlink != 1:
-            return f"has {st.st_nlink} hard links"
+        # 0 links is a file renamed over or unlinked since it was opened: what the fd reads is
+        # still the whole file that was published (a reader racing a writer, not an attack)
+        if kind == "file" and st.st_nlink > 1:
+            return f"a file with {st.st_nlink} hard links"
     return ""
 
 
@@ -184,11 +187,16 @@ def _open_file(dfd: int, name: str, flags: int, mode: int = 0o600) -> int:
         raise
 
 
-def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None) -> bytes:
+def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None,
+              opened: list | None = None) -> bytes:
     """The content of regular file ``name`` in ``dfd``, refusing anything not
-    ours or writable by others; ``touch`` bumps its mtime (through the fd)."""
+    ours or writable by others; ``touch`` bumps its mtime (through the fd);
+    ``opened`` receives the fstat of the file read (to judge it later by inode)."""
     fd = _open_file(dfd, name, os.O_RDONLY)
     try:
+        st = os.fstat(fd)
+        if opened is not None:
+            opened.append(st)
         st = _check_fd(fd, name, "file")
         if limit is not None and st.st_size > limit:
             raise Untrusted(f"{name} is {st.st_size} bytes, more than {limit}")
@@ -252,8 +260,17 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def unlink(dfd: int, name: str) -> int:
-    """Remove the directory entry ``name`` (a link itself, never its target); 1 if removed."""
+def unlink(dfd: int, name: str, only: os.stat_result | None = None) -> int:
+    """Remove the directory entry ``name`` (a link itself, never its target); 1 if
+    removed.  With ``only``, just while ``name`` is still that file (same device and
+    inode): a bad file another process has since replaced by a good one stays."""
+    if only is not None:
+        try:
+            now = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            return 0
+        if (now.st_dev, now.st_ino) != (only.st_dev, only.st_ino):
+            return 0
     try:
         os.unlink(name, dir_fd=dfd)
         return 1

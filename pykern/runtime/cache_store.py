@@ -485,16 +485,17 @@ class KernelCache:
             return None
         with d:
             name = key.digest + ENTRY_SUFFIX
+            opened: list = []  # the file judged, so that only it is removed if it is bad
             try:
                 sub = self._entry_dir(d, key.digest, create=False)
-                data = fs.read_file(sub, name, touch=True, limit=ENTRY_MAX_BYTES)  # mtime: LRU eviction
+                data = fs.read_file(sub, name, touch=True, limit=ENTRY_MAX_BYTES, opened=opened)  # mtime: LRU
             except FileNotFoundError:
                 self._miss(d, key, None)
                 return None
             except Untrusted as exc:
                 if not self.enabled:  # the layout itself failed its check
                     return None
-                self._reject(d, key.digest, str(exc))
+                self._reject(d, key.digest, str(exc), opened[0] if opened else None)
                 self._miss(d, key, f"entry was discarded: {exc}")
                 return None
             except OSError as exc:
@@ -510,7 +511,7 @@ class KernelCache:
                 if key_json != key.json:
                     raise _BadEntry("stored key differs from the requested key")
             except _BadEntry as exc:
-                self._reject(d, key.digest, str(exc))
+                self._reject(d, key.digest, str(exc), opened[0])
                 self._miss(d, key, f"entry was discarded: {exc}")
                 return None
             self.stats["hits"] += 1
@@ -555,9 +556,9 @@ class KernelCache:
             with d:
                 self._reject(d, key.digest, reason)
 
-    def _reject(self, d: fs.Dirs, digest: str, reason: str) -> None:
+    def _reject(self, d: fs.Dirs, digest: str, reason: str, only: os.stat_result | None = None) -> None:
         """Warn and remove a bad entry (the directory entry itself: a symlink is
-        unlinked, never followed)."""
+        unlinked, never followed; with ``only``, just while it is still that file)."""
         warnings.warn(f"pykern cache: discarding bad entry {digest[:2]}/{digest}{ENTRY_SUFFIX}: {reason}; "
                       "the kernel will be recompiled", CacheWarning, stacklevel=4)
         self.stats["corrupt"] += 1
@@ -571,7 +572,7 @@ class KernelCache:
             return
         except OSError:
             return
-        fs.unlink(sub, digest + ENTRY_SUFFIX)
+        fs.unlink(sub, digest + ENTRY_SUFFIX, only)
 
     def _miss(self, d: fs.Dirs, key: CacheKey, reason: str | None) -> None:
         self.stats["misses"] += 1
