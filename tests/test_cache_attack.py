@@ -383,20 +383,33 @@ def _notebook_session(cache: Path, **env_extra):
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def test_a_notebook_session_redefining_device_functions_and_globals_never_hits_stale(tmp_path):
+@pytest.fixture(scope="module")
+def notebook_cache(tmp_path_factory):
+    """The cache of a first session, and what that session saw."""
+    cache = tmp_path_factory.mktemp("notebook") / "cache"
+    return cache, _notebook_session(cache)
+
+
+def test_a_notebook_session_redefining_device_functions_and_globals_never_hits_stale(notebook_cache):
     """Cells redefine a device function, a callee of a callee, globals the kernel and its
     device function read, a closure constant and the jit options: every re-run kernel cell
     gives the new answer, in the session that compiled it and in a second session that
     replays the cells against the first one's cache (where every kernel is a disk hit)."""
-    cache = tmp_path / "cache"
-    first = _notebook_session(cache)
+    cache, first = notebook_cache
     assert [r["label"] for r in first["results"] if not r["ok"]] == []
     assert not any(r["from_cache"] for r in first["results"])
     assert first["entries"] == len(first["results"])  # every variant has its own entry
     second = _notebook_session(cache)
     assert [r["label"] for r in second["results"] if not r["ok"]] == []
     assert all(r["from_cache"] for r in second["results"]), second
-    assert second["entries"] == first["entries"]
+
+
+def test_an_environment_variable_that_changes_the_code_changes_every_key(notebook_cache):
+    cache, first = notebook_cache
+    other = _notebook_session(cache, PYKERN_CPU_WAVESIZE="32")
+    assert [r["label"] for r in other["results"] if not r["ok"]] == []
+    assert not any(r["from_cache"] for r in other["results"])
+    assert other["entries"] == 2 * first["entries"]
 
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="a link owned by another uid needs root")
@@ -543,3 +556,75 @@ def test_a_bad_entry_replaced_by_a_good_one_while_judged_is_not_removed(tmp_path
         assert c.get(KEY) is None
     monkeypatch.setattr(cache_fs, "read_file", genuine)
     assert c.get(KEY) == b"good again"
+
+
+# ------------------------------------------- entries that do not verify, or verify oddly
+
+import struct  # noqa: E402
+
+from pykern.runtime.cache_store import FORMAT_VERSION, MAGIC, _encode_entry  # noqa: E402
+
+
+def _raw(version=b"attack", key_json=None, payload=b"p", plen=None, vlen=None, klen=None, fmt=FORMAT_VERSION):
+    import hashlib
+
+    k = (KEY.json if key_json is None else key_json).encode() if not isinstance(key_json, bytes) else key_json
+    return b"".join((struct.pack("<8sHH", MAGIC, fmt, len(version) if vlen is None else vlen), version,
+                     struct.pack("<I", len(k) if klen is None else klen), k, hashlib.sha256(payload).digest(),
+                     struct.pack("<Q", len(payload) if plen is None else plen), payload))
+
+
+def _version():
+    from pykern.runtime.cache_key import pykern_identity
+
+    return pykern_identity()["version"].encode()
+
+
+_ODD = {
+    "zero-length": lambda: b"",
+    "random bytes": lambda: os.urandom(3000),
+    "magic only": lambda: MAGIC,
+    "huge version length": lambda: _raw(_version(), vlen=65535),
+    "huge key length": lambda: _raw(_version(), klen=2**32 - 1),
+    "huge payload length": lambda: _raw(_version(), plen=2**64 - 1),
+    "payload shorter than said": lambda: _raw(_version(), plen=5),
+    "key not UTF-8": lambda: _raw(_version(), key_json=b"\xff\xfe{"),
+    "key JSON a list": lambda: _raw(_version(), key_json="[1, 2]"),
+    "key JSON with odd field types": lambda: _raw(_version(), key_json=json.dumps(
+        {"name": ["x"], "signature": {"a": 1}, "target": "cpu"})),
+    "another pykern version": lambda: _raw(b"0.0.0-other"),
+    "another entry format": lambda: _raw(_version(), fmt=FORMAT_VERSION + 1),
+    "another key's entry renamed into place": lambda: _encode_entry(_key("m.other"), b"other", _version().decode()),
+}
+
+
+@pytest.mark.parametrize("what", sorted(_ODD))
+def test_an_odd_entry_is_a_miss_that_is_removed_and_listing_survives_it(tmp_path, what):
+    c = _populated(tmp_path)
+    entry = tmp_path / "c" / "v1" / "entries" / D[:2] / f"{D}{ENTRY_SUFFIX}"
+    entry.write_bytes(_ODD[what]())
+    assert len(c.entries()) == 1  # `pykern cache list` does not crash on it
+    assert list(c.raw_entries()) == []  # never exported
+    with pytest.warns(CacheWarning, match="discarding bad entry"):
+        assert c.get(KEY) is None
+    assert not entry.exists()
+    assert c.put(KEY, b"again") and c.get(KEY) == b"again"
+
+
+@pytest.mark.parametrize("what", ["key JSON a list", "key not UTF-8", "random bytes"])
+def test_import_of_a_bundle_with_an_odd_entry_skips_it(tmp_path, what):
+    import io
+    import tarfile
+
+    from pykern.runtime.cache_bundle import ARCHIVE_ROOT, import_cache
+
+    archive = tmp_path / "b.tgz"
+    data = _ODD[what]()
+    with tarfile.open(archive, "w:gz") as tf:
+        info = tarfile.TarInfo(f"{ARCHIVE_ROOT}/entries/{D}.pkc")
+        info.size = len(data)
+        tf.addfile(info, io.BytesIO(data))
+    c = KernelCache(tmp_path / "c")
+    report = import_cache(c, archive)
+    assert report.imported == 0 and len(report.skipped) == 1 and "corrupted" in report.skipped[0][1]
+    assert c.get(KEY) is None

@@ -241,6 +241,14 @@ def _decode_header(data: bytes) -> tuple[str, str, int]:
         raise _BadEntry("garbled header") from None
 
 
+def _verify_entry(data: bytes) -> tuple[str, bytes]:
+    """(key json, payload) of a whole entry this pykern may use; raises _BadEntry."""
+    version, key_json, payload = _decode_entry(data)
+    if version != pykern_identity()["version"]:
+        raise _BadEntry(f"written by pykern {version!r}, this is {pykern_identity()['version']!r}")
+    return key_json, payload
+
+
 def _decode_entry(data: bytes) -> tuple[str, str, bytes]:
     """(pykern version, key json, payload) of a whole entry; raises _BadEntry."""
     version, key_json, pos = _decode_header(data)
@@ -504,10 +512,7 @@ class KernelCache:
                 self._miss(d, key, f"unreadable entry: {exc}")
                 return None
             try:
-                version, key_json, payload = _decode_entry(data)
-                if version != pykern_identity()["version"]:
-                    raise _BadEntry(f"written by pykern {version!r}, this is "
-                                    f"{pykern_identity()['version']!r}")
+                key_json, payload = _verify_entry(data)
                 if key_json != key.json:
                     raise _BadEntry("stored key differs from the requested key")
             except _BadEntry as exc:
@@ -875,9 +880,12 @@ class KernelCache:
                     finally:
                         d.release(sub)
                     e.key = json.loads(key_json)
+                    if not isinstance(e.key, dict):
+                        raise _BadEntry("the stored key is not a JSON object")
                     e.name = str(e.key.get("name", "?"))
                     e.signature = str(e.key.get("signature", "?"))
-                    tgt = e.key.get("target") or {}
+                    tgt = e.key.get("target")
+                    tgt = tgt if isinstance(tgt, dict) else {"name": tgt or "?"}
                     e.target = str(tgt.get("name", "?")) + (f":{tgt['arch']}" if tgt.get("arch") else "")
                 except (OSError, ValueError, _BadEntry) as exc:
                     e.valid, e.problem = False, str(exc)
@@ -908,10 +916,10 @@ class KernelCache:
                         data = fs.read_file(sub, name)
                     finally:
                         d.release(sub)
-                    _, key_json, _ = _decode_entry(data)
-                except (OSError, _BadEntry):
+                    key_json, _ = _verify_entry(data)
+                    key = CacheKey(json.loads(key_json))
+                except (OSError, _BadEntry, ValueError, TypeError):  # TypeError: JSON that is not an object
                     continue
-                key = CacheKey(json.loads(key_json))
                 if key.digest == digest:
                     yield key, data
 
