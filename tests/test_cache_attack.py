@@ -628,3 +628,22 @@ def test_import_of_a_bundle_with_an_odd_entry_skips_it(tmp_path, what):
     report = import_cache(c, archive)
     assert report.imported == 0 and len(report.skipped) == 1 and "corrupted" in report.skipped[0][1]
     assert c.get(KEY) is None
+
+
+def test_side_files_too_big_to_be_ours_are_removed_unread(tmp_path, monkeypatch):
+    """A sparse file planted at a stats, index or file-hash path must not be read into
+    memory (each hit appends to the stats log, and folding it reads it all)."""
+    c = _populated(tmp_path)
+    monkeypatch.setattr(cache_store, "_SIDE_MAX_BYTES", 1000)
+    root = tmp_path / "c" / "v1"
+    planted = [root / "stats.log", root / "stats.json", root / "filehash.json",
+               root / "index" / KernelCache._index_name("m.k")]
+    for p in planted:
+        with open(p, "wb") as f:
+            f.truncate(5000)
+    c2 = KernelCache(tmp_path / "c")
+    c2.persistent_stats()
+    c2.file_digest(__file__)
+    c2._layout_op(lambda d: c2._load_index(d, "m.k"), None)
+    assert c2.enabled and c2.get(KEY) == b"payload"
+    assert [p.name for p in planted if p.exists() and p.stat().st_size > 1000] == []

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["Untrusted", "Dirs", "trust_problem", "read_file", "write_atomic", "create_exclusive", "append",
+__all__ = ["Untrusted", "TooLarge", "Dirs", "trust_problem", "read_file", "write_atomic", "create_exclusive", "append",
            "unlink", "exists", "scan", "TMP_PREFIX"]
 
 TMP_PREFIX = ".tmp-"
@@ -48,6 +48,10 @@ SUPPORTED = bool(_O_NOFOLLOW and _O_DIRECTORY and os.open in os.supports_dir_fd
 
 class Untrusted(OSError):
     """A cache path that must not be used: a symlink, not ours, writable by others."""
+
+
+class TooLarge(Untrusted):
+    """A file bigger than its reader's limit (a sparse file planted there): never read."""
 
 
 def trust_problem(st: os.stat_result, kind: str = "dir") -> str:
@@ -199,7 +203,7 @@ def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None
             opened.append(st)
         st = _check_fd(fd, name, "file")
         if limit is not None and st.st_size > limit:
-            raise Untrusted(f"{name} is {st.st_size} bytes, more than {limit}")
+            raise TooLarge(f"{name} is {st.st_size} bytes, more than {limit}")
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, max(st.st_size, 1 << 16))
@@ -207,7 +211,7 @@ def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None
                 break
             total += len(chunk)
             if limit is not None and total > limit:  # grown since the stat
-                raise Untrusted(f"{name} is more than {limit} bytes")
+                raise TooLarge(f"{name} is more than {limit} bytes")
             chunks.append(chunk)
         if touch:
             try:

@@ -69,6 +69,7 @@ _OFF_VALUES = {"0", "off", "false", "no", "disable", "disabled", "none"}
 _ENTRY_RE = re.compile(r"[0-9a-f]{64}" + re.escape(ENTRY_SUFFIX))
 _INDEX_RE = re.compile(r"[0-9a-f]{32}\.json")
 _INDEX_MAX_FILES = 1000
+_SIDE_MAX_BYTES = 16 << 20  # index, stats and file-hash files are kilobytes
 #: what a writer killed mid-write may leave: a temp file of ``write_atomic``, a compile
 #: marker, the stats log renamed by the process folding it (names this cache makes and
 #: nothing else: a cache directory set to one of the user's own holds other files)
@@ -452,14 +453,9 @@ class KernelCache:
             d = self._open(create=False)
             if d is not None:
                 with d:
-                    try:
-                        loaded = json.loads(fs.read_file(d.v1, "filehash.json"))
-                        if isinstance(loaded, dict):
-                            self._filehash = loaded
-                    except Untrusted as exc:
-                        self._distrust(exc)
-                    except (OSError, ValueError):
-                        pass
+                    loaded = self._read_side(d.v1, "filehash.json")
+                    if isinstance(loaded, dict):
+                        self._filehash = loaded
         memo = self._filehash.get(real)
         if isinstance(memo, list) and len(memo) == 4 and memo[:3] == stamp:
             return memo[3]
@@ -709,14 +705,15 @@ class KernelCache:
 
     def _load_index(self, d: fs.Dirs, name: str) -> list[dict]:
         try:
-            data = json.loads(fs.read_file(d.child(d.v1, "index"), self._index_name(name)))
-            keys = data.get("keys", []) if data.get("name") == name else []
-            return [k for k in keys if isinstance(k, dict)]
+            index = d.child(d.v1, "index")
         except Untrusted as exc:
             self._distrust(exc)
             return []
-        except (OSError, ValueError, AttributeError):
+        except OSError:
             return []
+        data = self._read_side(index, self._index_name(name))
+        keys = data.get("keys") if isinstance(data, dict) and data.get("name") == name else None
+        return [k for k in keys if isinstance(k, dict)] if isinstance(keys, list) else []
 
     def _remember(self, d: fs.Dirs, key: CacheKey) -> None:
         if not key.name:
@@ -760,7 +757,7 @@ class KernelCache:
         except OSError:
             return
         try:
-            events = fs.read_file(d.v1, mine)
+            events = self._read_side(d.v1, mine, parse=False) or b""
             totals = self._stats_totals(d)
             for letter, name in _EVENT_NAMES.items():
                 totals[name] = totals.get(name, 0) + events.count(letter)
@@ -769,16 +766,26 @@ class KernelCache:
             fs.unlink(d.v1, mine)
 
     def _stats_totals(self, d: fs.Dirs) -> dict[str, int]:
+        data = self._read_side(d.v1, "stats.json")
+        # a garbled file loses its counts, never the launch or `cache info` (1e999 is inf)
+        return {k: v for k, v in data.items() if k in _EVENT_NAMES.values() and type(v) is int and v >= 0} \
+            if isinstance(data, dict) else {}
+
+    def _read_side(self, dfd: int, name: str, parse: bool = True) -> Any:
+        """A small file of the layout (index, stats, file hashes) as JSON (``parse``) or
+        bytes; None when absent or garbled. One too big to be ours is removed unread (a
+        sparse file planted there must not fill memory); one that fails the trust
+        check stops the cache."""
         try:
-            data = json.loads(fs.read_file(d.v1, "stats.json"))
-            # a garbled file loses its counts, never the launch or `cache info` (1e999 is inf)
-            return {k: v for k, v in data.items() if k in _EVENT_NAMES.values() and type(v) is int and v >= 0} \
-                if isinstance(data, dict) else {}
+            data = fs.read_file(dfd, name, limit=_SIDE_MAX_BYTES)
+            return json.loads(data) if parse else data
+        except fs.TooLarge:
+            fs.unlink(dfd, name)
         except Untrusted as exc:
             self._distrust(exc)
-            return {}
-        except (OSError, ValueError, TypeError):
-            return {}
+        except (OSError, ValueError):
+            pass
+        return None
 
     def persistent_stats(self) -> dict[str, int]:
         """Hit/miss/write/compile/corrupt/evicted/imported counts over every
@@ -790,14 +797,9 @@ class KernelCache:
         with d:
             for name, n in self._stats_totals(d).items():
                 totals[name] = totals.get(name, 0) + n
-            try:
-                events = fs.read_file(d.v1, "stats.log")
-                for letter, name in _EVENT_NAMES.items():
-                    totals[name] += events.count(letter)
-            except Untrusted as exc:
-                self._distrust(exc)
-            except OSError:
-                pass
+            events = self._read_side(d.v1, "stats.log", parse=False) or b""
+            for letter, name in _EVENT_NAMES.items():
+                totals[name] += events.count(letter)
         return totals
 
     # ---- listing and housekeeping -----------------------------------------
@@ -876,7 +878,7 @@ class KernelCache:
                 try:
                     sub = d.sub(d.child(d.v1, "entries"), subname)
                     try:
-                        _, key_json, _ = _decode_header(fs.read_file(sub, name))
+                        _, key_json, _ = _decode_header(fs.read_file(sub, name, limit=ENTRY_MAX_BYTES))
                     finally:
                         d.release(sub)
                     e.key = json.loads(key_json)
@@ -913,7 +915,7 @@ class KernelCache:
                 try:
                     sub = d.sub(d.child(d.v1, "entries"), subname)
                     try:
-                        data = fs.read_file(sub, name)
+                        data = fs.read_file(sub, name, limit=ENTRY_MAX_BYTES)
                     finally:
                         d.release(sub)
                     key_json, _ = _verify_entry(data)
