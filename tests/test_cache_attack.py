@@ -647,3 +647,17 @@ def test_side_files_too_big_to_be_ours_are_removed_unread(tmp_path, monkeypatch)
     c2._layout_op(lambda d: c2._load_index(d, "m.k"), None)
     assert c2.enabled and c2.get(KEY) == b"payload"
     assert [p.name for p in planted if p.exists() and p.stat().st_size > 1000] == []
+
+
+def test_an_entry_too_big_to_be_read_back_is_not_written(tmp_path, monkeypatch):
+    """Writing what every later get refuses (and removes) would cost each process a
+    compile, a write and a warning: it is not stored, with one warning."""
+    monkeypatch.setattr(cache_store, "ENTRY_MAX_BYTES", 4096)
+    c = KernelCache(tmp_path / "c")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        assert c.put(_key("m.big"), b"x" * 5000) is False
+        assert c.put(_key("m.big2"), b"x" * 5000) is False
+        assert c.put(KEY, b"small") and c.get(KEY) == b"small"
+    assert len(w) == 1 and "size limit" in str(w[0].message)
+    assert c.info()["entries"] == 1

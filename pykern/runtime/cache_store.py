@@ -31,6 +31,7 @@ This module must stay cheap to import: no numpy, no llvmlite.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -528,6 +529,10 @@ class KernelCache:
                                b"b" if key.digest in self._held else b"")
 
     def _put_entry(self, key: CacheKey, data: bytes, extra_event: bytes = b"", evict: bool = True) -> bool:
+        if len(data) > ENTRY_MAX_BYTES:  # `get` would refuse it: every process would write it again
+            self._warn_once("store an entry over the size limit", OSError(errno.EFBIG, f"{len(data)} bytes is "
+                            f"more than the {ENTRY_MAX_BYTES} an entry may have"))
+            return False
         d = self._open(create=True)
         if d is None:
             return False
