@@ -66,14 +66,16 @@ def elf_problem(data: bytes, e_type: int) -> str:
     import struct
 
     own = _own_elf_header()
+    if own[4:6] != b"\x02\x01":  # not a 64-bit little-endian ELF host (macOS: Mach-O): the loader judges
+        return ""
     if len(data) < 64 or data[:4] != b"\x7fELF":
         return "not an ELF file"
-    if data[4] != 2 or data[5] != 1:
+    if data[4:6] != own[4:6]:
         return "not a 64-bit little-endian ELF file"
     kind, machine = struct.unpack_from("<HH", data, 16)
     if kind != e_type:
         return f"ELF type {kind}, expected {e_type}"
-    if own[4:6] == data[4:6] and machine != struct.unpack_from("<H", own, 18)[0]:
+    if machine != struct.unpack_from("<H", own, 18)[0]:
         return f"ELF for machine {machine}, this host runs machine {struct.unpack_from('<H', own, 18)[0]}"
     phoff, shoff = struct.unpack_from("<QQ", data, 32)
     phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", data, 54)

@@ -661,3 +661,17 @@ def test_an_entry_too_big_to_be_read_back_is_not_written(tmp_path, monkeypatch):
         assert c.put(KEY, b"small") and c.get(KEY) == b"small"
     assert len(w) == 1 and "size limit" in str(w[0].message)
     assert c.info()["entries"] == 1
+
+
+def test_a_cache_directory_set_to_one_holding_the_users_files_is_not_tagged_as_a_cache(tmp_path):
+    """Backup tools skip a directory with CACHEDIR.TAG whole: ``PYKERN_CACHE_DIR=$HOME``
+    must not take the user's files out of their backups (nor clear or sweep them)."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "thesis.tex").write_text("years of work")
+    c = KernelCache(home)
+    assert c.put(KEY, b"x") and c.get(KEY) == b"x"
+    c.clear()
+    assert sorted(os.listdir(home)) == ["thesis.tex", "v1"]
+    fresh = KernelCache(tmp_path / "fresh")
+    assert fresh.put(KEY, b"x") and (tmp_path / "fresh" / "CACHEDIR.TAG").exists()

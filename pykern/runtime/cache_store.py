@@ -70,6 +70,7 @@ _OFF_VALUES = {"0", "off", "false", "no", "disable", "disabled", "none"}
 _ENTRY_RE = re.compile(r"[0-9a-f]{64}" + re.escape(ENTRY_SUFFIX))
 _INDEX_RE = re.compile(r"[0-9a-f]{32}\.json")
 _INDEX_MAX_FILES = 1000
+_OURS_RE = re.compile(r"v\d+|CACHEDIR\.TAG")  # what the cache root holds (a layout version per subdirectory)
 _SIDE_MAX_BYTES = 16 << 20  # index, stats and file-hash files are kilobytes
 #: what a writer killed mid-write may leave: a temp file of ``write_atomic``, a compile
 #: marker, the stats log renamed by the process folding it (names this cache makes and
@@ -351,7 +352,7 @@ class KernelCache:
         try:
             d = fs.Dirs(self.directory, create)
             d.v1 = d.sub(d.root, f"v{FORMAT_VERSION}", create)
-            if create and not fs.exists(d.root, "CACHEDIR.TAG"):
+            if create and not fs.exists(d.root, "CACHEDIR.TAG") and _only_ours(d.root):
                 fs.write_atomic(d.root, "CACHEDIR.TAG", b"Signature: 8a477f597d28d172789f06886806bc55\n"
                                 b"# This directory is a cache of compiled kernels made by pykern.\n")
             return d
@@ -1046,6 +1047,14 @@ def _marker_stale(theirs: dict, sub: int, marker: str, seen_for: float, wait: fl
     # moment was left half-written (a crash, a full disk) or is not a marker at all: waiting the
     # whole bound for it would stall every process that misses on the key.
     return age > wait or (not theirs and age > _UNREADABLE_MARKER_GRACE)
+
+
+def _only_ours(dfd: int) -> bool:
+    """The cache root holds nothing but what the cache makes. Only then is it tagged
+    CACHEDIR.TAG: backup tools skip a tagged directory whole, and ``PYKERN_CACHE_DIR``
+    set to a directory of the user's own (``$HOME``) must not drop it from backups."""
+    with os.scandir(dfd) as it:
+        return all(_OURS_RE.fullmatch(e.name) or _LEFTOVER_RE.fullmatch(e.name) for e in it)
 
 
 def _sweep(dfd: int, listing: list[tuple[str, os.stat_result]], now: float) -> list[tuple[str, os.stat_result]]:
