@@ -452,13 +452,32 @@ def _from_disk(disk, key):
     payload = disk.get(key)
     if payload is None:
         return None
+    from .codegen.artifact import KernelArtifact
+
     try:
         artifact = pickle.loads(payload)
     except Exception as e:  # an entry from an incompatible build: drop it, recompile
         disk.discard(key, f"unreadable payload: {e!r}")
         return None
+    if not isinstance(artifact, KernelArtifact):  # never launch what is not a kernel
+        disk.discard(key, f"the payload is a {type(artifact).__name__}, not a kernel artifact")
+        return None
     _remember(key.digest, artifact)
     return artifact
+
+
+def _forget(dispatcher, codegen_name: str, argtypes, target_opts, reason: str) -> None:
+    """Drop this compilation's artifact from memory and from the disk cache (with a
+    warning): it came from a cache and its code does not load here."""
+    options = compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options))
+    key = _cache_key(dispatcher, codegen_name, argtypes, options)
+    if key is None:
+        return
+    with _in_memory_lock:
+        _in_memory.pop(key.digest, None)
+    disk = _cache_for(dispatcher)
+    if disk is not None:
+        disk.discard(key, reason)
 
 
 def _arch_opt(target_opts, jit_options=None):
@@ -480,16 +499,17 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
     artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, **target_opts)
     try:
         kernel = rt_launch.load(target, artifact)
-    except LaunchError:
+    except LaunchError as exc:
         if not cached:
             job = getattr(artifact, "tier_two", None)
             if job is not None:  # its O3 build is still stored and remembered: it may load
                 job.start()
             raise
-        # a cached binary this host cannot run (the key names the host, so this is
-        # a shared cache seen from an odd machine): compile afresh
-        artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, _skip_cache=True,
-                                            **target_opts)
+        # cached code this host cannot load (a damaged code object, or a shared cache seen
+        # from an odd machine: the key names the host): replace it with a fresh compile, so
+        # the next process does not trip on it again
+        _forget(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, target_opts, f"its code does not load here: {exc}")
+        artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, **target_opts)
         kernel = rt_launch.load(target, artifact)
     if target == "hip" and artifact.cooperative:
         kernel.occupancy_estimate = functools.partial(cooperative_blocks_per_cu, artifact.metadata or {},

@@ -34,3 +34,51 @@ def cpu_identity() -> str:
             ident += " " + platform.processor()
         _memo["host"] = ident
     return _memo["host"]
+
+
+def _own_elf_header() -> bytes:
+    if "elf" not in _memo:
+        import sys
+
+        head = b""
+        for path in ("/proc/self/exe", sys.executable):
+            try:
+                with open(path, "rb") as f:
+                    head = f.read(64)
+                break
+            except OSError:
+                continue
+        _memo["elf"] = head if head[:4] == b"\x7fELF" else b""
+    return _memo["elf"]
+
+
+def elf_problem(data: bytes, e_type: int) -> str:
+    """Why ``data`` is not an ELF file of type ``e_type`` (1: relocatable object, 3: shared
+    library) that this process could load, or "" when it may be.
+
+    LLVM's object reader and the dynamic loader trust the headers they are given (a garbled
+    relocatable object crashed the process in MCJIT), so code from a cache is checked first:
+    the class, byte order and machine of this interpreter, and tables inside the file.
+
+    >>> elf_problem(b"junk", 3)
+    'not an ELF file'
+    """
+    import struct
+
+    own = _own_elf_header()
+    if own[4:6] != b"\x02\x01":  # not a 64-bit little-endian ELF host (macOS: Mach-O): the loader judges
+        return ""
+    if len(data) < 64 or data[:4] != b"\x7fELF":
+        return "not an ELF file"
+    if data[4:6] != own[4:6]:
+        return "not a 64-bit little-endian ELF file"
+    kind, machine = struct.unpack_from("<HH", data, 16)
+    if kind != e_type:
+        return f"ELF type {kind}, expected {e_type}"
+    if machine != struct.unpack_from("<H", own, 18)[0]:
+        return f"ELF for machine {machine}, this host runs machine {struct.unpack_from('<H', own, 18)[0]}"
+    phoff, shoff = struct.unpack_from("<QQ", data, 32)
+    phentsize, phnum, shentsize, shnum = struct.unpack_from("<HHHH", data, 54)
+    if shoff + shnum * shentsize > len(data) or phoff + phnum * phentsize > len(data):
+        return "truncated ELF file (its header tables point past its end)"
+    return ""

@@ -189,7 +189,7 @@ def test_stale_temp_files_are_swept(tmp_path):
     k = key_for(c)
     c.put(k, b"x")
     d = os.path.dirname(c.entry_path(k))
-    stale, fresh = os.path.join(d, ".tmp-dead"), os.path.join(d, ".tmp-busy")
+    stale, fresh = os.path.join(d, ".tmp-123-" + "a" * 12), os.path.join(d, ".tmp-124-" + "b" * 12)
     for p in (stale, fresh):
         open(p, "wb").write(b"half")
     os.utime(stale, (time.time() - 7200,) * 2)

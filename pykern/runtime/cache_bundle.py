@@ -129,8 +129,8 @@ def _store(cache: KernelCache, digest: str, data: bytes, mine: dict) -> str:
         key = CacheKey(json.loads(key_json))
     except _BadEntry as exc:
         return f"corrupted: {exc}"
-    except ValueError:
-        return "corrupted: the key is not JSON"
+    except (ValueError, TypeError):  # TypeError: JSON, but not an object
+        return "corrupted: the key is not a JSON object"
     if key.json != key_json or key.digest != digest:
         return "its name is not the digest of the key it holds"
     if version != mine["pykern"]["version"] or key.parts.get("pykern") != mine["pykern"]:

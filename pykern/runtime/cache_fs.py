@@ -11,7 +11,8 @@ must not redirect a write, an append, a rename, an unlink or a clear.
   user, not group/other-writable) before anything is done in it.
 * Files are opened with ``O_NOFOLLOW | O_NONBLOCK`` relative to a directory fd and checked
   by ``fstat`` of the opened fd (a regular file, ours, not group/other-writable,
-  one link -- a hard link to a root-only file would pass the other checks).
+  at most one link -- a hard link to a root-only file would pass the other checks;
+  none is a file replaced since it was opened, whose content is still a whole one).
 * Creation, rename and unlink are ``*at`` calls on a checked directory fd:
   ``rename``/``unlink`` act on the directory entry itself and never follow it.
 * The configured root itself may be a symlink (users move ``~/.cache``), judged
@@ -27,7 +28,7 @@ from __future__ import annotations
 import os
 import stat
 
-__all__ = ["Untrusted", "Dirs", "trust_problem", "read_file", "write_atomic", "create_exclusive", "append",
+__all__ = ["Untrusted", "TooLarge", "Dirs", "trust_problem", "read_file", "write_atomic", "create_exclusive", "append",
            "unlink", "exists", "scan", "TMP_PREFIX"]
 
 TMP_PREFIX = ".tmp-"
@@ -49,6 +50,10 @@ class Untrusted(OSError):
     """A cache path that must not be used: a symlink, not ours, writable by others."""
 
 
+class TooLarge(Untrusted):
+    """A file bigger than its reader's limit (a sparse file planted there): never read."""
+
+
 def trust_problem(st: os.stat_result, kind: str = "dir") -> str:
     """Why an object may not be trusted, or "" if it may.
 
@@ -64,8 +69,10 @@ def trust_problem(st: os.stat_result, kind: str = "dir") -> str:
             return f"owned by uid {st.st_uid}, not by this user (uid {os.geteuid()})"
         if st.st_mode & 0o022:
             return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
-        if kind == "file" and st.st_nlink != 1:
-            return f"has {st.st_nlink} hard links"
+        # 0 links is a file renamed over or unlinked since it was opened: what the fd reads is
+        # still the whole file that was published (a reader racing a writer, not an attack)
+        if kind == "file" and st.st_nlink > 1:
+            return f"a file with {st.st_nlink} hard links"
     return ""
 
 
@@ -102,7 +109,10 @@ class Dirs:
             lst = os.lstat(self.path)
         if stat.S_ISLNK(lst.st_mode) and _POSIX and lst.st_uid not in (os.geteuid(), 0):
             raise Untrusted(f"{self.path} is a symbolic link owned by uid {lst.st_uid}")
-        fd = os.open(self.path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC)
+        # a directory when looked at must still be one when opened: a symlink swapped in
+        # between (the parent may be shared, /tmp) is refused, never followed
+        nofollow = 0 if stat.S_ISLNK(lst.st_mode) else _O_NOFOLLOW
+        fd = os.open(self.path, os.O_RDONLY | _O_DIRECTORY | _O_CLOEXEC | nofollow)
         self._fds.append(fd)
         _check_fd(fd, self.path, "dir")
         return fd
@@ -181,14 +191,19 @@ def _open_file(dfd: int, name: str, flags: int, mode: int = 0o600) -> int:
         raise
 
 
-def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None) -> bytes:
+def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None,
+              opened: list | None = None) -> bytes:
     """The content of regular file ``name`` in ``dfd``, refusing anything not
-    ours or writable by others; ``touch`` bumps its mtime (through the fd)."""
+    ours or writable by others; ``touch`` bumps its mtime (through the fd);
+    ``opened`` receives the fstat of the file read (to judge it later by inode)."""
     fd = _open_file(dfd, name, os.O_RDONLY)
     try:
+        st = os.fstat(fd)
+        if opened is not None:
+            opened.append(st)
         st = _check_fd(fd, name, "file")
         if limit is not None and st.st_size > limit:
-            raise Untrusted(f"{name} is {st.st_size} bytes, more than {limit}")
+            raise TooLarge(f"{name} is {st.st_size} bytes, more than {limit}")
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, max(st.st_size, 1 << 16))
@@ -196,7 +211,7 @@ def read_file(dfd: int, name: str, touch: bool = False, limit: int | None = None
                 break
             total += len(chunk)
             if limit is not None and total > limit:  # grown since the stat
-                raise Untrusted(f"{name} is more than {limit} bytes")
+                raise TooLarge(f"{name} is more than {limit} bytes")
             chunks.append(chunk)
         if touch:
             try:
@@ -249,8 +264,17 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view):]
 
 
-def unlink(dfd: int, name: str) -> int:
-    """Remove the directory entry ``name`` (a link itself, never its target); 1 if removed."""
+def unlink(dfd: int, name: str, only: os.stat_result | None = None) -> int:
+    """Remove the directory entry ``name`` (a link itself, never its target); 1 if
+    removed.  With ``only``, just while ``name`` is still that file (same device and
+    inode): a bad file another process has since replaced by a good one stays."""
+    if only is not None:
+        try:
+            now = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            return 0
+        if (now.st_dev, now.st_ino) != (only.st_dev, only.st_ino):
+            return 0
     try:
         os.unlink(name, dir_fd=dfd)
         return 1

@@ -31,6 +31,7 @@ This module must stay cheap to import: no numpy, no llvmlite.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -62,13 +63,20 @@ ENTRY_SUFFIX = ".pkc"
 #: there, one growing while read) is discarded unread instead of filling memory
 ENTRY_MAX_BYTES = 256 << 20
 MARKER_SUFFIX = ".building"
-_TMP_PREFIX = fs.TMP_PREFIX
 _STALE_TMP_SECONDS = 3600.0
 _STATS_COMPACT_BYTES = 64 * 1024
 _INDEX_KEYS_PER_NAME = 16
 _OFF_VALUES = {"0", "off", "false", "no", "disable", "disabled", "none"}
 _ENTRY_RE = re.compile(r"[0-9a-f]{64}" + re.escape(ENTRY_SUFFIX))
 _INDEX_RE = re.compile(r"[0-9a-f]{32}\.json")
+_INDEX_MAX_FILES = 1000
+_OURS_RE = re.compile(r"v\d+|CACHEDIR\.TAG")  # what the cache root holds (a layout version per subdirectory)
+_SIDE_MAX_BYTES = 16 << 20  # index, stats and file-hash files are kilobytes
+#: what a writer killed mid-write may leave: a temp file of ``write_atomic``, a compile
+#: marker, the stats log renamed by the process folding it (names this cache makes and
+#: nothing else: a cache directory set to one of the user's own holds other files)
+_LEFTOVER_RE = re.compile(re.escape(fs.TMP_PREFIX) + r"\d+-[0-9a-f]{12}|[0-9a-f]{64}" + re.escape(MARKER_SUFFIX)
+                          + r"\.\d+|stats\.log\.\d+")
 
 
 class CacheWarning(UserWarning):
@@ -91,7 +99,8 @@ def default_cache_dir() -> str:
     """``$PYKERN_CACHE_DIR``, else the platform's per-user cache dir + ``pykern``.
 
     Linux: ``$XDG_CACHE_HOME/pykern`` or ``~/.cache/pykern``; macOS:
-    ``~/Library/Caches/pykern``; Windows: ``%LOCALAPPDATA%\\pykern\\Cache``.
+    ``~/Library/Caches/pykern``; Windows: ``%LOCALAPPDATA%\\pykern\\Cache``;
+    "" when there is no absolute home directory (the cache is then off).
     """
     explicit = os.environ.get("PYKERN_CACHE_DIR")
     if explicit:
@@ -99,11 +108,29 @@ def default_cache_dir() -> str:
     if sys.platform == "win32":
         base = os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
         return os.path.join(base, "pykern", "Cache")
+    home = _home()
     if sys.platform == "darwin":
-        return os.path.expanduser("~/Library/Caches/pykern")
+        return os.path.join(home, "Library", "Caches", "pykern") if home else ""
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = xdg if xdg and os.path.isabs(xdg) else os.path.expanduser("~/.cache")
-    return os.path.join(base, "pykern")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, "pykern")
+    return os.path.join(home, ".cache", "pykern") if home else ""
+
+
+def _home() -> str:
+    """The user's home directory, absolute, or "" (then there is no default cache
+    directory): ``HOME`` set to "" or a relative path must not put a cache in
+    ``/.cache`` or whatever directory a process happens to start in; the password
+    database is asked instead."""
+    home = os.environ.get("HOME", "")
+    if not os.path.isabs(home):  # unset, "" (which expanduser makes "/") or relative
+        try:
+            import pwd
+
+            home = pwd.getpwuid(os.getuid()).pw_dir
+        except (ImportError, KeyError):
+            return ""
+    return home if os.path.isabs(home) else ""
 
 
 _SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1 << 10, "m": 1000**2, "mb": 1000**2,
@@ -217,6 +244,14 @@ def _decode_header(data: bytes) -> tuple[str, str, int]:
         raise _BadEntry("garbled header") from None
 
 
+def _verify_entry(data: bytes) -> tuple[str, bytes]:
+    """(key json, payload) of a whole entry this pykern may use; raises _BadEntry."""
+    version, key_json, payload = _decode_entry(data)
+    if version != pykern_identity()["version"]:
+        raise _BadEntry(f"written by pykern {version!r}, this is {pykern_identity()['version']!r}")
+    return key_json, payload
+
+
 def _decode_entry(data: bytes) -> tuple[str, str, bytes]:
     """(pykern version, key json, payload) of a whole entry; raises _BadEntry."""
     version, key_json, pos = _decode_header(data)
@@ -267,6 +302,7 @@ class Claim:
 
 
 _warned_dirs: set[str] = set()
+_warned_io: set[tuple] = set()
 _EVENT_NAMES = {b"h": "hits", b"m": "misses", b"w": "writes", b"c": "corrupt", b"e": "evicted",
                 b"b": "compiles", b"i": "imported"}
 
@@ -293,6 +329,8 @@ class KernelCache:
             else "disabled by PYKERN_CACHE=off"
         if not self.disabled_reason and not fs.SUPPORTED:
             self.disabled_reason = "this platform lacks the no-follow directory calls the cache relies on"
+        if not self.disabled_reason and not self.directory:
+            self._disable("no home directory to keep it in (HOME is not an absolute path); set PYKERN_CACHE_DIR")
         self._filehash: dict[str, list] | None = None
         self._held: set[str] = set()
         self.touched: set[str] | None = None  # digests used, while :meth:`tracking`
@@ -314,7 +352,7 @@ class KernelCache:
         try:
             d = fs.Dirs(self.directory, create)
             d.v1 = d.sub(d.root, f"v{FORMAT_VERSION}", create)
-            if create and not fs.exists(d.root, "CACHEDIR.TAG"):
+            if create and not fs.exists(d.root, "CACHEDIR.TAG") and _only_ours(d.root):
                 fs.write_atomic(d.root, "CACHEDIR.TAG", b"Signature: 8a477f597d28d172789f06886806bc55\n"
                                 b"# This directory is a cache of compiled kernels made by pykern.\n")
             return d
@@ -348,6 +386,15 @@ class KernelCache:
             _warned_dirs.add(self.directory)
             warnings.warn(f"pykern cache disabled: {reason}", CacheWarning, stacklevel=4)
         return False
+
+    def _warn_once(self, doing: str, exc: OSError) -> None:
+        """Warn of a failed write once per directory and errno: a full or read-only
+        disk fails every write, and a session compiling all day must not repeat it."""
+        tag = (self.directory, exc.errno)
+        if tag not in _warned_io:
+            _warned_io.add(tag)
+            warnings.warn(f"pykern cache: cannot {doing} in {self.directory}: {exc.strerror or exc}; new kernels "
+                          "are compiled but not cached (reported once)", CacheWarning, stacklevel=5)
 
     def _distrust(self, exc: OSError) -> None:
         """A file or directory of the cache's own layout failed a check at use
@@ -408,14 +455,9 @@ class KernelCache:
             d = self._open(create=False)
             if d is not None:
                 with d:
-                    try:
-                        loaded = json.loads(fs.read_file(d.v1, "filehash.json"))
-                        if isinstance(loaded, dict):
-                            self._filehash = loaded
-                    except Untrusted as exc:
-                        self._distrust(exc)
-                    except (OSError, ValueError):
-                        pass
+                    loaded = self._read_side(d.v1, "filehash.json")
+                    if isinstance(loaded, dict):
+                        self._filehash = loaded
         memo = self._filehash.get(real)
         if isinstance(memo, list) and len(memo) == 4 and memo[:3] == stamp:
             return memo[3]
@@ -449,16 +491,17 @@ class KernelCache:
             return None
         with d:
             name = key.digest + ENTRY_SUFFIX
+            opened: list = []  # the file judged, so that only it is removed if it is bad
             try:
                 sub = self._entry_dir(d, key.digest, create=False)
-                data = fs.read_file(sub, name, touch=True, limit=ENTRY_MAX_BYTES)  # mtime: LRU eviction
+                data = fs.read_file(sub, name, touch=True, limit=ENTRY_MAX_BYTES, opened=opened)  # mtime: LRU
             except FileNotFoundError:
                 self._miss(d, key, None)
                 return None
             except Untrusted as exc:
                 if not self.enabled:  # the layout itself failed its check
                     return None
-                self._reject(d, key.digest, str(exc))
+                self._reject(d, key.digest, str(exc), opened[0] if opened else None)
                 self._miss(d, key, f"entry was discarded: {exc}")
                 return None
             except OSError as exc:
@@ -467,14 +510,11 @@ class KernelCache:
                 self._miss(d, key, f"unreadable entry: {exc}")
                 return None
             try:
-                version, key_json, payload = _decode_entry(data)
-                if version != pykern_identity()["version"]:
-                    raise _BadEntry(f"written by pykern {version!r}, this is "
-                                    f"{pykern_identity()['version']!r}")
+                key_json, payload = _verify_entry(data)
                 if key_json != key.json:
                     raise _BadEntry("stored key differs from the requested key")
             except _BadEntry as exc:
-                self._reject(d, key.digest, str(exc))
+                self._reject(d, key.digest, str(exc), opened[0])
                 self._miss(d, key, f"entry was discarded: {exc}")
                 return None
             self.stats["hits"] += 1
@@ -490,6 +530,10 @@ class KernelCache:
                                b"b" if key.digest in self._held else b"")
 
     def _put_entry(self, key: CacheKey, data: bytes, extra_event: bytes = b"", evict: bool = True) -> bool:
+        if len(data) > ENTRY_MAX_BYTES:  # `get` would refuse it: every process would write it again
+            self._warn_once("store an entry over the size limit", OSError(errno.EFBIG, f"{len(data)} bytes is "
+                            f"more than the {ENTRY_MAX_BYTES} an entry may have"))
+            return False
         d = self._open(create=True)
         if d is None:
             return False
@@ -498,8 +542,7 @@ class KernelCache:
                 sub = self._entry_dir(d, key.digest, create=True)
                 fs.write_atomic(sub, key.digest + ENTRY_SUFFIX, data)
             except OSError as exc:
-                warnings.warn(f"pykern cache: cannot write {self.entry_path(key)}: {exc}", CacheWarning,
-                              stacklevel=3)
+                self._warn_once("write an entry", exc)
                 return False
             self.stats["writes"] += 1
             for letter in extra_event:
@@ -520,9 +563,9 @@ class KernelCache:
             with d:
                 self._reject(d, key.digest, reason)
 
-    def _reject(self, d: fs.Dirs, digest: str, reason: str) -> None:
+    def _reject(self, d: fs.Dirs, digest: str, reason: str, only: os.stat_result | None = None) -> None:
         """Warn and remove a bad entry (the directory entry itself: a symlink is
-        unlinked, never followed)."""
+        unlinked, never followed; with ``only``, just while it is still that file)."""
         warnings.warn(f"pykern cache: discarding bad entry {digest[:2]}/{digest}{ENTRY_SUFFIX}: {reason}; "
                       "the kernel will be recompiled", CacheWarning, stacklevel=4)
         self.stats["corrupt"] += 1
@@ -536,7 +579,7 @@ class KernelCache:
             return
         except OSError:
             return
-        fs.unlink(sub, digest + ENTRY_SUFFIX)
+        fs.unlink(sub, digest + ENTRY_SUFFIX, only)
 
     def _miss(self, d: fs.Dirs, key: CacheKey, reason: str | None) -> None:
         self.stats["misses"] += 1
@@ -655,8 +698,7 @@ class KernelCache:
                             return Claim(ready=True, waited=time.monotonic() - start)
                         return Claim(held=True, nonce=nonce, marker=mine, waited=time.monotonic() - start)
                 except OSError as exc:
-                    warnings.warn(f"pykern cache: cannot coordinate the compile of {key.name or key.digest[:12]} "
-                                  f"with other processes: {exc}", CacheWarning, stacklevel=4)
+                    self._warn_once("claim a compile among processes", exc)
                     return Claim()
             time.sleep(delay)
             delay = min(delay * 1.5, 0.1)
@@ -669,14 +711,15 @@ class KernelCache:
 
     def _load_index(self, d: fs.Dirs, name: str) -> list[dict]:
         try:
-            data = json.loads(fs.read_file(d.child(d.v1, "index"), self._index_name(name)))
-            keys = data.get("keys", []) if data.get("name") == name else []
-            return [k for k in keys if isinstance(k, dict)]
+            index = d.child(d.v1, "index")
         except Untrusted as exc:
             self._distrust(exc)
             return []
-        except (OSError, ValueError, AttributeError):
+        except OSError:
             return []
+        data = self._read_side(index, self._index_name(name))
+        keys = data.get("keys") if isinstance(data, dict) and data.get("name") == name else None
+        return [k for k in keys if isinstance(k, dict)] if isinstance(keys, list) else []
 
     def _remember(self, d: fs.Dirs, key: CacheKey) -> None:
         if not key.name:
@@ -720,7 +763,7 @@ class KernelCache:
         except OSError:
             return
         try:
-            events = fs.read_file(d.v1, mine)
+            events = self._read_side(d.v1, mine, parse=False) or b""
             totals = self._stats_totals(d)
             for letter, name in _EVENT_NAMES.items():
                 totals[name] = totals.get(name, 0) + events.count(letter)
@@ -729,16 +772,26 @@ class KernelCache:
             fs.unlink(d.v1, mine)
 
     def _stats_totals(self, d: fs.Dirs) -> dict[str, int]:
+        data = self._read_side(d.v1, "stats.json")
+        # a garbled file loses its counts, never the launch or `cache info` (1e999 is inf)
+        return {k: v for k, v in data.items() if k in _EVENT_NAMES.values() and type(v) is int and v >= 0} \
+            if isinstance(data, dict) else {}
+
+    def _read_side(self, dfd: int, name: str, parse: bool = True) -> Any:
+        """A small file of the layout (index, stats, file hashes) as JSON (``parse``) or
+        bytes; None when absent or garbled. One too big to be ours is removed unread (a
+        sparse file planted there must not fill memory); one that fails the trust
+        check stops the cache."""
         try:
-            data = json.loads(fs.read_file(d.v1, "stats.json"))
-            # a garbled file loses its counts, never the launch or `cache info` (1e999 is inf)
-            return {k: v for k, v in data.items() if k in _EVENT_NAMES.values() and type(v) is int and v >= 0} \
-                if isinstance(data, dict) else {}
+            data = fs.read_file(dfd, name, limit=_SIDE_MAX_BYTES)
+            return json.loads(data) if parse else data
+        except fs.TooLarge:
+            fs.unlink(dfd, name)
         except Untrusted as exc:
             self._distrust(exc)
-            return {}
-        except (OSError, ValueError, TypeError):
-            return {}
+        except (OSError, ValueError):
+            pass
+        return None
 
     def persistent_stats(self) -> dict[str, int]:
         """Hit/miss/write/compile/corrupt/evicted/imported counts over every
@@ -750,24 +803,23 @@ class KernelCache:
         with d:
             for name, n in self._stats_totals(d).items():
                 totals[name] = totals.get(name, 0) + n
-            try:
-                events = fs.read_file(d.v1, "stats.log")
-                for letter, name in _EVENT_NAMES.items():
-                    totals[name] += events.count(letter)
-            except Untrusted as exc:
-                self._distrust(exc)
-            except OSError:
-                pass
+            events = self._read_side(d.v1, "stats.log", parse=False) or b""
+            for letter, name in _EVENT_NAMES.items():
+                totals[name] += events.count(letter)
         return totals
 
     # ---- listing and housekeeping -----------------------------------------
 
     def _scan(self, d: fs.Dirs) -> list[tuple[str, str, int, float]]:
-        """(subdir, file name, size, mtime) of every entry file; removes stale
-        temp files and markers of holders long gone.  Symlinks and anything
-        not ours are skipped, never followed."""
+        """(subdir, file name, size, mtime) of every entry file; removes what
+        writers killed mid-write left (see :func:`_sweep`) and bounds the
+        explain-miss index.  Symlinks and anything not ours are skipped, never
+        followed."""
         out = []
         now = time.time()
+        for parent in (d.root, d.v1):
+            _sweep(parent, fs.scan(parent), now)
+        self._bound_index(d, now)
         try:
             entries = d.child(d.v1, "entries")
         except FileNotFoundError:
@@ -780,16 +832,24 @@ class KernelCache:
             except OSError:
                 continue
             try:
-                for name, fst in fs.scan(sub):
-                    if name.startswith(_TMP_PREFIX) or MARKER_SUFFIX in name:
-                        if now - fst.st_mtime > _STALE_TMP_SECONDS:  # a writer died mid-write
-                            fs.unlink(sub, name)
-                        continue
+                for name, fst in _sweep(sub, fs.scan(sub), now):
                     if _ENTRY_RE.fullmatch(name) and stat.S_ISREG(fst.st_mode):
                         out.append((subname, name, fst.st_size, fst.st_mtime))
             finally:
                 d.release(sub)
         return out
+
+    def _bound_index(self, d: fs.Dirs, now: float) -> None:
+        """At most ``_INDEX_MAX_FILES`` explain-miss files (one per kernel name ever
+        cached, not counted in ``max_bytes``): the least recently written go."""
+        try:
+            index = d.child(d.v1, "index")
+        except FileNotFoundError:
+            return
+        files = [(st.st_mtime, name) for name, st in _sweep(index, fs.scan(index), now)
+                 if _INDEX_RE.fullmatch(name) and stat.S_ISREG(st.st_mode)]
+        for _, name in sorted(files)[:max(0, len(files) - _INDEX_MAX_FILES)]:
+            fs.unlink(index, name)
 
     def _unlink_entry(self, d: fs.Dirs, subname: str, name: str) -> int:
         try:
@@ -824,13 +884,16 @@ class KernelCache:
                 try:
                     sub = d.sub(d.child(d.v1, "entries"), subname)
                     try:
-                        _, key_json, _ = _decode_header(fs.read_file(sub, name))
+                        _, key_json, _ = _decode_header(fs.read_file(sub, name, limit=ENTRY_MAX_BYTES))
                     finally:
                         d.release(sub)
                     e.key = json.loads(key_json)
+                    if not isinstance(e.key, dict):
+                        raise _BadEntry("the stored key is not a JSON object")
                     e.name = str(e.key.get("name", "?"))
                     e.signature = str(e.key.get("signature", "?"))
-                    tgt = e.key.get("target") or {}
+                    tgt = e.key.get("target")
+                    tgt = tgt if isinstance(tgt, dict) else {"name": tgt or "?"}
                     e.target = str(tgt.get("name", "?")) + (f":{tgt['arch']}" if tgt.get("arch") else "")
                 except (OSError, ValueError, _BadEntry) as exc:
                     e.valid, e.problem = False, str(exc)
@@ -858,13 +921,13 @@ class KernelCache:
                 try:
                     sub = d.sub(d.child(d.v1, "entries"), subname)
                     try:
-                        data = fs.read_file(sub, name)
+                        data = fs.read_file(sub, name, limit=ENTRY_MAX_BYTES)
                     finally:
                         d.release(sub)
-                    _, key_json, _ = _decode_entry(data)
-                except (OSError, _BadEntry):
+                    key_json, _ = _verify_entry(data)
+                    key = CacheKey(json.loads(key_json))
+                except (OSError, _BadEntry, ValueError, TypeError):  # TypeError: JSON that is not an object
                     continue
-                key = CacheKey(json.loads(key_json))
                 if key.digest == digest:
                     yield key, data
 
@@ -984,6 +1047,28 @@ def _marker_stale(theirs: dict, sub: int, marker: str, seen_for: float, wait: fl
     # moment was left half-written (a crash, a full disk) or is not a marker at all: waiting the
     # whole bound for it would stall every process that misses on the key.
     return age > wait or (not theirs and age > _UNREADABLE_MARKER_GRACE)
+
+
+def _only_ours(dfd: int) -> bool:
+    """The cache root holds nothing but what the cache makes. Only then is it tagged
+    CACHEDIR.TAG: backup tools skip a tagged directory whole, and ``PYKERN_CACHE_DIR``
+    set to a directory of the user's own (``$HOME``) must not drop it from backups."""
+    with os.scandir(dfd) as it:
+        return all(_OURS_RE.fullmatch(e.name) or _LEFTOVER_RE.fullmatch(e.name) for e in it)
+
+
+def _sweep(dfd: int, listing: list[tuple[str, os.stat_result]], now: float) -> list[tuple[str, os.stat_result]]:
+    """Unlink what a writer killed mid-write left in a cache directory (``_LEFTOVER_RE``)
+    once it is ``_STALE_TMP_SECONDS`` old (a live writer is done with it in well under
+    that), so crashes cannot pile files up; returns the rest of ``listing``."""
+    rest = []
+    for name, st in listing:
+        if _LEFTOVER_RE.fullmatch(name):
+            if now - st.st_mtime > _STALE_TMP_SECONDS:
+                fs.unlink(dfd, name)
+        else:
+            rest.append((name, st))
+    return rest
 
 
 def _marker_generations(sub: int, digest: str) -> list[int]:

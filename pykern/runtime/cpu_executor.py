@@ -119,6 +119,7 @@ def load(artifact) -> "CpuKernel":
     k = _loaded.get(artifact.name)
     if k is not None:
         return k
+    _check_code(artifact)
     if artifact.shared_object:
         return _load_shared_object(artifact)
     from ..llvm_host import LLVM_LOCK, host_id, llvm
@@ -141,6 +142,15 @@ def load(artifact) -> "CpuKernel":
             k._engine = eng  # keeps the code alive
             _loaded[artifact.name] = k
         return k
+
+
+def _check_code(artifact) -> None:
+    """Refuse code the loader or LLVM would crash on (a damaged artifact from a cache)."""
+    from ..hostinfo import elf_problem
+
+    problem = elf_problem(artifact.shared_object, 3) if artifact.shared_object else elf_problem(artifact.binary, 1)
+    if problem:
+        raise LaunchError(f"cannot load the cpu kernel {artifact.name}: its code is {problem}")
 
 
 def _load_shared_object(artifact) -> "CpuKernel":
