@@ -162,3 +162,36 @@ def test_random_bounds_equal_python(cpu_target, step, a, span, b_edge):
     if len(range(a, b, step)) > 10_000:
         return
     _check(step, a, b)
+
+
+# ------------------------------------------------ the interval rules are sound
+def _interval(lo, hi):
+    """An int64 expression whose value range is exactly [lo, hi]."""
+    from pykern.frontend import ir
+
+    return ir.IfExp(ir.Var("c", T.boolean), ir.Const(lo, T.int64), ir.Const(hi, T.int64), T.int64)
+
+
+small = st.integers(-9, 9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=st.tuples(small, small).map(sorted), b=st.tuples(small, small).map(sorted),
+       op=st.sampled_from(["+", "-", "*", "//", "%", "min", "max", "neg"]))
+def test_rules_contain_every_value(a, b, op):
+    from pykern.frontend import ir
+
+    x, y = _interval(*a), _interval(*b)
+    if op in ("min", "max"):
+        e = ir.Intrinsic(op, [x, y], T.int64, {})
+    elif op == "neg":
+        e = ir.UnaryOp("-", x, T.int64)
+    else:
+        e = ir.BinOp(op, x, y, T.int64)
+    lo, hi = value_range(e, lambda name, axis: None)
+    py = {"+": lambda p, q: p + q, "-": lambda p, q: p - q, "*": lambda p, q: p * q,
+          "//": lambda p, q: p // q if q else 0, "%": lambda p, q: p % q if q else 0,
+          "min": min, "max": max, "neg": lambda p, q: -p}[op]
+    for p in range(a[0], a[1] + 1):
+        for q in range(b[0], b[1] + 1):
+            assert lo <= py(p, q) <= hi, (op, a, b, p, q, (lo, hi))

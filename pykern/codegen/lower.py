@@ -524,7 +524,7 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         its sign extension is the variable's value; nothing past the last value is computed
         (no ``stop + step - 1``)."""
         ty = s.start.type
-        if not (isinstance(ty, T.Integer) and ty.signed and ty.bits > 32):
+        if not (type(ty) is T.Integer and ty.signed and ty.bits > 32):
             return False
         step = s.step.value if isinstance(s.step, ir.Const) else None
         if not (isinstance(step, numbers.Integral) and step != 0 and fits_int32((int(step), int(step)))):

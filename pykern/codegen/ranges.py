@@ -27,6 +27,11 @@ from ..frontend import types as T
 Range = Optional[tuple]  # (lo, hi), both inclusive; None: not an integer expression
 
 
+def _plain(t) -> bool:
+    # datetime64/timedelta64 are Integer subclasses whose casts may change units: left alone
+    return type(t) in (T.Integer, T.Boolean)
+
+
 def type_range(t) -> Range:
     if isinstance(t, T.Integer):
         return (t.min, t.max)
@@ -41,7 +46,7 @@ def value_range(e, special) -> Range:
     full = type_range(e.type)
     if full is None:
         return None
-    rule = _RULES.get(type(e))
+    rule = _RULES.get(type(e)) if _plain(e.type) else None
     r = rule(e, special) if rule is not None else None
     if r is None or r[0] < full[0] or r[1] > full[1]:
         return full  # unknown, or may wrap in e's type
@@ -54,7 +59,7 @@ def _const(e, special):
 
 
 def _cast(e, special):
-    return value_range(e.value, special) if isinstance(e.value.type, (T.Integer, T.Boolean)) else None
+    return value_range(e.value, special) if _plain(e.value.type) else None
 
 
 def _intrinsic(e, special):
