@@ -128,13 +128,12 @@ def test_within_ten_percent_of_clang(name, arch, tmp_path):
 
 
 #: (kernel, arch) where pykern matches or beats clang-22 (issue 15 item 5): held at parity. The
-#: others are held to the 10% budget above; what keeps them from parity is in benchmarks/RESULTS.md
-#: (block_sum gfx1100: loop-alignment s_nop padding; block_sum gfx90a/gfx1201: the tid == 0 loop
-#: ``for w in range((blockDim.x + warpsize - 1) // warpsize)`` counts in int64 under numba's integer
-#: rule, where the HIP twin's ``int k`` counts in 32 bits -- 2 and 1 instructions over clang).
+#: other one, block_sum gfx1100, is over clang only by loop-alignment s_nop padding (held below
+#: without it). block_sum's ``for w in range((blockDim.x + warpsize - 1) // warpsize)`` counts in
+#: i32 as the HIP twin's ``int k`` does only because its bounds provably fit (lower._narrow_range).
 AT_PARITY = ([(s, a) for s in ("saxpy", "matmul", "sort_rows", "sort_rows16")
               for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]
-             + [("block_sum", "gfx942")])
+             + [("block_sum", a) for a in ("gfx942", "gfx90a", "gfx1201")])
 
 
 @need_objdump
@@ -145,6 +144,21 @@ def test_matches_clang(name, arch, tmp_path):
     n = len(disassemble(art, tmp_path))
     assert n <= c_insns, f"{name} {arch}: {n} instructions, clang-22: {c_insns}"
     assert art.metadata[".vgpr_count"] <= c_vgprs, (name, arch, art.metadata[".vgpr_count"], c_vgprs)
+
+
+@need_objdump
+def test_block_sum_gfx1100_matches_clang_but_for_loop_alignment(tmp_path):
+    """The 64-byte alignment of the reduction loop's head takes s_nops whose number depends on
+    the code size before it; without them pykern's code is no longer than clang's."""
+    from hip_kernels import SOURCES, alignment_padding, compile_hip
+
+    c_path = os.path.join(str(tmp_path), "clang_bs.hsaco")
+    c_insns, _ = clang_counts("block_sum", "gfx1100", tmp_path)
+    compile_hip(SOURCES["block_sum"], "gfx1100", c_path)
+    art = build("block_sum", "gfx1100")
+    n = len(disassemble(art, tmp_path))
+    p_path = os.path.join(str(tmp_path), f"{art.name}.hsaco")  # written by disassemble
+    assert n - alignment_padding(p_path) <= c_insns - alignment_padding(c_path), (n, c_insns)
 
 
 @need_objdump

@@ -43,7 +43,7 @@ from . import archs as _archs
 # amdgcn facts both halves use
 from .amdgpu_build import (CONST, GLOBAL, PRIVATE, SHARED, TRIPLE, Built, arg_name, build,  # noqa: F401
                            compile_llvm_ir, params_from_metadata, prepare_ir, shape_ranges)
-from .target import CompileOptions, LoweredKernel, Target
+from .target import MAX_GRID_DIM, CompileOptions, LoweredKernel, Target, launch_register_range
 
 _ADDRSPACE = {"global": GLOBAL, "shared": SHARED, "const": CONST, "local": PRIVATE}
 _AXES = "xyz"
@@ -183,19 +183,17 @@ class AmdgpuTarget(Target):
         argtys = [a.type for a in args] if argtys is None else argtys
         return fx.builder.call(fx.intrinsic(name, ret, argtys), list(args))
 
-    # Value ranges of the special registers. LLVM cannot know them, and
-    # without them it cannot prove ``cuda.grid(1)`` (a sign-extended int32
-    # product) non-negative, so every array access would keep the
-    # negative-index wraparound select and 64-bit sign arithmetic. Each bound
-    # is one pykern guarantees: launches check griddim.* <= 2**31 - 1
-    # (``hip_launch.LaunchLimits``) and the block size against the kernel's
-    # ``amdgpu-flat-work-group-size`` (= ``max_block_size``).
-    #: largest griddim.* a pykern launch allows (so workgroup ids are < it)
-    MAX_GRID_DIM = 2**31 - 1
+    # Value ranges of the special registers (``launch_register_range``). LLVM cannot know
+    # them, and without them it cannot prove ``cuda.grid(1)`` (a sign-extended int32
+    # product) non-negative, so every array access would keep the negative-index
+    # wraparound select and 64-bit sign arithmetic. Each bound is one pykern guarantees:
+    # launches check griddim.* <= 2**31 - 1 (``hip_launch.LaunchLimits``) and the block
+    # size against the kernel's ``amdgpu-flat-work-group-size`` (= ``max_block_size``).
+    # lower.py narrows ``range`` loop counters with the same numbers (ranges.py).
+    MAX_GRID_DIM = MAX_GRID_DIM
 
-    def _block_dim_bound(self, fx) -> int:
-        """Largest blockDim.* a launch of this kernel can have."""
-        return min(1024, self.max_block_size(fx.options))
+    def special_register_range(self, fx, name: str, axis: int):
+        return launch_register_range(name, min(1024, self.max_block_size(fx.options)), self._wave(fx))
 
     def _set_range(self, fx, inst, lo: int, hi: int, bits: int = 32) -> None:
         """``!range [lo, hi)`` (plus ``!noundef``) on a load or call of an
@@ -207,6 +205,10 @@ class AmdgpuTarget(Target):
         inst.set_metadata("range", fx.module.add_metadata([ty(wrap(lo)), ty(wrap(hi))]))
         if getattr(inst, "opname", "") == "load":
             inst.set_metadata("noundef", fx.module.add_metadata([]))
+
+    def _set_register_range(self, fx, inst, name: str) -> None:
+        lo, hi = self.special_register_range(fx, name, 0)
+        self._set_range(fx, inst, lo, hi + 1)
 
     def _hidden_load(self, fx, offset: int, bits: int, value_range=None):
         """Load an unsigned ``bits`` value at ``offset`` of the implicit-argument
@@ -233,23 +235,24 @@ class AmdgpuTarget(Target):
     def special_register(self, fx, name: str, axis: int):
         ir = _ir()
         i32 = ir.IntType(32)
-        bdim = (1, self._block_dim_bound(fx) + 1)
+        lo, hi = self.special_register_range(fx, "block_dim", axis)
+        bdim = (lo, hi + 1)
         if name == "thread_idx":
             v = self._call(fx, f"llvm.amdgcn.workitem.id.{_AXES[axis]}", i32)
-            self._set_range(fx, v, 0, bdim[1] - 1)
+            self._set_register_range(fx, v, name)
             return v
         if name == "block_idx":
             v = self._call(fx, f"llvm.amdgcn.workgroup.id.{_AXES[axis]}", i32)
-            self._set_range(fx, v, 0, self.MAX_GRID_DIM)  # ids 0 .. griddim - 1
+            self._set_register_range(fx, v, name)
             return v
         if name == "block_dim":
             if self.code_object_version >= 5:
                 return self._hidden_load(fx, 12 + 2 * axis, 16, bdim)  # hidden_group_size_{x,y,z}
             return self._dispatch_load(fx, 4 + 2 * axis, 16, bdim)  # hsa packet workgroup_size_*
         if name == "grid_dim":
-            blocks = (1, self.MAX_GRID_DIM + 1)
+            lo, hi = self.special_register_range(fx, name, axis)
             if self.code_object_version >= 5:
-                return self._hidden_load(fx, 4 * axis, 32, blocks)  # hidden_block_count_{x,y,z}
+                return self._hidden_load(fx, 4 * axis, 32, (lo, hi + 1))  # hidden_block_count_{x,y,z}
             # COv4: the packet holds the grid in work-items (1..2**32-1); blocks =
             # ceil(grid / block), as (grid - 1) / block + 1 so that nothing wraps
             grid = self._dispatch_load(fx, 12 + 4 * axis, 32, (1, 2**32))
@@ -273,7 +276,7 @@ class AmdgpuTarget(Target):
         if self._wave(fx) == 32:
             return lo
         hi = self._call(fx, "llvm.amdgcn.mbcnt.hi", i32, [i32(-1), lo])
-        self._set_range(fx, hi, 0, 64)
+        self._set_register_range(fx, hi, "laneid")
         return hi
 
     # -------------------------------------------------------------- memory

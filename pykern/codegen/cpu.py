@@ -56,7 +56,7 @@ from ..llvm_host import quick_target_machine
 from . import llvm_util
 from .artifact import KernelArtifact
 from .target import (CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions,
-                     KernelInfo, LoweredKernel, Target)
+                     KernelInfo, LoweredKernel, Target, launch_register_range)
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -277,6 +277,10 @@ class CpuTarget(Target):
     def _blk(self, fx):
         b = fx.builder
         return b.load(_gep(b, fx.hidden[0], T_BLK), typ=PTR)
+
+    def special_register_range(self, fx, name, axis):
+        # what ``cpu_executor.launch`` checks (the block against the artifact's max_block_size)
+        return launch_register_range(name, min(1024, fx.options.max_block_size or 1024), fx.options.wave_size)
 
     def special_register(self, fx, name, axis):
         b = fx.builder

@@ -24,6 +24,8 @@ Example::
 
 from __future__ import annotations
 
+import numbers
+
 from llvmlite import ir as L
 
 from ..errors import CompileError
@@ -35,6 +37,7 @@ from .lower_arrays import ArrayLowering, _is_dynamic_shape
 from .lower_intrinsics import BARRIER_KINDS, WAVE_OPS, IntrinsicLowering
 from .lower_scalar import ScalarLowering
 from .lower_values import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_regions reads _sizeof here)
+from .ranges import fits_int32, value_range
 
 
 # --------------------------------------------------------------------------
@@ -513,6 +516,22 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         self.stop_thread()
         b.position_at_end(go_bb)
 
+    def _narrow_range(self, s) -> bool:
+        """Whether ``range`` loop ``s`` may count in i32 although its type is wider: its start
+        and stop provably lie in int32 and its step is a non-zero int32 constant. Then every
+        value the loop variable takes lies in [start, stop) (or (stop, start]), so the i32
+        arithmetic below (trip count unsigned, ``start + k*step`` modulo 2**32) is exact and
+        its sign extension is the variable's value; nothing past the last value is computed
+        (no ``stop + step - 1``)."""
+        ty = s.start.type
+        if not (type(ty) is T.Integer and ty.signed and ty.bits > 32):
+            return False
+        step = s.step.value if isinstance(s.step, ir.Const) else None
+        if not (isinstance(step, numbers.Integral) and step != 0 and fits_int32((int(step), int(step)))):
+            return False
+        special = lambda name, axis: self.target.special_register_range(self, name, axis)  # noqa: E731
+        return fits_int32(value_range(s.start, special)) and fits_int32(value_range(s.stop, special))
+
     def _s_ForRange(self, s):
         b = self.builder
         ty = s.start.type
@@ -521,6 +540,12 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         start = self.expr(s.start)
         stop = self.expr(s.stop)
         step = self.expr(s.step)
+        var_llty = None
+        if self._narrow_range(s):
+            # a 64-bit counter costs amdgpu two scalar adds and a 64-bit compare per
+            # iteration (clang's ``int k`` one each); LLVM never narrows one itself
+            var_llty, llty = llty, L.IntType(32)
+            start, stop, step = (b.trunc(v, llty) for v in (start, stop, step))
         zero = L.Constant(llty, 0)
         one = L.Constant(llty, 1)
         trip = range_trip(b, start, stop, step, llty, signed)
@@ -566,7 +591,8 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         else:
             b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
         b.position_at_end(body)
-        b.store(b.add(start, b.mul(k, step)), self.var(s.var))
+        v = b.add(start, b.mul(k, step))
+        b.store(v if var_llty is None else b.sext(v, var_llty), self.var(s.var))
         self.loops.append((latch, end))
         self.lower_block(s.body)
         self.loops.pop()

@@ -54,6 +54,19 @@ from .contract import (CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYT
                        DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite)
 
 
+#: largest griddim.* a launch allows (``hip_launch.LaunchLimits``, ``cpu_executor._dim3``)
+MAX_GRID_DIM = 2**31 - 1
+
+
+def launch_register_range(name: str, max_block: int, wave: int) -> Optional[tuple]:
+    """Inclusive bounds of special register ``name`` under the launch limits both pykern
+    launchers check: grid dims in [1, 2**31 - 1], block dims in [1, ``max_block``] (the
+    kernel's largest block), ``wave`` lanes per wave."""
+    return {"thread_idx": (0, max_block - 1), "block_dim": (1, max_block),
+            "block_idx": (0, MAX_GRID_DIM - 1), "grid_dim": (1, MAX_GRID_DIM),
+            "warpsize": (wave, wave), "laneid": (0, wave - 1)}.get(name)
+
+
 class Target(abc.ABC):
     """A code generation target. Instances are cheap; ``get_target`` makes them.
 
@@ -168,6 +181,14 @@ class Target(abc.ABC):
     def special_register(self, fx, name: str, axis: int):
         """An ``i32`` value of ``name`` in ``lower_intrinsics.SPECIAL_REGISTERS`` for ``axis``
         0/1/2 (ignored for warpsize/laneid)."""
+
+    def special_register_range(self, fx, name: str, axis: int) -> Optional[tuple]:
+        """Inclusive ``(lo, hi)`` bounds that every launch guarantees for special register
+        ``name`` (see ``special_register``), or None (default: nothing known beyond int32).
+        ``lower.py`` narrows ``range`` loops whose bounds provably fit in 32 bits with them
+        (``ranges.py``), so a bound that a launch can break is a wrong answer: targets whose
+        launchers check the limits return :func:`launch_register_range`."""
+        return None
 
     # --------------------------------------------------------------- memory
     @abc.abstractmethod
