@@ -11,6 +11,8 @@ Numbers
     An int literal (or frozen Python int) next to an integer is int64 (uint64 above int64's
     range), as numba types it: ``uint64 + 1`` is int64. Two booleans: arithmetic gives
     int64 (True + True == 2), ``& | ^`` stay boolean, ``~`` is ``not`` (numpy).
+    numpy's operator ufuncs (``np.add(x, y)``, ``np.negative(x)``) are typed by numpy's loops
+    instead, as numba types them (``np.add(int8, int8)`` is int8; ``binop_types(ufunc=)``).
   * Everything else promotes with numpy's ``promote_types`` (NEP 50, numpy 2):
     int64+float32 -> float64, int16+float32 -> float32, int64 with uint64 compared -> float64
     (numba resolves these the same way).
@@ -177,9 +179,15 @@ def nbep1_unary(t: T.Type) -> T.Type:
     return T.int64 if isinstance(t, T.Boolean) else t
 
 
-def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
+def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak, ufunc: str | None = None):
     """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
-    ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here)."""
+    ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here).
+
+    ``ufunc`` marks the operator of a numpy ufunc (``np.add(x, y)``): numba types those by
+    numpy's loops, not by its integer rule, so ``np.add(int8, int8)`` is int8 (and wraps).
+    ``"scalar"``: every operand a scalar, where an int literal is numba's int64
+    (``np.add(int8, 1)`` is int64); ``"array"``: an element of ``np.add(a, 1, out)``, where
+    numba picks the loop from the array's dtype (the literal stays weak, NEP 50)."""
     for t in (lt, rt):
         if not t.is_scalar:
             raise InferError(
@@ -187,10 +195,13 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
                 hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
             )
     # numba types an int literal as int64 (uint64 above int64's range) next to an integer
-    ct = nbep1_result(op, literal_type(lweak) if lweak is not None else lt,
-                      literal_type(rweak) if rweak is not None else rt)
-    if ct is not None:
+    strong_lt = literal_type(lweak) if lweak is not None else lt
+    strong_rt = literal_type(rweak) if rweak is not None else rt
+    ct = nbep1_result(op, strong_lt, strong_rt)
+    if ct is not None and ufunc is None:
         return ct, ct
+    if ct is not None and ufunc == "scalar":
+        lt, lweak, rt, rweak = strong_lt, None, strong_rt, None
     if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
         ct = common_type(lt, lweak, rt, rweak)
         if op in ("//", "%"):
