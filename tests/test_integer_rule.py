@@ -325,3 +325,17 @@ def test_numpy_ufunc_array_form_wraps_in_the_input_dtype():
     out = np.zeros(3)
     ufunc_array_form[1, 1](a, b, out)
     np.testing.assert_array_equal(out, np.subtract(a, b).astype(np.float64))
+
+
+@cuda.jit
+def bool_ufuncs(a, b, out):
+    out[0] = np.add(a[0], b[0])
+    out[1] = np.multiply(a[0], b[0])
+
+
+def test_numpy_ufuncs_of_two_booleans_compile():
+    """Two booleans keep numba's integer values (True + True is 2; numpy's bool loop would
+    give True) -- they compiled to invalid IR once the ufunc operators stopped using the rule."""
+    out = np.zeros(2)
+    bool_ufuncs[1, 1](np.array([True]), np.array([True]), out)
+    assert out.tolist() == [2.0, 1.0]

@@ -198,7 +198,8 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak, ufunc: str | None
     strong_lt = literal_type(lweak) if lweak is not None else lt
     strong_rt = literal_type(rweak) if rweak is not None else rt
     ct = nbep1_result(op, strong_lt, strong_rt)
-    if ct is not None and ufunc is None:
+    both_bool = isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean)
+    if ct is not None and (ufunc is None or both_bool):  # np.add(True, True): 2 (numpy: True)
         return ct, ct
     if ct is not None and ufunc == "scalar":
         lt, lweak, rt, rweak = strong_lt, None, strong_rt, None
