@@ -339,3 +339,21 @@ def test_numpy_ufuncs_of_two_booleans_compile():
     out = np.zeros(2)
     bool_ufuncs[1, 1](np.array([True]), np.array([True]), out)
     assert out.tolist() == [2.0, 1.0]
+
+
+@cuda.jit
+def bit_intrinsic_types(u, s, out):
+    out[0] = cuda.popc(u[0]) - cuda.popc(u[1])  # uint32 - uint32: uint64 under numba's rule
+    out[1] = cuda.ffs(s[0]) - cuda.ffs(s[1])  # ffs is uint32 in numba, whatever the argument
+    out[2] = cuda.brev(s[2])  # int32 converts to uint32 (numba's only 32-bit case)
+    out[3] = -cuda.clz(u[0])  # clz keeps uint32: the negation is uint64
+    out[4] = cuda.popc(s[0]) - cuda.popc(s[1])  # int32 counts: signed
+
+
+def test_bit_intrinsics_have_numbas_result_types():
+    u = np.array([0x1, 0xFF], np.uint32)
+    s = np.array([1, 8, 1], np.int32)
+    out = np.zeros(5, np.uint64)
+    bit_intrinsic_types[1, 1](u, s, out.view(np.int64))
+    m = 2**64
+    assert out.tolist() == [(1 - 8) % m, (1 - 4) % m, 2**31, (-31) % m, (1 - 1) % m]
