@@ -357,3 +357,33 @@ def test_bit_intrinsics_have_numbas_result_types():
     bit_intrinsic_types[1, 1](u, s, out.view(np.int64))
     m = 2**64
     assert out.tolist() == [(1 - 8) % m, (1 - 4) % m, 2**31, (-31) % m, (1 - 1) % m]
+
+
+@cuda.jit
+def range_var_signedness(n, m, out):
+    for i in range(0, n):  # numba: int64 (the literal start), so i - m can be negative
+        out[i, 0] = i - m
+    for j in range(n):  # numba: uint64 for an unsigned bound
+        out[j, 1] = j - m
+
+
+def test_range_loop_variable_has_numbas_type():
+    n, m = np.uint32(4), np.uint32(2)
+    out = np.zeros((4, 2), np.float64)
+    range_var_signedness[1, 1](n, m, out)
+    assert out[:, 0].tolist() == [-2.0, -1.0, 0.0, 1.0]
+    assert out[:, 1].tolist() == [float((k - 2) % 2**64) for k in range(4)]
+
+
+@cuda.jit
+def range_mixed_signs(a, b, out):
+    s = 0
+    for i in range(a, b):  # uint64 and int64 bounds: numba picks int64 (first of equals)
+        s += i
+    out[0] = s
+
+
+def test_range_of_uint64_and_int64_bounds_is_int64():
+    out = np.zeros(1, np.int64)
+    range_mixed_signs[1, 1](np.uint64(3), np.int64(7), out)
+    assert out[0] == 3 + 4 + 5 + 6

@@ -37,8 +37,10 @@ Numbers
     promotion, as numba's ``Number.unify`` does (``s = 0`` then ``s += x[i]`` with float32 x
     makes ``s`` float64); other clashes (arrays, tuples of other lengths) are errors
     naming both types and both lines.
-  * ``range`` loops: the loop variable's type is the promotion of the bounds
-    (weak literals adopt the others' type; all-literal bounds give int64).
+  * ``range`` loops: the loop variable has numba's type (``range_loop_type``): int32,
+    int64 or uint64, whichever numba's Range template resolves to -- ``range(n)`` of an
+    int32 is int32, of an unsigned integer uint64; an int literal bound is int64, so
+    ``range(0, n)`` is int64 (signed) for any integer ``n``.
 
 Tuples and loops
   * A tuple indexed by a constant (``t[0]``, ``t[-1]``, ``t[1:]``) keeps each
@@ -166,6 +168,37 @@ def nbep1_result(op: str, lt: T.Type, rt: T.Type):
         return None  # & | ^ of booleans stay boolean; True + True is int64 2 (Python, numba)
     operands = (lt,) if op in SHIFT_OPS else (lt, rt)
     return machine_int(any(not isinstance(t, T.Integer) or t.signed for t in operands))
+
+
+def _int_conversion(src: T.Type, dst: T.Integer) -> int:
+    """numba's conversion kind from integer/boolean ``src`` to integer ``dst``
+    (numba/core/typeconv/rules.py, transitively): 0 exact, 1 promote (wider, same
+    signedness), 2 safe (unsigned to a wider signed type; a boolean to any integer),
+    3 unsafe (narrowing or to unsigned)."""
+    if src == dst:
+        return 0
+    if isinstance(src, T.Boolean):
+        return 2
+    if src.bits < dst.bits and src.signed == dst.signed:
+        return 1
+    if src.bits < dst.bits and dst.signed:
+        return 2
+    return 3
+
+
+def range_loop_type(args) -> T.Integer:
+    """numba's loop variable type for ``range(*args)`` (``(type, weak value)`` pairs, as
+    written: ``range(n)`` has one): its Range template offers int32, int64 and uint64
+    versions and overload resolution picks the one needing the fewest unsafe, then safe,
+    then promoting conversions, the first of equals. An int literal is int64 and converts
+    no better than by promotion (numba's IntegerLiteral), so ``range(0, n)`` of an int32
+    ``n`` is int64 and of a uint32 ``n`` int64 too (signed), while ``range(n)`` keeps int32
+    and gives uint64 for unsigned ``n``."""
+    def cost(c):
+        kinds = [max(_int_conversion(literal_type(w), c), 1) if w is not None else _int_conversion(t, c)
+                 for t, w in args]
+        return (kinds.count(3), kinds.count(2), kinds.count(1))
+    return min((T.int32, T.int64, T.uint64), key=cost)
 
 
 def nbep1_unary(t: T.Type) -> T.Type:
