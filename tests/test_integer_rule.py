@@ -270,3 +270,120 @@ def test_atomic_return_keeps_the_array_dtype():
     out = np.zeros(1, np.int64)
     atomics[1, 1](a, out)
     assert a[0] == 2 and out[0] == -1
+
+
+@cuda.jit
+def scalar_ufuncs(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x, y = a[i], b[i]
+        out[i, 0] = np.add(x, y)
+        out[i, 1] = np.subtract(x, y)
+        out[i, 2] = np.multiply(x, y)
+        out[i, 3] = np.negative(x)
+        out[i, 4] = np.invert(x)
+        out[i, 5] = np.left_shift(x, np.uint8(3)) if x >= 0 else 0
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16])
+def test_numpy_ufuncs_on_scalars_keep_numpys_loop_type(dtype):
+    """numba types np.add(x, y) by numpy's loops, not by its integer rule: np.add of two
+    int8 is int8 and wraps, np.negative of a uint8 is uint8 (the operators widen)."""
+    info = np.iinfo(dtype)
+    a = np.array([info.max, info.min, 1, 100, info.max // 3], dtype)
+    b = np.array([info.max, 2, info.max, 3, 7], dtype)
+    out = np.zeros((a.size, 6), np.float64)
+    scalar_ufuncs[1, a.size](a, b, out)
+    with np.errstate(all="ignore"):
+        ref = np.stack([np.add(a, b), np.subtract(a, b), np.multiply(a, b), np.negative(a), np.invert(a),
+                        np.where(a >= 0, np.left_shift(a, np.uint8(3)), 0)], axis=1)
+    np.testing.assert_array_equal(out, ref.astype(np.float64))
+
+
+@cuda.jit
+def ufunc_with_literal(a, out):
+    out[0] = np.add(a[0], 1)  # numba: the literal is int64, so the int8 loop is not chosen
+    np.subtract(a, 1, out[1:])  # array form: numba picks the loop from a's dtype (wraps)
+
+
+def test_numpy_ufunc_with_an_int_literal():
+    a = np.array([127], np.int8)
+    out = np.zeros(2, np.float64)
+    ufunc_with_literal[1, 1](a, out)
+    assert out[0] == 128  # int64, as numba types np.add(int8, int64 literal)
+
+
+@cuda.jit
+def ufunc_array_form(a, b, out):
+    np.subtract(a, b, out)
+
+
+def test_numpy_ufunc_array_form_wraps_in_the_input_dtype():
+    """np.subtract(uint8, uint8, out=float64) computes in uint8 and then stores, as numpy."""
+    a = np.array([1, 0, 200], np.uint8)
+    b = np.array([2, 255, 100], np.uint8)
+    out = np.zeros(3)
+    ufunc_array_form[1, 1](a, b, out)
+    np.testing.assert_array_equal(out, np.subtract(a, b).astype(np.float64))
+
+
+@cuda.jit
+def bool_ufuncs(a, b, out):
+    out[0] = np.add(a[0], b[0])
+    out[1] = np.multiply(a[0], b[0])
+
+
+def test_numpy_ufuncs_of_two_booleans_compile():
+    """Two booleans keep numba's integer values (True + True is 2; numpy's bool loop would
+    give True) -- they compiled to invalid IR once the ufunc operators stopped using the rule."""
+    out = np.zeros(2)
+    bool_ufuncs[1, 1](np.array([True]), np.array([True]), out)
+    assert out.tolist() == [2.0, 1.0]
+
+
+@cuda.jit
+def bit_intrinsic_types(u, s, out):
+    out[0] = cuda.popc(u[0]) - cuda.popc(u[1])  # uint32 - uint32: uint64 under numba's rule
+    out[1] = cuda.ffs(s[0]) - cuda.ffs(s[1])  # ffs is uint32 in numba, whatever the argument
+    out[2] = cuda.brev(s[2])  # int32 converts to uint32 (numba's only 32-bit case)
+    out[3] = -cuda.clz(u[0])  # clz keeps uint32: the negation is uint64
+    out[4] = cuda.popc(s[0]) - cuda.popc(s[1])  # int32 counts: signed
+
+
+def test_bit_intrinsics_have_numbas_result_types():
+    u = np.array([0x1, 0xFF], np.uint32)
+    s = np.array([1, 8, 1], np.int32)
+    out = np.zeros(5, np.uint64)
+    bit_intrinsic_types[1, 1](u, s, out.view(np.int64))
+    m = 2**64
+    assert out.tolist() == [(1 - 8) % m, (1 - 4) % m, 2**31, (-31) % m, (1 - 1) % m]
+
+
+@cuda.jit
+def range_var_signedness(n, m, out):
+    for i in range(0, n):  # numba: int64 (the literal start), so i - m can be negative
+        out[i, 0] = i - m
+    for j in range(n):  # numba: uint64 for an unsigned bound
+        out[j, 1] = j - m
+
+
+def test_range_loop_variable_has_numbas_type():
+    n, m = np.uint32(4), np.uint32(2)
+    out = np.zeros((4, 2), np.float64)
+    range_var_signedness[1, 1](n, m, out)
+    assert out[:, 0].tolist() == [-2.0, -1.0, 0.0, 1.0]
+    assert out[:, 1].tolist() == [float((k - 2) % 2**64) for k in range(4)]
+
+
+@cuda.jit
+def range_mixed_signs(a, b, out):
+    s = 0
+    for i in range(a, b):  # uint64 and int64 bounds: numba picks int64 (first of equals)
+        s += i
+    out[0] = s
+
+
+def test_range_of_uint64_and_int64_bounds_is_int64():
+    out = np.zeros(1, np.int64)
+    range_mixed_signs[1, 1](np.uint64(3), np.int64(7), out)
+    assert out[0] == 3 + 4 + 5 + 6

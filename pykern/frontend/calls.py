@@ -537,7 +537,13 @@ def _bits(lw, node, which):
     v = _strong(lw, lw.value(node.args[0]), node)
     if not isinstance(v.type, T.Integer):
         raise lw.error(f"{which}() takes an integer, not {v.type}", node.args[0])
-    return _intr(lw, which, [v], v.type if which == "brev" else T.int32, node)
+    # numba.cuda's result types (cudadecl): they matter under its integer rule, where
+    # popc(a) - popc(b) of uint32s is uint64 (wraps) and brev(int32(1)) is 2**31, not -2**31
+    if which == "brev":  # numba has only uint32/uint64: narrower ints convert to uint32 first
+        t = T.uint64 if v.type.bits == 64 else T.uint32
+        return _intr(lw, which, [lw.cast(v, t, node)], t, node)
+    count = _intr(lw, which, [v], T.int32, node)
+    return lw.cast(count, T.uint32 if which == "ffs" else v.type, node)  # popc, clz keep the type
 
 
 def _fma(lw, node, which):

@@ -11,6 +11,8 @@ Numbers
     An int literal (or frozen Python int) next to an integer is int64 (uint64 above int64's
     range), as numba types it: ``uint64 + 1`` is int64. Two booleans: arithmetic gives
     int64 (True + True == 2), ``& | ^`` stay boolean, ``~`` is ``not`` (numpy).
+    numpy's operator ufuncs (``np.add(x, y)``, ``np.negative(x)``) are typed by numpy's loops
+    instead, as numba types them (``np.add(int8, int8)`` is int8; ``binop_types(ufunc=)``).
   * Everything else promotes with numpy's ``promote_types`` (NEP 50, numpy 2):
     int64+float32 -> float64, int16+float32 -> float32, int64 with uint64 compared -> float64
     (numba resolves these the same way).
@@ -35,8 +37,10 @@ Numbers
     promotion, as numba's ``Number.unify`` does (``s = 0`` then ``s += x[i]`` with float32 x
     makes ``s`` float64); other clashes (arrays, tuples of other lengths) are errors
     naming both types and both lines.
-  * ``range`` loops: the loop variable's type is the promotion of the bounds
-    (weak literals adopt the others' type; all-literal bounds give int64).
+  * ``range`` loops: the loop variable has numba's type (``range_loop_type``): int32,
+    int64 or uint64, whichever numba's Range template resolves to -- ``range(n)`` of an
+    int32 is int32, of an unsigned integer uint64; an int literal bound is int64, so
+    ``range(0, n)`` is int64 (signed) for any integer ``n``.
 
 Tuples and loops
   * A tuple indexed by a constant (``t[0]``, ``t[-1]``, ``t[1:]``) keeps each
@@ -166,6 +170,37 @@ def nbep1_result(op: str, lt: T.Type, rt: T.Type):
     return machine_int(any(not isinstance(t, T.Integer) or t.signed for t in operands))
 
 
+def _int_conversion(src: T.Type, dst: T.Integer) -> int:
+    """numba's conversion kind from integer/boolean ``src`` to integer ``dst``
+    (numba/core/typeconv/rules.py, transitively): 0 exact, 1 promote (wider, same
+    signedness), 2 safe (unsigned to a wider signed type; a boolean to any integer),
+    3 unsafe (narrowing or to unsigned)."""
+    if src == dst:
+        return 0
+    if isinstance(src, T.Boolean):
+        return 2
+    if src.bits < dst.bits and src.signed == dst.signed:
+        return 1
+    if src.bits < dst.bits and dst.signed:
+        return 2
+    return 3
+
+
+def range_loop_type(args) -> T.Integer:
+    """numba's loop variable type for ``range(*args)`` (``(type, weak value)`` pairs, as
+    written: ``range(n)`` has one): its Range template offers int32, int64 and uint64
+    versions and overload resolution picks the one needing the fewest unsafe, then safe,
+    then promoting conversions, the first of equals. An int literal is int64 and converts
+    no better than by promotion (numba's IntegerLiteral), so ``range(0, n)`` of an int32
+    ``n`` is int64 and of a uint32 ``n`` int64 too (signed), while ``range(n)`` keeps int32
+    and gives uint64 for unsigned ``n``."""
+    def cost(c):
+        kinds = [max(_int_conversion(literal_type(w), c), 1) if w is not None else _int_conversion(t, c)
+                 for t, w in args]
+        return (kinds.count(3), kinds.count(2), kinds.count(1))
+    return min((T.int32, T.int64, T.uint64), key=cost)
+
+
 def nbep1_unary(t: T.Type) -> T.Type:
     """numba's type for unary ``-x``, ``+x`` or ``~x`` (numba's UnaryOp and BitwiseInvert
     templates): an integer widens to 64 bits keeping its signedness (``-uint8(1)`` is
@@ -177,9 +212,15 @@ def nbep1_unary(t: T.Type) -> T.Type:
     return T.int64 if isinstance(t, T.Boolean) else t
 
 
-def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
+def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak, ufunc: str | None = None):
     """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
-    ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here)."""
+    ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here).
+
+    ``ufunc`` marks the operator of a numpy ufunc (``np.add(x, y)``): numba types those by
+    numpy's loops, not by its integer rule, so ``np.add(int8, int8)`` is int8 (and wraps).
+    ``"scalar"``: every operand a scalar, where an int literal is numba's int64
+    (``np.add(int8, 1)`` is int64); ``"array"``: an element of ``np.add(a, 1, out)``, where
+    numba picks the loop from the array's dtype (the literal stays weak, NEP 50)."""
     for t in (lt, rt):
         if not t.is_scalar:
             raise InferError(
@@ -187,10 +228,14 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak):
                 hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
             )
     # numba types an int literal as int64 (uint64 above int64's range) next to an integer
-    ct = nbep1_result(op, literal_type(lweak) if lweak is not None else lt,
-                      literal_type(rweak) if rweak is not None else rt)
-    if ct is not None:
+    strong_lt = literal_type(lweak) if lweak is not None else lt
+    strong_rt = literal_type(rweak) if rweak is not None else rt
+    ct = nbep1_result(op, strong_lt, strong_rt)
+    both_bool = isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean)
+    if ct is not None and (ufunc is None or both_bool):  # np.add(True, True): 2 (numpy: True)
         return ct, ct
+    if ct is not None and ufunc == "scalar":
+        lt, lweak, rt, rweak = strong_lt, None, strong_rt, None
     if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
         ct = common_type(lt, lweak, rt, rweak)
         if op in ("//", "%"):

@@ -295,7 +295,8 @@ class ExpressionLowering:
         if is_weak(lhs) and is_weak(rhs):
             return self.fold(op, lhs.value, rhs.value, node)
         try:
-            opt, rt = infer.binop_types(op, lhs.type, weakval(lhs), rhs.type, weakval(rhs))
+            opt, rt = infer.binop_types(op, lhs.type, weakval(lhs), rhs.type, weakval(rhs),
+                                        ufunc=getattr(node, "pk_ufunc", None))
         except infer.InferError as e:
             raise self.error(e.msg, node, e.hint) from None
         if op == "**" and isinstance(opt, T.Integer) and isinstance(rhs, ir.Const) and rhs.value < 0:
@@ -319,7 +320,9 @@ class ExpressionLowering:
         if not t.is_scalar:
             raise self.error(f"bad operand type for unary operator: {t}", node)
         loc = self.loc(node)
-        if isinstance(node.op, (ast.UAdd, ast.USub)) and (not is_weak(v) or isinstance(t, T.Boolean)):
+        # np.negative(uint8) keeps uint8 (numpy's loop); -uint8 is numba's uint64
+        by_numba = getattr(node, "pk_ufunc", None) is None or isinstance(t, T.Boolean)
+        if isinstance(node.op, (ast.UAdd, ast.USub)) and (not is_weak(v) or isinstance(t, T.Boolean)) and by_numba:
             t = infer.nbep1_unary(t)
             v = self.cast(v, t, node)
         if isinstance(node.op, ast.UAdd):
@@ -337,7 +340,7 @@ class ExpressionLowering:
                 raise self.error(f"bad operand type for ~: {t}", node, "~ needs an integer")
             if is_weak(v):
                 return self.const(~v.value, t, node, weak=True)
-            t = infer.nbep1_unary(t)
+            t = infer.nbep1_unary(t) if by_numba else t
             return ir.UnaryOp("~", self.cast(v, t, node), t, loc)
         raise self.error(f"unary operator {type(node.op).__name__} is not supported", node)
 

@@ -99,25 +99,14 @@ class LoopLowering:
         for a, an in zip(args, it.args):
             if not isinstance(a.type, (T.Integer, T.Boolean)):
                 raise self.error(f"range() arguments must be integers, not {a.type}", an)
+        # numba's loop variable type (its Range template), from the arguments as written
+        lt = infer.range_loop_type([(a.type, weakval(a)) for a in args])
         if len(args) == 1:
             args = [self.const(0, T.int64, node, weak=True), args[0], self.const(1, T.int64, node, weak=True)]
         elif len(args) == 2:
             args.append(self.const(1, T.int64, node, weak=True))
         if isinstance(args[2], ir.Const) and args[2].value == 0:
             raise self.error("range() step must not be zero", it.args[2])
-        # the loop variable's type: promotion of the bounds, weak literals adopting
-        lt, lw = args[0].type, weakval(args[0])
-        for a in args[1:]:
-            lt = infer.common_type(lt, lw, a.type, weakval(a))
-            lw = None if weakval(a) is None or lw is None else lw
-        if isinstance(lt, T.Boolean):
-            lt = T.int64
-        if not isinstance(lt, T.Integer):
-            raise self.error(
-                f"range() bounds of types {', '.join(str(a.type) for a in args)} have no common integer type",
-                it,
-                hint="convert the bounds, e.g. range(int64(start), stop)",
-            )
         var = node.target.id
         self.assigned_so_far.add(var)
         if var in self.vartypes:

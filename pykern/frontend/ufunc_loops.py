@@ -41,11 +41,17 @@ _LOGICAL_OPS = {np.logical_and: ast.BitAnd, np.logical_or: ast.BitOr, np.logical
 _SIMPLE = (ast.Name, ast.Attribute, ast.Subscript, ast.Constant)
 
 
-def _element(f, operands):
-    if f in _BINARY_OPS:
-        return ast.BinOp(operands[0], _BINARY_OPS[f](), operands[1])
-    if f in _UNARY_OPS:
-        return ast.UnaryOp(_UNARY_OPS[f](), operands[0])
+def _element(f, operands, kind: str):
+    """The Python expression for ufunc ``f`` of ``operands``; ``kind`` ("scalar" or "array",
+    see ``infer.binop_types``) makes its operator typed by numpy's loops, not numba's
+    integer rule."""
+    if f in _BINARY_OPS or f in _UNARY_OPS:
+        if f in _BINARY_OPS:
+            op = ast.BinOp(operands[0], _BINARY_OPS[f](), operands[1])
+        else:
+            op = ast.UnaryOp(_UNARY_OPS[f](), operands[0])
+        op.pk_ufunc = kind
+        return op
     if f in _COMPARE_OPS:
         cmp = ast.Compare(operands[0], [_COMPARE_OPS[f]()], [operands[1]])
         cmp.pk_numpy_order = True  # complex operands compare as numpy orders them, not as Python refuses
@@ -81,7 +87,7 @@ def array_form(lw, f, node, name):
             raise lw.error(f"np.{f.__name__} on arrays inside a kernel needs an output array: "
                            f"np.{f.__name__}(..., out)", node,
                            hint="kernels cannot allocate arrays; pass the result array as the last argument")
-        elem = _element(f, args)
+        elem = _element(f, args, "scalar")
         if elem is None:
             return None
         return lw.expr(ast.copy_location(elem, node))
@@ -119,7 +125,7 @@ def array_form(lw, f, node, name):
         return ast.Subscript(a, items[0] if k == 1 else ast.Tuple(items, ast.Load()), ast.Load())
 
     operands = [load(a, v) for a, v in zip(args, vals)]
-    elem = _element(f, operands)
+    elem = _element(f, operands, "array")
     if elem is None:
         elem = ast.Call(node.func, operands, [])
     target_idx = [ast.Name(n, ast.Load()) for n in idx]
