@@ -296,5 +296,8 @@ def test_interrupt_stops_a_long_launch_and_the_kernel_stays_usable(nb):
     print(f"interrupt -> reply in {stopped:.3f} s")
     assert reply["parent_header"]["msg_id"] == msg_id
     assert reply["content"]["status"] == "error" and reply["content"]["ename"] == "KeyboardInterrupt"
-    out = nb.run("spin[1, 1](z, 1000)\nprint(round(z[0] * 1e9))")
-    assert out["stdout"].strip() == str(sum(range(1000)))
+    cell = "spin[1, 1](z, 1000)\nprint(round(z[0] * 1e9))"
+    out = nb.run(cell, allow_error=True)
+    if out["status"] == "aborted":  # ipykernel aborts a request it reads while clearing the interrupted one's queue
+        out = nb.run(cell)
+    assert out["status"] == "ok" and out["stdout"].strip() == str(sum(range(1000)))
