@@ -91,7 +91,10 @@ def check_math(x, y, k, dt):
         assert same(nx[j], np.nextafter(ftype(a), ftype(b))), ("nextafter", a, b, nx[j])
         with np.errstate(over="ignore"):
             assert same(ld[j], ftype(py_ldexp(a, kk))), ("ldexp", a, kk, ld[j])
-        assert within_one_ulp(cb[j], np.cbrt(ftype(a))), ("cbrt", a, cb[j])
+        # float32: the float64 cube root rounded once (numpy's SIMD float32 cbrt is itself 1 ulp
+        # off, e.g. near 2.4478e23, and a kernel 1 ulp the other way was 2 from it)
+        want = np.cbrt(np.float64(ftype(a))).astype(ftype) if ftype is np.float32 else np.cbrt(ftype(a))
+        assert within_one_ulp(cb[j], want), ("cbrt", a, cb[j])
 
 
 @settings(max_examples=60, deadline=None)
