@@ -414,7 +414,7 @@ def test_an_environment_variable_that_changes_the_code_changes_every_key(noteboo
 
 @pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="a link owned by another uid needs root")
 def test_cache_root_swapped_for_a_foreign_link_after_the_check_is_refused(tmp_path, monkeypatch):
-    """``PYKERN_CACHE_DIR=/tmp/pkc``: another user replaces the directory by a link to a
+    """A cache root in a shared, world-writable directory: another user replaces the directory by a link to a
     private directory of ours between the look and the open; it must not be followed."""
     victims = Victims(tmp_path)
     real = tmp_path / "was-a-dir"
