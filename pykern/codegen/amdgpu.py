@@ -43,7 +43,7 @@ from . import archs as _archs
 # amdgcn facts both halves use
 from .amdgpu_build import (CONST, GLOBAL, PRIVATE, SHARED, TRIPLE, Built, arg_name, build,  # noqa: F401
                            compile_llvm_ir, params_from_metadata, prepare_ir, shape_ranges)
-from .target import MAX_GRID_DIM, CompileOptions, LoweredKernel, Target, launch_register_range
+from .target import CompileOptions, LoweredKernel, Target, launch_register_range
 
 _ADDRSPACE = {"global": GLOBAL, "shared": SHARED, "const": CONST, "local": PRIVATE}
 _AXES = "xyz"
@@ -190,7 +190,6 @@ class AmdgpuTarget(Target):
     # launches check griddim.* <= 2**31 - 1 (``hip_launch.LaunchLimits``) and the block
     # size against the kernel's ``amdgpu-flat-work-group-size`` (= ``max_block_size``).
     # lower.py narrows ``range`` loop counters with the same numbers (ranges.py).
-    MAX_GRID_DIM = MAX_GRID_DIM
 
     def special_register_range(self, fx, name: str, axis: int):
         return launch_register_range(name, min(1024, self.max_block_size(fx.options)), self._wave(fx))
