@@ -407,8 +407,7 @@ class ExpressionLowering:
         """``a and b and c`` whose later operands need statements: a boolean temporary set by
         nested ifs, each operand's statements inside the test of the ones before it."""
         loc = self.loc(node)
-        name = f"$t{len(self.temps)}"
-        self.temps[name] = T.boolean
+        name = self.declare_temp(T.boolean)
         r = ir.Var(name, T.boolean, loc)
         test = r if op == "and" else ir.UnaryOp("not", r, T.boolean, loc)
         inner: list = []
@@ -592,8 +591,7 @@ class ExpressionLowering:
         if not (pa or pb):
             return ir.IfExp(cond, self.cast(a, t, node), self.cast(b, t, node), t, self.loc(node))
         loc = self.loc(node)
-        name = f"$t{len(self.temps)}"
-        self.temps[name] = t
+        name = self.declare_temp(t)
         self.emit(ir.If(cond, [*pa, ir.Assign(name, self.cast(a, t, node), loc)],
                         [*pb, ir.Assign(name, self.cast(b, t, node), loc)], loc))
         return ir.Var(name, t, loc)

@@ -321,11 +321,16 @@ class StatementLowering:
         temporary holding it: an expression used more than once is evaluated once."""
         return value if is_pure(value) else self.temp(value, node)
 
-    def temp(self, value: ir.Expr, node) -> ir.Var:
+    def declare_temp(self, t: T.Type) -> str:
+        """A fresh temporary of type ``t``: its name (one counter for every temporary)."""
         name = f"$t{len(self.temps)}"
+        self.temps[name] = t
+        return name
+
+    def temp(self, value: ir.Expr, node) -> ir.Var:
         if isinstance(value.type, T.Void):
             raise self.error("this call returns nothing; it has no value", node)
-        self.temps[name] = value.type
+        name = self.declare_temp(value.type)
         self.emit(ir.Assign(name, value, self.loc(node)))
         return ir.Var(name, value.type, self.loc(node))
 

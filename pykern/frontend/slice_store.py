@@ -188,15 +188,9 @@ def _abs(v, loc):
     return ir.IfExp(_cmp("<", v, _c(0, loc), loc), _op("-", _c(0, loc), v, loc), v, I64, loc)
 
 
-def _new_local(lw, t) -> str:
-    name = f"$t{len(lw.temps)}"  # lw.temp's names: one counter
-    lw.temps[name] = t
-    return name
-
-
 def _local(lw, value, loc):
     """A temporary assigned where its statement is placed (``lw.temp`` emits at once)."""
-    name = _new_local(lw, value.type)
+    name = lw.declare_temp(value.type)
     return ir.Var(name, value.type, loc), ir.Assign(name, value, loc)
 
 
@@ -204,7 +198,7 @@ def _nest(lw, dest, body, node) -> list:
     """``for i0 in range(dest.shape[0]): for i1 ...: body(indices)`` (C order: the
     last axis innermost)."""
     loc = lw.loc(node)
-    names = [_new_local(lw, I64) for _ in range(dest.type.ndim)]
+    names = [lw.declare_temp(I64) for _ in range(dest.type.ndim)]
     stmts = body([ir.Var(n, I64, loc) for n in names])
     for d in reversed(range(dest.type.ndim)):
         stmts = [ir.ForRange(names[d], _c(0, loc), _attr(dest, "shape", d, loc), _c(1, loc), stmts, loc)]
