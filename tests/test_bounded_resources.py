@@ -305,6 +305,7 @@ from pykern import bounded, compiler, sources
 from pykern.frontend import local_defs, fingerprint, resolve
 from pykern.runtime import cpu_executor, kernargs
 from pykern import arguments, launch_config
+from pykern.codegen import cpu_tiers
 
 N = int(sys.argv[1])
 a = np.zeros(4)
@@ -319,6 +320,7 @@ def fds():
 
 peak = {}
 def sizes():
+    cpu_tiers.wait_all(120)  # O3 builds on their threads write cache entries: counted when done
     gc.collect()
     return {
         "in_memory": len(compiler._in_memory),
@@ -376,11 +378,13 @@ def test_redefining_kernels_keeps_every_structure_bounded(cache, tmp_path):
     assert limit == 32
     assert peak["in_memory"] <= limit
     # loaded code, exec'd texts, lambdas, per-function facts: only what is alive (weak references)
-    for name in ("cpu_loaded", "exec_texts", "lambdas", "code_facts", "nested_defs"):
+    for name in ("cpu_loaded", "lambdas", "code_facts", "nested_defs"):
         assert peak[name] <= 8, (name, peak)
-    assert peak["flatteners_by_value"] <= limit
-    for name in ("flatteners", "packers", "launch_configs", "type_memo", "device_type_memo"):
+    # texts of every live exec'd function: pykern's own generated code (node classes, flatteners)
+    assert peak["exec_texts"] <= first["exec_texts"] + 8, (first, peak)
+    assert peak["flatteners_by_value"] <= limit and peak["flatteners"] <= limit
+    for name in ("packers", "launch_configs", "type_memo", "device_type_memo"):
         assert peak[name] <= out["max_cached"], (name, peak)
     assert peak["launchers"] <= 64 and peak["overloads"] <= 4
-    assert peak["threads"] <= first["threads"] + out["ncpu"] + 2
-    assert peak["fds"] <= first["fds"] + 8
+    assert peak["threads"] <= first["threads"] + out["ncpu"]  # the cpu launch pool at most
+    assert peak["fds"] <= first["fds"] + 4

@@ -183,7 +183,9 @@ def _find_ndarray_fields():
 
 _MEMORY, _NDARRAY_FIELDS = _find_ndarray_fields()
 _MAX_CACHED = 4096
-_flatteners: dict[int, tuple] = {}  # id(params) -> (params, nargs, fn); params kept alive so ids stay unique
+#: id(params) -> (params, nargs, fn), params kept alive so ids stay unique; a lookup by identity in
+#: front of the one by value (``tuple(params)`` costs more than a launch's flattening), bounded alike
+_flatteners = LRU()
 #: (params, nargs) -> flattener, shared by kernels of one layout; bounded like the other per-kernel maps
 #: (``bounded.entries_limit``), as parameter names are part of the key and a notebook renames them at will
 _flatteners_by_value = LRU()
@@ -200,9 +202,7 @@ def get_flattener(params, nargs: int):
     if fn is None:
         fn = _compile_flattener(key[0], nargs)
         _flatteners_by_value.put(key, fn)
-    if len(_flatteners) >= _MAX_CACHED:
-        _flatteners.clear()
-    _flatteners[id(params)] = (params, nargs, fn)
+    _flatteners.put(id(params), (params, nargs, fn))
     return fn
 
 
