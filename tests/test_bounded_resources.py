@@ -133,6 +133,18 @@ def test_policy_a_stream_that_cannot_take_an_event_synchronizes_first():
     assert len(d.of("synchronize")) == 2 and len(d.of("unload")) == 2
 
 
+def test_policy_a_failing_fence_does_not_fail_the_load():
+    class Failing(RecordingDriver):
+        def fence(self, streams, device):
+            raise RuntimeError("device in error")
+
+    d = Failing()
+    cache = hip_launch.HipModuleCache(d, limit=lambda: 1)
+    cache.acquire(b"a", 0).used_on(0, 0)
+    assert cache.acquire(b"b", 0).handle is not None
+    assert len(d.of("unload")) == 1 and cache.pending == 0
+
+
 def test_policy_waiting_unloads_are_bounded():
     d = RecordingDriver()
     cache = hip_launch.HipModuleCache(d, limit=lambda: 2)

@@ -212,11 +212,14 @@ class HipModuleCache:
             for k in list(rec.kernels):
                 k.function = None  # its next launch reloads (fast paths compare it and step aside)
             streams = rec.vouched_streams()
-            if streams is None:
-                self.driver.synchronize(rec.device)
+            token = ()
+            try:
+                if streams is None:
+                    self.driver.synchronize(rec.device)
+                elif streams:
+                    token = self.driver.fence(streams, rec.device)
+            except Exception:  # (a device left in error): nothing queued runs any more; the load goes on
                 token = ()
-            else:
-                token = self.driver.fence(streams, rec.device) if streams else ()
             self._pending.append((handle, rec.device, token))
             self.reap()
 
