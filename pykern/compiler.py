@@ -19,8 +19,9 @@ import pickle
 import sys
 import threading
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
+
+from .bounded import ENTRIES, ENV_ENTRIES, LRU, entries_limit
 from typing import Any, Optional
 
 from .errors import CompileError, LaunchError, SourceLoc
@@ -131,47 +132,25 @@ def _devlib_paths(codegen_name: str) -> list:
 
 #: Artifacts compiled or loaded in this process, by cache-key digest: re-running
 #: an unchanged notebook cell (a new function object, the same source and
-#: globals) reuses them even with the disk cache off. Least recently used first;
-#: bounded (``PYKERN_MEMORY_CACHE_ENTRIES``, default ``IN_MEMORY_ENTRIES``), so a
-#: notebook redefining kernels all day keeps a fixed amount. It holds artifacts
-#: (bytes, ~30 KB for a small kernel), never loaded code: a kernel's library is
-#: unloaded when no overload uses it any more (``runtime/cpu_executor.py``).
-_in_memory: "OrderedDict[str, Any]" = OrderedDict()
-_in_memory_lock = threading.Lock()
-IN_MEMORY_ENTRIES = 256
-ENV_IN_MEMORY_ENTRIES = "PYKERN_MEMORY_CACHE_ENTRIES"
-
-
-def in_memory_limit() -> int:
-    """How many artifacts the in-process reuse map keeps (``$PYKERN_MEMORY_CACHE_ENTRIES``,
-    default 256; 0 turns it off). Example: ``in_memory_limit() == 256``."""
-    text = os.environ.get(ENV_IN_MEMORY_ENTRIES, "").strip()
-    if not text:
-        return IN_MEMORY_ENTRIES
-    try:
-        return max(0, int(text))
-    except ValueError:
-        import warnings
-
-        warnings.warn(f"pykern: ignoring {ENV_IN_MEMORY_ENTRIES}={text!r} (not an integer)", stacklevel=3)
-        return IN_MEMORY_ENTRIES
+#: globals) reuses them even with the disk cache off. Bounded like every
+#: per-process map (``bounded.entries_limit``: ``PYKERN_MEMORY_CACHE_ENTRIES``,
+#: default 256, least recently used evicted), so a notebook redefining kernels
+#: all day keeps a fixed amount. It holds artifacts (bytes, ~30 KB for a small
+#: kernel), never loaded code: a kernel's library is unloaded when no overload
+#: uses it any more (``runtime/cpu_executor.py``).
+_in_memory = LRU()
+_in_memory_lock = _in_memory.lock
+IN_MEMORY_ENTRIES = ENTRIES
+ENV_IN_MEMORY_ENTRIES = ENV_ENTRIES
+in_memory_limit = entries_limit
 
 
 def _recall(digest: str):
-    with _in_memory_lock:
-        artifact = _in_memory.get(digest)
-        if artifact is not None:
-            _in_memory.move_to_end(digest)
-        return artifact
+    return _in_memory.get(digest)
 
 
 def _remember(digest: str, artifact) -> None:
-    limit = in_memory_limit()
-    with _in_memory_lock:
-        _in_memory[digest] = artifact
-        _in_memory.move_to_end(digest)
-        while len(_in_memory) > limit:
-            _in_memory.popitem(last=False)
+    _in_memory.put(digest, artifact)
 
 
 #: Held around the frontend and codegen of one compilation: on Python 3.11
@@ -473,8 +452,7 @@ def _forget(dispatcher, codegen_name: str, argtypes, target_opts, reason: str) -
     key = _cache_key(dispatcher, codegen_name, argtypes, options)
     if key is None:
         return
-    with _in_memory_lock:
-        _in_memory.pop(key.digest, None)
+    _in_memory.pop(key.digest, None)
     disk = _cache_for(dispatcher)
     if disk is not None:
         disk.discard(key, reason)

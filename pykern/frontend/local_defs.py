@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import sys
+import weakref
 
 from ..errors import CompileError
 from . import resolve
@@ -122,17 +123,19 @@ def define(lw, node: ast.FunctionDef) -> LocalFunction:
 def lambda_def(node: ast.Lambda) -> ast.FunctionDef:
     """``lambda args: body`` as ``def <name>(args): return body`` (one node per lambda node, so
     ``define`` finds it again on the next typing pass)."""
-    fdef = _lambdas.get(id(node))
-    if fdef is None or fdef[0] is not node:
+    fdef = _lambdas.get(node)
+    if fdef is None:
         ret = ast.copy_location(ast.Return(node.body), node.body)
         fd = ast.FunctionDef(name=f"lambda_{node.lineno}_{node.col_offset}", args=node.args, body=[ret],
                              decorator_list=[], returns=None, type_comment=None,
                              **({"type_params": []} if sys.version_info >= (3, 12) else {}))
-        fdef = _lambdas[id(node)] = (node, ast.copy_location(fd, node))
-    return fdef[1]
+        fdef = _lambdas[node] = ast.copy_location(fd, node)
+    return fdef
 
 
-_lambdas: dict = {}  # id(Lambda node) -> (the node, its FunctionDef)
+#: Lambda node -> its FunctionDef, while the node lives (a notebook compiles new
+#: lambdas all day; the FunctionDef shares the node's parts, not the node)
+_lambdas: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def call(lw, f: LocalFunction, node: ast.Call) -> ast.Call:

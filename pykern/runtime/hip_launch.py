@@ -1,7 +1,8 @@
 """Loading code objects and launching kernels through the HIP module API.
 
-Modules are loaded once per (code object hash, device) with hipModuleLoadData
-and kept for the life of the process; launches pass the packed explicit
+Modules are loaded once per (code object hash, device) with hipModuleLoadData,
+the most recently used kept (``HipModuleCache``: bounded, unloaded only once
+their queued launches completed, reloaded by a kernel launched again); launches pass the packed explicit
 arguments through ``extra`` (HIP_LAUNCH_PARAM_BUFFER_POINTER/SIZE/END) and
 the runtime fills the hidden arguments. Launch configurations are checked
 against the kernel's ``.max_flat_workgroup_size``, the device limits and its
@@ -21,11 +22,13 @@ import operator
 import sys
 import threading
 import warnings
+import weakref
 from dataclasses import dataclass
 
 from pykern.errors import LaunchError, LaunchValueError
 from pykern.runtime import PerformanceWarning, hip_api
 from pykern import abi
+from pykern.bounded import LRU, entries_limit
 from pykern.runtime.kernargs import flatten_values, get_packer
 
 
@@ -46,59 +49,220 @@ def _md(md: dict, key: str, default=None):
     return md.get(key.lstrip("."), default)
 
 
-class HipModuleCache:
-    """Code objects loaded on devices: one hipModule_t per (sha256, device), kept."""
+class _HipDriver:
+    """The HIP calls behind ``HipModuleCache``, apart so that a policy test can record them."""
 
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._modules: dict[tuple, int] = {}
-        self._functions: dict[tuple, int] = {}
+    def load(self, code_object: bytes, device: int) -> int:
+        from pykern.runtime.devices import ensure_current
+
+        ensure_current(device)
+        h = ctypes.c_void_p()
+        image = ctypes.create_string_buffer(bytes(code_object), len(code_object))
+        _hip().hipModuleLoadData(ctypes.byref(h), image)
+        return h.value
+
+    def function(self, module: int, name: str) -> int:
+        h = ctypes.c_void_p()
+        _hip().hipModuleGetFunction(ctypes.byref(h), module, name.encode())
+        return h.value
+
+    def unload(self, module: int, device: int) -> None:
+        from pykern.errors import HipError
+
+        try:
+            _hip().hipModuleUnload(module)
+        except HipError:  # (a context torn down under it): nothing of ours is left to free
+            pass
+
+    def fence(self, streams, device: int):
+        """An event recorded now on each of ``streams``: past every launch queued there."""
+        from pykern.runtime.devices import ensure_current
+
+        ensure_current(device)
+        lib, events = _hip(), []
+        for s in streams:
+            ev = ctypes.c_void_p()
+            lib.hipEventCreateWithFlags(ctypes.byref(ev), hip_api.hipEventDisableTiming)
+            events.append(ev.value)
+            lib.hipEventRecord(ev.value, s)
+        return events
+
+    def done(self, events) -> bool:
+        """Have all ``events`` completed? (then they are destroyed)"""
+        lib = _hip()
+        for ev in events:
+            if lib.raw.hipEventQuery(ev) == hip_api.hipErrorNotReady:
+                return False
+        for ev in events:  # completed, or failed (a failed kernel): nothing will run after either
+            lib.raw.hipEventDestroy(ev)
+        return True
+
+    def wait(self, events) -> None:
+        for ev in events:
+            _hip().raw.hipEventSynchronize(ev)
+
+    def synchronize(self, device: int) -> None:
+        from pykern.runtime.devices import ensure_current
+
+        ensure_current(device)
+        _hip().hipDeviceSynchronize()
+
+
+class _Module:
+    """One loaded code object: its hipModule_t (None once evicted), functions, and
+    the streams launches of its kernels were queued on (what must drain before unloading)."""
+
+    __slots__ = ("key", "device", "handle", "functions", "streams", "unvouched", "kernels")
+
+    def __init__(self, key: tuple, device: int, handle: int):
+        self.key, self.device, self.handle = key, device, handle
+        self.functions: dict[str, int] = {}
+        #: stream handle -> True (the null stream: lives forever) or a weak reference to the
+        #: pykern Stream (alive: an event can still be recorded on it)
+        self.streams: dict = {}
+        #: a launch went to a stream we cannot vouch for (a raw handle, a Stream since destroyed):
+        #: eviction then waits for the whole device instead of recording events
+        self.unvouched = False
+        self.kernels: weakref.WeakSet = weakref.WeakSet()  # HipKernels holding our functions
+
+    def used_on(self, stream, handle: int) -> None:
+        """A launch was queued on ``stream`` (handle ``handle``)."""
+        if handle in self.streams or self.unvouched:
+            return
+        if handle == 0:
+            self.streams[0] = True
+        elif not isinstance(stream, int) and hasattr(stream, "__weakref__") and len(self.streams) < 16:
+            self.streams[handle] = weakref.ref(stream)
+        else:
+            self.unvouched = True
+
+    def vouched_streams(self):
+        """The handles to fence, or None when some stream cannot take an event any more."""
+        if self.unvouched:
+            return None
+        for v in self.streams.values():
+            if v is not True and v() is None:
+                return None
+        return list(self.streams)
+
+
+class HipModuleCache:
+    """Code objects loaded on devices: one hipModule_t per (sha256, device), the
+    ``bounded.entries_limit()`` most recently used kept loaded.
+
+    A module evicted is unloaded (``hipModuleUnload``) only once no launch queued
+    before the eviction can still run its code: launches are asynchronous, so an
+    event is recorded on every stream its kernels were launched on and the unload
+    waits until they all completed (checked at each later load; at most ``limit``
+    unloads wait, then the oldest is waited for); where a stream cannot take an
+    event (a raw handle, a destroyed Stream) the device is synchronized first.
+    Kernels loaded from an evicted module lose their function handle and reload
+    it at their next launch (``HipKernel._bind``). ``driver`` does the HIP calls
+    (a test passes a recorder)."""
+
+    def __init__(self, driver=None, limit=None):
+        self.driver = driver or _HipDriver()
+        self._lock = threading.RLock()
+        self._limit = limit if limit is not None else (lambda: max(1, entries_limit()))
+        self._loaded = LRU(self._limit, on_evict=self._evict)
+        self._pending: list = []  # (module handle, device, events or None), oldest first
 
     @staticmethod
     def key(code_object: bytes, device: int) -> tuple:
         return (hashlib.sha256(code_object).hexdigest(), device)
 
+    def acquire(self, code_object: bytes, device: int) -> _Module:
+        """The loaded module of ``code_object`` on ``device``, now the most recently used."""
+        k = self.key(code_object, device)
+        rec = self._loaded.get(k)
+        if rec is not None:
+            return rec
+        with self._lock:
+            rec = self._loaded.get(k)
+            if rec is None:
+                self.reap()
+                rec = _Module(k, device, self.driver.load(code_object, device))
+                self._loaded.put(k, rec)  # may evict the least recently used
+        return rec
+
+    def touch(self, rec: _Module) -> None:
+        self._loaded.get(rec.key)
+
     def module(self, code_object: bytes, device: int) -> int:
         """The hipModule_t for ``code_object`` on ``device`` (loaded on first use)."""
-        k = self.key(code_object, device)
-        m = self._modules.get(k)
-        if m is not None:
-            return m
-        with self._lock:
-            m = self._modules.get(k)
-            if m is None:
-                from pykern.runtime.devices import ensure_current
+        return self.acquire(code_object, device).handle
 
-                ensure_current(device)
-                h = ctypes.c_void_p()
-                image = ctypes.create_string_buffer(bytes(code_object), len(code_object))
-                _hip().hipModuleLoadData(ctypes.byref(h), image)
-                m = self._modules[k] = h.value
-        return m
+    def function_of(self, rec: _Module, name: str) -> int:
+        f = rec.functions.get(name)
+        if f is None:
+            with self._lock:
+                f = rec.functions.get(name)
+                if f is None:
+                    f = rec.functions[name] = self.driver.function(rec.handle, name)
+        return f
 
     def function(self, code_object: bytes, name: str, device: int) -> int:
         """The hipFunction_t of kernel ``name`` (its symbol, not ``name.kd``)."""
-        k = self.key(code_object, device) + (name,)
-        f = self._functions.get(k)
-        if f is None:
-            mod = self.module(code_object, device)
-            h = ctypes.c_void_p()
-            _hip().hipModuleGetFunction(ctypes.byref(h), mod, name.encode())
-            f = self._functions[k] = h.value
-        return f
+        return self.function_of(self.acquire(code_object, device), name)
+
+    def _evict(self, _key, rec: _Module) -> None:
+        with self._lock:
+            handle, rec.handle = rec.handle, None
+            rec.functions = {}
+            for k in list(rec.kernels):
+                k.function = None  # its next launch reloads (fast paths compare it and step aside)
+            streams = rec.vouched_streams()
+            token = ()
+            try:
+                if streams is None:
+                    self.driver.synchronize(rec.device)
+                elif streams:
+                    token = self.driver.fence(streams, rec.device)
+            except Exception:  # (a device left in error): nothing queued runs any more; the load goes on
+                token = ()
+            self._pending.append((handle, rec.device, token))
+            self.reap()
+
+    def reap(self) -> None:
+        """Unload the evicted modules whose last launches have completed; past
+        ``limit`` waiting, wait for the oldest."""
+        with self._lock:
+            keep = []
+            for handle, device, token in self._pending:
+                if not token or self.driver.done(token):
+                    self.driver.unload(handle, device)
+                else:
+                    keep.append((handle, device, token))
+            while len(keep) > self._limit():
+                handle, device, token = keep.pop(0)
+                self.driver.wait(token)
+                self.driver.done(token)
+                self.driver.unload(handle, device)
+            self._pending = keep
+
+    @property
+    def pending(self) -> int:
+        """Evicted modules waiting for their launches before they are unloaded."""
+        return len(self._pending)
 
     def __len__(self) -> int:
-        return len(self._modules)
+        return len(self._loaded)
+
+    def __contains__(self, key) -> bool:
+        return key in self._loaded
 
     def clear(self) -> None:
-        """Unload every module (kernels loaded from them become invalid)."""
+        """Unload every module, once launches of it queued so far have completed
+        (kernels loaded from them reload at their next launch)."""
         with self._lock:
-            mods, self._modules, self._functions = list(self._modules.values()), {}, {}
-        for m in mods:
-            try:
-                _hip().hipModuleUnload(m)
-            except Exception:
-                pass
+            for k, rec in self._loaded.clear():
+                self._evict(k, rec)
+            for handle, device, token in self._pending:
+                if token:
+                    self.driver.wait(token)
+                    self.driver.done(token)
+                self.driver.unload(handle, device)
+            self._pending = []
 
 
 module_cache = HipModuleCache()
@@ -207,20 +371,47 @@ class HipKernel:
             max_shared=dev.max_shared_per_block,
             static_shared=int(_md(md, ".group_segment_fixed_size", 0) or artifact.static_shared_bytes),
         )
-        self.function = module_cache.function(artifact.binary, artifact.name, self.device_id)
         # cg.this_grid().sync(): launched with hipModuleLaunchCooperativeKernel, grid bounded by occupancy
         self.cooperative = bool(getattr(artifact, "cooperative", False))
         self._compute_units = int(getattr(dev, "compute_units", 0) or 0)
         self._coop_limits: dict = {}
         self._checked: dict = {}
         self._tls = threading.local()
-        # debug builds: the kernel's failure record (a device global), read after each launch
+        self._bind()
+
+    #: the loaded module our function comes from; None for a stand-in made without one
+    #: (benchmarks), which launches its fixed ``function``
+    _module = None
+
+    def _bind(self) -> None:
+        """Load (again, after an eviction) our module and take our function from it, and
+        for debug builds the failure record (a device global) read after each launch."""
+        rec = module_cache.acquire(self.artifact.binary, self.device_id)
+        self.function = module_cache.function_of(rec, self.name)
         self._error_record = None
-        if artifact.error_symbol:
+        if self.artifact.error_symbol:
             ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
-            mod = module_cache.module(artifact.binary, self.device_id)
-            _hip().hipModuleGetGlobal(ctypes.byref(ptr), ctypes.byref(size), mod, artifact.error_symbol.encode())
+            _hip().hipModuleGetGlobal(ctypes.byref(ptr), ctypes.byref(size), rec.handle,
+                                      self.artifact.error_symbol.encode())
             self._error_record = (ptr.value, size.value)
+        rec.kernels.add(self)
+        self._module = rec
+        self.binding += 1  # fast paths made with the old function are dropped (``launch.fast_path``)
+
+    binding = 0
+
+    def _queued_on(self, stream, handle: int) -> None:
+        """Before a launch on ``stream``: reload if evicted, mark the module recently used
+        and the stream as one an eviction must let drain."""
+        rec = self._module
+        if rec is None:
+            return
+        if self.function is None or rec.handle is None:
+            self._bind()
+            rec = self._module
+        else:
+            module_cache.touch(rec)
+        rec.used_on(stream, handle)
 
     def launch(self, grid, block, dynamic_shared: int, argbuf, stream=0) -> None:
         """Queue the kernel on ``stream`` with ``argbuf`` (the packed explicit arguments)."""
@@ -251,6 +442,7 @@ class HipKernel:
             st = _LaunchBuffers(n, argbuf)  # a local: alive until the call returns
         extra = st.extra
         s = stream if isinstance(stream, int) else int(getattr(stream, "handle", 0) or 0)
+        self._queued_on(stream, s)
         if self.cooperative:
             self._launch_cooperative(g, b, dynamic_shared, st, s)
             return
@@ -269,6 +461,7 @@ class HipKernel:
         gb = self._checked.get((grid, block, dynamic_shared))
         if gb is None or self.cooperative or self._error_record is not None or type(stream) is not int:
             return None
+        self._queued_on(stream, stream)
         (g0, g1, g2), (b0, b1, b2) = gb
         _, at = hip_api.ctypes_signature("hipModuleLaunchKernel")
         head = tuple(t(v) for t, v in zip(at, (self.function, g0, g1, g2, b0, b1, b2, dynamic_shared, stream)))
@@ -292,7 +485,9 @@ class HipKernel:
                 "        if _rc is not None:\n"
                 "            raise _lib.error(_rc, 'hipModuleLaunchKernel')\n") if native else \
             "        _L(*_head, None, st.extra)\n"
-        body = ("    try:\n"
+        body = ("    if _K.function is not _FN:  # our module was evicted: the full launch reloads it\n"
+                "        return False\n"
+                "    try:\n"
                 "        st = _tls.bufs\n"
                 "    except AttributeError:  # this thread's first launch\n"
                 "        st = _buffers()\n"
@@ -307,7 +502,7 @@ class HipKernel:
                 "    return True\n")
         return body, {"_buffers": buffers, "_head": head, "_this": this, "_tls": tls, "_H": h, "_hipmod": hipmod,
                       "_LIB": lib_now, "_L": lib.hipModuleLaunchKernel, "_NL": native, "_lib": lib,
-                      "_count_down": count_down}
+                      "_count_down": count_down, "_K": self, "_FN": self.function}
 
     def _native_launch(self, lib, gb, dynamic_shared: int, stream: int):
         """``(launch, count_down)``: ``native_guard.make_hip_launch`` for a real
@@ -328,6 +523,8 @@ class HipKernel:
         blocks resident per CU (from the code object's registers and LDS, and
         the runtime's occupancy query when it has one) x the device's CUs."""
         b = _dim3(block, "blockdim")
+        if self.function is None and self._module is not None:  # evicted: the query needs the function
+            self._bind()
         key = (b, dynamic_shared)
         hit = self._coop_limits.get(key)
         if hit is None:
@@ -345,7 +542,8 @@ class HipKernel:
                 except Exception:  # an older runtime refusing the query: the code object's numbers stand
                     pass
             hit = hit or 0
-            self._coop_limits[key] = hit
+            if len(self._coop_limits) < 4096:
+                self._coop_limits[key] = hit
         return hit
 
     def _launch_cooperative(self, g, b, dynamic_shared, st, stream):
@@ -412,7 +610,8 @@ class _LaunchBuffers:
         )
 
 
-_kernels: dict[tuple, HipKernel] = {}
+#: loaded kernels while something (an Overload, a launch in flight) references them, as on cpu
+_kernels: "weakref.WeakValueDictionary[tuple, HipKernel]" = weakref.WeakValueDictionary()
 
 
 def load(artifact, device: int | None = None) -> HipKernel:

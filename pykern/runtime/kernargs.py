@@ -27,6 +27,7 @@ import struct
 import sys
 
 from pykern.abi import kernarg_size, scalar_name  # noqa: F401  (kernarg_size re-exported: callers size buffers with it)
+from pykern.bounded import LRU
 from pykern.errors import LaunchError
 
 
@@ -182,8 +183,12 @@ def _find_ndarray_fields():
 
 _MEMORY, _NDARRAY_FIELDS = _find_ndarray_fields()
 _MAX_CACHED = 4096
-_flatteners: dict[int, tuple] = {}  # id(params) -> (params, nargs, fn); params kept alive so ids stay unique
-_flatteners_by_value: dict[tuple, object] = {}
+#: id(params) -> (params, nargs, fn), params kept alive so ids stay unique; a lookup by identity in
+#: front of the one by value (``tuple(params)`` costs more than a launch's flattening), bounded alike
+_flatteners = LRU()
+#: (params, nargs) -> flattener, shared by kernels of one layout; bounded like the other per-kernel maps
+#: (``bounded.entries_limit``), as parameter names are part of the key and a notebook renames them at will
+_flatteners_by_value = LRU()
 
 
 def get_flattener(params, nargs: int):
@@ -195,10 +200,9 @@ def get_flattener(params, nargs: int):
     key = (tuple(params), nargs)
     fn = _flatteners_by_value.get(key)
     if fn is None:
-        fn = _flatteners_by_value[key] = _compile_flattener(key[0], nargs)
-    if len(_flatteners) >= _MAX_CACHED:
-        _flatteners.clear()
-    _flatteners[id(params)] = (params, nargs, fn)
+        fn = _compile_flattener(key[0], nargs)
+        _flatteners_by_value.put(key, fn)
+    _flatteners.put(id(params), (params, nargs, fn))
     return fn
 
 

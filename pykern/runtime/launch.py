@@ -164,6 +164,10 @@ def fast_path(ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
     from . import native_guard
 
     cache = ov.__dict__.setdefault("_fast_paths", {})
+    binding = getattr(ov.kernel, "binding", 0)  # a HipKernel reloaded after an eviction: new handles
+    if ov.__dict__.get("_fast_binding", 0) != binding:
+        cache.clear()
+        ov._fast_binding = binding
     # (fast paths made before native guards were built make way for ones that use them)
     key = (tuple(guards), grid, block, stream, shared, prologue, native_guard.generation())
     try:
