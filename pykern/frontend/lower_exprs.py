@@ -551,6 +551,8 @@ class ExpressionLowering:
         return self.compare("!=" if is_not else "==", sides[0], sides[1], node)
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
+            return self._tuple_compare(op, lhs, rhs, node)
         if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
             return datetimes.compare(self, op, lhs, rhs, node)
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
@@ -564,6 +566,35 @@ class ExpressionLowering:
         except infer.InferError as e:
             raise self.error(e.msg, node, e.hint) from None
         return ir.Compare(op, self.cast(lhs, ct, node), self.cast(rhs, ct, node), T.boolean, self.loc(node))
+
+    def _tuple_compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        """Tuples compare as numba's (and Python's) do: ``==`` element by element (tuples of
+        different lengths differ), orderings lexicographically -- the first unequal pair decides,
+        else the shorter tuple is the smaller."""
+        ls, rs = self._tuple_elems(lhs, node), self._tuple_elems(rhs, node)
+        loc = self.loc(node)
+        if op in ("==", "!="):
+            if len(ls) != len(rs):
+                return self.const(op == "!=", T.boolean, node)
+            eqs = [self.compare("==", a, b, node) for a, b in zip(ls, rs)]
+            same = self.make_boolop("and", eqs, node) if eqs else self.const(True, T.boolean, node)
+            if op == "==":
+                return same
+            if isinstance(same, ir.Const):
+                return self.const(not same.value, T.boolean, node)
+            return ir.UnaryOp("not", same, T.boolean, loc)
+        result = self.const(bool(PYOPS[op](len(ls), len(rs))), T.boolean, node)
+        for a, b in reversed(list(zip(ls, rs))):
+            # a pair that differs decides with the operator itself (NaN != NaN decides False)
+            result = ir.IfExp(self.compare("==", a, b, node), result, self.compare(op, a, b, node), T.boolean, loc)
+        return result
+
+    def _tuple_elems(self, v: ir.Expr, node) -> list:
+        if isinstance(v, ir.TupleExpr) and all(map(is_pure, v.elems)):
+            return list(v.elems)
+        if not is_pure(v):  # its elements are read more than once: evaluate it once
+            v = self.temp(v, node)
+        return [ir.TupleGet(v, k, et, v.loc) for k, et in enumerate(v.type.elems)]
 
     def expr_IfExp(self, node):
         cond = self.cond(node.test)
