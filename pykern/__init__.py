@@ -130,6 +130,7 @@ _LAZY = {
     "Stream": ("pykern.runtime.streams", "Stream"),
     "Event": ("pykern.runtime.streams", "Event"),
     "select_device": ("pykern.compat", "select_device"),
+    "declare_device": ("pykern.compat", "declare_device"),
     "external_stream": ("pykern.compat", "external_stream"),
     "defer_cleanup": ("pykern.compat", "defer_cleanup"),
     "require_context": ("pykern.cudadrv.devices", "require_context"),

@@ -355,3 +355,14 @@ def mapped(*arrays, stream=0):
 def is_bfloat16_supported() -> bool:
     """False: pykern has no bfloat16 type yet (numba.cuda: True on compute capability >= 8.0)."""
     return False
+
+
+def declare_device(name, sig, link=None, use_cooperative=False):
+    """numba's declaration of an external CUDA C/C++ device function (its code given by
+    ``@jit(link=...)``): refused here with the feature named, as ``link=`` is."""
+    from .errors import CompileError
+
+    raise CompileError(
+        f"cuda.declare_device({name!r}, ...) (calling external CUDA C/C++ device functions) is not supported: "
+        "pykern links no external code; write the function in Python as @pykern.jit(device=True)"
+    )

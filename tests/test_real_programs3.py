@@ -67,3 +67,32 @@ def test_tuple_comparisons_are_lexicographic_like_python():
         ref = [a == b, a != b, a < b, a <= b, a > b, a >= b, a < (2,),
                (f[i], 1.0) < (0.5, f[i]), not np.isnan(f[i]), False]
         assert o[i].tolist() == [int(x) for x in ref], i
+
+
+def test_tuple_concatenation_builds_a_shape():
+    # ``a.shape + (1,)``: numba concatenates tuples; a call's tuple is evaluated once
+    @cuda.jit(device=True)
+    def bump(out):
+        out[7] += 1
+        return (out[7], 2)
+
+    @cuda.jit
+    def k(a, out):
+        u = a.shape + (1,)
+        out[0] = len(u)
+        out[1] = u[-1] + u[0]
+        v = (5,) + bump(out) + a.shape[1:]
+        out[2] = v[0] * 1000 + v[1] * 100 + v[2] * 10 + v[3]
+        tot = 0
+        for x in u:
+            tot += x
+        out[3] = tot
+
+    out = np.zeros(8, np.int64)
+    k[1, 1](np.zeros((4, 6)), out)
+    assert out.tolist() == [3, 5, 5000 + 100 + 20 + 6, 11, 0, 0, 0, 1]
+
+
+def test_declare_device_is_refused_naming_the_feature():
+    with pytest.raises(cuda.CompileError, match="declare_device.*external CUDA C"):
+        cuda.declare_device("mul", "float32(float32, float32)")

@@ -294,6 +294,10 @@ class ExpressionLowering:
             return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
             return self.fold(op, lhs.value, rhs.value, node)
+        if op == "+" and isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
+            # numba's tuple concatenation: ``a.shape + (1,)``
+            elems = self._tuple_elems(lhs, node) + self._tuple_elems(rhs, node)
+            return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), self.loc(node))
         try:
             opt, rt = infer.binop_types(op, lhs.type, weakval(lhs), rhs.type, weakval(rhs),
                                         ufunc=getattr(node, "pk_ufunc", None))
