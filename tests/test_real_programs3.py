@@ -96,3 +96,21 @@ def test_tuple_concatenation_builds_a_shape():
 def test_declare_device_is_refused_naming_the_feature():
     with pytest.raises(cuda.CompileError, match="declare_device.*external CUDA C"):
         cuda.declare_device("mul", "float32(float32, float32)")
+
+
+def test_signature_built_from_annotations_with_a_trailing_comma():
+    # a ray tracer's ``cuda_auto_type``: ``signature += type_mapping[annot] + ", "`` per parameter
+    @cuda.jit(func_or_sig="float32[:], float32, ", device=True)
+    def length(v, s):
+        return (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) ** 0.5 * s
+
+    @cuda.jit(func_or_sig="float32[:, :], float32[:], int32, ")
+    def kern(vs, out, n):
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = length(vs[i], np.float32(2))
+
+    vs = np.random.RandomState(2).rand(10, 3).astype(np.float32)
+    out = np.zeros(10, np.float32)
+    kern[1, 16](vs, out, 10)
+    np.testing.assert_allclose(out, 2 * np.linalg.norm(vs, axis=1), rtol=1e-5)
