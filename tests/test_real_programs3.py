@@ -93,9 +93,17 @@ def test_tuple_concatenation_builds_a_shape():
     assert out.tolist() == [3, 5, 5000 + 100 + 20 + 6, 11, 0, 0, 0, 1]
 
 
-def test_declare_device_is_refused_naming_the_feature():
+def test_nvidia_only_host_names_are_refused_naming_the_feature():
     with pytest.raises(cuda.CompileError, match="declare_device.*external CUDA C"):
         cuda.declare_device("mul", "float32(float32, float32)")
+    with pytest.raises(cuda.CompileError, match="compile_ptx is not supported.*pykern.compile"):
+        cuda.compile_ptx(lambda a: None, "void(float32[:])")
+    with pytest.raises(cuda.CompileError, match="compile_ptx_for_current_device is not supported"):
+        cuda.compile_ptx_for_current_device(lambda a: None, "void(float32[:])")
+    with pytest.raises(cuda.CompileError, match="compile_for_current_device is not supported"):
+        cuda.compile_for_current_device(lambda a: None, "void(float32[:])")
+    with pytest.raises(cuda.CompileError, match="set_memory_manager is not supported.*External Memory"):
+        cuda.set_memory_manager(object)
 
 
 def test_signature_built_from_annotations_with_a_trailing_comma():
