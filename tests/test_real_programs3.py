@@ -122,3 +122,35 @@ def test_signature_built_from_annotations_with_a_trailing_comma():
     out = np.zeros(10, np.float32)
     kern[1, 16](vs, out, 10)
     np.testing.assert_allclose(out, 2 * np.linalg.norm(vs, axis=1), rtol=1e-5)
+
+
+def test_in_of_a_tuple_like_numba():
+    # ``if code in (1, 3, 5):`` -- numba's ``in`` of a homogeneous tuple (a Sequence)
+    @cuda.jit(device=True)
+    def pick(i, out):
+        out[i, 3] += 1  # side effect: the item is evaluated once
+        return i
+
+    @cuda.jit
+    def k(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i, 0] = x[i] in (1, 3, 5)
+            out[i, 1] = x[i] not in (2, x[0])
+            out[i, 2] = pick(i, out) in (0, 7) and x[i] in ()
+
+    x = np.arange(8)
+    out = np.zeros((8, 4), np.int64)
+    k[1, 8](x, out)
+    assert out[:, 0].tolist() == [int(v in (1, 3, 5)) for v in range(8)]
+    assert out[:, 1].tolist() == [int(v not in (2, 0)) for v in range(8)]
+    assert out[:, 2].tolist() == [0] * 8 and out[:, 3].tolist() == [1] * 8
+
+
+def test_in_of_an_array_is_refused_naming_what_works():
+    @cuda.jit
+    def k(x, out):
+        out[0] = 3 in x
+
+    with pytest.raises(cuda.CompileError, match="'in' is supported in kernels only with a tuple"):
+        k[1, 1](np.arange(4), np.zeros(1))

@@ -477,13 +477,13 @@ class ExpressionLowering:
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             return self._is_none(node)
         for op in node.ops:
-            if type(op) not in _CMPOPS:
-                what = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), type(op).__name__)
+            if type(op) not in _CMPOPS and type(op) not in (ast.In, ast.NotIn):
+                what = {ast.Is: "is", ast.IsNot: "is not"}.get(type(op), type(op).__name__)
                 raise self.error(f"'{what}' comparisons are not supported in kernels", node, "compare numbers with == != < <= > >=")
         operands = [self.value(node.left)] + [self.value(c) for c in node.comparators]
         comps = []
         for k, (op, rnode) in enumerate(zip(node.ops, node.comparators)):
-            name = _CMPOPS[type(op)]  # every operator was checked above
+            name = _CMPOPS.get(type(op)) or ("in" if isinstance(op, ast.In) else "not in")
             lhs, rhs = operands[k], operands[k + 1]
             if k + 1 < len(node.ops) and not is_pure(rhs):
                 raise self.error(
@@ -555,6 +555,8 @@ class ExpressionLowering:
         return self.compare("!=" if is_not else "==", sides[0], sides[1], node)
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if op in ("in", "not in"):
+            return self._contains(op, lhs, rhs, node)
         if isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
             return self._tuple_compare(op, lhs, rhs, node)
         if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
@@ -592,6 +594,22 @@ class ExpressionLowering:
             # a pair that differs decides with the operator itself (NaN != NaN decides False)
             result = ir.IfExp(self.compare("==", a, b, node), result, self.compare(op, a, b, node), T.boolean, loc)
         return result
+
+    def _contains(self, op: str, item: ir.Expr, seq: ir.Expr, node) -> ir.Expr:
+        """``x in (1, 3, 5)``: numba's ``in`` of a tuple, True when an element ``== x`` (the
+        elements are compared in order and the first equal one decides)."""
+        if not isinstance(seq.type, T.Tuple):
+            raise self.error(f"'{op}' is supported in kernels only with a tuple on the right, not {seq.type}", node,
+                             "compare with each value, e.g. x == a or x == b")
+        if not is_pure(item):
+            item = self.temp(item, node)
+        eqs = [self.compare("==", item, e, node) for e in self._tuple_elems(seq, node)]
+        found = self.make_boolop("or", eqs, node) if eqs else self.const(False, T.boolean, node)
+        if op == "in":
+            return found
+        if isinstance(found, ir.Const):
+            return self.const(not found.value, T.boolean, node)
+        return ir.UnaryOp("not", found, T.boolean, self.loc(node))
 
     def _tuple_elems(self, v: ir.Expr, node) -> list:
         if isinstance(v, ir.TupleExpr) and all(map(is_pure, v.elems)):
