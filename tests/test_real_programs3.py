@@ -154,3 +154,34 @@ def test_in_of_an_array_is_refused_naming_what_works():
 
     with pytest.raises(cuda.CompileError, match="'in' is supported in kernels only with a tuple"):
         k[1, 1](np.arange(4), np.zeros(1))
+
+
+def test_assignment_expressions_like_numba():
+    # ``if (v := x[i]) > 0.5:`` and ``while (s := s // 2) > 0:`` -- numba compiles the bytecode
+    # of := as an assignment; in a while test it runs on every test
+    @cuda.jit
+    def k(x, out):
+        sh = cuda.shared.array(32, np.float32)
+        t = cuda.threadIdx.x
+        sh[t] = x[t]
+        cuda.syncthreads()
+        s = 32
+        while (s := s // 2) > 0:
+            if t < s:
+                sh[t] += sh[t + s]
+            cuda.syncthreads()
+        if t == 0:
+            out[0] = sh[0]
+        if (v := x[t]) > 0.5:
+            out[1 + t] = v
+        out[33 + t] = (w := v * 2) + w
+        if t > 3 and (z := x[t] + 1) > 1.7:
+            out[65 + t] = z
+
+    x = np.random.RandomState(3).rand(32).astype(np.float32)
+    out = np.zeros(97, np.float32)
+    k[1, 32](x, out)
+    assert np.isclose(out[0], x.sum(dtype=np.float64), rtol=1e-5)
+    assert np.array_equal(out[1:33], np.where(x > 0.5, x, 0))
+    assert np.array_equal(out[33:65], 4 * x)
+    assert np.array_equal(out[65:], np.where((np.arange(32) > 3) & (x + 1 > 1.7), x + 1, 0))

@@ -51,7 +51,6 @@ _UNSUPPORTED_EXPRS = {
     "Set": ("sets are not supported in kernels", None),
     "Dict": ("dicts are not supported in kernels", None),
     "Starred": ("starred expressions (*x) are not supported in kernels", "pass and unpack tuples explicitly"),
-    "NamedExpr": ("assignment expressions (:=) are not supported in kernels", "assign on its own line"),
     "Slice": ("slices are not supported in kernels", "index single elements, e.g. a[i, j]"),
 }
 
@@ -617,6 +616,15 @@ class ExpressionLowering:
         if not is_pure(v):  # its elements are read more than once: evaluate it once
             v = self.temp(v, node)
         return [ir.TupleGet(v, k, et, v.loc) for k, et in enumerate(v.type.elems)]
+
+    def expr_NamedExpr(self, node):
+        """``(v := x[i]) > 0.5``: the value is assigned to the variable where it is evaluated
+        (in a ``while`` test, on every test) and is the expression's value."""
+        value = self.value(node.value)
+        if not isinstance(value, ir.Const):
+            value = self.temp(value, node)
+        self.set_var(node.target.id, value, node.target)
+        return value
 
     def expr_IfExp(self, node):
         cond = self.cond(node.test)
