@@ -355,3 +355,41 @@ def mapped(*arrays, stream=0):
 def is_bfloat16_supported() -> bool:
     """False: pykern has no bfloat16 type yet (numba.cuda: True on compute capability >= 8.0)."""
     return False
+
+
+def declare_device(name, sig, link=None, use_cooperative=False):
+    """numba's declaration of an external CUDA C/C++ device function (its code given by
+    ``@jit(link=...)``): refused here with the feature named, as ``link=`` is."""
+    from .errors import CompileError
+
+    raise CompileError(
+        f"cuda.declare_device({name!r}, ...) (calling external CUDA C/C++ device functions) is not supported: "
+        "pykern links no external code; write the function in Python as @pykern.jit(device=True)"
+    )
+
+
+def _nvidia_only(name: str, instead: str):
+    def refuse(*args, **kwargs):
+        from .errors import CompileError
+
+        raise CompileError(f"cuda.{name} is not supported: {instead}")
+
+    refuse.__name__ = refuse.__qualname__ = name
+    refuse.__doc__ = f"numba's ``{name}``: refused with the reason (pykern targets AMD GPUs and the cpu)."
+    return refuse
+
+
+# numba.cuda names whose output or mechanism is NVIDIA's own: a program calling one stops
+# here with the feature named, not with an AttributeError deep in its setup code
+compile_ptx = _nvidia_only(
+    "compile_ptx", "PTX is NVIDIA's; pykern.compile(fn, signature, arch=...) gives an AMDGPU code object and .asm")
+compile_ptx_for_current_device = _nvidia_only(
+    "compile_ptx_for_current_device",
+    "PTX is NVIDIA's; pykern.compile(fn, signature, arch=...) gives an AMDGPU code object and .asm")
+compile_for_current_device = _nvidia_only(
+    "compile_for_current_device",
+    "its outputs (PTX, LTO-IR) are NVIDIA's; pykern.compile(fn, signature, arch=...) gives an AMDGPU code object")
+set_memory_manager = _nvidia_only(
+    "set_memory_manager",
+    "numba's External Memory Management plugins (RMM's RMMNumbaManager...) allocate through CUDA; "
+    "pykern allocates device memory itself -- drop the call")

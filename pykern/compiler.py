@@ -64,6 +64,23 @@ class Overload:
 
         return max_cooperative_blocks(threads)
 
+    # numba's ``_Kernel`` resource queries (``k.overloads[sig].get_regs_per_thread()``): the
+    # dispatcher's answers for this overload's argument types
+    def get_regs_per_thread(self) -> int:
+        return self.dispatcher.get_regs_per_thread(self.argtypes)
+
+    def get_shared_mem_per_block(self) -> int:
+        return self.dispatcher.get_shared_mem_per_block(self.argtypes)
+
+    def get_local_mem_per_thread(self) -> int:
+        return self.dispatcher.get_local_mem_per_thread(self.argtypes)
+
+    def get_max_threads_per_block(self) -> int:
+        return self.dispatcher.get_max_threads_per_block(self.argtypes)
+
+    def get_const_mem_size(self) -> int:
+        return self.dispatcher.get_const_mem_size(self.argtypes)
+
     def typed_ir(self) -> str:
         if self._typed_ir is None:
             with _compile_lock, _deep_recursion(self.dispatcher):

@@ -1124,3 +1124,72 @@ def byte_perm(x, y, s):
         sel = (uint64(uint32(s)) >> uint64(4 * i)) & uint64(7)
         r |= ((v >> (uint64(8) * sel)) & uint64(0xFF)) << uint64(8 * i)
     return int32(r)
+
+
+# names found missing in numba.cuda programs (numba declares every libdevice function)
+@jit("float32(float32, float32)", device=True)
+def fdividef(x, y):
+    return x / y
+
+
+@jit("int64(float64)", device=True)
+def llrint(x):
+    return int64(np.rint(x))
+
+
+@jit("int64(float32)", device=True)
+def llrintf(x):
+    return int64(np.rint(x))
+
+
+@jit("int64(float64)", device=True)
+def llround(x):
+    return int64(_round(x))
+
+
+@jit("int64(float32)", device=True)
+def llroundf(x):
+    return int64(_round(x))
+
+
+@jit("float64(float64, float64)", device=True)
+def rhypot(x, y):
+    return 1 / math.hypot(x, y)
+
+
+@jit("float32(float32, float32)", device=True)
+def rhypotf(x, y):
+    return 1 / math.hypot(x, y)
+
+
+@jit("float64(float64, float64, float64)", device=True)
+def norm3d(a, b, c):
+    return math.sqrt(a * a + b * b + c * c)
+
+
+@jit("float32(float32, float32, float32)", device=True)
+def norm3df(a, b, c):
+    return math.sqrt(a * a + b * b + c * c)
+
+
+@jit("float64(float64, float64, float64)", device=True)
+def rnorm3d(a, b, c):
+    return 1 / math.sqrt(a * a + b * b + c * c)
+
+
+@jit("float32(float32, float32, float32)", device=True)
+def rnorm3df(a, b, c):
+    return 1 / math.sqrt(a * a + b * b + c * c)
+
+
+@jit("int32(int32, int32)", device=True)
+def mul24(x, y):
+    # the low 24 bits of each, as signed 24-bit numbers; the product's low 32 bits
+    sx = int64((x & 0xFFFFFF) ^ 0x800000) - 0x800000
+    sy = int64((y & 0xFFFFFF) ^ 0x800000) - 0x800000
+    return int32(sx * sy)
+
+
+@jit("int32(int32, int32)", device=True)
+def umul24(x, y):
+    return int32(uint64(uint32(x) & uint32(0xFFFFFF)) * uint64(uint32(y) & uint32(0xFFFFFF)))

@@ -97,7 +97,6 @@ CASES = [
     ("def k(a):\n    x = f'{a}'\n", F1, 2, 9, ["f-strings"], None),
     ("def k(a):\n    x = {1: 2}\n", F1, 2, 9, ["dicts"], None),
     ("def k(a):\n    x = 1j < 2j\n", F1, 2, 9, ["complex"], None),
-    ("def k(a):\n    x = (y := 3)\n", F1, 2, 10, [":="], None),
     ("def k(a):\n    x = cuda.shfl_sync(-1, a, 0)\n", F1, 2, 28, ["shfl_sync takes a number, not a float32[:]"], None),
     ("def k(a):\n    x = cuda.popc(1.5)\n", F1, 2, 19, ["popc() takes an integer, not float64"], None),
     ("def k(a):\n    x = a[0] if a[0] > 0 else a\n", F1, 2, 9, ["two branches", "float32[:]"], None),

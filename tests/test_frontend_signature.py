@@ -79,6 +79,9 @@ def test_return_types_and_bare_lists():
     assert parse_signature("(float32[:], int32)") == (T.void, [T.Array(T.float32, 1), T.int32])
     assert parse_signature("float32[::1, :]") == (T.void, [T.Array(T.float32, 2, "F")])
     assert parse_signature("float32[:], int32") == (T.void, [T.Array(T.float32, 1), T.int32])
+    # a program built 'float32[:], int32, ' from annotations: numba reads it as a Python tuple
+    assert parse_signature("float32[:], int32, ") == (T.void, [T.Array(T.float32, 1), T.int32])
+    assert parse_signature("float32[:],") == (T.void, [T.Array(T.float32, 1)])
     assert parse_signature("void()") == (T.void, [])
 
 

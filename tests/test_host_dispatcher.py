@@ -94,6 +94,11 @@ def test_resource_queries_with_and_without_signature(cpu_target):
     assert tile.get_shared_mem_per_block() == {(T.Array(T.float32, 1, "C"),): 1024}
     eager = cuda.jit(sig, max_block_size=128)(tile.py_func)
     assert eager.specialized and eager.get_max_threads_per_block() == 128
+    # numba's _Kernel answers the same queries: programs read them off k.overloads[sig]
+    ov = next(iter(tile.overloads.values()))
+    assert ov.get_regs_per_thread() == regs and ov.get_shared_mem_per_block() == 1024
+    assert ov.get_max_threads_per_block() == 1024 and ov.get_local_mem_per_thread() >= 0
+    assert ov.get_const_mem_size() == tile.get_const_mem_size(sig)
 
 
 def _readelf_vgprs(code_object, tmp_path):

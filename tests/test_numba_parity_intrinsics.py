@@ -489,6 +489,34 @@ def test_libdevice_conversions():
     assert out.tolist() == [2, 2, 2, 3, -2, -3]
 
 
+def test_libdevice_functions_programs_called_that_were_missing():
+    @cuda.jit
+    def k(out, ints, x, y):
+        out[0] = libdevice.fdividef(np.float32(x), np.float32(y))
+        out[1] = libdevice.rhypot(x, y)
+        out[2] = libdevice.rhypotf(np.float32(x), np.float32(y))
+        out[3] = libdevice.norm3d(x, y, 2.0)
+        out[4] = libdevice.norm3df(np.float32(x), np.float32(y), np.float32(2))
+        out[5] = libdevice.rnorm3d(x, y, 2.0)
+        out[6] = libdevice.rnorm3df(np.float32(x), np.float32(y), np.float32(2))
+        ints[0] = libdevice.llrint(x)
+        ints[1] = libdevice.llrintf(np.float32(-x))
+        ints[2] = libdevice.llround(x)
+        ints[3] = libdevice.llroundf(np.float32(-x))
+        ints[4] = libdevice.mul24(0x7FFFFF, -3)
+        ints[5] = libdevice.mul24(0x1800003, 5)  # bits above 24 ignored; 0x800003 is negative
+        ints[6] = libdevice.umul24(0x1FFFFFF, 0xFFFFFF)
+
+    x, y = 2.5, 0.5
+    out, ints = np.zeros(7), np.zeros(7, np.int64)
+    k[1, 1](out, ints, x, y)
+    n3 = math.sqrt(x * x + y * y + 4)
+    np.testing.assert_allclose(out, [x / y, 1 / math.hypot(x, y), 1 / math.hypot(x, y), n3, n3, 1 / n3, 1 / n3],
+                               rtol=2e-7)
+    low32 = lambda v: ((v + (1 << 31)) % (1 << 32)) - (1 << 31)  # noqa: E731
+    assert ints.tolist() == [2, -2, 3, -3, 0x7FFFFF * -3, (0x800003 - (1 << 24)) * 5, low32(0xFFFFFF * 0xFFFFFF)]
+
+
 def test_libdevice_is_a_lazy_attribute():
     assert cuda.libdevice is libdevice and libdevice.sinf.py_func.__name__ == "sinf"
 

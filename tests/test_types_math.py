@@ -115,6 +115,15 @@ def test_math_float32_hypothesis(vals):
     check_math(x, y, k, np.float32)
 
 
+def test_remainder_zero_has_the_dividends_sign_with_a_subnormal_divisor():
+    # hypothesis found it: glibc's remainder(2.6e-284, 5e-324) is -0.0; IEEE and Python say +0.0
+    x = np.array([2.6168968782972903e-284, -2.6168968782972903e-284, 6e-323, 4.0])
+    y = np.array([5e-324, 5e-324, 5e-324, -2.0])
+    check_math(x, y, np.zeros(4, np.int64), np.float64)
+    check_math(np.array([1e-38, -1e-38], np.float32), np.array([1e-45, 1e-45], np.float32),
+               np.zeros(2, np.int64), np.float32)
+
+
 def test_math_special_values():
     x = np.array(SPECIAL)
     y = np.array(SPECIAL[::-1])

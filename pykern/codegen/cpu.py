@@ -415,7 +415,13 @@ class CpuTarget(Target):
             return self._cbrt(fx, args[0], fty)
         if name in _LIBM_UNARY:
             return b.call(fx.intrinsic(name + c, llty, [llty]), args)
-        if name in ("atan2", "hypot", "remainder", "nextafter"):
+        if name == "remainder":
+            r = b.call(fx.intrinsic(name + c, llty, [llty, llty]), args)
+            # a zero remainder has x's sign (IEEE, Python); glibc answers -0.0 for
+            # remainder(2.6e-284, 5e-324) -- a subnormal divisor
+            signed = b.call(fx.intrinsic(f"llvm.copysign.{sfx}", llty, [llty, llty]), [r, args[0]])
+            return b.select(b.fcmp_ordered("==", r, L.Constant(llty, 0.0)), signed, r)
+        if name in ("atan2", "hypot", "nextafter"):
             return b.call(fx.intrinsic(name + c, llty, [llty, llty]), args)
         raise CompileError(f"internal error: math function {name} not implemented on cpu", fx.loc)
 

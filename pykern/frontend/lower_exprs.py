@@ -51,7 +51,6 @@ _UNSUPPORTED_EXPRS = {
     "Set": ("sets are not supported in kernels", None),
     "Dict": ("dicts are not supported in kernels", None),
     "Starred": ("starred expressions (*x) are not supported in kernels", "pass and unpack tuples explicitly"),
-    "NamedExpr": ("assignment expressions (:=) are not supported in kernels", "assign on its own line"),
     "Slice": ("slices are not supported in kernels", "index single elements, e.g. a[i, j]"),
 }
 
@@ -294,6 +293,10 @@ class ExpressionLowering:
             return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
             return self.fold(op, lhs.value, rhs.value, node)
+        if op == "+" and isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
+            # numba's tuple concatenation: ``a.shape + (1,)``
+            elems = self._tuple_elems(lhs, node) + self._tuple_elems(rhs, node)
+            return ir.TupleExpr(elems, T.Tuple(tuple(e.type for e in elems)), self.loc(node))
         try:
             opt, rt = infer.binop_types(op, lhs.type, weakval(lhs), rhs.type, weakval(rhs),
                                         ufunc=getattr(node, "pk_ufunc", None))
@@ -473,13 +476,13 @@ class ExpressionLowering:
         if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             return self._is_none(node)
         for op in node.ops:
-            if type(op) not in _CMPOPS:
-                what = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}.get(type(op), type(op).__name__)
+            if type(op) not in _CMPOPS and type(op) not in (ast.In, ast.NotIn):
+                what = {ast.Is: "is", ast.IsNot: "is not"}.get(type(op), type(op).__name__)
                 raise self.error(f"'{what}' comparisons are not supported in kernels", node, "compare numbers with == != < <= > >=")
         operands = [self.value(node.left)] + [self.value(c) for c in node.comparators]
         comps = []
         for k, (op, rnode) in enumerate(zip(node.ops, node.comparators)):
-            name = _CMPOPS[type(op)]  # every operator was checked above
+            name = _CMPOPS.get(type(op)) or ("in" if isinstance(op, ast.In) else "not in")
             lhs, rhs = operands[k], operands[k + 1]
             if k + 1 < len(node.ops) and not is_pure(rhs):
                 raise self.error(
@@ -551,6 +554,10 @@ class ExpressionLowering:
         return self.compare("!=" if is_not else "==", sides[0], sides[1], node)
 
     def compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        if op in ("in", "not in"):
+            return self._contains(op, lhs, rhs, node)
+        if isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
+            return self._tuple_compare(op, lhs, rhs, node)
         if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
             return datetimes.compare(self, op, lhs, rhs, node)
         if op not in ("==", "!=") and (isinstance(lhs.type, T.Complex) or isinstance(rhs.type, T.Complex)):
@@ -564,6 +571,60 @@ class ExpressionLowering:
         except infer.InferError as e:
             raise self.error(e.msg, node, e.hint) from None
         return ir.Compare(op, self.cast(lhs, ct, node), self.cast(rhs, ct, node), T.boolean, self.loc(node))
+
+    def _tuple_compare(self, op: str, lhs: ir.Expr, rhs: ir.Expr, node) -> ir.Expr:
+        """Tuples compare as numba's (and Python's) do: ``==`` element by element (tuples of
+        different lengths differ), orderings lexicographically -- the first unequal pair decides,
+        else the shorter tuple is the smaller."""
+        ls, rs = self._tuple_elems(lhs, node), self._tuple_elems(rhs, node)
+        loc = self.loc(node)
+        if op in ("==", "!="):
+            if len(ls) != len(rs):
+                return self.const(op == "!=", T.boolean, node)
+            eqs = [self.compare("==", a, b, node) for a, b in zip(ls, rs)]
+            same = self.make_boolop("and", eqs, node) if eqs else self.const(True, T.boolean, node)
+            if op == "==":
+                return same
+            if isinstance(same, ir.Const):
+                return self.const(not same.value, T.boolean, node)
+            return ir.UnaryOp("not", same, T.boolean, loc)
+        result = self.const(bool(PYOPS[op](len(ls), len(rs))), T.boolean, node)
+        for a, b in reversed(list(zip(ls, rs))):
+            # a pair that differs decides with the operator itself (NaN != NaN decides False)
+            result = ir.IfExp(self.compare("==", a, b, node), result, self.compare(op, a, b, node), T.boolean, loc)
+        return result
+
+    def _contains(self, op: str, item: ir.Expr, seq: ir.Expr, node) -> ir.Expr:
+        """``x in (1, 3, 5)``: numba's ``in`` of a tuple, True when an element ``== x`` (the
+        elements are compared in order and the first equal one decides)."""
+        if not isinstance(seq.type, T.Tuple):
+            raise self.error(f"'{op}' is supported in kernels only with a tuple on the right, not {seq.type}", node,
+                             "compare with each value, e.g. x == a or x == b")
+        if not is_pure(item):
+            item = self.temp(item, node)
+        eqs = [self.compare("==", item, e, node) for e in self._tuple_elems(seq, node)]
+        found = self.make_boolop("or", eqs, node) if eqs else self.const(False, T.boolean, node)
+        if op == "in":
+            return found
+        if isinstance(found, ir.Const):
+            return self.const(not found.value, T.boolean, node)
+        return ir.UnaryOp("not", found, T.boolean, self.loc(node))
+
+    def _tuple_elems(self, v: ir.Expr, node) -> list:
+        if isinstance(v, ir.TupleExpr) and all(map(is_pure, v.elems)):
+            return list(v.elems)
+        if not is_pure(v):  # its elements are read more than once: evaluate it once
+            v = self.temp(v, node)
+        return [ir.TupleGet(v, k, et, v.loc) for k, et in enumerate(v.type.elems)]
+
+    def expr_NamedExpr(self, node):
+        """``(v := x[i]) > 0.5``: the value is assigned to the variable where it is evaluated
+        (in a ``while`` test, on every test) and is the expression's value."""
+        value = self.value(node.value)
+        if not isinstance(value, ir.Const):
+            value = self.temp(value, node)
+        self.set_var(node.target.id, value, node.target)
+        return value
 
     def expr_IfExp(self, node):
         cond = self.cond(node.test)

@@ -194,6 +194,8 @@ class _Parser:
                 args = [first]
                 while self.peek() == ",":
                     self.take()
+                    if self.at_end():  # 'float32[:], int32, ': numba evaluates it as a Python tuple
+                        break
                     args.append(self.type_())
                 ret = T.void
         if not self.at_end():
