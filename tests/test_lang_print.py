@@ -117,6 +117,30 @@ def test_print_capfd(capfd):
     assert capfd.readouterr().out == "value 2\n"
 
 
+def test_print_of_tuples_formats_them_as_numba_cuda_does(capfd):
+    # numba.cuda prints a tuple argument element by element inside parentheses (a 1-tuple with
+    # its trailing comma), nested tuples included; the tuple expression is evaluated once
+    cuda.set_target("cpu")
+    calls = np.zeros(1, np.int64)
+
+    @cuda.jit(device=True)
+    def pair(c):
+        c[0] += 1
+        return (c[0], np.float32(0.5))
+
+    @cuda.jit(cache=False)
+    def k(t, x, c):
+        print(t)
+        print("n", (x[0],), (x[1], (x[0] > 0, 7)), pair(c))
+
+    k[1, 1]((1, ((2, -4), 3.0), (4,), np.uint8(5)), np.array([1.5, -2.0]), calls)
+    t, x = (1, ((2, -4), 3.0), (4,), 5), (1.5, -2.0)
+    want = [f"(1, ((2, -4), {3.0:f}), (4,), 5)",
+            f"n ({x[0]:f},) ({x[1]:f}, ({x[0] > 0}, 7)) (1, {0.5:f})"]
+    assert capfd.readouterr().out.splitlines() == want
+    assert calls[0] == 1
+
+
 def test_print_of_an_array_or_with_keywords_is_a_located_error():
     cuda.set_target("cpu")
 
