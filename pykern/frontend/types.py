@@ -130,6 +130,9 @@ class Complex(Type):
         """The float type of ``.real`` and ``.imag``."""
         return Float(self.bits // 2)
 
+    #: numba's name for it (``tp.underlying_float`` in overloads and signatures)
+    underlying_float = component
+
     @property
     def np_dtype(self) -> np.dtype:
         return np.dtype(str(self))
