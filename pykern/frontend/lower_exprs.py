@@ -144,6 +144,8 @@ class ExpressionLowering:
         """A compile-time argument's value: an int literal is a typed constant, usable as a
         shape (and an int tuple a tuple of them), a bool literal a constant `if` prunes."""
         loc = self.loc(node)
+        if isinstance(v, enum.Enum):  # an IntEnum member stays one: `a is b` tells it from an int
+            return PyObj(v, name)
         if isinstance(v, bool):
             return ir.Const(v, T.boolean, loc)
         if isinstance(v, int):

@@ -12,7 +12,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -382,6 +382,24 @@ class NoneType(Tuple):
 
 
 none = NoneType()
+
+
+@dataclass(frozen=True, repr=False)
+class EnumMember(Tuple):
+    """An ``enum.Enum`` or ``IntEnum`` member passed to a kernel (numba's ``EnumMember`` and
+    ``IntEnumMember``). Like ``none``, nothing is passed: the frontend reads the parameter as the member
+    itself, a compile-time constant (``a == b``, ``a is b``, ``a.value`` as Python answers them),
+    so a kernel is compiled once per member where numba compiles once per enum class. ``key``
+    names the class, the member and its value (overloads and cache keys tell members apart)."""
+
+    elems: tuple = ()
+    key: str = ""
+    member: object = field(default=None, compare=False, hash=False)
+
+    def __str__(self) -> str:
+        return f"EnumMember({self.key})"
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True, repr=False)
