@@ -321,7 +321,68 @@ def test_array_field_of_a_recarray_element():
     assert out[0] == 15.0 and ra[0].h[1] == 4.0
 
 
+_PACKED = np.dtype([("a", np.int8), ("b", np.float64), ("c", np.complex64)])  # b at byte 1, c at 9
+
+
+def _field_views(x, o1, o2):
+    i = cuda.grid(1)
+    if i < x.size:
+        o1[i] = x.b[i] + x.a[i]
+        o2[i] = x.c[::-1][i]
+
+
+def _field_writes(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x.b[i] = -x.b[i]
+        s = x.c
+        s[i] += 1
+
+
+def test_record_array_fields_are_array_views_as_numpy_gives():
+    # numba types `a.b` of an array of records as the strided array of the field (np.recarray's
+    # attribute); here in a packed record, whose fields sit at odd bytes
+    a = np.zeros(5, _PACKED)
+    a["a"], a["b"], a["c"] = np.arange(5), np.arange(5) * 1.5, np.arange(5) * (1 - 2j)
+    o1, o2 = np.zeros(5), np.zeros(5, np.complex64)
+    cuda.jit(_field_views)[1, 8](a, o1, o2)
+    np.testing.assert_array_equal(o1, a["b"] + a["a"])
+    np.testing.assert_array_equal(o2, a["c"][::-1])
+    want_b, want_c = -a["b"], a["c"] + 1
+    cuda.jit(_field_writes)[1, 8](a)
+    np.testing.assert_array_equal(a["b"], want_b)
+    np.testing.assert_array_equal(a["c"], want_c)
+    r = np.recarray(4, dtype=[("x", np.int32), ("y", np.float32)])
+    r.x, r.y = [1, 2, 3, 4], [0.5, 0.25, 2.0, 4.0]
+    out = np.zeros(4, np.float32)
+
+    @cuda.jit
+    def k(r, out):
+        for i in range(r.size):
+            out[i] = r.x[i] * r.y[i]
+
+    k[1, 1](r, out)
+    np.testing.assert_array_equal(out, r.x * r.y)
+
+
+def test_a_record_array_field_that_is_no_number_is_a_compile_error():
+    dt = np.dtype([("g", np.int32), ("h", np.float32, 2)])
+
+    @cuda.jit
+    def k(a, out):
+        out[0] = a.h[0][0]
+
+    with pytest.raises(CompileError, match="only number fields"):
+        k[1, 1](np.zeros(2, dt), np.zeros(1, np.float32))
+
+
 # ------------------------------------------------------------ amdgpu
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_record_array_field_views_build_for_amdgpu(arch):
+    sig = (cuda.from_dtype(_PACKED)[::1], cuda.float64[::1], cuda.complex64[::1])
+    assert cuda.compile(_field_views, sig, arch=arch).code_object[:4] == b"\x7fELF"
+
+
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 def test_new_lowering_builds_for_amdgpu(arch):
     def k(a, b, out, z):

@@ -219,14 +219,15 @@ class Record(Type):
             return t.np_dtype
         return np.dtype({"names": [n for n, _, _ in self.fields], "formats": [fmt(t) for _, t, _ in self.fields],
                          "offsets": [o for _, _, o in self.fields], "itemsize": self.size},
-                        align=self.align > 1 and all(o % _natural_align(t) == 0 for _, t, o in self.fields))
+                        align=self.align > 1 and all(o % natural_align(t) == 0 for _, t, o in self.fields))
 
 
-def _natural_align(t) -> int:
+def natural_align(t) -> int:
+    """The alignment a ``t`` in memory needs (a record's own, an array's element's)."""
     if isinstance(t, Record):
         return t.align
     if isinstance(t, NestedArray):
-        return _natural_align(t.dtype)
+        return natural_align(t.dtype)
     if isinstance(t, Complex):
         return t.nbytes // 2
     return t.nbytes
@@ -255,7 +256,7 @@ def _record_alignment(dt: np.dtype, fields) -> int:
     # elements even when the struct is aligned; isalignedstruct survives, so an
     # aligned struct gets the alignment numpy gives it as a plain dtype.
     if dt.isalignedstruct:
-        return max([_natural_align(t) for _, t, _ in fields] + [1])
+        return max([natural_align(t) for _, t, _ in fields] + [1])
     return int(dt.alignment)
 
 
