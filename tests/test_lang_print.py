@@ -182,3 +182,12 @@ def test_amdgpu_print_uses_the_hostcall_printf(arch, tmp_path):
     dis = subprocess.run(["llvm-objdump-22", "-d", str(p)], capture_output=True, text=True, check=True).stdout
     assert "s_swappc_b64" in dis or "s_swap_pc_i64" in dis or "s_setpc_b64" in dis  # the hostcall
     assert "global_atomic" in dis or "flat_atomic" in dis  # the hostcall's lock-free packet queue
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_amdgpu_print_of_tuples_carries_numba_cuda_format(arch):
+    def k(t, x):
+        print(t, (x[0], (x[1] > 0, 7)))
+
+    ck = cuda.compile(k, "void(Tuple(int64, UniTuple(float32, 2)), float64[::1])", arch=arch)
+    assert b"(%lld, (%f, %f)) (%f, (%s, %lld))\n\0" in ck.code_object
