@@ -135,6 +135,8 @@ def convertible(actual, declared) -> bool:
 
     if actual == declared:
         return True
+    if isinstance(actual, T.EnumMember):  # an IntEnum member converts as its int (an Enum's never)
+        return isinstance(actual.member, int) and convertible(T.int64, declared)
     if declared.is_scalar and actual.is_scalar:
         return not isinstance(actual, T.Complex) or isinstance(declared, T.Complex)  # complex never narrows to real
     if isinstance(declared, T.Array) and isinstance(actual, T.Array):

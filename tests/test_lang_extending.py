@@ -246,6 +246,26 @@ def test_types_answer_numba_style_checks():
     assert isinstance(types.UniTuple, type) and not isinstance(types.none, types.BaseTuple)
 
 
+def test_complex_types_name_their_part_type_as_numba_does():
+    # numba's Complex.underlying_float: overloads and signatures (numba's own tests build
+    # ``tp.underlying_float(tp)``) use it as the type of .real/.imag
+    for ct, ft, npt in ((types.complex64, types.float32, np.complex64), (types.complex128, types.float64, np.complex128)):
+        assert ct.underlying_float == ft
+
+        @cuda.jit(ct.underlying_float(ct), device=True)
+        def imag(z):
+            return z.imag
+
+        @cuda.jit(cuda.void(ct[:], ct.underlying_float[:]))
+        def k(zs, out):
+            out[0] = imag(zs[0])
+
+        zs = np.array([1.25 - 3.5j], npt)
+        out = np.zeros(1, zs.real.dtype)
+        k[1, 1](zs, out)
+        assert out[0] == zs[0].imag
+
+
 def test_kernels_calling_overloads_are_not_disk_cached():
     # the disk-cache key is made without compiling, so it cannot see an overload's choice
     m = compile_ir(describe_uses.py_func, [types.int64[::1], types.uint32[::1], types.float64[::1],

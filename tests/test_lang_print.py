@@ -117,6 +117,30 @@ def test_print_capfd(capfd):
     assert capfd.readouterr().out == "value 2\n"
 
 
+def test_print_of_tuples_formats_them_as_numba_cuda_does(capfd):
+    # numba.cuda prints a tuple argument element by element inside parentheses (a 1-tuple with
+    # its trailing comma), nested tuples included; the tuple expression is evaluated once
+    cuda.set_target("cpu")
+    calls = np.zeros(1, np.int64)
+
+    @cuda.jit(device=True)
+    def pair(c):
+        c[0] += 1
+        return (c[0], np.float32(0.5))
+
+    @cuda.jit(cache=False)
+    def k(t, x, c):
+        print(t)
+        print("n", (x[0],), (x[1], (x[0] > 0, 7)), pair(c))
+
+    k[1, 1]((1, ((2, -4), 3.0), (4,), np.uint8(5)), np.array([1.5, -2.0]), calls)
+    t, x = (1, ((2, -4), 3.0), (4,), 5), (1.5, -2.0)
+    want = [f"(1, ((2, -4), {3.0:f}), (4,), 5)",
+            f"n ({x[0]:f},) ({x[1]:f}, ({x[0] > 0}, 7)) (1, {0.5:f})"]
+    assert capfd.readouterr().out.splitlines() == want
+    assert calls[0] == 1
+
+
 def test_print_of_an_array_or_with_keywords_is_a_located_error():
     cuda.set_target("cpu")
 
@@ -158,3 +182,12 @@ def test_amdgpu_print_uses_the_hostcall_printf(arch, tmp_path):
     dis = subprocess.run(["llvm-objdump-22", "-d", str(p)], capture_output=True, text=True, check=True).stdout
     assert "s_swappc_b64" in dis or "s_swap_pc_i64" in dis or "s_setpc_b64" in dis  # the hostcall
     assert "global_atomic" in dis or "flat_atomic" in dis  # the hostcall's lock-free packet queue
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_amdgpu_print_of_tuples_carries_numba_cuda_format(arch):
+    def k(t, x):
+        print(t, (x[0], (x[1] > 0, 7)))
+
+    ck = cuda.compile(k, "void(Tuple(int64, UniTuple(float32, 2)), float64[::1])", arch=arch)
+    assert b"(%lld, (%f, %f)) (%f, (%s, %lld))\n\0" in ck.code_object

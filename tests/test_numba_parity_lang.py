@@ -321,7 +321,68 @@ def test_array_field_of_a_recarray_element():
     assert out[0] == 15.0 and ra[0].h[1] == 4.0
 
 
+_PACKED = np.dtype([("a", np.int8), ("b", np.float64), ("c", np.complex64)])  # b at byte 1, c at 9
+
+
+def _field_views(x, o1, o2):
+    i = cuda.grid(1)
+    if i < x.size:
+        o1[i] = x.b[i] + x.a[i]
+        o2[i] = x.c[::-1][i]
+
+
+def _field_writes(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x.b[i] = -x.b[i]
+        s = x.c
+        s[i] += 1
+
+
+def test_record_array_fields_are_array_views_as_numpy_gives():
+    # numba types `a.b` of an array of records as the strided array of the field (np.recarray's
+    # attribute); here in a packed record, whose fields sit at odd bytes
+    a = np.zeros(5, _PACKED)
+    a["a"], a["b"], a["c"] = np.arange(5), np.arange(5) * 1.5, np.arange(5) * (1 - 2j)
+    o1, o2 = np.zeros(5), np.zeros(5, np.complex64)
+    cuda.jit(_field_views)[1, 8](a, o1, o2)
+    np.testing.assert_array_equal(o1, a["b"] + a["a"])
+    np.testing.assert_array_equal(o2, a["c"][::-1])
+    want_b, want_c = -a["b"], a["c"] + 1
+    cuda.jit(_field_writes)[1, 8](a)
+    np.testing.assert_array_equal(a["b"], want_b)
+    np.testing.assert_array_equal(a["c"], want_c)
+    r = np.recarray(4, dtype=[("x", np.int32), ("y", np.float32)])
+    r.x, r.y = [1, 2, 3, 4], [0.5, 0.25, 2.0, 4.0]
+    out = np.zeros(4, np.float32)
+
+    @cuda.jit
+    def k(r, out):
+        for i in range(r.size):
+            out[i] = r.x[i] * r.y[i]
+
+    k[1, 1](r, out)
+    np.testing.assert_array_equal(out, r.x * r.y)
+
+
+def test_a_record_array_field_that_is_no_number_is_a_compile_error():
+    dt = np.dtype([("g", np.int32), ("h", np.float32, 2)])
+
+    @cuda.jit
+    def k(a, out):
+        out[0] = a.h[0][0]
+
+    with pytest.raises(CompileError, match="only number fields"):
+        k[1, 1](np.zeros(2, dt), np.zeros(1, np.float32))
+
+
 # ------------------------------------------------------------ amdgpu
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_record_array_field_views_build_for_amdgpu(arch):
+    sig = (cuda.from_dtype(_PACKED)[::1], cuda.float64[::1], cuda.complex64[::1])
+    assert cuda.compile(_field_views, sig, arch=arch).code_object[:4] == b"\x7fELF"
+
+
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 def test_new_lowering_builds_for_amdgpu(arch):
     def k(a, b, out, z):
@@ -352,6 +413,56 @@ def test_members_of_different_enums_differ_even_with_equal_values():
     out = np.zeros(5, np.bool_)
     k[1, 1](out)
     assert out.tolist() == [False, False, True, True, True]
+
+
+class _Planet(enum.Enum):
+    earth = (5.97e24, 6.37e6)
+    mars = (6.42e23, 3.39e6)
+
+
+def _enum_args(a, b, out):
+    out[0] = a == b
+    out[1] = a is b
+    out[2] = a != b
+    out[3] = a is not _Color.green
+
+
+def test_enum_members_as_kernel_arguments_compare_as_python():
+    # numba passes Enum and IntEnum members to kernels; pykern reads each as the member itself
+    pairs = [(_Color.red, _Color.red), (_Color.red, _Color.green), (_Color.green, _Color.red),
+             (_Color.red, _Other.x), (_Err.internal, _Err.internal), (_Err.not_found, _Err.internal)]
+    k = cuda.jit(_enum_args)
+    for a, b in pairs:
+        got, want = np.zeros(4, np.bool_), np.zeros(4, np.bool_)
+        k[1, 1](a, b, got)
+        _enum_args(a, b, want)
+        assert got.tolist() == want.tolist(), (a, b)
+
+
+def test_enum_member_arguments_values_and_int_enum_arithmetic():
+    @cuda.jit
+    def k(p, e, n, out):
+        out[0] = p.value[0] / p.value[1] ** 2
+        out[1] = e + n  # an IntEnum member is an int
+        out[2] = e * 2 - _Err.not_found
+        out[3] = e == 500
+
+    for p, e, n in ((_Planet.earth, _Err.internal, 3), (_Planet.mars, _Err.not_found, -7)):
+        out = np.zeros(4)
+        k[1, 1](p, e, n, out)
+        assert out.tolist() == [p.value[0] / p.value[1] ** 2, e + n, e * 2 - _Err.not_found, e == 500]
+
+
+def test_int_enum_members_convert_to_eager_signatures_as_ints():
+    @cuda.jit("void(int32, int64[:])")
+    def k(x, out):
+        out[0] = x + 1
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](_Err.internal, out)
+    assert out[0] == _Err.internal + 1
+    with pytest.raises(cuda.LaunchError, match="No matching definition"):
+        k[1, 1](_Color.red, out)  # an Enum member is no number
 
 
 # ------------------------------------------------------------ a.view(dtype), a.real, a.imag

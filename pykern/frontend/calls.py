@@ -1019,21 +1019,30 @@ def _print(lw, node):
             args += [lw.cast(lw.expr(ast.copy_location(ast.Attribute(a, axis, ast.Load()), a)), T.int64, a)
                      for axis in "xyz"]
             continue
-        v = lw.to_ir(v, a)
-        t = v.type
-        if not t.is_scalar:
-            raise lw.error(f"print() in kernels takes numbers and string literals, not a {t}", a,
-                           "print the elements one by one, e.g. print(a[0], a[1])")
-        if isinstance(t, T.Boolean):
-            fmt.append("%s")
-        elif isinstance(t, T.Integer):
-            fmt.append("%llu" if not t.signed else "%lld")
-            v = lw.cast(v, T.int64 if t.signed else T.uint64, a)
-        else:
-            fmt.append("%f")
-            v = lw.cast(v, T.float64, a)
-        args.append(v)
+        fmt.append(_print_item(lw, lw.to_ir(v, a), a, args))
     return _intr(lw, "print", args, T.void, node, format=" ".join(fmt) + "\n")
+
+
+def _print_item(lw, v, a, args):
+    """The format of one printed value, its parts appended to ``args``. A tuple prints as
+    numba's does: ``(1, (2.000000, 3))``, a 1-tuple ``(1,)``."""
+    t = v.type
+    if type(t) is T.Tuple and not t.names:
+        if not isinstance(v, ir.Var):  # one evaluation however many elements are read
+            v = lw.temp(v, a)
+        parts = [_print_item(lw, ir.TupleGet(v, i, e, lw.loc(a)), a, args) for i, e in enumerate(t.elems)]
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+    if not t.is_scalar:
+        raise lw.error(f"print() in kernels takes numbers and string literals (and tuples of them), not a {t}", a,
+                       "print the elements one by one, e.g. print(a[0], a[1])")
+    if isinstance(t, T.Boolean):
+        args.append(v)
+        return "%s"
+    if isinstance(t, T.Integer):
+        args.append(lw.cast(v, T.int64 if t.signed else T.uint64, a))
+        return "%llu" if not t.signed else "%lld"
+    args.append(lw.cast(v, T.float64, a))
+    return "%f"
 
 
 # ---------------------------------------------------------------- namedtuples, int.bit_count

@@ -199,6 +199,10 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         # of a device function; the parameter stays in the ABI, where it takes no space
         self.none_params = {n for n, t in zip(self.params, self.argtypes) if isinstance(t, T.NoneType)}
         self.static.update(dict.fromkeys(self.none_params))
+        for n, t in zip(self.params, self.argtypes):
+            if isinstance(t, T.EnumMember):  # the member itself, a compile-time constant (none's way)
+                self.none_params.add(n)
+                self.static[n] = t.member
         # versions of a variable that never meet are variables of their own (``versions``)
         self.node, _ = versions.split(self.node, self.params, set(self.static))
         self.assigned_params_here = set(self.params) & self._assigned_names()

@@ -143,6 +143,8 @@ class ExpressionLowering:
         """A compile-time argument's value: an int literal is a typed constant, usable as a
         shape (and an int tuple a tuple of them), a bool literal a constant `if` prunes."""
         loc = self.loc(node)
+        if isinstance(v, enum.Enum):  # an IntEnum member stays one: `a is b` tells it from an int
+            return PyObj(v, name)
         if isinstance(v, bool):
             return ir.Const(v, T.boolean, loc)
         if isinstance(v, int):
@@ -203,10 +205,19 @@ class ExpressionLowering:
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
                 return ir.Reinterpret(base, ft.nbytes if attr == "imag" else 0, True,
                                       ir.reinterpret_type(t, ft, True), loc)
+            field = t.dtype.field(attr) if isinstance(t.dtype, T.Record) else None
+            if field is not None:  # numba's record-array field view (np.recarray's a.x): strided, shared memory
+                ft, off = field
+                if not ft.is_scalar:
+                    raise self.error(f"the field '{attr}' is a {ft}: only number fields of a record array can be "
+                                     "viewed as arrays in kernels", node, f"index first: a[i].{attr}")
+                al = T.natural_align(ft)
+                aligned = t.aligned and off % al == 0 and t.dtype.align >= al
+                return ir.Reinterpret(base, off, True, ir.reinterpret_type(t, ft, True).with_(aligned=aligned), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
                 "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .ctypes.data, "
-                ".real and .imag of complex arrays, .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
+                ".real and .imag of complex arrays, fields of record arrays (a.x), .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
                 ".argmin() .argmax()"
             )
         if isinstance(t, T.Tuple):

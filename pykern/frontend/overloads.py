@@ -73,6 +73,8 @@ def conversion(actual: T.Type, declared: T.Type):
     """The conversion kind from ``actual`` to ``declared`` (EXACT..UNSAFE), or None."""
     if actual == declared:
         return EXACT
+    if isinstance(actual, T.EnumMember):  # numba's IntEnumMember converts as its int64; an Enum's never
+        return conversion(T.int64, declared) if isinstance(actual.member, int) else None
     if actual.is_scalar and declared.is_scalar:
         return _KIND.get((actual, declared), UNSAFE)
     if isinstance(declared, T.Array) and isinstance(actual, T.Array):

@@ -11,6 +11,8 @@ Example::
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from . import types as T
@@ -27,6 +29,9 @@ def typeof(value) -> T.Type:
         return T.boolean
     if value is None:
         return T.none
+    if isinstance(value, enum.Enum):  # IntEnum members too: `a is b` tells them from ints
+        cls = type(value)
+        return T.EnumMember(key=f"{cls.__module__}.{cls.__qualname__}.{value.name}={value.value!r}"[:400], member=value)
     t = T.python_scalar_type(value, lambda v: TypeError(f"integer {v} does not fit in 64 bits (int64 or uint64)"))
     if t is not None:
         return t

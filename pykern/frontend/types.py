@@ -12,7 +12,7 @@ Example::
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -130,6 +130,9 @@ class Complex(Type):
         """The float type of ``.real`` and ``.imag``."""
         return Float(self.bits // 2)
 
+    #: numba's name for it (``tp.underlying_float`` in overloads and signatures)
+    underlying_float = component
+
     @property
     def np_dtype(self) -> np.dtype:
         return np.dtype(str(self))
@@ -216,14 +219,15 @@ class Record(Type):
             return t.np_dtype
         return np.dtype({"names": [n for n, _, _ in self.fields], "formats": [fmt(t) for _, t, _ in self.fields],
                          "offsets": [o for _, _, o in self.fields], "itemsize": self.size},
-                        align=self.align > 1 and all(o % _natural_align(t) == 0 for _, t, o in self.fields))
+                        align=self.align > 1 and all(o % natural_align(t) == 0 for _, t, o in self.fields))
 
 
-def _natural_align(t) -> int:
+def natural_align(t) -> int:
+    """The alignment a ``t`` in memory needs (a record's own, an array's element's)."""
     if isinstance(t, Record):
         return t.align
     if isinstance(t, NestedArray):
-        return _natural_align(t.dtype)
+        return natural_align(t.dtype)
     if isinstance(t, Complex):
         return t.nbytes // 2
     return t.nbytes
@@ -252,7 +256,7 @@ def _record_alignment(dt: np.dtype, fields) -> int:
     # elements even when the struct is aligned; isalignedstruct survives, so an
     # aligned struct gets the alignment numpy gives it as a plain dtype.
     if dt.isalignedstruct:
-        return max([_natural_align(t) for _, t, _ in fields] + [1])
+        return max([natural_align(t) for _, t, _ in fields] + [1])
     return int(dt.alignment)
 
 
@@ -379,6 +383,24 @@ class NoneType(Tuple):
 
 
 none = NoneType()
+
+
+@dataclass(frozen=True, repr=False)
+class EnumMember(Tuple):
+    """An ``enum.Enum`` or ``IntEnum`` member passed to a kernel (numba's ``EnumMember`` and
+    ``IntEnumMember``). Like ``none``, nothing is passed: the frontend reads the parameter as the member
+    itself, a compile-time constant (``a == b``, ``a is b``, ``a.value`` as Python answers them),
+    so a kernel is compiled once per member where numba compiles once per enum class. ``key``
+    names the class, the member and its value (overloads and cache keys tell members apart)."""
+
+    elems: tuple = ()
+    key: str = ""
+    member: object = field(default=None, compare=False, hash=False)
+
+    def __str__(self) -> str:
+        return f"EnumMember({self.key})"
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True, repr=False)

@@ -381,7 +381,7 @@ class _Checker:
         at = self.operand(e, e.array, T.Array, lambda t: f"reinterpretation of a {t}, not an array")
         nt = e.type
         if not isinstance(nt, T.Array) or nt.ndim != at.ndim or nt.space != at.space or nt.readonly != at.readonly \
-                or nt.aligned != at.aligned:
+                or nt.aligned != at.aligned and not (e.part and not nt.aligned):  # a packed record's field: unaligned
             self.bad(f"reinterpretation of {at} typed {nt}", e)
         old, new = at.dtype.nbytes, nt.dtype.nbytes
         if e.part != (nt.layout == "A" and new < old):
