@@ -814,10 +814,7 @@ def _minmax(lw, node, name, which=None):
     if all(is_weak(v) for v in vals):
         r = (min if which == "min" else max)(v.value for v in vals)
         return lw.pyconst(r, node)
-    t, w = vals[0].type, infer_weak(vals[0])
-    for v in vals[1:]:
-        t = infer.common_type(t, w, v.type, infer_weak(v))
-        w = None
+    t = infer.join_type([(v.type, infer_weak(v)) for v in vals])
     ct = T.int64 if isinstance(t, T.Boolean) else t  # booleans compare as 0/1
     acc = lw.cast(vals[0], ct, node)
     for v in vals[1:]:
@@ -832,7 +829,7 @@ def _np_minmax(lw, node, name, which):
     vals = [_scalar(lw, a, name) for a in node.args]
     if all(is_weak(v) and not isinstance(v.type, T.Complex) for v in vals):
         return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
-    t = infer.common_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
+    t = infer.ufunc_scalar_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
     if isinstance(t, T.Complex):
         parts = [p for v in vals for p in _parts(lw, lw.cast(v, t, node), node)]
         return _cm_complex(lw, "c" + which, parts, t, node)

@@ -67,8 +67,10 @@ Math
     of an integer are constant.
   * ``np.minimum/np.maximum`` propagate NaN, ``np.fmin/np.fmax`` ignore it (numpy);
     builtin ``min``/``max`` follow Python's comparisons instead.
-  * ``abs`` keeps the type (bool -> int64); ``min``/``max`` promote all
-    arguments (booleans compare as 0/1 and stay boolean), ``min(t)`` of a tuple
+  * ``abs`` keeps the type (bool -> int64); ``min``/``max`` arguments and the branches of
+    ``x if c else y`` unify as numba's do (``join_type``: numpy's promotion, an int literal
+    among integers int64, so ``max(int8, 1)`` is int64; booleans compare as 0/1 and stay
+    boolean), ``min(t)`` of a tuple
     reduces its elements; ``round(x)`` gives int64 for floats (round half to even), the
     same integer for ints; ``round(x, n)`` (constant n) keeps the float type.
   * ``int(x)`` -> int64, ``float(x)`` -> float64, ``bool(x)`` -> boolean,
@@ -139,6 +141,35 @@ def common_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
     elif rweak is not None and lweak is None:
         rt = weak_adopt(rweak, lt)
     return T.promote(lt, rt)
+
+
+def join_type(vals) -> T.Type:
+    """The type of values that meet: the arguments of ``min``/``max``, the branches of ``x if c
+    else y`` (``(type, weak value)`` pairs, scalars). numba unifies them (``unify_types``): numpy's
+    promotion, pairwise in order of bit width (stable; its boolean has none, so comes first --
+    numpy's promotion is not associative: int8, uint8, float16 gives float32). An int literal
+    among integers and booleans only is numba's int64 literal (uint64 above int64's range), so
+    ``max(int8, 1)`` and ``x if c else 1`` are int64, ``max(uint64, 1)`` float64; next to a float
+    or complex it stays weak, as float literals do (``max(float32, 1)`` stays float32, where numba
+    gives float64 -- the float-literal difference of the operators)."""
+    floaty = any(w is None and isinstance(t, (T.Float, T.Complex)) for t, w in vals)
+    vals = [(literal_type(w), None) if isinstance(w, int) and not isinstance(w, bool) and not floaty else (t, w)
+            for t, w in vals]
+    vals = sorted(vals, key=lambda v: (v[1] is not None, 0 if isinstance(v[0], T.Boolean) else v[0].bits))
+    t, w = vals[0]
+    for vt, vw in vals[1:]:
+        t, w = common_type(t, w, vt, vw), None
+    return t
+
+
+def ufunc_scalar_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
+    """The loop type of a two-input numpy ufunc of scalars (``np.maximum(x, 1)``) as numba picks
+    it: between integers and booleans an int literal is numba's int64 (``np.maximum(int8, 1)`` is
+    int64), otherwise NEP 50's weak literal (``np.maximum(float32, 1)`` stays float32, as numba's)."""
+    if nbep1_result("+", lt, rt) is not None:
+        lt, lweak, rt, rweak = (literal_type(lweak) if lweak is not None else lt, None,
+                                literal_type(rweak) if rweak is not None else rt, None)
+    return common_type(lt, lweak, rt, rweak)
 
 
 #: operators whose integer x integer result follows numba's integer rule (NBEP 1)

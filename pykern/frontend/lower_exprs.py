@@ -583,7 +583,7 @@ class ExpressionLowering:
             t = None
         (a, pa), (b, pb) = sides
         if t is None and a.type.is_scalar and b.type.is_scalar:
-            t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
+            t = infer.join_type([(a.type, weakval(a)), (b.type, weakval(b))])
         elif t is None:
             t = infer.unify(a.type, b.type)
             if t is None:
@@ -610,7 +610,7 @@ class ExpressionLowering:
         if None in inner:
             return inner[1 - inner.index(None)]
         weak = [None if isinstance(v.type, T.Optional) else weakval(v) for v in sides]
-        return infer.common_type(inner[0], weak[0], inner[1], weak[1])
+        return infer.join_type([(inner[0], weak[0]), (inner[1], weak[1])])
 
     def as_optional(self, v, opt: T.Optional, node) -> ir.Expr:
         """``v`` (None, an optional or a number) as a value of the optional type ``opt``."""
