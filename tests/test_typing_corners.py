@@ -108,3 +108,82 @@ def test_negating_a_joined_uint8_is_signed():
         _negated_meets[1, 4](x, c, out)
         w = np.maximum(x.astype(np.int64), 1)
         np.testing.assert_array_equal(out, [-w, -(x.astype(np.int64) if c else np.ones(4)), -w])
+
+
+# ---------------------------------------------------------------- 2. numpy's loops, booleans
+
+#: numba 0.68's result types of ufuncs of scalars (njit, nopython_signatures): numba picks
+#: the first of ``ufunc.types`` the inputs cast to safely, skipping float16 loops
+NUMBA_UFUNC = {
+    ("add", "b", "b"): T.boolean, ("multiply", "b", "b"): T.boolean, ("subtract", "b", "b"): T.int8,
+    ("true_divide", "b", "b"): T.float32, ("floor_divide", "b", "b"): T.int8, ("remainder", "b", "b"): T.int8,
+    ("power", "b", "b"): T.int8, ("left_shift", "b", "b"): T.int8, ("right_shift", "b", "b"): T.int8,
+    ("bitwise_xor", "b", "b"): T.boolean, ("maximum", "b", "b"): T.boolean, ("fmin", "b", "b"): T.boolean,
+    ("add", "b", "i8"): T.int8, ("true_divide", "b", "i8"): T.float32, ("maximum", "b", "i8"): T.int8,
+    ("true_divide", "i8", "i8"): T.float32, ("true_divide", "i32", "i32"): T.float64,
+    ("add", "i64", "f32"): T.float32, ("multiply", "i64", "f32"): T.float32, ("maximum", "i64", "f32"): T.float32,
+    ("add", "u64", "i64"): T.float64, ("add", "i8", "u8"): T.int16,
+    ("negative", "b"): T.int8, ("positive", "b"): T.int8, ("invert", "b"): T.boolean,
+    ("absolute", "b"): T.boolean, ("square", "b"): T.int8, ("sign", "b"): T.int8, ("reciprocal", "b"): T.int8,
+}  # fmt: skip
+_SHORT = {"b": T.boolean, "i8": T.int8, "u8": T.uint8, "i32": T.int32, "i64": T.int64, "u64": T.uint64,
+          "f32": T.float32}
+
+
+@pytest.mark.parametrize("key", list(NUMBA_UFUNC), ids=lambda k: "-".join(k))
+def test_ufunc_of_scalars_takes_numbas_loop(key):
+    name, *ts = key
+    args = [T.Array(_SHORT[t], 1) for t in ts]
+    params = ", ".join(f"x{k}" for k in range(len(ts)))
+    call = ", ".join(f"x{k}[0]" for k in range(len(ts)))
+    assert local_type(f"def k({params}):\n    v = np.{name}({call})\n", args) == NUMBA_UFUNC[key]
+
+
+@cuda.jit
+def _bool_ufuncs(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[0, i] = np.add(a[i], b[i])
+        out[1, i] = np.multiply(a[i], b[i])
+        out[2, i] = np.subtract(a[i], b[i])
+        out[3, i] = np.power(a[i], b[i])
+        out[4, i] = np.negative(a[i])
+        out[5, i] = np.absolute(a[i])
+        out[6, i] = np.square(a[i])
+        out[7, i] = np.sign(b[i])
+
+
+@pytest.mark.usefixtures("cpu_target")
+def test_boolean_ufunc_values_are_numbas():
+    """numba's values (numpy's where it has the loop): add is or, multiply and."""
+    a = np.array([False, False, True, True])
+    b = np.array([False, True, False, True])
+    out = np.zeros((8, 4))
+    _bool_ufuncs[1, 4](a, b, out)
+    i8a, i8b = a.astype(np.int8), b.astype(np.int8)
+    np.testing.assert_array_equal(out, [a | b, a & b, i8a - i8b, i8a ** i8b, -i8a, a, i8a, np.sign(i8b)])
+
+
+@cuda.jit
+def _ufunc_arrays(a, b, x, out, wide):
+    np.add(a, b, out)
+    np.add(x, 1, wide)  # numba's int64 loop: 127 + 1 is 128, not int8's -128
+
+
+@pytest.mark.usefixtures("cpu_target")
+def test_array_ufuncs_take_numbas_loops():
+    a = np.array([False, False, True, True])
+    b = np.array([False, True, False, True])
+    out = np.zeros(4, np.int64)
+    x = np.array([-128, 0, 126, 127], np.int8)
+    wide = np.zeros(4)
+    _ufunc_arrays[1, 1](a, b, x, out, wide)
+    assert out.tolist() == [0, 1, 1, 1]
+    assert wide.tolist() == [-127, 1, 127, 128]
+
+
+def test_ufunc_without_a_loop_is_a_compile_error():
+    from frontend_helpers import compile_error
+
+    e = compile_error("def k(x):\n    v = np.floor_divide(x[0], x[1])\n", [T.Array(T.complex128, 1)])
+    assert "np.floor_divide has no loop for complex128" in str(e)

@@ -132,7 +132,7 @@ def lower_call(lw, fobj, node):
         if f in preds or f in np_preds:
             return _predicate(lw, node, name, preds.get(f) or np_preds[f])
         if f in (np.abs, np.absolute):
-            return _abs(lw, node, name)
+            return _abs(lw, node, name, ufunc=True)
         if f in _NP_MINMAX:
             return _np_minmax(lw, node, name, _NP_MINMAX[f])
         if f in np_scalar.HANDLERS:
@@ -780,13 +780,13 @@ def _ord(lw, node, name):
     return lw.const(ord(s), T.int64, node)
 
 
-def _abs(lw, node, name):
+def _abs(lw, node, name, ufunc=False):
     _nargs(lw, node, name, 1)
     v = _scalar(lw, node.args[0], name)
     if is_weak(v):
         return lw.pyconst(abs(v.value), node)
-    if isinstance(v.type, T.Boolean):
-        return lw.cast(v, T.int64, node)
+    if isinstance(v.type, T.Boolean):  # abs(True) is numba's int64 1; np.abs takes numpy's boolean loop
+        return v if ufunc else lw.cast(v, T.int64, node)
     if isinstance(v.type, T.Integer) and not v.type.signed:
         return v
     if v.type == T.float16:
@@ -829,7 +829,14 @@ def _np_minmax(lw, node, name, which):
     vals = [_scalar(lw, a, name) for a in node.args]
     if all(is_weak(v) and not isinstance(v.type, T.Complex) for v in vals):
         return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
-    t = infer.ufunc_scalar_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
+    args = [(v.type, infer_weak(v)) for v in vals]
+    if T.float16 in (vals[0].type, vals[1].type):
+        t = infer.common_type(*args[0], *args[1])
+    else:
+        try:
+            (t, _), _ = infer.ufunc_types(getattr(np, which), args, f"np.{which}")
+        except infer.InferError as e:
+            raise lw.error(e.msg, node, e.hint) from None
     if isinstance(t, T.Complex):
         parts = [p for v in vals for p in _parts(lw, lw.cast(v, t, node), node)]
         return _cm_complex(lw, "c" + which, parts, t, node)

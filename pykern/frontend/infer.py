@@ -11,8 +11,10 @@ Numbers
     An int literal (or frozen Python int) next to an integer is int64 (uint64 above int64's
     range), as numba types it: ``uint64 + 1`` is int64. Two booleans: arithmetic gives
     int64 (True + True == 2), ``& | ^`` stay boolean, ``~`` is ``not`` (numpy).
-    numpy's operator ufuncs (``np.add(x, y)``, ``np.negative(x)``) are typed by numpy's loops
-    instead, as numba types them (``np.add(int8, int8)`` is int8; ``binop_types(ufunc=)``).
+    numpy's operator ufuncs (``np.add(x, y)``, ``np.negative(x)``, ``np.maximum``) take numpy's
+    loops instead, as numba picks them (``ufunc_loop``): ``np.add(int8, int8)`` is int8,
+    ``np.add(True, True)`` True (a logical or), ``np.negative(True)`` int8 -1,
+    ``np.true_divide(int8, int8)`` float32, ``np.add(int64, float32)`` float32.
   * Everything else promotes with numpy's ``promote_types`` (NEP 50, numpy 2):
     int64+float32 -> float64, int16+float32 -> float32, int64 with uint64 compared -> float64
     (numba resolves these the same way).
@@ -80,6 +82,8 @@ Math
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from . import ir
 from . import types as T
@@ -162,16 +166,6 @@ def join_type(vals) -> T.Type:
     return t
 
 
-def ufunc_scalar_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
-    """The loop type of a two-input numpy ufunc of scalars (``np.maximum(x, 1)``) as numba picks
-    it: between integers and booleans an int literal is numba's int64 (``np.maximum(int8, 1)`` is
-    int64), otherwise NEP 50's weak literal (``np.maximum(float32, 1)`` stays float32, as numba's)."""
-    if nbep1_result("+", lt, rt) is not None:
-        lt, lweak, rt, rweak = (literal_type(lweak) if lweak is not None else lt, None,
-                                literal_type(rweak) if rweak is not None else rt, None)
-    return common_type(lt, lweak, rt, rweak)
-
-
 #: operators whose integer x integer result follows numba's integer rule (NBEP 1)
 NBEP1_OPS = ("+", "-", "*", "//", "%", "**") + BITWISE_OPS + SHIFT_OPS
 
@@ -243,29 +237,84 @@ def nbep1_unary(t: T.Type) -> T.Type:
     return T.int64 if isinstance(t, T.Boolean) else t
 
 
+#: the numpy ufunc of each operator (``np.add(x, y)`` is ``x + y`` typed by numpy's loops)
+OP_UFUNCS = {
+    "+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "//": np.floor_divide,
+    "%": np.remainder, "**": np.power, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor,
+    "<<": np.left_shift, ">>": np.right_shift,
+}  # fmt: skip
+#: a boolean loop of these ufuncs is a logical operation (numpy: ``np.add(True, True)`` is True)
+BOOL_LOOP_OPS = {"+": "|", "*": "&"}
+
+
+def ufunc_loop(ufunc, argtypes):
+    """numba's loop for numpy ``ufunc`` of scalars of ``argtypes`` (``ufunc_find_matching_loop``
+    in numba/np/numpy_support.py): ``(input types, output types)`` of the first of
+    ``ufunc.types`` every input converts to safely (numpy's ``can_cast``; with integer and float
+    inputs together any integer converts to any float, so ``np.add(int64, float32)`` is float32),
+    or None. numba skips the float16 loops, so small integers and booleans take float32 ones
+    (``np.true_divide(int8, int8)`` is float32); pykern keeps them when an input is float16
+    (its own float16 rule). Object, long-double and datetime loops are never chosen."""
+    dts = [t.np_dtype if not isinstance(t, T.Boolean) else np.dtype(bool) for t in argtypes]
+    mixed = any(d.kind in "iu" for d in dts) and any(d.kind in "fc" for d in dts)
+    half = T.float16 in argtypes
+    for loop in ufunc.types:
+        ins, outs = loop.split("->")
+        if any(c in "OgGmM" for c in loop) or ("e" in ins and not half):
+            continue
+        if all((mixed and d.kind in "iu" and np.dtype(c).kind in "fc") or np.can_cast(d, c, "safe")
+               for d, c in zip(dts, ins)):
+            return [T.from_dtype(c) for c in ins], [T.from_dtype(c) for c in outs]
+    return None
+
+
+def ufunc_arg_type(t: T.Type, weak, others) -> T.Type:
+    """The type numba gives an argument of a ufunc of scalars: an int literal is int64 (uint64
+    above its range), a boolean one boolean; a float or complex literal stays weak (the
+    documented float-literal difference: ``np.add(float32, 2.5)`` is float32, numba's float64),
+    taking the type of a float or complex argument."""
+    if weak is None or isinstance(weak, (bool, int)):
+        return literal_type(weak) if weak is not None else t
+    strong = [o for o in others if isinstance(o, (T.Float, T.Complex))]
+    return weak_adopt(weak, strong[0] if strong else T.int64)
+
+
+def ufunc_types(ufunc, args, what: str):
+    """``(input types, output types)`` of numpy ``ufunc`` of scalar ``(type, weak value)``
+    ``args`` as numba types the call; an InferError where numba has no loop."""
+    ts = [ufunc_arg_type(t, w, [o for o, ow in args if ow is None]) for t, w in args]
+    loop = ufunc_loop(ufunc, ts)
+    if loop is None:
+        raise InferError(f"np.{ufunc.__name__} has no loop for {', '.join(map(str, ts))}",
+                         hint=f"numpy (and numba) refuse {what} of these types")
+    return loop
+
+
 def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak, ufunc: str | None = None):
     """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
-    ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here).
+    ``operand_type`` and the ``BinOp`` has ``result_type``.
 
-    ``ufunc`` marks the operator of a numpy ufunc (``np.add(x, y)``): numba types those by
-    numpy's loops, not by its integer rule, so ``np.add(int8, int8)`` is int8 (and wraps).
-    ``"scalar"``: every operand a scalar, where an int literal is numba's int64
-    (``np.add(int8, 1)`` is int64); ``"array"``: an element of ``np.add(a, 1, out)``, where
-    numba picks the loop from the array's dtype (the literal stays weak, NEP 50)."""
+    ``ufunc`` marks the operator of a numpy ufunc (``np.add(x, y)``, or an element of
+    ``np.add(a, 1, out)``): numba types those by numpy's loops (``ufunc_loop``), not by its
+    integer rule, so ``np.add(int8, int8)`` is int8 (and wraps), ``np.add(True, True)`` True
+    (the boolean loop is a logical or: ``BOOL_LOOP_OPS``), ``np.true_divide(int8, int8)``
+    float32, and an int literal is int64 (``np.add(int8, 1)`` is int64)."""
     for t in (lt, rt):
         if not t.is_scalar:
             raise InferError(
                 f"unsupported operand types for {op}: {lt} and {rt}",
                 hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
             )
+    if ufunc is not None and T.float16 not in (lt, rt):
+        (ct, _), (res,) = ufunc_types(OP_UFUNCS[op], [(lt, lweak), (rt, rweak)], f"'{op}'")
+        return ct, res
     # numba types an int literal as int64 (uint64 above int64's range) next to an integer
     strong_lt = literal_type(lweak) if lweak is not None else lt
     strong_rt = literal_type(rweak) if rweak is not None else rt
     ct = nbep1_result(op, strong_lt, strong_rt)
-    both_bool = isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean)
-    if ct is not None and (ufunc is None or both_bool):  # np.add(True, True): 2 (numpy: True)
+    if ct is not None and ufunc is None:
         return ct, ct
-    if ct is not None and ufunc == "scalar":
+    if ct is not None:
         lt, lweak, rt, rweak = strong_lt, None, strong_rt, None
     if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
         ct = common_type(lt, lweak, rt, rweak)

@@ -67,8 +67,8 @@ def _math(lw, name, args, t, node):
 def np_sign(lw, node, name):
     v = _arg(lw, node, name)
     t = v.type
-    if isinstance(t, T.Boolean):
-        raise lw.error("np.sign() of a boolean: numpy has no loop for it", node)
+    if isinstance(t, T.Boolean):  # numpy refuses; numba takes the int8 loop
+        v, t = lw.cast(v, T.int8, node), T.int8
     one = 1.0 if isinstance(t, T.Float) else 1
     zero = 0.0 if isinstance(t, T.Float) else 0
     if isinstance(t, T.Integer) and not t.signed:
@@ -83,7 +83,7 @@ def np_sign(lw, node, name):
 def np_square(lw, node, name):
     v = _arg(lw, node, name)
     if isinstance(v.type, T.Boolean):
-        return ir.BoolOp("and", [v, v], T.boolean, lw.loc(node))
+        v = lw.cast(v, T.int8, node)  # numba's loop for a boolean: int8 (numpy's too)
     return _bin(lw, "*", v, v, node)
 
 
@@ -94,8 +94,8 @@ def np_reciprocal(lw, node, name):
     t = v.type
     if isinstance(t, T.Float):
         return _bin(lw, "/", _c(lw, 1.0, t, node), v, node)
-    if isinstance(t, T.Boolean):
-        raise lw.error("np.reciprocal() of a boolean: numpy has no loop for it", node)
+    if isinstance(t, T.Boolean):  # numba's loop for a boolean: int8 (numpy's too)
+        v, t = lw.cast(v, T.int8, node), T.int8
     result = _c(lw, 0, t, node)
     if t.signed:
         result = _if(lw, _cmp(lw, "==", v, _c(lw, -1, t, node), node), _c(lw, -1, t, node), result, node)
