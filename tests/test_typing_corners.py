@@ -187,3 +187,76 @@ def test_ufunc_without_a_loop_is_a_compile_error():
 
     e = compile_error("def k(x):\n    v = np.floor_divide(x[0], x[1])\n", [T.Array(T.complex128, 1)])
     assert "np.floor_divide has no loop for complex128" in str(e)
+
+
+# ---------------------------------------------------------------- 3. divmod
+
+@pytest.mark.parametrize("a, b, want", [
+    (T.uint64, T.int64, T.float64), (T.int64, T.uint64, T.float64), (T.uint64, T.int32, T.float64),
+    (T.uint32, T.int64, T.int64), (T.uint8, T.int8, T.int64), (T.boolean, T.uint64, T.uint64),
+    (T.uint64, T.uint64, T.uint64), (T.int8, T.int8, T.int64), (T.boolean, T.boolean, T.int64),
+], ids=str)
+def test_divmod_takes_numbas_signature(a, b, want):
+    """numba's DivMod has only (t, t) signatures, so mixed-sign 64-bit integers meet in
+    float64 -- where ``//`` and ``%`` have numba's mixed (uint64, int64) -> int64."""
+    args = [T.Array(a, 1), T.Array(b, 1)]
+    assert local_type("def k(x, y):\n    v = divmod(x[0], y[0])\n", args) == T.Tuple((want, want))
+    ints = [t for t in (a, b) if t != T.boolean]
+    assert local_type("def k(x, y):\n    v = x[0] // y[0]\n", args) == (
+        T.int64 if any(t.signed for t in ints) or len(ints) < 2 and T.boolean in (a, b) else T.uint64)
+
+
+def test_divmod_with_an_int_literal():
+    assert local_type("def k(x):\n    v = divmod(x[0], 7)\n", [T.Array(T.uint64, 1)]) == T.Tuple((T.float64,) * 2)
+    assert local_type("def k(x):\n    v = divmod(7, x[0])\n", [T.Array(T.uint8, 1)]) == T.Tuple((T.int64,) * 2)
+
+
+@cuda.jit
+def _divmods(u, s, q, r):
+    i = cuda.grid(1)
+    if i < u.size:
+        q[i], r[i] = divmod(u[i], s[i])
+
+
+@pytest.mark.usefixtures("cpu_target")
+def test_divmod_of_uint64_and_int64_is_float_division():
+    u = np.array([7, 2**63 + 5, 10, 0], np.uint64)
+    s = np.array([-2, 3, 3, -5], np.int64)
+    q, r = np.zeros(4), np.zeros(4)
+    _divmods[1, 4](u, s, q, r)
+    ref = [divmod(float(x), float(y)) for x, y in zip(u, s)]
+    assert q.tolist() == [a for a, _ in ref] and r.tolist() == [b for _, b in ref]
+
+
+# ---------------------------------------------------------------- numba itself, where installed
+
+def test_against_numba():
+    """The same cases typed by numba (skipped where numba is not installed)."""
+    numba = pytest.importorskip("numba")
+    nbt = numba.types
+
+    def nb_type(expr, ts):
+        ns = {"np": np}
+        exec(f"def f({', '.join('ab'[:len(ts)])}):\n    return {expr}\n", ns)
+        j = numba.njit(ns["f"])
+        j.compile(tuple(getattr(nbt, "boolean" if t == T.boolean else str(t)) for t in ts))
+        return str(j.nopython_signatures[-1].return_type).replace("bool", "boolean")
+
+    def pk_type(expr, ts):
+        t = local_type(f"def k(x, y):\n    a = x[0]\n    b = y[0]\n    v = {expr}\n",
+                       [T.Array(t, 1) for t in (ts * 2)[:2]])
+        return f"UniTuple({t.elems[0]} x {len(t.elems)})" if isinstance(t, T.Tuple) else str(t)
+
+    srcs2 = ["divmod(a, b)", "max(a, b)", "np.add(a, b)", "np.multiply(a, b)", "np.true_divide(a, b)",
+             "np.maximum(a, b)", "a if a else b"]
+    srcs1 = ["max(a, 1)", "np.negative(a)", "np.add(a, 1)", "divmod(a, 7)", "a if a else 1"]
+    bad = []
+    for a, b in itertools.product(INTS_BOOL, INTS_BOOL):
+        for src in srcs2:
+            if nb_type(src, (a, b)) != pk_type(src, (a, b)):
+                bad.append((src, a, b, nb_type(src, (a, b)), pk_type(src, (a, b))))
+    for a in INTS_BOOL:
+        for src in srcs1:
+            if nb_type(src, (a,)) != pk_type(src, (a,)):
+                bad.append((src, a, nb_type(src, (a,)), pk_type(src, (a,))))
+    assert not bad

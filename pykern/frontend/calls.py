@@ -949,6 +949,9 @@ def _divmod(lw, node, name):
         if not v.type.is_scalar or isinstance(v.type, T.Complex):
             raise lw.error(f"divmod() takes real numbers, not {v.type}", n)
     a, b = lw.once(a, node), lw.once(b, node)
+    t = None if is_weak(a) and is_weak(b) else infer.divmod_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    if t is not None:  # numba's DivMod signature: both operands converted first
+        a, b = lw.cast(a, t, node), lw.cast(b, t, node)
     q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
     # folded constants leave their weakness behind: a tuple element has its own type
     q, r = (ir.Const(x.value, x.type, x.loc) if is_weak(x) else x for x in (q, r))

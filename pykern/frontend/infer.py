@@ -23,7 +23,8 @@ Numbers
     literal next to a float takes the float's type (float32 * 2 stays float32 -- numba gives
     float64 there, a documented difference). Two weak constants are folded at compile time
     with Python semantics.
-  * ``/`` on two integers/booleans gives float64 (both cast first).
+  * ``/`` on two integers/booleans gives float64 (both cast first). ``divmod`` of integers has
+    numba's own signatures (``divmod_type``): ``divmod(uint64, int64)`` is float64.
   * Shifts and bitwise ops need integers (or booleans for & | ^); floats are a type error.
   * ``int ** int`` stays an integer (IR semantics: negative exponent -> 0 except
     base +-1); a *constant* negative exponent with an integer base is a
@@ -209,6 +210,34 @@ def _int_conversion(src: T.Type, dst: T.Integer) -> int:
     if src.bits < dst.bits and dst.signed:
         return 2
     return 3
+
+
+def _conversion(src: T.Type, dst: T.Type) -> int:
+    """numba's conversion kind from integer/boolean ``src`` to integer or float ``dst``
+    (``_int_conversion``'s scale): integers of 16 bits or less (uint8 and booleans too)
+    convert to float32 safely, wider ones unsafely; any converts to float64 safely."""
+    if isinstance(dst, T.Integer):
+        return _int_conversion(src, dst)
+    if dst == T.float64 or isinstance(src, T.Boolean) or src.bits < 16 or (src.bits == 16 and src.signed):
+        return 2
+    return 3
+
+
+def divmod_type(lt: T.Type, lweak, rt: T.Type, rweak):
+    """numba's type of ``divmod(a, b)`` of two integers/booleans (its DivMod template: one
+    signature per (t, t) for t in int64, uint64, float32, float64, chosen like ``range``'s,
+    an int literal int64), or None for other operands. Unlike ``//`` and ``%`` (numba has a
+    mixed ``(uint64, int64) -> int64`` signature for those), ``divmod(uint64, int64)`` and
+    ``divmod(uint64, 7)`` are float64: both integer signatures need an unsafe conversion,
+    float64 only safe ones."""
+    args = [(literal_type(w) if w is not None else t, w) for t, w in ((lt, lweak), (rt, rweak))]
+    if not all(isinstance(t, (T.Integer, T.Boolean)) for t, _ in args):
+        return None
+
+    def cost(c):
+        kinds = [max(_conversion(t, c), 1) if w is not None else _conversion(t, c) for t, w in args]
+        return (kinds.count(3), kinds.count(2), kinds.count(1))
+    return min((T.int64, T.uint64, T.float32, T.float64), key=cost)
 
 
 def range_loop_type(args) -> T.Integer:
