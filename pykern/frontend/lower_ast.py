@@ -35,7 +35,7 @@ import ast
 import re
 
 from ..errors import CompileError, SourceLoc
-from . import ir, versions
+from . import ir, prune, versions
 from . import types as T
 from .lower_exprs import ExpressionLowering
 from .lower_index import IndexLowering
@@ -199,10 +199,13 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         # of a device function; the parameter stays in the ABI, where it takes no space
         self.none_params = {n for n, t in zip(self.params, self.argtypes) if isinstance(t, T.NoneType)}
         self.static.update(dict.fromkeys(self.none_params))
+        written = self._assigned_names()  # a name assigned only in a dead branch is still local
+        # dead branches on compile-time constants go first, as numba prunes them before its SSA
+        self.node = prune.prune(self.node, self.env, self.static, dict(zip(self.params, self.argtypes)))
         # versions of a variable that never meet are variables of their own (``versions``)
         self.node, _ = versions.split(self.node, self.params, set(self.static))
         self.assigned_params_here = set(self.params) & self._assigned_names()
-        self.local_names = set(self.params) | self._assigned_names()
+        self.local_names = set(self.params) | self._assigned_names() | written
 
     def loc(self, node) -> SourceLoc:
         return self.pf.loc(node)
