@@ -189,6 +189,37 @@ def test_ufunc_without_a_loop_is_a_compile_error():
     assert "np.floor_divide has no loop for complex128" in str(e)
 
 
+@pytest.mark.parametrize("t", [T.boolean, T.int8, T.uint8, T.int16, T.uint16, T.int32, T.uint64], ids=str)
+def test_float_ufuncs_of_small_integers_are_float32(t):
+    """numba skips numpy's float16 loops: the next, float32, takes booleans and integers of 16
+    bits or less (numpy's own answer is float16); wider integers take float64."""
+    want = T.float32 if t == T.boolean or t.bits <= 16 else T.float64
+    a = [T.Array(t, 1), T.Array(T.float32, 1), T.Array(T.int64, 1)]
+    for f in ("sqrt", "sin", "exp", "rint", "fabs", "deg2rad", "spacing"):
+        assert local_type(f"def k(x, y, z):\n    v = np.{f}(x[0])\n", a) == want, f
+    for f in ("arctan2", "hypot", "logaddexp", "true_divide"):
+        assert local_type(f"def k(x, y, z):\n    v = np.{f}(x[0], x[0])\n", a) == want, f
+        # an integer next to a float32 converts to it (numba's mixed-kind rule)
+        assert local_type(f"def k(x, y, z):\n    v = np.{f}(z[0], y[0])\n", a) == T.float32, f
+
+
+@cuda.jit
+def _small_int_floats(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[0, i] = np.sqrt(x[i])
+        out[1, i] = np.spacing(x[i])
+
+
+@pytest.mark.usefixtures("cpu_target")
+def test_float_ufunc_values_of_int8_are_float32s():
+    x = np.array([0, 2, 3, 100], np.int8)
+    out = np.zeros((2, 4))
+    _small_int_floats[1, 4](x, out)
+    f = x.astype(np.float32)
+    np.testing.assert_array_equal(out, [np.sqrt(f), np.spacing(f)])
+
+
 # ---------------------------------------------------------------- 3. divmod
 
 @pytest.mark.parametrize("a, b, want", [
@@ -248,8 +279,9 @@ def test_against_numba():
         return f"UniTuple({t.elems[0]} x {len(t.elems)})" if isinstance(t, T.Tuple) else str(t)
 
     srcs2 = ["divmod(a, b)", "max(a, b)", "np.add(a, b)", "np.multiply(a, b)", "np.true_divide(a, b)",
-             "np.maximum(a, b)", "a if a else b"]
-    srcs1 = ["max(a, 1)", "np.negative(a)", "np.add(a, 1)", "divmod(a, 7)", "a if a else 1"]
+             "np.maximum(a, b)", "a if a else b", "np.arctan2(a, b)", "np.subtract(a, b)"]
+    srcs1 = ["max(a, 1)", "np.negative(a)", "np.add(a, 1)", "divmod(a, 7)", "a if a else 1", "np.sqrt(a)",
+             "np.sin(a)", "np.absolute(a)", "np.square(a)"]
     bad = []
     for a, b in itertools.product(INTS_BOOL, INTS_BOOL):
         for src in srcs2:

@@ -121,14 +121,14 @@ def lower_call(lw, fobj, node):
                 v = _scalar(lw, node.args[0], name)
                 if isinstance(v.type, T.Complex):
                     return _cmath_value(lw, np_unary[f], v, node)
-                return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v)
-            return _unary_math(lw, node, name, np_unary[f], to_int=False)
+                return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v, ufunc=True)
+            return _unary_math(lw, node, name, np_unary[f], to_int=False, ufunc=True)
         if f is np.fmod:
             return _np_fmod(lw, node, name)
         if f in _NP_ANGLE:
             return _np_angle(lw, node, name, _NP_ANGLE[f])
         if f in binary or f in np_binary:
-            return _binary_math(lw, node, name, binary.get(f) or np_binary[f])
+            return _binary_math(lw, node, name, binary.get(f) or np_binary[f], ufunc=f in np_binary)
         if f in preds or f in np_preds:
             return _predicate(lw, node, name, preds.get(f) or np_preds[f])
         if f in (np.abs, np.absolute):
@@ -635,7 +635,7 @@ _NUMPY_NAMES = {"acos": "arccos", "asin": "arcsin", "atan": "arctan", "acosh": "
                 "atanh": "arctanh"}
 
 
-def _unary_math(lw, node, fname, name, to_int, v=None):
+def _unary_math(lw, node, fname, name, to_int, v=None, ufunc=False):
     _nargs(lw, node, fname, 1)
     v = _math_arg(lw, node.args[0]) if v is None else v
     if name in infer.TO_INT and not isinstance(v.type, T.Float):
@@ -667,7 +667,7 @@ def _unary_math(lw, node, fname, name, to_int, v=None):
                 with np.errstate(all="ignore"):
                     r = float(npf(np.float64(v.value)))
             return lw.pyconst(r, node)
-    ft = infer.math_arg_type(v.type)
+    ft = infer.float_ufunc_type([(v.type, None)]) if ufunc else infer.math_arg_type(v.type)
     r = _in_float(lw, node, name, [v], ft)
     if to_int:
         return lw.cast(r, T.int64, node)
@@ -687,17 +687,20 @@ def _np_angle(lw, node, fname, ratio):
     num, den = (math.pi if r == "pi" else r for r in ratio)
     if is_weak(v):
         return lw.pyconst(v.value * (num / den), node)
-    ft = infer.math_arg_type(v.type)
+    ft = infer.float_ufunc_type([(v.type, None)])
     ct = T.float32 if ft == T.float16 else ft
     factor = float(np.float32(num) / np.float32(den)) if ct == T.float32 else num / den
     r = ir.BinOp("*", lw.cast(v, ct, node), ir.Const(factor, ct, lw.loc(node)), ct, lw.loc(node))
     return lw.cast(r, ft, node)
 
 
-def _binary_math(lw, node, fname, name):
+def _binary_math(lw, node, fname, name, ufunc=False):
     _nargs(lw, node, fname, 2)
     a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
-    ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    if ufunc:  # numba's loop of the numpy function (np.arctan2(int8, int8) is float32)
+        ft = infer.float_ufunc_type([(a.type, infer_weak(a)), (b.type, infer_weak(b))])
+    else:
+        ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
     return _in_float(lw, node, name, [a, b], ft)
 
 

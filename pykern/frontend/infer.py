@@ -61,7 +61,8 @@ Tuples and loops
 Math
   * ``math.f(float32) -> float32``, ``math.f(float64) -> float64``,
     ``math.f(int or bool) -> float64``; float16 arguments are computed in float32
-    and cast back. Two-argument functions promote their arguments first.
+    and cast back. numpy's ``np.f`` take numba's loop (``float_ufunc_type``): booleans
+    and integers of 16 bits or less in float32. Two-argument functions promote their arguments first.
   * ``math.floor/ceil/trunc`` return int64 (Python and numba.cuda); the numpy
     versions ``np.floor`` etc. return the float type. Of an integer they are that
     integer, exactly: ``math.*`` gives int64 (uint64 stays uint64), ``np.*`` keeps the
@@ -306,6 +307,19 @@ def ufunc_arg_type(t: T.Type, weak, others) -> T.Type:
         return literal_type(weak) if weak is not None else t
     strong = [o for o in others if isinstance(o, (T.Float, T.Complex))]
     return weak_adopt(weak, strong[0] if strong else T.int64)
+
+
+def float_ufunc_type(args) -> T.Type:
+    """The float type numba computes a float-only numpy ufunc in (``np.sin``, ``np.arctan2``,
+    ``np.logaddexp``...: loops float16, float32, float64) for ``(type, weak value)`` ``args``:
+    its loop choice skips float16, so booleans and integers of 16 bits or less are float32
+    (``np.sqrt(int8)``: numpy float16, numba float32), wider integers float64, and integers next
+    to a float32 float32 (``np.arctan2(int64, float32)``). A float16 argument keeps pykern's
+    float16 rule (computed in float32, rounded to float16)."""
+    if any(t == T.float16 for t, w in args if w is None):
+        return math_arg_type(args[0][0]) if len(args) == 1 else math2_arg_type(*args[0], *args[1])
+    (ins, _) = ufunc_types(np.arctan2 if len(args) == 2 else np.sqrt, args, "this function")
+    return ins[0]
 
 
 def ufunc_types(ufunc, args, what: str):

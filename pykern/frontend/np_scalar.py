@@ -117,7 +117,10 @@ def np_signbit(lw, node, name):
 
 def _two_floats(lw, node, name):
     a, b = _arg(lw, node, name, 0, 2), _arg(lw, node, name, 1, 2)
-    rt = infer.math2_arg_type(a.type, False, b.type, False)
+    try:
+        rt = infer.float_ufunc_type([(a.type, None), (b.type, None)])
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
     ct = _compute_type(rt)
     return lw.once(lw.cast(a, ct, node), node), lw.once(lw.cast(b, ct, node), node), ct, rt
 
@@ -219,10 +222,9 @@ def np_spacing(lw, node, name):
 
 
 def _int_float(t):
-    """numpy's float result type of a one-argument float ufunc of an integer or boolean type."""
-    if isinstance(t, T.Boolean) or t.bits == 8:
-        return T.float16
-    return T.float32 if t.bits == 16 else T.float64
+    """numba's float type of a one-argument float ufunc of an integer or boolean type (numpy's,
+    float16 loops skipped: booleans and integers of 16 bits or less are float32)."""
+    return infer.float_ufunc_type([(t, None)])
 
 
 def _gcd_lcm(lw, node, name, which):
