@@ -125,6 +125,8 @@ NUMBA_UFUNC = {
     ("add", "u64", "i64"): T.float64, ("add", "i8", "u8"): T.int16,
     ("negative", "b"): T.int8, ("positive", "b"): T.int8, ("invert", "b"): T.boolean,
     ("absolute", "b"): T.boolean, ("square", "b"): T.int8, ("sign", "b"): T.int8, ("reciprocal", "b"): T.int8,
+    ("conjugate", "b"): T.int8, ("gcd", "b", "b"): T.int8, ("lcm", "b", "i8"): T.int8,
+    ("nextafter", "b", "b"): T.float32, ("nextafter", "i8", "i8"): T.float32, ("nextafter", "i32", "i32"): T.float64,
 }  # fmt: skip
 _SHORT = {"b": T.boolean, "i8": T.int8, "u8": T.uint8, "i32": T.int32, "i64": T.int64, "u64": T.uint64,
           "f32": T.float32}

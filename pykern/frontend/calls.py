@@ -1572,7 +1572,10 @@ def _conjugate_value(lw, z, node):
 
 def _np_conj(lw, node, name):
     _nargs(lw, node, name, 1)
-    return _conjugate_value(lw, _scalar(lw, node.args[0], name), node)
+    z = _scalar(lw, node.args[0], name)
+    if isinstance(z.type, T.Boolean) and not is_weak(z):
+        return lw.cast(z, T.int8, node)  # numba's loop for a boolean (numpy's too): int8
+    return _conjugate_value(lw, z, node)
 
 
 def _np_real_imag(attr):
@@ -1937,9 +1940,11 @@ def _math_modf(lw, node, name):
     return ir.TupleExpr([frac, whole], T.Tuple((ft, ft)), loc)
 
 
-def _math_nextafter(lw, node, name):
+def _math_nextafter(lw, node, name, ufunc=False):
     _nargs(lw, node, name, 2)
     a, b, ft = _float_args2(lw, node)
+    if ufunc and ft != T.float16:  # numba's loop (np.nextafter(int8, int8) is float32)
+        ft = infer.float_ufunc_type([(a.type, infer_weak(a)), (b.type, infer_weak(b))])
     if ft == T.float16:
         raise lw.error(f"{name}() of float16 is not supported in kernels", node,
                        "convert to float32 first (the next float32 is not the next float16)")
@@ -1996,7 +2001,7 @@ def _lang2_more_calls():
         math.ldexp: _math_ldexp,
         math.modf: _math_modf,
         math.nextafter: _math_nextafter,
-        np.nextafter: _math_nextafter,
+        np.nextafter: lambda lw, node, name: _math_nextafter(lw, node, name, ufunc=True),
         np.ldexp: _math_ldexp,
     }
     return table

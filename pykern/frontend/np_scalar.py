@@ -233,7 +233,8 @@ def _gcd_lcm(lw, node, name, which):
     ``pykern/_integers.py``, the result converted back (wrapping as numpy's does)."""
     if len(node.args) != 2 or node.keywords:
         raise lw.error(f"{name}() takes 2 arguments in kernels", node)
-    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    a, b = (lw.cast(v, T.int8, node) if isinstance(v.type, T.Boolean) and not is_weak(v) else v
+            for v in (lw.value(node.args[0]), lw.value(node.args[1])))  # numba's loop for a boolean: int8
     if not (isinstance(a.type, T.Integer) and isinstance(b.type, T.Integer)):
         what = next(v.type for v in (a, b) if not isinstance(v.type, T.Integer))
         raise lw.error(f"{name}() of a {what}: numpy has no loop for it (integers only)", node)
