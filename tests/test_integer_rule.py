@@ -334,11 +334,12 @@ def bool_ufuncs(a, b, out):
 
 
 def test_numpy_ufuncs_of_two_booleans_compile():
-    """Two booleans keep numba's integer values (True + True is 2; numpy's bool loop would
-    give True) -- they compiled to invalid IR once the ufunc operators stopped using the rule."""
+    """Two booleans take numpy's boolean loops, as numba picks them: ``np.add`` is a logical
+    or (True, not 2), ``np.multiply`` a logical and -- they compiled to invalid IR once the
+    ufunc operators stopped using the integer rule."""
     out = np.zeros(2)
     bool_ufuncs[1, 1](np.array([True]), np.array([True]), out)
-    assert out.tolist() == [2.0, 1.0]
+    assert out.tolist() == [1.0, 1.0]
 
 
 @cuda.jit

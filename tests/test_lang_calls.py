@@ -228,22 +228,87 @@ def test_self_recursion_with_a_signature():
     assert out.tolist() == f
 
 
-def test_recursion_without_a_signature_is_a_located_compile_error():
-    # numba infers it from the base case; pykern asks for a signature (a run-time recursion
-    # without a bound would overflow a cpu-target thread's stack and kill the process)
+def test_self_recursion_without_a_signature_is_inferred_from_the_base_case():
+    # numba types the recursive call by the returns typed so far (numba-cuda test_recursion's fib3)
     @cuda.jit(device=True)
     def fact(n):
         if n <= 1:
             return 1
         return n * fact(n - 1)
 
+    @cuda.jit(device=True)
+    def fib(n):  # the recursive return first: typed on the pass after the base case's
+        if n >= 2:
+            return fib(n - 1) + fib(n - 2)
+        return n
+
+    @cuda.jit(device=True)
+    def halves(x):  # int64 base case, float64 recursive result: the return type widens
+        if x < 1:
+            return x
+        return halves(x // 2) + 0.5
+
+    @cuda.jit
+    def k(out, n):
+        out[0] = fact(5)
+        out[1] = fib(n)
+        out[2] = halves(n)
+
+    out = np.zeros(3)
+    k[1, 1](out, 10)
+    assert out.tolist() == [120.0, 55.0, 2.0]
+
+
+def test_runaway_recursion_is_a_located_compile_error():
+    @cuda.jit(device=True)
+    def runaway(x):
+        return runaway(x)
+
     @cuda.jit
     def k(out):
-        out[0] = fact(5)
+        out[0] = runaway(1)
+
+    with pytest.raises(cuda.CompileError, match="cannot type infer runaway recursion") as e:
+        k[1, 1](np.zeros(1, np.int64))
+    assert e.value.line is not None and "return runaway(x)" in str(e.value)
+
+
+def test_growing_recursive_return_is_a_compile_error():
+    # numba-cuda test_recursion's make_growing_tuple_case (numba issue 4387)
+    @cuda.jit(device=True)
+    def make_list(n):
+        if n <= 0:
+            return None
+        return (n, make_list(n - 1))
+
+    @cuda.jit
+    def k():
+        make_list(100)
+
+    with pytest.raises(cuda.CompileError, match="Return type of recursive function does not converge"):
+        k[1, 1]()
+
+
+def test_mutual_recursion_without_a_signature_is_a_located_compile_error():
+    @cuda.jit(device=True)
+    def is_even(n):
+        if n == 0:
+            return True
+        return is_odd(n - 1)
+
+    @cuda.jit(device=True)
+    def is_odd(n):
+        if n == 0:
+            return False
+        return is_even(n - 1)
+
+    @cuda.jit
+    def k(out):
+        out[0] = is_even(4)
 
     with pytest.raises(cuda.CompileError, match="needs a signature") as e:
-        k[1, 1](np.zeros(1, np.int64))
-    assert e.value.line is not None and "fact(n - 1)" in str(e.value)
+        k[1, 1](np.zeros(1, np.bool_))
+    assert e.value.line is not None and "is_even(n - 1)" in str(e.value)
 
 
 def test_tied_device_call_takes_the_first_signature_as_numba():

@@ -121,18 +121,18 @@ def lower_call(lw, fobj, node):
                 v = _scalar(lw, node.args[0], name)
                 if isinstance(v.type, T.Complex):
                     return _cmath_value(lw, np_unary[f], v, node)
-                return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v)
-            return _unary_math(lw, node, name, np_unary[f], to_int=False)
+                return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v, ufunc=True)
+            return _unary_math(lw, node, name, np_unary[f], to_int=False, ufunc=True)
         if f is np.fmod:
             return _np_fmod(lw, node, name)
         if f in _NP_ANGLE:
             return _np_angle(lw, node, name, _NP_ANGLE[f])
         if f in binary or f in np_binary:
-            return _binary_math(lw, node, name, binary.get(f) or np_binary[f])
+            return _binary_math(lw, node, name, binary.get(f) or np_binary[f], ufunc=f in np_binary)
         if f in preds or f in np_preds:
             return _predicate(lw, node, name, preds.get(f) or np_preds[f])
         if f in (np.abs, np.absolute):
-            return _abs(lw, node, name)
+            return _abs(lw, node, name, ufunc=True)
         if f in _NP_MINMAX:
             return _np_minmax(lw, node, name, _NP_MINMAX[f])
         if f in np_scalar.HANDLERS:
@@ -635,7 +635,7 @@ _NUMPY_NAMES = {"acos": "arccos", "asin": "arcsin", "atan": "arctan", "acosh": "
                 "atanh": "arctanh"}
 
 
-def _unary_math(lw, node, fname, name, to_int, v=None):
+def _unary_math(lw, node, fname, name, to_int, v=None, ufunc=False):
     _nargs(lw, node, fname, 1)
     v = _math_arg(lw, node.args[0]) if v is None else v
     if name in infer.TO_INT and not isinstance(v.type, T.Float):
@@ -667,7 +667,7 @@ def _unary_math(lw, node, fname, name, to_int, v=None):
                 with np.errstate(all="ignore"):
                     r = float(npf(np.float64(v.value)))
             return lw.pyconst(r, node)
-    ft = infer.math_arg_type(v.type)
+    ft = infer.float_ufunc_type([(v.type, None)]) if ufunc else infer.math_arg_type(v.type)
     r = _in_float(lw, node, name, [v], ft)
     if to_int:
         return lw.cast(r, T.int64, node)
@@ -687,17 +687,20 @@ def _np_angle(lw, node, fname, ratio):
     num, den = (math.pi if r == "pi" else r for r in ratio)
     if is_weak(v):
         return lw.pyconst(v.value * (num / den), node)
-    ft = infer.math_arg_type(v.type)
+    ft = infer.float_ufunc_type([(v.type, None)])
     ct = T.float32 if ft == T.float16 else ft
     factor = float(np.float32(num) / np.float32(den)) if ct == T.float32 else num / den
     r = ir.BinOp("*", lw.cast(v, ct, node), ir.Const(factor, ct, lw.loc(node)), ct, lw.loc(node))
     return lw.cast(r, ft, node)
 
 
-def _binary_math(lw, node, fname, name):
+def _binary_math(lw, node, fname, name, ufunc=False):
     _nargs(lw, node, fname, 2)
     a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
-    ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    if ufunc:  # numba's loop of the numpy function (np.arctan2(int8, int8) is float32)
+        ft = infer.float_ufunc_type([(a.type, infer_weak(a)), (b.type, infer_weak(b))])
+    else:
+        ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
     return _in_float(lw, node, name, [a, b], ft)
 
 
@@ -780,13 +783,13 @@ def _ord(lw, node, name):
     return lw.const(ord(s), T.int64, node)
 
 
-def _abs(lw, node, name):
+def _abs(lw, node, name, ufunc=False):
     _nargs(lw, node, name, 1)
     v = _scalar(lw, node.args[0], name)
     if is_weak(v):
         return lw.pyconst(abs(v.value), node)
-    if isinstance(v.type, T.Boolean):
-        return lw.cast(v, T.int64, node)
+    if isinstance(v.type, T.Boolean):  # abs(True) is numba's int64 1; np.abs takes numpy's boolean loop
+        return v if ufunc else lw.cast(v, T.int64, node)
     if isinstance(v.type, T.Integer) and not v.type.signed:
         return v
     if v.type == T.float16:
@@ -814,10 +817,7 @@ def _minmax(lw, node, name, which=None):
     if all(is_weak(v) for v in vals):
         r = (min if which == "min" else max)(v.value for v in vals)
         return lw.pyconst(r, node)
-    t, w = vals[0].type, infer_weak(vals[0])
-    for v in vals[1:]:
-        t = infer.common_type(t, w, v.type, infer_weak(v))
-        w = None
+    t = infer.join_type([(v.type, infer_weak(v)) for v in vals])
     ct = T.int64 if isinstance(t, T.Boolean) else t  # booleans compare as 0/1
     acc = lw.cast(vals[0], ct, node)
     for v in vals[1:]:
@@ -832,7 +832,14 @@ def _np_minmax(lw, node, name, which):
     vals = [_scalar(lw, a, name) for a in node.args]
     if all(is_weak(v) and not isinstance(v.type, T.Complex) for v in vals):
         return lw.pyconst(_np_minmax_py(which, vals[0].value, vals[1].value), node)
-    t = infer.common_type(vals[0].type, infer_weak(vals[0]), vals[1].type, infer_weak(vals[1]))
+    args = [(v.type, infer_weak(v)) for v in vals]
+    if T.float16 in (vals[0].type, vals[1].type):
+        t = infer.common_type(*args[0], *args[1])
+    else:
+        try:
+            (t, _), _ = infer.ufunc_types(getattr(np, which), args, f"np.{which}")
+        except infer.InferError as e:
+            raise lw.error(e.msg, node, e.hint) from None
     if isinstance(t, T.Complex):
         parts = [p for v in vals for p in _parts(lw, lw.cast(v, t, node), node)]
         return _cm_complex(lw, "c" + which, parts, t, node)
@@ -945,6 +952,9 @@ def _divmod(lw, node, name):
         if not v.type.is_scalar or isinstance(v.type, T.Complex):
             raise lw.error(f"divmod() takes real numbers, not {v.type}", n)
     a, b = lw.once(a, node), lw.once(b, node)
+    t = None if is_weak(a) and is_weak(b) else infer.divmod_type(a.type, infer_weak(a), b.type, infer_weak(b))
+    if t is not None:  # numba's DivMod signature: both operands converted first
+        a, b = lw.cast(a, t, node), lw.cast(b, t, node)
     q, r = lw.binop("//", a, b, node), lw.binop("%", a, b, node)
     # folded constants leave their weakness behind: a tuple element has its own type
     q, r = (ir.Const(x.value, x.type, x.loc) if is_weak(x) else x for x in (q, r))
@@ -1571,7 +1581,10 @@ def _conjugate_value(lw, z, node):
 
 def _np_conj(lw, node, name):
     _nargs(lw, node, name, 1)
-    return _conjugate_value(lw, _scalar(lw, node.args[0], name), node)
+    z = _scalar(lw, node.args[0], name)
+    if isinstance(z.type, T.Boolean) and not is_weak(z):
+        return lw.cast(z, T.int8, node)  # numba's loop for a boolean (numpy's too): int8
+    return _conjugate_value(lw, z, node)
 
 
 def _np_real_imag(attr):
@@ -1936,9 +1949,11 @@ def _math_modf(lw, node, name):
     return ir.TupleExpr([frac, whole], T.Tuple((ft, ft)), loc)
 
 
-def _math_nextafter(lw, node, name):
+def _math_nextafter(lw, node, name, ufunc=False):
     _nargs(lw, node, name, 2)
     a, b, ft = _float_args2(lw, node)
+    if ufunc and ft != T.float16:  # numba's loop (np.nextafter(int8, int8) is float32)
+        ft = infer.float_ufunc_type([(a.type, infer_weak(a)), (b.type, infer_weak(b))])
     if ft == T.float16:
         raise lw.error(f"{name}() of float16 is not supported in kernels", node,
                        "convert to float32 first (the next float32 is not the next float16)")
@@ -1995,7 +2010,7 @@ def _lang2_more_calls():
         math.ldexp: _math_ldexp,
         math.modf: _math_modf,
         math.nextafter: _math_nextafter,
-        np.nextafter: _math_nextafter,
+        np.nextafter: lambda lw, node, name: _math_nextafter(lw, node, name, ufunc=True),
         np.ldexp: _math_ldexp,
     }
     return table

@@ -11,8 +11,10 @@ Numbers
     An int literal (or frozen Python int) next to an integer is int64 (uint64 above int64's
     range), as numba types it: ``uint64 + 1`` is int64. Two booleans: arithmetic gives
     int64 (True + True == 2), ``& | ^`` stay boolean, ``~`` is ``not`` (numpy).
-    numpy's operator ufuncs (``np.add(x, y)``, ``np.negative(x)``) are typed by numpy's loops
-    instead, as numba types them (``np.add(int8, int8)`` is int8; ``binop_types(ufunc=)``).
+    numpy's operator ufuncs (``np.add(x, y)``, ``np.negative(x)``, ``np.maximum``) take numpy's
+    loops instead, as numba picks them (``ufunc_loop``): ``np.add(int8, int8)`` is int8,
+    ``np.add(True, True)`` True (a logical or), ``np.negative(True)`` int8 -1,
+    ``np.true_divide(int8, int8)`` float32, ``np.add(int64, float32)`` float32.
   * Everything else promotes with numpy's ``promote_types`` (NEP 50, numpy 2):
     int64+float32 -> float64, int16+float32 -> float32, int64 with uint64 compared -> float64
     (numba resolves these the same way).
@@ -21,7 +23,8 @@ Numbers
     literal next to a float takes the float's type (float32 * 2 stays float32 -- numba gives
     float64 there, a documented difference). Two weak constants are folded at compile time
     with Python semantics.
-  * ``/`` on two integers/booleans gives float64 (both cast first).
+  * ``/`` on two integers/booleans gives float64 (both cast first). ``divmod`` of integers has
+    numba's own signatures (``divmod_type``): ``divmod(uint64, int64)`` is float64.
   * Shifts and bitwise ops need integers (or booleans for & | ^); floats are a type error.
   * ``int ** int`` stays an integer (IR semantics: negative exponent -> 0 except
     base +-1); a *constant* negative exponent with an integer base is a
@@ -58,7 +61,8 @@ Tuples and loops
 Math
   * ``math.f(float32) -> float32``, ``math.f(float64) -> float64``,
     ``math.f(int or bool) -> float64``; float16 arguments are computed in float32
-    and cast back. Two-argument functions promote their arguments first.
+    and cast back. numpy's ``np.f`` take numba's loop (``float_ufunc_type``): booleans
+    and integers of 16 bits or less in float32. Two-argument functions promote their arguments first.
   * ``math.floor/ceil/trunc`` return int64 (Python and numba.cuda); the numpy
     versions ``np.floor`` etc. return the float type. Of an integer they are that
     integer, exactly: ``math.*`` gives int64 (uint64 stays uint64), ``np.*`` keeps the
@@ -67,8 +71,10 @@ Math
     of an integer are constant.
   * ``np.minimum/np.maximum`` propagate NaN, ``np.fmin/np.fmax`` ignore it (numpy);
     builtin ``min``/``max`` follow Python's comparisons instead.
-  * ``abs`` keeps the type (bool -> int64); ``min``/``max`` promote all
-    arguments (booleans compare as 0/1 and stay boolean), ``min(t)`` of a tuple
+  * ``abs`` keeps the type (bool -> int64); ``min``/``max`` arguments and the branches of
+    ``x if c else y`` unify as numba's do (``join_type``: numpy's promotion, an int literal
+    among integers int64, so ``max(int8, 1)`` is int64; booleans compare as 0/1 and stay
+    boolean), ``min(t)`` of a tuple
     reduces its elements; ``round(x)`` gives int64 for floats (round half to even), the
     same integer for ints; ``round(x, n)`` (constant n) keeps the float type.
   * ``int(x)`` -> int64, ``float(x)`` -> float64, ``bool(x)`` -> boolean,
@@ -78,6 +84,8 @@ Math
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from . import ir
 from . import types as T
@@ -141,6 +149,25 @@ def common_type(lt: T.Type, lweak, rt: T.Type, rweak) -> T.Type:
     return T.promote(lt, rt)
 
 
+def join_type(vals) -> T.Type:
+    """The type of values that meet: the arguments of ``min``/``max``, the branches of ``x if c
+    else y`` (``(type, weak value)`` pairs, scalars). numba unifies them (``unify_types``): numpy's
+    promotion, pairwise in order of bit width (stable; its boolean has none, so comes first --
+    numpy's promotion is not associative: int8, uint8, float16 gives float32). An int literal
+    among integers and booleans only is numba's int64 literal (uint64 above int64's range), so
+    ``max(int8, 1)`` and ``x if c else 1`` are int64, ``max(uint64, 1)`` float64; next to a float
+    or complex it stays weak, as float literals do (``max(float32, 1)`` stays float32, where numba
+    gives float64 -- the float-literal difference of the operators)."""
+    floaty = any(w is None and isinstance(t, (T.Float, T.Complex)) for t, w in vals)
+    vals = [(literal_type(w), None) if isinstance(w, int) and not isinstance(w, bool) and not floaty else (t, w)
+            for t, w in vals]
+    vals = sorted(vals, key=lambda v: (v[1] is not None, 0 if isinstance(v[0], T.Boolean) else v[0].bits))
+    t, w = vals[0]
+    for vt, vw in vals[1:]:
+        t, w = common_type(t, w, vt, vw), None
+    return t
+
+
 #: operators whose integer x integer result follows numba's integer rule (NBEP 1)
 NBEP1_OPS = ("+", "-", "*", "//", "%", "**") + BITWISE_OPS + SHIFT_OPS
 
@@ -186,6 +213,34 @@ def _int_conversion(src: T.Type, dst: T.Integer) -> int:
     return 3
 
 
+def _conversion(src: T.Type, dst: T.Type) -> int:
+    """numba's conversion kind from integer/boolean ``src`` to integer or float ``dst``
+    (``_int_conversion``'s scale): integers of 16 bits or less (uint8 and booleans too)
+    convert to float32 safely, wider ones unsafely; any converts to float64 safely."""
+    if isinstance(dst, T.Integer):
+        return _int_conversion(src, dst)
+    if dst == T.float64 or isinstance(src, T.Boolean) or src.bits < 16 or (src.bits == 16 and src.signed):
+        return 2
+    return 3
+
+
+def divmod_type(lt: T.Type, lweak, rt: T.Type, rweak):
+    """numba's type of ``divmod(a, b)`` of two integers/booleans (its DivMod template: one
+    signature per (t, t) for t in int64, uint64, float32, float64, chosen like ``range``'s,
+    an int literal int64), or None for other operands. Unlike ``//`` and ``%`` (numba has a
+    mixed ``(uint64, int64) -> int64`` signature for those), ``divmod(uint64, int64)`` and
+    ``divmod(uint64, 7)`` are float64: both integer signatures need an unsafe conversion,
+    float64 only safe ones."""
+    args = [(literal_type(w) if w is not None else t, w) for t, w in ((lt, lweak), (rt, rweak))]
+    if not all(isinstance(t, (T.Integer, T.Boolean)) for t, _ in args):
+        return None
+
+    def cost(c):
+        kinds = [max(_conversion(t, c), 1) if w is not None else _conversion(t, c) for t, w in args]
+        return (kinds.count(3), kinds.count(2), kinds.count(1))
+    return min((T.int64, T.uint64, T.float32, T.float64), key=cost)
+
+
 def range_loop_type(args) -> T.Integer:
     """numba's loop variable type for ``range(*args)`` (``(type, weak value)`` pairs, as
     written: ``range(n)`` has one): its Range template offers int32, int64 and uint64
@@ -212,29 +267,97 @@ def nbep1_unary(t: T.Type) -> T.Type:
     return T.int64 if isinstance(t, T.Boolean) else t
 
 
+#: the numpy ufunc of each operator (``np.add(x, y)`` is ``x + y`` typed by numpy's loops)
+OP_UFUNCS = {
+    "+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "//": np.floor_divide,
+    "%": np.remainder, "**": np.power, "&": np.bitwise_and, "|": np.bitwise_or, "^": np.bitwise_xor,
+    "<<": np.left_shift, ">>": np.right_shift,
+}  # fmt: skip
+#: a boolean loop of these ufuncs is a logical operation (numpy: ``np.add(True, True)`` is True)
+BOOL_LOOP_OPS = {"+": "|", "*": "&"}
+
+
+def ufunc_loop(ufunc, argtypes):
+    """numba's loop for numpy ``ufunc`` of scalars of ``argtypes`` (``ufunc_find_matching_loop``
+    in numba/np/numpy_support.py): ``(input types, output types)`` of the first of
+    ``ufunc.types`` every input converts to safely (numpy's ``can_cast``; with integer and float
+    inputs together any integer converts to any float, so ``np.add(int64, float32)`` is float32),
+    or None. numba skips the float16 loops, so small integers and booleans take float32 ones
+    (``np.true_divide(int8, int8)`` is float32); pykern keeps them when an input is float16
+    (its own float16 rule). Object, long-double and datetime loops are never chosen."""
+    dts = [t.np_dtype if not isinstance(t, T.Boolean) else np.dtype(bool) for t in argtypes]
+    mixed = any(d.kind in "iu" for d in dts) and any(d.kind in "fc" for d in dts)
+    half = T.float16 in argtypes
+    for loop in ufunc.types:
+        ins, outs = loop.split("->")
+        if any(c in "OgGmM" for c in loop) or ("e" in ins and not half):
+            continue
+        if all((mixed and d.kind in "iu" and np.dtype(c).kind in "fc") or np.can_cast(d, c, "safe")
+               for d, c in zip(dts, ins)):
+            return [T.from_dtype(c) for c in ins], [T.from_dtype(c) for c in outs]
+    return None
+
+
+def ufunc_arg_type(t: T.Type, weak, others) -> T.Type:
+    """The type numba gives an argument of a ufunc of scalars: an int literal is int64 (uint64
+    above its range), a boolean one boolean; a float or complex literal stays weak (the
+    documented float-literal difference: ``np.add(float32, 2.5)`` is float32, numba's float64),
+    taking the type of a float or complex argument."""
+    if weak is None or isinstance(weak, (bool, int)):
+        return literal_type(weak) if weak is not None else t
+    strong = [o for o in others if isinstance(o, (T.Float, T.Complex))]
+    return weak_adopt(weak, strong[0] if strong else T.int64)
+
+
+def float_ufunc_type(args) -> T.Type:
+    """The float type numba computes a float-only numpy ufunc in (``np.sin``, ``np.arctan2``,
+    ``np.logaddexp``...: loops float16, float32, float64) for ``(type, weak value)`` ``args``:
+    its loop choice skips float16, so booleans and integers of 16 bits or less are float32
+    (``np.sqrt(int8)``: numpy float16, numba float32), wider integers float64, and integers next
+    to a float32 float32 (``np.arctan2(int64, float32)``). A float16 argument keeps pykern's
+    float16 rule (computed in float32, rounded to float16)."""
+    if any(t == T.float16 for t, w in args if w is None):
+        return math_arg_type(args[0][0]) if len(args) == 1 else math2_arg_type(*args[0], *args[1])
+    (ins, _) = ufunc_types(np.arctan2 if len(args) == 2 else np.sqrt, args, "this function")
+    return ins[0]
+
+
+def ufunc_types(ufunc, args, what: str):
+    """``(input types, output types)`` of numpy ``ufunc`` of scalar ``(type, weak value)``
+    ``args`` as numba types the call; an InferError where numba has no loop."""
+    ts = [ufunc_arg_type(t, w, [o for o, ow in args if ow is None]) for t, w in args]
+    loop = ufunc_loop(ufunc, ts)
+    if loop is None:
+        raise InferError(f"np.{ufunc.__name__} has no loop for {', '.join(map(str, ts))}",
+                         hint=f"numpy (and numba) refuse {what} of these types")
+    return loop
+
+
 def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak, ufunc: str | None = None):
     """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
-    ``operand_type`` and the ``BinOp`` has ``result_type`` (always equal here).
+    ``operand_type`` and the ``BinOp`` has ``result_type``.
 
-    ``ufunc`` marks the operator of a numpy ufunc (``np.add(x, y)``): numba types those by
-    numpy's loops, not by its integer rule, so ``np.add(int8, int8)`` is int8 (and wraps).
-    ``"scalar"``: every operand a scalar, where an int literal is numba's int64
-    (``np.add(int8, 1)`` is int64); ``"array"``: an element of ``np.add(a, 1, out)``, where
-    numba picks the loop from the array's dtype (the literal stays weak, NEP 50)."""
+    ``ufunc`` marks the operator of a numpy ufunc (``np.add(x, y)``, or an element of
+    ``np.add(a, 1, out)``): numba types those by numpy's loops (``ufunc_loop``), not by its
+    integer rule, so ``np.add(int8, int8)`` is int8 (and wraps), ``np.add(True, True)`` True
+    (the boolean loop is a logical or: ``BOOL_LOOP_OPS``), ``np.true_divide(int8, int8)``
+    float32, and an int literal is int64 (``np.add(int8, 1)`` is int64)."""
     for t in (lt, rt):
         if not t.is_scalar:
             raise InferError(
                 f"unsupported operand types for {op}: {lt} and {rt}",
                 hint="arithmetic works on scalars; index arrays and tuples first, e.g. a[i] or t[0]",
             )
+    if ufunc is not None and T.float16 not in (lt, rt):
+        (ct, _), (res,) = ufunc_types(OP_UFUNCS[op], [(lt, lweak), (rt, rweak)], f"'{op}'")
+        return ct, res
     # numba types an int literal as int64 (uint64 above int64's range) next to an integer
     strong_lt = literal_type(lweak) if lweak is not None else lt
     strong_rt = literal_type(rweak) if rweak is not None else rt
     ct = nbep1_result(op, strong_lt, strong_rt)
-    both_bool = isinstance(lt, T.Boolean) and isinstance(rt, T.Boolean)
-    if ct is not None and (ufunc is None or both_bool):  # np.add(True, True): 2 (numpy: True)
+    if ct is not None and ufunc is None:
         return ct, ct
-    if ct is not None and ufunc == "scalar":
+    if ct is not None:
         lt, lweak, rt, rweak = strong_lt, None, strong_rt, None
     if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
         ct = common_type(lt, lweak, rt, rweak)

@@ -35,14 +35,14 @@ import ast
 import re
 
 from ..errors import CompileError, SourceLoc
-from . import ir, versions
+from . import ir, prune, versions
 from . import types as T
 from .lower_exprs import ExpressionLowering
 from .lower_index import IndexLowering
 from .lower_loops import LoopLowering
 from .lower_stmts import StatementLowering
 from .resolve import FunctionEnv, ParsedFunction
-from .values import NeedType, ValueLowering, as_const_value
+from .values import NeedReturnType, NeedType, ValueLowering, as_const_value
 
 _MAX_PASSES = 30
 
@@ -117,14 +117,22 @@ class ModuleBuilder:
         active = self.active.get(key)
         if active is not None and active.declared_ret is not None:
             return _Prototype(active.name, active.declared_ret)
+        if active is not None and self.stack and self.stack[-1] is active:
+            # a function calling itself: numba types the call by the returns typed so far (its
+            # base case); the typing passes go on until the return type settles. Before any
+            # return is typed the statement waits for a later pass, as a variable's first read does
+            if active.ret is None or isinstance(active.ret[0], T.Void):
+                raise NeedReturnType(getattr(pyfunc, "__name__", "?"), None)
+            return _Prototype(active.name, active.ret[0])
         if any(lw.pyfunc is pyfunc for lw in self.stack):
-            # numba infers a recursive call's type from the base case's return; pykern asks for a
-            # signature: a run-time recursion without a bound overflows the stack of a cpu-target
-            # thread, which kills the process (numba's GPU reports an error), so it stays explicit
+            # mutual recursion, or a self-call with other argument types: numba infers these too,
+            # pykern asks for a signature (the other function would be typed, and kept, with a
+            # return type of this one that may still widen)
             chain = " -> ".join(getattr(lw.pyfunc, "__name__", "?") for lw in self.stack) + \
                 f" -> {getattr(pyfunc, '__name__', '?')}"
             raise CompileError(
-                f"recursive call of device function '{getattr(pyfunc, '__name__', pyfunc)}' ({chain}) needs a signature",
+                f"recursive call of device function '{getattr(pyfunc, '__name__', pyfunc)}' ({chain}) needs a signature "
+                "(a function calling itself with its own argument types does not)",
                 loc,
                 hint="declare its types, e.g. @pykern.jit(\"int64(int64)\", device=True), "
                 "so the recursive call's return type is known; or rewrite it as a loop",
@@ -203,10 +211,13 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             if isinstance(t, T.EnumMember):  # the member itself, a compile-time constant (none's way)
                 self.none_params.add(n)
                 self.static[n] = t.member
+        written = self._assigned_names()  # a name assigned only in a dead branch is still local
+        # dead branches on compile-time constants go first, as numba prunes them before its SSA
+        self.node = prune.prune(self.node, self.env, self.static, dict(zip(self.params, self.argtypes)))
         # versions of a variable that never meet are variables of their own (``versions``)
         self.node, _ = versions.split(self.node, self.params, set(self.static))
         self.assigned_params_here = set(self.params) & self._assigned_names()
-        self.local_names = set(self.params) | self._assigned_names()
+        self.local_names = set(self.params) | self._assigned_names() | written
 
     def loc(self, node) -> SourceLoc:
         return self.pf.loc(node)
@@ -294,13 +305,23 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
             self.static_optional = set()  # ... assigned on some paths to here only (join_replaced)
             self.cond_depth = 0  # inside run-time `if` branches
             body = self.block(self.node.body)
-            body += self.implicit_return(body)
+            if not self.skipped:  # a skipped statement may be the path that returns
+                body += self.implicit_return(body)
             if not self.changed:
                 break
         else:
             raise self.error(f"internal error: types of '{self.pyname}' did not settle", self.node)
         if self.skipped:
             name, node = self.skipped[0].name, self.skipped[0].node
+            if isinstance(self.skipped[0], NeedReturnType) and self.returned_none:
+                raise self.error(
+                    f"Return type of recursive function does not converge: '{name}' returns None on its other "
+                    "paths, and a value built from its own result here", node,
+                    hint="a recursive function's return type cannot grow with each call (numba's issue 4387)")
+            if isinstance(self.skipped[0], NeedReturnType):
+                raise self.error(
+                    f"cannot type infer runaway recursion: '{name}' calls itself on every path that returns",
+                    node, hint="return a value without the recursive call on some path (the base case)")
             raise self.error(
                 f"local variable '{name}' is used before it is assigned a value",
                 node,

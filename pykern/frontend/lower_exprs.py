@@ -321,6 +321,8 @@ class ExpressionLowering:
             raise self.error("negative shift count", node)
         if op == "**" and isinstance(opt, T.Complex):
             return calls.complex_pow(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
+        if isinstance(opt, T.Boolean) and op in infer.BOOL_LOOP_OPS:  # np.add(True, True) is True
+            op = infer.BOOL_LOOP_OPS[op]
         return ir.BinOp(op, self.cast(lhs, opt, node), self.cast(rhs, opt, node), rt, self.loc(node))
 
     def expr_UnaryOp(self, node):
@@ -334,9 +336,16 @@ class ExpressionLowering:
         if not t.is_scalar:
             raise self.error(f"bad operand type for unary operator: {t}", node)
         loc = self.loc(node)
-        # np.negative(uint8) keeps uint8 (numpy's loop); -uint8 is numba's uint64
-        by_numba = getattr(node, "pk_ufunc", None) is None or isinstance(t, T.Boolean)
-        if isinstance(node.op, (ast.UAdd, ast.USub)) and (not is_weak(v) or isinstance(t, T.Boolean)) and by_numba:
+        # np.negative(uint8) keeps uint8 (numpy's loop), of a boolean is int8; -uint8 is numba's uint64
+        by_numba = getattr(node, "pk_ufunc", None) is None
+        if not by_numba and not is_weak(v) and t != T.float16:
+            uf = {ast.UAdd: np.positive, ast.USub: np.negative, ast.Invert: np.invert}[type(node.op)]
+            try:
+                ((t,), _) = infer.ufunc_types(uf, [(t, None)], f"np.{uf.__name__}")
+            except infer.InferError as e:
+                raise self.error(e.msg, node, e.hint) from None
+            v = self.cast(v, t, node)
+        elif isinstance(node.op, (ast.UAdd, ast.USub)) and (not is_weak(v) or isinstance(t, T.Boolean)):
             t = infer.nbep1_unary(t)
             v = self.cast(v, t, node)
         if isinstance(node.op, ast.UAdd):
@@ -655,7 +664,7 @@ class ExpressionLowering:
             t = None
         (a, pa), (b, pb) = sides
         if t is None and a.type.is_scalar and b.type.is_scalar:
-            t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
+            t = infer.join_type([(a.type, weakval(a)), (b.type, weakval(b))])
         elif t is None:
             t = infer.unify(a.type, b.type)
             if t is None:
@@ -682,7 +691,7 @@ class ExpressionLowering:
         if None in inner:
             return inner[1 - inner.index(None)]
         weak = [None if isinstance(v.type, T.Optional) else weakval(v) for v in sides]
-        return infer.common_type(inner[0], weak[0], inner[1], weak[1])
+        return infer.join_type([(inner[0], weak[0]), (inner[1], weak[1])])
 
     def as_optional(self, v, opt: T.Optional, node) -> ir.Expr:
         """``v`` (None, an optional or a number) as a value of the optional type ``opt``."""

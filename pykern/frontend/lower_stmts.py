@@ -65,6 +65,7 @@ class StatementLowering:
                 try:
                     self.stmt(s)
                 except NeedType as e:
+                    e.node = s if e.node is None else e.node  # a recursive call: its statement
                     self.skipped.append(e)
                 if self.out and isinstance(self.out[-1], _JUMPS):
                     break  # the rest is unreachable (and, as in numba, not typed: `if z is None: return`)

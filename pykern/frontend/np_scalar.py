@@ -67,8 +67,8 @@ def _math(lw, name, args, t, node):
 def np_sign(lw, node, name):
     v = _arg(lw, node, name)
     t = v.type
-    if isinstance(t, T.Boolean):
-        raise lw.error("np.sign() of a boolean: numpy has no loop for it", node)
+    if isinstance(t, T.Boolean):  # numpy refuses; numba takes the int8 loop
+        v, t = lw.cast(v, T.int8, node), T.int8
     one = 1.0 if isinstance(t, T.Float) else 1
     zero = 0.0 if isinstance(t, T.Float) else 0
     if isinstance(t, T.Integer) and not t.signed:
@@ -83,7 +83,7 @@ def np_sign(lw, node, name):
 def np_square(lw, node, name):
     v = _arg(lw, node, name)
     if isinstance(v.type, T.Boolean):
-        return ir.BoolOp("and", [v, v], T.boolean, lw.loc(node))
+        v = lw.cast(v, T.int8, node)  # numba's loop for a boolean: int8 (numpy's too)
     return _bin(lw, "*", v, v, node)
 
 
@@ -94,8 +94,8 @@ def np_reciprocal(lw, node, name):
     t = v.type
     if isinstance(t, T.Float):
         return _bin(lw, "/", _c(lw, 1.0, t, node), v, node)
-    if isinstance(t, T.Boolean):
-        raise lw.error("np.reciprocal() of a boolean: numpy has no loop for it", node)
+    if isinstance(t, T.Boolean):  # numba's loop for a boolean: int8 (numpy's too)
+        v, t = lw.cast(v, T.int8, node), T.int8
     result = _c(lw, 0, t, node)
     if t.signed:
         result = _if(lw, _cmp(lw, "==", v, _c(lw, -1, t, node), node), _c(lw, -1, t, node), result, node)
@@ -117,7 +117,10 @@ def np_signbit(lw, node, name):
 
 def _two_floats(lw, node, name):
     a, b = _arg(lw, node, name, 0, 2), _arg(lw, node, name, 1, 2)
-    rt = infer.math2_arg_type(a.type, False, b.type, False)
+    try:
+        rt = infer.float_ufunc_type([(a.type, None), (b.type, None)])
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
     ct = _compute_type(rt)
     return lw.once(lw.cast(a, ct, node), node), lw.once(lw.cast(b, ct, node), node), ct, rt
 
@@ -219,10 +222,9 @@ def np_spacing(lw, node, name):
 
 
 def _int_float(t):
-    """numpy's float result type of a one-argument float ufunc of an integer or boolean type."""
-    if isinstance(t, T.Boolean) or t.bits == 8:
-        return T.float16
-    return T.float32 if t.bits == 16 else T.float64
+    """numba's float type of a one-argument float ufunc of an integer or boolean type (numpy's,
+    float16 loops skipped: booleans and integers of 16 bits or less are float32)."""
+    return infer.float_ufunc_type([(t, None)])
 
 
 def _gcd_lcm(lw, node, name, which):
@@ -231,7 +233,8 @@ def _gcd_lcm(lw, node, name, which):
     ``pykern/_integers.py``, the result converted back (wrapping as numpy's does)."""
     if len(node.args) != 2 or node.keywords:
         raise lw.error(f"{name}() takes 2 arguments in kernels", node)
-    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    a, b = (lw.cast(v, T.int8, node) if isinstance(v.type, T.Boolean) and not is_weak(v) else v
+            for v in (lw.value(node.args[0]), lw.value(node.args[1])))  # numba's loop for a boolean: int8
     if not (isinstance(a.type, T.Integer) and isinstance(b.type, T.Integer)):
         what = next(v.type for v in (a, b) if not isinstance(v.type, T.Integer))
         raise lw.error(f"{name}() of a {what}: numpy has no loop for it (integers only)", node)

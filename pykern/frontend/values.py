@@ -92,6 +92,10 @@ class NeedType(Exception):
         self.node = node
 
 
+class NeedReturnType(NeedType):
+    """A function called itself before any of its returns was typed (this pass)."""
+
+
 PYOPS = {
     "+": operator.add,
     "-": operator.sub,

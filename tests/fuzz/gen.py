@@ -521,7 +521,10 @@ def _deep(p: Program, g: _Gen, name: str) -> Program:
 def _recursion(g: _Gen, r, ident) -> Program:
     mutual = r.random() < 0.5
     src = ["import math", "import numpy as np", "import pykern as cuda", ""]
-    src += ["@cuda.jit(device=True)", f"def rec_{ident}(a):", "    if a <= 0:", "        return 0"]
+    src += ["@cuda.jit(device=True)", f"def rec_{ident}(a):"]
+    if mutual:  # mutual recursion needs a signature even with a base case
+        src += ["    if a <= 0:", "        return 0"]
+    # a self-call types from a base case (numba infers it); without one it is numba's runaway recursion
     call_line = len(src) + 1
     src += [f"    return {'rec2_' if mutual else 'rec_'}{ident}(a - 1) + 1", ""]
     if mutual:
