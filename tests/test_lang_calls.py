@@ -5,6 +5,7 @@ signatures, plain ``@jit`` functions called from kernels, recursion with a
 signature. Each runs on the cpu target against Python/numpy and compiles for
 every amdgpu arch."""
 
+import math
 import operator
 import os
 import subprocess
@@ -257,6 +258,35 @@ def test_self_recursion_without_a_signature_is_inferred_from_the_base_case():
     out = np.zeros(3)
     k[1, 1](out, 10)
     assert out.tolist() == [120.0, 55.0, 2.0]
+
+
+def test_recursion_whose_returns_are_conditional_expressions():
+    # numba finds the base case among a conditional expression's branches too
+    @cuda.jit(device=True)
+    def fact(n):
+        return n * fact(n - 1) if n > 1 else 1
+
+    @cuda.jit(device=True)
+    def fib(n):
+        return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+    @cuda.jit(device=True)
+    def steps(n):  # nested: the base case is the outer branch
+        return 0 if n <= 0 else (steps(n - 1) + 2 if n % 2 else steps(n - 1) + 1)
+
+    @cuda.jit
+    def k(out, n):
+        out[0] = fact(n)
+        out[1] = fib(n + 5)
+        out[2] = steps(n)
+
+    def py_fib(n):
+        return n if n < 2 else py_fib(n - 1) + py_fib(n - 2)
+
+    for n in (0, 1, 7, 10):
+        out = np.zeros(3, np.int64)
+        k[1, 1](out, n)
+        assert out.tolist() == [math.factorial(n), py_fib(n + 5), n + (n + 1) // 2]
 
 
 def test_runaway_recursion_is_a_located_compile_error():

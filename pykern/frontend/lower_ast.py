@@ -32,6 +32,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import copy
 import re
 
 from ..errors import CompileError, SourceLoc
@@ -174,6 +175,41 @@ def _static_token(v) -> str:
     return _sanitize(getattr(v, "_pk_name", None) or getattr(v, "__name__", None) or str(v))
 
 
+def _recursive_ifexp_returns_as_ifs(fn: ast.FunctionDef, name: str) -> ast.FunctionDef:
+    """``return f(n - 1) * n if n > 1 else 1`` of a function ``name`` that calls itself
+    becomes ``if n > 1: return ...`` / ``else: return 1``: the recursion typing finds its
+    base case among the function's return statements, as numba finds it among the
+    branches. Only returns whose expression calls ``name`` change (elsewhere the
+    conditional expression's own join rule types it); ``fn`` is copied, not changed."""
+
+    def calls_self(node) -> bool:
+        return any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == name
+                   for c in ast.walk(node))
+
+    def split(ret: ast.Return):
+        v = ret.value
+        if not isinstance(v, ast.IfExp):
+            return ret
+        body = [split(ast.copy_location(ast.Return(v.body), ret))]
+        orelse = [split(ast.copy_location(ast.Return(v.orelse), ret))]
+        return ast.copy_location(ast.If(v.test, body, orelse), ret)
+
+    class Split(ast.NodeTransformer):
+        def visit_Return(self, node):
+            return split(node) if isinstance(node.value, ast.IfExp) and calls_self(node.value) else node
+
+        def visit_FunctionDef(self, node):  # a nested def's returns are its own
+            return node if node is not root else self.generic_visit(node)
+
+        visit_Lambda = visit_AsyncFunctionDef = visit_FunctionDef
+
+    if not any(isinstance(r, ast.Return) and isinstance(r.value, ast.IfExp) and calls_self(r.value)
+               for r in ast.walk(fn)):
+        return fn
+    root = copy.deepcopy(fn)
+    return ast.fix_missing_locations(Split().visit(root))
+
+
 class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, IndexLowering, ValueLowering):
     """Lowers one Python function, specialised to ``argtypes``, to an ``ir.Function``.
 
@@ -214,6 +250,7 @@ class FunctionLowerer(StatementLowering, LoopLowering, ExpressionLowering, Index
         written = self._assigned_names()  # a name assigned only in a dead branch is still local
         # dead branches on compile-time constants go first, as numba prunes them before its SSA
         self.node = prune.prune(self.node, self.env, self.static, dict(zip(self.params, self.argtypes)))
+        self.node = _recursive_ifexp_returns_as_ifs(self.node, self.pyname)
         # versions of a variable that never meet are variables of their own (``versions``)
         self.node, _ = versions.split(self.node, self.params, set(self.static))
         self.assigned_params_here = set(self.params) & self._assigned_names()
