@@ -169,10 +169,11 @@ def test_bad_local_array_shapes_are_located_compile_errors(shape):
 # ----------------------------------------------------------------- recursion
 def test_direct_recursion_through_a_conditional_expression_is_a_located_compile_error():
     # a self-call without a signature is typed from a return that does not call it (numba's base
-    # case, tests/test_lang_calls.py); here the only return holds the call, so it cannot be typed
+    # case, tests/test_lang_calls.py, also among a conditional expression's branches); here both
+    # branches hold the call, so it cannot be typed
     @cuda.jit(device=True)
     def fact(n):
-        return n * fact(n - 1) if n > 1 else 1
+        return n * fact(n - 1) if n > 1 else fact(n + 1)
 
     @cuda.jit(cache=False)
     def k(a):
