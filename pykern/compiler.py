@@ -20,10 +20,9 @@ import sys
 import threading
 import weakref
 from dataclasses import dataclass, field
-
-from .bounded import ENTRIES, ENV_ENTRIES, LRU, entries_limit
 from typing import Any, Optional
 
+from .bounded import LRU
 from .errors import CompileError, LaunchError, SourceLoc
 
 #: Which codegen backend each runtime target compiles with.
@@ -156,10 +155,6 @@ def _devlib_paths(codegen_name: str) -> list:
 #: kernel), never loaded code: a kernel's library is unloaded when no overload
 #: uses it any more (``runtime/cpu_executor.py``).
 _in_memory = LRU()
-_in_memory_lock = _in_memory.lock
-IN_MEMORY_ENTRIES = ENTRIES
-ENV_IN_MEMORY_ENTRIES = ENV_ENTRIES
-in_memory_limit = entries_limit
 
 
 def _recall(digest: str):
@@ -176,7 +171,7 @@ def _remember(digest: str, artifact) -> None:
 #: shared. Compiles from several threads therefore run one at a time; cache hits
 #: (memory or disk) and launches never take it. Lock order, everywhere (the fork
 #: handlers below take them all in it): a Dispatcher's lock, this lock,
-#: ``_in_memory_lock``, ``cpu_executor._lock``, ``llvm_util.LLVM_LOCK``, the
+#: ``_in_memory.lock``, ``cpu_executor._lock``, ``llvm_util.LLVM_LOCK``, the
 #: cpu target-machine lock, ``codegen.cpu._prefetch_lock`` (its holder takes no other), llvmlite's own lock. Code run under this lock must
 #: not take a Dispatcher's lock.
 _compile_lock = threading.RLock()
@@ -245,7 +240,7 @@ def _fork_locks() -> list:
     """Every lock a compile or a load may hold, in the order all code takes them
     (modules not imported yet hold nothing and are not imported here)."""
     mods = sys.modules
-    locks = [_compile_lock, _in_memory_lock]
+    locks = [_compile_lock, _in_memory.lock]
     ex = mods.get("pykern.runtime.cpu_executor")
     if ex is not None:
         locks.append(ex._lock)

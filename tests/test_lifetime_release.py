@@ -157,7 +157,7 @@ def test_out_of_file_descriptors_is_reported_as_such(tmp_path):
 
 
 def test_reuse_map_is_bounded_lru(monkeypatch):
-    from pykern import compiler
+    from pykern import bounded, compiler
 
     monkeypatch.setenv("PYKERN_MEMORY_CACHE_ENTRIES", "3")
     saved = compiler._in_memory.copy()
@@ -174,7 +174,7 @@ def test_reuse_map_is_bounded_lru(monkeypatch):
         compiler._remember("f", object())
         assert not compiler._in_memory
         monkeypatch.delenv("PYKERN_MEMORY_CACHE_ENTRIES")
-        assert compiler.in_memory_limit() == compiler.IN_MEMORY_ENTRIES
+        assert bounded.entries_limit() == bounded.ENTRIES
     finally:
         compiler._in_memory.clear()
         compiler._in_memory.update(saved)
