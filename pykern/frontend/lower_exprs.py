@@ -327,10 +327,7 @@ class ExpressionLowering:
 
     def expr_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
-            c = self.cond(node.operand)
-            if isinstance(c, ir.Const):
-                return ir.Const(not c.value, T.boolean, self.loc(node))
-            return ir.UnaryOp("not", c, T.boolean, self.loc(node))
+            return self.negate(self.cond(node.operand), node)
         v = self.value(node.operand)
         t = v.type
         if not t.is_scalar:
@@ -603,11 +600,7 @@ class ExpressionLowering:
                 return self.const(op == "!=", T.boolean, node)
             eqs = [self.compare("==", a, b, node) for a, b in zip(ls, rs)]
             same = self.make_boolop("and", eqs, node) if eqs else self.const(True, T.boolean, node)
-            if op == "==":
-                return same
-            if isinstance(same, ir.Const):
-                return self.const(not same.value, T.boolean, node)
-            return ir.UnaryOp("not", same, T.boolean, loc)
+            return same if op == "==" else self.negate(same, node)
         result = self.const(bool(PYOPS[op](len(ls), len(rs))), T.boolean, node)
         for a, b in reversed(list(zip(ls, rs))):
             # a pair that differs decides with the operator itself (NaN != NaN decides False)
@@ -624,11 +617,13 @@ class ExpressionLowering:
             item = self.temp(item, node)
         eqs = [self.compare("==", item, e, node) for e in self._tuple_elems(seq, node)]
         found = self.make_boolop("or", eqs, node) if eqs else self.const(False, T.boolean, node)
-        if op == "in":
-            return found
-        if isinstance(found, ir.Const):
-            return self.const(not found.value, T.boolean, node)
-        return ir.UnaryOp("not", found, T.boolean, self.loc(node))
+        return found if op == "in" else self.negate(found, node)
+
+    def negate(self, c: ir.Expr, node) -> ir.Expr:
+        """``not c`` of a boolean ``c``, folded when ``c`` is a constant."""
+        if isinstance(c, ir.Const):
+            return ir.Const(not c.value, T.boolean, self.loc(node))
+        return ir.UnaryOp("not", c, T.boolean, self.loc(node))
 
     def _tuple_elems(self, v: ir.Expr, node) -> list:
         if isinstance(v, ir.TupleExpr) and all(map(is_pure, v.elems)):

@@ -106,9 +106,6 @@ class _Eval:
     def _unbound_yet(self, name) -> bool:
         return name not in self.loop_stores and self.first_store.get(name, (1 << 62, 0)) > self.at
 
-    def decided(self, node) -> bool:
-        return self.value(node) is not _UNKNOWN
-
     def value(self, node):
         try:
             v = self._value(node)
