@@ -172,7 +172,7 @@ def _remember(digest: str, artifact) -> None:
 #: (memory or disk) and launches never take it. Lock order, everywhere (the fork
 #: handlers below take them all in it): a Dispatcher's lock, this lock,
 #: ``_in_memory.lock``, ``cpu_executor._lock``, ``llvm_util.LLVM_LOCK``, the
-#: cpu target-machine lock, ``codegen.cpu._prefetch_lock`` (its holder takes no other), llvmlite's own lock. Code run under this lock must
+#: cpu target-machine lock, llvmlite's own lock. Code run under this lock must
 #: not take a Dispatcher's lock.
 _compile_lock = threading.RLock()
 
@@ -250,9 +250,6 @@ def _fork_locks() -> list:
     host = mods.get("pykern.llvm_host")  # LLVM's one-time set-up and the host target machine
     if host is not None:
         locks += [host._tm_lock, host._init_lock]
-    cpu = mods.get("pykern.codegen.cpu")  # its thread importing what the first launch needs
-    if cpu is not None:
-        locks.append(cpu._prefetch_lock)
     ffi = mods.get("llvmlite.binding.ffi")
     raw = getattr(getattr(getattr(ffi, "lib", None), "_lock", None), "_lock", None)
     if raw is not None:  # llvmlite serialises every LLVM call on it

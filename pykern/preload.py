@@ -50,7 +50,6 @@ def _load() -> None:
         from . import compiler  # noqa: F401
         from .codegen import lower  # noqa: F401  (with the frontend, llvmlite.ir: every target's path)
         from .frontend import lower_ast  # noqa: F401
-        import concurrent.futures.thread  # noqa: F401  (the cpu executor's pool)
 
         _exercise_compile()
     except Exception:  # the compile itself reports whatever went wrong here

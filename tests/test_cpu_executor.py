@@ -172,3 +172,39 @@ def test_launch_in_forked_child_after_parent_used_the_pool():
         time.sleep(0.05)
     os.kill(pid, signal.SIGKILL)
     pytest.fail("launch in a forked child hung")
+
+
+def test_workers_run_every_chunk_and_hand_back_the_first_error():
+    from pykern.runtime import cpu_executor as ce
+
+    pool = ce._get_pool()
+    seen = []
+    batch = pool.submit_all(seen.append, [(i,) for i in range(50)])
+    batch.wait()
+    assert sorted(seen) == list(range(50)) and batch.error is None
+
+    def boom(i):
+        if i == 3:
+            raise ValueError("chunk 3")
+
+    batch = pool.submit_all(boom, [(i,) for i in range(8)])
+    batch.wait()
+    assert isinstance(batch.error, ValueError) and batch.left == 0
+
+
+def test_workers_skip_chunks_of_a_cancelled_batch():
+    import threading as th
+
+    from pykern.runtime import cpu_executor as ce
+
+    gate, ran = th.Event(), []
+
+    def chunk(i):
+        gate.wait(10)
+        ran.append(i)
+
+    batch = ce._get_pool().submit_all(chunk, [(i,) for i in range(40)])
+    batch.cancelled = True  # as a Ctrl-C does: chunks not yet started never run
+    gate.set()
+    batch.wait()
+    assert len(ran) <= ce._NCPU  # only those already waiting in chunk() when it was cancelled

@@ -43,7 +43,6 @@ import hashlib
 import math
 import os
 import string
-import threading
 import types
 
 from llvmlite import ir as L
@@ -732,7 +731,6 @@ def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple
                 llmod.verify()
             except RuntimeError as e:
                 raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
-            _prefetch_launch_imports()
             if level == "quick":
                 tm = quick_target_machine()
                 llvm_util.optimize_quick(llmod, tm)
@@ -776,38 +774,6 @@ def assembly_of(artifact: KernelArtifact) -> str:
 
 
 _asm_made: dict = {}  # artifact name -> assembly made by assembly_of (artifacts are immutable)
-
-
-_prefetch_started = False
-#: held while the prefetch thread imports: fork waits for it (``compiler._fork_locks``), since
-#: a child would otherwise inherit a module import that no thread of it can finish
-_prefetch_lock = threading.Lock()
-
-
-def _prefetch_launch_imports() -> None:
-    """Import what the first launch of a process needs (``concurrent.futures`` for the
-    executor's thread pool: ~5 ms, mostly its ``logging`` import) on a thread, once per
-    process, started right before LLVM optimises and emits: those hold no GIL for ~30 ms,
-    so on a second core the import costs the launch nothing."""
-    global _prefetch_started
-    import sys
-
-    if _prefetch_started or "concurrent.futures.thread" in sys.modules:
-        return
-    _prefetch_started = True
-    import time
-
-    def run():
-        with _prefetch_lock:
-            # first let the compiling thread take the GIL back and enter LLVM (a thread that
-            # started importing at once would hold it for up to a switch interval, 5 ms)
-            time.sleep(0.001)
-            try:
-                __import__("concurrent.futures.thread")
-            except RuntimeError:  # the interpreter is exiting (no atexit hook may be added): no launch comes
-                pass
-
-    threading.Thread(target=run, name="pykern-prefetch", daemon=True).start()
 
 
 def with_shared_object(artifact: KernelArtifact) -> KernelArtifact:

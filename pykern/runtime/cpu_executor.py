@@ -3,7 +3,7 @@ MCJIT engine per object and launches grids with blocks spread over all cores.
 
 The compiled entry is ``void run(ptr args, ptr ctx, i64 first, i64 last)``
 (see ``codegen/cpu.py``). ``launch`` splits the blocks into chunks and calls
-it from a thread pool (ctypes releases the GIL during the call), checks the
+it from a pool of worker threads (ctypes releases the GIL during the call), checks the
 context's error record afterwards and raises ``KernelRuntimeError``. On
 Ctrl-C the context's cancel flag is set, which the compiled code checks
 between blocks and in every loop (``Target.loop_poll``): a launch on the pool
@@ -98,13 +98,73 @@ def _new_engine():
     return ll.create_mcjit_compiler(ll.parse_assembly(""), new_host_target_machine())
 
 
-def _get_pool():
+class _Batch:
+    """The chunks of one launch handed to the workers: counts them down and keeps the
+    first exception one raised; ``done`` is released when the last has run (or was
+    skipped after ``cancelled`` was set)."""
+
+    __slots__ = ("left", "lock", "done", "cancelled", "error")
+
+    def __init__(self, n: int):
+        self.left, self.cancelled, self.error = n, False, None
+        self.lock = threading.Lock()
+        self.done = threading.Lock()
+        self.done.acquire()
+
+    def run(self, fn, args) -> None:
+        try:
+            if not self.cancelled:
+                fn(*args)
+        except BaseException as e:  # noqa: BLE001  (re-raised by the launching thread)
+            if self.error is None:
+                self.error = e
+        finally:
+            with self.lock:
+                self.left -= 1
+                last = self.left == 0
+            if last:
+                self.done.release()
+
+    def wait(self) -> None:
+        """Until every chunk has run; ``KeyboardInterrupt`` reaches the caller meanwhile."""
+        self.done.acquire()
+        self.done.release()
+
+
+class _Workers:
+    """``n`` daemon threads running launch chunks from one queue.
+
+    Not ``concurrent.futures``: importing it (and the ``logging`` it pulls in) cost the first
+    launch of a process ~3.5 ms of interpreter time, and its futures ~10 µs a chunk; a launch
+    needs only "run these, tell me when all are done". Daemon threads, so that a kernel that
+    outlived a double Ctrl-C (``_abandoned``) does not keep the interpreter from exiting."""
+
+    def __init__(self, n: int):
+        import _queue  # the C queue: ``queue`` would import ``heapq`` and more
+
+        self._queue = _queue.SimpleQueue()
+        for i in range(n):
+            threading.Thread(target=self._work, name=f"pykern-cpu_{i}", daemon=True).start()
+
+    def _work(self) -> None:
+        get = self._queue.get
+        while True:
+            batch, fn, args = get()
+            batch.run(fn, args)
+
+    def submit_all(self, fn, argsets) -> _Batch:
+        batch = _Batch(len(argsets))
+        put = self._queue.put
+        for args in argsets:
+            put((batch, fn, args))
+        return batch
+
+
+def _get_pool() -> _Workers:
     global _pool, _pool_pid
     # a forked child inherits the pool object but not its threads: make a new one
     if _pool is None or _pool_pid != os.getpid():
-        import concurrent.futures as cf  # only launches big enough for the pool pay for the import
-
-        _pool = cf.ThreadPoolExecutor(max_workers=_NCPU, thread_name_prefix="pykern-cpu")
+        _pool = _Workers(_NCPU)
         _pool_pid = os.getpid()
     return _pool
 
@@ -569,28 +629,25 @@ class CpuKernel:
                 break
 
     def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers, args_keep=None):
-        import concurrent.futures as cf
-
-        pool = _get_pool()
         nchunks = min(nblocks, workers * 4)
         bounds = [nblocks * i // nchunks for i in range(nchunks + 1)]
-        futs = [pool.submit(self._fn, args_p, ctx_p, bounds[i], bounds[i + 1]) for i in range(nchunks)]
+        batch = _get_pool().submit_all(self._fn, [(args_p, ctx_p, bounds[i], bounds[i + 1])
+                                                  for i in range(nchunks)])
         try:
-            cf.wait(futs)
+            batch.wait()
         except BaseException:
             ctx.cancel = 1  # the compiled loop stops at its next block
-            for f in futs:
-                f.cancel()
+            batch.cancelled = True  # chunks not started are skipped
             try:
-                cf.wait(futs)
+                batch.wait()
             except BaseException:
                 # a second Ctrl-C while a block is still running (e.g. a kernel
                 # that never ends): keep the memory it uses alive forever
-                _abandoned.append((args_keep, ctx, futs, self))
+                _abandoned.append((args_keep, ctx, batch, self))
                 raise
             raise
-        for f in futs:
-            f.result()
+        if batch.error is not None:
+            raise batch.error
 
     def _format_error(self, ctx, block):
         art = self.artifact
