@@ -305,6 +305,27 @@ def test_launches_during_the_o3_build_are_correct_and_big_ones_wait(monkeypatch)
     assert np.array_equal(out, np.float32(1.5) * x + x)
 
 
+def test_the_o3_build_begins_when_the_first_launch_ends_or_after_the_grace(monkeypatch):
+    sig = "void(float32, float32[::1], float32[::1], float32[::1])"
+    # never launched (a compile() or a cache warm-up): the build still begins by itself
+    monkeypatch.setattr(cpu_tiers, "FIRST_LAUNCH_GRACE", 0.2)
+    art, kernel, argtypes = _first_tier(tier_saxpy, sig)
+    ov = compiler.Overload(tier_saxpy, "cpu", argtypes, art, kernel)
+    compiler._follow_tier_two(ov, art.tier_two)
+    assert not art.tier_two._go.is_set()
+    assert art.tier_two._done.wait(60) and ov.artifact is art.tier_two.final
+    # launched: the first launch's end lets it begin, without waiting out the grace
+    monkeypatch.setattr(cpu_tiers, "FIRST_LAUNCH_GRACE", 3600)
+    art, kernel, argtypes = _first_tier(tier_saxpy, sig)
+    ov = compiler.Overload(tier_saxpy, "cpu", argtypes, art, kernel)
+    compiler._follow_tier_two(ov, art.tier_two)
+    x = np.arange(640, dtype=np.float32)
+    out = np.zeros_like(x)
+    rt_launch.launch(ov, (np.float32(2), x, x, out), (10, 1, 1), (64, 1, 1), 0, 0)
+    assert np.array_equal(out, 3 * x)
+    assert art.tier_two._go.is_set() and art.tier_two._done.wait(60)
+
+
 SCRIPT = textwrap.dedent('''
     import os, sys
     import numpy as np

@@ -40,6 +40,12 @@ ENV = "PYKERN_TIERS"
 #: per thread (2.9 vs 0.4 ms at 2^20 threads, 61 vs 3.3 ms at 2^23), so past this size the
 #: slower code would cost more than the ~35 ms the first tier saves
 MAX_FIRST_TIER_THREADS = 1 << 20
+#: seconds an O3 build waits, on its thread, for the first launch of its first-tier code to end
+#: before it begins: the build's own start holds the GIL and takes a core, which the first
+#: launch of a process (its argument packing, its worker threads) would wait on -- ~2.5 ms of a
+#: ~44 ms first call. A compile that is not launched at once (``compile()``, a cache warm-up)
+#: starts its build after this long anyway.
+FIRST_LAUNCH_GRACE = 0.05
 
 #: tier-two builds not finished, for a forked child (which has none of their threads)
 _pending: "weakref.WeakSet[Job]" = weakref.WeakSet()
@@ -137,6 +143,11 @@ class Job:
         self.final = None  # the O3 KernelArtifact, once built (None if the build failed)
         self.error = None
         self._started = False
+        self._go = threading.Event()  # set when the first launch of the first-tier code ended
+
+    def go(self) -> None:
+        """Let the build begin now rather than after ``FIRST_LAUNCH_GRACE``."""
+        self._go.set()
 
     def start(self) -> None:
         """Build on a thread (not a daemon: the interpreter's exit waits for it rather than
@@ -149,6 +160,7 @@ class Job:
         threading.Thread(target=self._run, name="pykern-tier2").start()
 
     def _run(self) -> None:
+        self._go.wait(FIRST_LAUNCH_GRACE)
         try:
             ir_text, obj = self._build()
             final = KernelArtifact(**{**self._fields, "llvm_ir": ir_text, "binary": obj})
@@ -184,6 +196,7 @@ class Job:
 
     def wait(self, timeout=None):
         """The O3 artifact (None if its build failed or never ran in this process)."""
+        self._go.set()
         if not self._started:
             self.start()
         self._done.wait(timeout)
@@ -200,7 +213,10 @@ def guard_big_launches(kernel, job: Job) -> None:
         k = ref()
         if not job.done() and grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2] > MAX_FIRST_TIER_THREADS:
             job.wait()
-        return cls_run(k, grid, block, dynamic_shared, argbuf)
+        try:
+            return cls_run(k, grid, block, dynamic_shared, argbuf)
+        finally:
+            job.go()
 
     kernel.run = run
     job.when_done(lambda _final: kernel.__dict__.pop("run", None), first=True)
