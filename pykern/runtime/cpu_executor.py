@@ -100,16 +100,17 @@ def _new_engine():
 
 class _Batch:
     """The chunks of one launch handed to the workers: counts them down and keeps the
-    first exception one raised; ``done`` is released when the last has run (or was
-    skipped after ``cancelled`` was set)."""
+    first exception one raised; ``done`` is set when the last has run (or was skipped
+    after ``cancelled`` was set)."""
 
     __slots__ = ("left", "lock", "done", "cancelled", "error")
 
     def __init__(self, n: int):
         self.left, self.cancelled, self.error = n, False, None
         self.lock = threading.Lock()
-        self.done = threading.Lock()
-        self.done.acquire()
+        # an Event, not a bare lock: a Ctrl-C arriving right after a lock was acquired would
+        # leave it held, and the wait that follows the cancel would never end
+        self.done = threading.Event()
 
     def run(self, fn, args) -> None:
         try:
@@ -123,12 +124,11 @@ class _Batch:
                 self.left -= 1
                 last = self.left == 0
             if last:
-                self.done.release()
+                self.done.set()
 
     def wait(self) -> None:
         """Until every chunk has run; ``KeyboardInterrupt`` reaches the caller meanwhile."""
-        self.done.acquire()
-        self.done.release()
+        self.done.wait()
 
 
 class _Workers:
