@@ -38,3 +38,12 @@ def test_vote_takes_integer_masks_and_integer_or_bool_predicates():
     for pred in (np.ones(n, np.uint32), np.ones(n, np.bool_), np.arange(n, dtype=np.int64)):
         _all_sync_kernel(None)[1, n](mask, pred, out)
         assert out.tolist() == [int(pred.astype(bool).all())] * n
+
+
+@pytest.mark.parametrize("space", ["local", "shared"])
+def test_an_unknown_dtype_name_is_refused_with_numbas_wording(space):
+    src = f"def k(out):\n    a = cuda.{space}.array(10, dtype='int33')\n    out[0] = a[0]\n"
+    ns = {"cuda": cuda}
+    exec(compile(src, f"<nbtests3-{space}>", "exec"), ns)
+    with pytest.raises(cuda.CompileError, match="Invalid NumPy dtype specified: 'int33'"):
+        cuda.jit(ns["k"])[1, 1](np.zeros(1, np.int32))
