@@ -47,3 +47,32 @@ def test_an_unknown_dtype_name_is_refused_with_numbas_wording(space):
     exec(compile(src, f"<nbtests3-{space}>", "exec"), ns)
     with pytest.raises(cuda.CompileError, match="Invalid NumPy dtype specified: 'int33'"):
         cuda.jit(ns["k"])[1, 1](np.zeros(1, np.int32))
+
+
+@cuda.jit(device=True)
+def _fill(a, v):
+    for i in range(a.size):
+        a[i] = v
+
+
+@cuda.jit
+def _returns_a_void_call(a, flag):
+    if flag:
+        return _fill(a, 7)
+    _fill(a, 3)
+
+
+def test_a_kernel_may_return_the_call_of_a_function_that_returns_nothing():
+    """numba types a kernel's return as none, which ``return f(a)`` of such an f is."""
+    for flag, want in ((1, 7), (0, 3)):
+        a = np.zeros(4, np.int32)
+        _returns_a_void_call[1, 1](a, flag)
+        assert a.tolist() == [want] * 4
+
+
+def test_a_kernel_returning_a_value_is_still_refused():
+    def k(a):
+        return a[0] + 1
+
+    with pytest.raises(cuda.CompileError, match="kernels cannot return a value"):
+        cuda.jit(k)[1, 1](np.zeros(2, np.int32))
