@@ -519,8 +519,17 @@ def _shfl(lw, node, which):
 
 def _vote(lw, node, which):
     _nargs(lw, node, which, 2)
-    mask = _mask(lw, node.args[0])
-    pred = lw.cond(node.args[1])
+    # numba-cuda's vote_sync typing: a bool mask (lane 0 alone) or a float predicate is
+    # almost always a swapped argument pair, so both are refused rather than converted
+    m = lw.value(node.args[0])
+    if not isinstance(m.type, T.Integer):
+        raise lw.error(f"Mask type must be an integer, not {m.type}", node.args[0])
+    mask = lw.cast(m, T.uint64, node.args[0])
+    p = lw.value(node.args[1])
+    if not isinstance(p.type, (T.Integer, T.Boolean)):
+        raise lw.error(f"Predicate must be an integer or boolean, not {p.type}", node.args[1],
+                       hint=f"compare it: {which}(mask, x != 0)")
+    pred = lw.cast(p, T.boolean, node.args[1])
     return _intr(lw, which, [mask, pred], T.uint64 if which == "ballot_sync" else T.boolean, node)
 
 

@@ -446,6 +446,18 @@ class StatementLowering:
 
     def stmt_Return(self, node):
         v = node.value
+        if v is not None and self.is_kernel and not isinstance(v, ast.Constant):
+            # numba types a kernel's return as none, so ``return f(x)`` of a device function
+            # that returns nothing is a call and a plain return there
+            e = self.expr(v)
+            if (isinstance(e, PyObj) and e.value is None) or isinstance(getattr(e, "type", None), (T.Void, T.NoneType)):
+                if isinstance(e, ir.Expr) and not is_pure(e):
+                    self.emit(ir.ExprStmt(e, self.loc(node)))
+                v = None
+            else:
+                raise self.error(
+                    "kernels cannot return a value", node, hint="write results into an output array argument"
+                )
         if v is None or (isinstance(v, ast.Constant) and v.value is None):
             if self.optional_return(None, node):
                 return

@@ -417,7 +417,8 @@ class ValueLowering:
             if t is not None:
                 return t
         raise self.error(
-            f"{v!r} is not a dtype",
+            # numba's wording first: code that matches its message keeps working
+            f"Invalid NumPy dtype specified: {v!r} is not a dtype",
             node,
             hint="use a numpy type (np.float32), a pykern type (pykern.float32) or a name ('float32')",
         )
