@@ -165,6 +165,8 @@ def lower_call(lw, fobj, node):
         if f.attr == "copy":
             _nargs(lw, node, "copy", 0)
             return copy_array(lw, node, f.value)
+        if f.attr == "fill":
+            return _fill(lw, node, f.value)
         return _bit_count(lw, node, f)
     if _hashable(f) and f is np.copy:
         _nargs(lw, node, name, 1)
@@ -460,6 +462,19 @@ def copy_array(lw, node, src: ir.Expr) -> ir.Var:
     dst = lw.temp(ir.AllocArray(f"{lw.name}__local{lw.alloc_count}", "local", tuple(shape), t, lw.loc(node)), node)
     lw.store_view(dst, src, node)
     return dst
+
+
+def _fill(lw, node, arr: ir.Expr) -> PyObj:
+    """``a.fill(v)``: numba's array method (``a[...] = v``, ``v`` cast to the element type), which
+    numba.cuda compiles in kernels as it allocates nothing; it returns None."""
+    _nargs(lw, node, "fill", 1)
+    v = lw.value(node.args[0])
+    if not v.type.is_scalar or isinstance(arr.type.dtype, T.Record):
+        raise lw.error(f"fill() of a {arr.type} takes a number, not a {v.type}", node)
+    if arr.type.ndim == 0:
+        raise lw.error("fill() of a 0-d array is not supported", node, "assign the element: a[()] = v")
+    lw.store_view(arr, v, node)
+    return PyObj(None, "None")
 
 
 def _const_array_like(lw, node, which):

@@ -199,7 +199,7 @@ class ExpressionLowering:
                 return self.transpose(base, node)
             if attr == "ctypes":
                 return PyObj(ArrayCTypes(base), "ctypes")
-            if attr in ("transpose", "view", "reshape", "copy") or attr in calls.ARRAY_REDUCTION_METHODS:
+            if attr in ("transpose", "view", "reshape", "copy", "fill") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -216,7 +216,7 @@ class ExpressionLowering:
                 return ir.Reinterpret(base, off, True, ir.reinterpret_type(t, ft, True).with_(aligned=aligned), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .ctypes.data, "
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .ctypes.data, "
                 ".real and .imag of complex arrays, fields of record arrays (a.x), .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
                 ".argmin() .argmax()"
             )
