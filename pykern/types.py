@@ -72,6 +72,10 @@ class BaseTuple(metaclass=_Kind):
     def _test(t):
         return isinstance(t, _Tuple) and not isinstance(t, (NoneType, Optional))
 
+    def __new__(cls, types):
+        """numba's constructor ``types.Tuple((int32, float32))``, for signatures: a pykern tuple type."""
+        return _Tuple(tuple(types))
+
 
 Tuple = BaseTuple
 
@@ -82,6 +86,10 @@ class UniTuple(metaclass=_Kind):
     @staticmethod
     def _test(t):
         return BaseTuple._test(t) and bool(t.elems) and all(e == t.elems[0] for e in t.elems)
+
+    def __new__(cls, dtype, count):
+        """numba's constructor ``types.UniTuple(float64, 3)``, for signatures: a pykern tuple type."""
+        return _Tuple((dtype,) * count)
 
 
 bool_ = b1 = boolean
