@@ -957,3 +957,27 @@ def test_option_pricing_paths_with_normal_draws():
         z = np.sqrt(f(-2) * np.log(u1)) * np.cos(f(2) * f(np.pi) * u2)
         s = s * np.exp((f(0.05) - f(0.5) * f(0.2) * f(0.2)) * f(1 / 50) + f(0.2) * np.sqrt(f(1 / 50)) * z)
     assert abs(out[0] - s) / s < 1e-4
+
+
+def test_numba_device_attribute_names_read_hip_attributes(monkeypatch):
+    # on a GPU, dev.<NAME> is hipDeviceGetAttribute of HIP's attribute of that name (no GPU here:
+    # the read is recorded); the cpu device answers every name the GPU one does
+    from pykern import compat
+    from pykern.runtime import devices, hip, hip_api
+
+    asked = []
+    monkeypatch.setattr(hip, "lib", lambda: "L")
+    monkeypatch.setattr(devices, "_attr", lambda lib, name, dev: asked.append((lib, name, dev)) or 7)
+    d = devices.Device(id=3, name="gpu", gcn_arch_name="gfx90a", arch="gfx90a", features=(), compute_units=104,
+                       wave_size=64, max_shared_per_block=65536, max_threads_per_block=1024,
+                       max_block_dim=(1024, 1024, 1024), max_grid_dim=(2**31 - 1,) * 3, clock_khz=1700000,
+                       memory_clock_khz=1600000, total_memory=1 << 36, pci_bus_id="0000:03:00.0",
+                       runtime_version=60_200_000, driver_version=60_200_000)
+    assert d.MAX_REGISTERS_PER_BLOCK == 7 and d.L2_CACHE_SIZE == 7
+    assert asked == [("L", "hipDeviceAttributeMaxRegistersPerBlock", 3), ("L", "hipDeviceAttributeL2CacheSize", 3)]
+    assert d.WARP_SIZE == 64 and len(asked) == 2  # a field the dataclass holds is not asked again
+    with pytest.raises(AttributeError):
+        d.NOT_AN_ATTRIBUTE
+    assert all(n in hip_api.DEVICE_ATTRIBUTES for n in devices.NUMBA_ATTRIBUTES.values())
+    cpu = compat.CpuDevice()
+    assert all(isinstance(getattr(cpu, n), int) for n in devices.NUMBA_ATTRIBUTES)
