@@ -981,3 +981,50 @@ def test_numba_device_attribute_names_read_hip_attributes(monkeypatch):
     assert all(n in hip_api.DEVICE_ATTRIBUTES for n in devices.NUMBA_ATTRIBUTES.values())
     cpu = compat.CpuDevice()
     assert all(isinstance(getattr(cpu, n), int) for n in devices.NUMBA_ATTRIBUTES)
+
+
+def test_black_scholes_and_twiddles_with_libdevice():
+    # libdevice spellings: normcdf for the cumulative normal, sincospi for exact DFT twiddles
+    from pykern import libdevice
+
+    @cuda.jit
+    def black_scholes(S, K, T, r, v, call, put):
+        i = cuda.grid(1)
+        if i < S.size:
+            sq = v * math.sqrt(T[i])
+            d1 = (math.log(S[i] / K[i]) + (r + 0.5 * v * v) * T[i]) / sq
+            d2 = d1 - sq
+            e = K[i] * math.exp(-r * T[i])
+            call[i] = S[i] * libdevice.normcdf(d1) - e * libdevice.normcdf(d2)
+            put[i] = e * libdevice.normcdf(-d2) - S[i] * libdevice.normcdf(-d1)
+
+    rng = np.random.RandomState(16)
+    n = 256
+    S, K, T = rng.uniform(5, 30, n), rng.uniform(1, 100, n), rng.uniform(0.25, 10, n)
+    call, put = np.zeros(n), np.zeros(n)
+    black_scholes[2, 128](S, K, T, 0.02, 0.3, call, put)
+    cnd = np.vectorize(lambda x: 0.5 * math.erfc(-x / math.sqrt(2)))
+    sq = 0.3 * np.sqrt(T)
+    d1 = (np.log(S / K) + (0.02 + 0.5 * 0.09) * T) / sq
+    d2 = d1 - sq
+    assert np.allclose(call, S * cnd(d1) - K * np.exp(-0.02 * T) * cnd(d2), rtol=1e-12, atol=1e-12)
+    assert np.allclose(call - put, S - K * np.exp(-0.02 * T), rtol=1e-10, atol=1e-10)  # put-call parity
+
+    @cuda.jit
+    def twiddles(n, w, w32):
+        k = cuda.grid(1)
+        if k < w.shape[0]:
+            s, c = libdevice.sincospi(-2.0 * k / n)
+            w[k, 0] = c
+            w[k, 1] = s
+            w32[k, 0] = libdevice.cospif(np.float32(-2.0 * k / n))
+            w32[k, 1] = libdevice.sinpif(np.float32(-2.0 * k / n))
+
+    N = 16
+    w, w32 = np.zeros((N, 2)), np.zeros((N, 2), np.float32)
+    twiddles[1, N](N, w, w32)
+    ref = np.exp(-2j * np.pi * np.arange(N) / N)
+    assert np.allclose(w[:, 0], ref.real, atol=1e-15) and np.allclose(w[:, 1], ref.imag, atol=1e-15)
+    assert np.allclose(w32[:, 0], ref.real, atol=1e-7) and np.allclose(w32[:, 1], ref.imag, atol=1e-7)
+    quarter = np.arange(0, N, N // 4)  # multiples of pi/2: exactly 0 and +-1, where cos(pi * x) is not
+    assert np.array_equal(np.abs(w[quarter]), np.abs(np.round(np.stack([ref.real, ref.imag], 1)[quarter])))
