@@ -571,6 +571,7 @@ _KNOWN_OPTIONS = {
     "boundscheck",  # numba-cuda: None/False accepted, True refused (debug=True checks indices here)
     "lto",  # numba-cuda's link-time optimisation of NVVM IR: nothing to switch here (one LLVM module)
     "shared_memory_carveout",  # numba-cuda's L1/shared split: checked as numba does, AMD has no such knob
+    "nopython", "nogil",  # numba's CPU decorator options, which numba.cuda's target options accept too: no effect
 }
 _CARVEOUTS = ("default", "maxl1", "maxshared")
 
@@ -587,7 +588,8 @@ def _check_options(options):
                                   "use @jit(debug=True), which checks every index")
     _check_launch_bounds(options.get("launch_bounds"))
     _check_carveout(options.get("shared_memory_carveout"))
-    return {k: v for k, v in options.items() if k not in ("boundscheck", "lto", "shared_memory_carveout")}
+    return {k: v for k, v in options.items()
+            if k not in ("boundscheck", "lto", "shared_memory_carveout", "nopython", "nogil")}
 
 
 def _check_launch_bounds(bounds):

@@ -1028,3 +1028,26 @@ def test_black_scholes_and_twiddles_with_libdevice():
     assert np.allclose(w32[:, 0], ref.real, atol=1e-7) and np.allclose(w32[:, 1], ref.imag, atol=1e-7)
     quarter = np.arange(0, N, N // 4)  # multiples of pi/2: exactly 0 and +-1, where cos(pi * x) is not
     assert np.array_equal(np.abs(w[quarter]), np.abs(np.round(np.stack([ref.real, ref.imag], 1)[quarter])))
+
+
+def test_kernels_decorated_with_numba_cpu_options():
+    # projects share one options dict between numba.njit and cuda.jit; numba.cuda's target options
+    # accept nopython and nogil (no effect on a GPU)
+    opts = dict(nopython=True, nogil=True, fastmath=False)
+
+    @cuda.jit(device=True, **opts)
+    def smoothstep(e0, e1, x):
+        t = min(max((x - e0) / (e1 - e0), 0.0), 1.0)
+        return t * t * (3.0 - 2.0 * t)
+
+    @cuda.jit(**opts)
+    def apply(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = smoothstep(0.2, 0.8, x[i])
+
+    x = np.linspace(0, 1, 101)
+    out = np.zeros_like(x)
+    apply[1, 128](x, out)
+    t = np.clip((x - 0.2) / 0.6, 0, 1)
+    assert np.allclose(out, t * t * (3 - 2 * t), rtol=0, atol=1e-15)
