@@ -68,7 +68,7 @@ CASES = [
     ("def k(a):\n    cuda.atomic.xor(a, 0, 1)\n", F1, 2, 21, ["needs an integer array"], None),
     ("def k(a):\n    cuda.atomic.add(a, 0, 1)\n", "void(float32[:, :])", 2, 24, ["needs 2 indices"], None),
     ("def k(a):\n    t = (1, 2)\n    a[0] = t[5]\n", F1, 3, 12, ["tuple index 5 out of range"], None),
-    ("def k(a):\n    t = (1, 2.0)\n    a[0] = t[a[0]]\n", "void(int32[:])", 3, 12, ["Tuple(int64, float64) can only be indexed by a constant"], "one scalar or array type"),
+    ("def k(a):\n    t = (1, 2.0)\n    a[0] = t[a[0]]\n", "void(int32[:])", 3, 12, ["Tuple(int64, float64) can only be indexed by a constant"], "one scalar, array or tuple type"),
     ("def k(a):\n    t = (1, 2)\n    a[0] = t[1.5]\n", "void(int32[:])", 3, 14, ["constant integer"], "t[0]"),
     ("def k(a):\n    a[0] = a[0, 1]\n", F1, 2, 12, ["too many indices"], None),
     ("def k(a):\n    a[0] = a[1.5]\n", F1, 2, 12, ["array index must be an integer, not float64"], "int(x)"),

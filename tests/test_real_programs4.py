@@ -1051,3 +1051,53 @@ def test_kernels_decorated_with_numba_cpu_options():
     apply[1, 128](x, out)
     t = np.clip((x - 0.2) / 0.6, 0, 1)
     assert np.allclose(out, t * t * (3 - 2 * t), rtol=0, atol=1e-15)
+
+
+# a stencil's weights as a global tuple of tuples, read with run-time indices (numba indexes any
+# UniTuple at run time; pykern refused tuples of tuples before)
+GAUSS = ((1, 2, 1), (2, 4, 2), (1, 2, 1))
+
+
+def test_stencil_weights_in_a_nested_global_tuple_indexed_at_run_time():
+    from collections import namedtuple
+
+    Offset = namedtuple("Offset", "dy dx")
+    NEIGHBOURS = (Offset(-1, 0), Offset(1, 0), Offset(0, -1), Offset(0, 1))
+
+    @cuda.jit
+    def gauss_blur(img, out):
+        y, x = cuda.grid(2)
+        if 0 < y < img.shape[0] - 1 and 0 < x < img.shape[1] - 1:
+            acc = 0.0
+            for dy in range(3):
+                for dx in range(3):
+                    acc += GAUSS[dy][dx] * img[y + dy - 1, x + dx - 1]
+            out[y, x] = acc / 16
+
+    @cuda.jit
+    def local_max(img, out, taps):
+        y, x = cuda.grid(2)
+        if 0 < y < img.shape[0] - 1 and 0 < x < img.shape[1] - 1:
+            is_max = True
+            for k in range(len(NEIGHBOURS)):
+                o = NEIGHBOURS[k]  # a namedtuple picked at run time
+                if img[y + o.dy, x + o.dx] >= img[y, x]:
+                    is_max = False
+            w = 0.0
+            for j in range(len(taps)):
+                w += taps[j][j % 2]  # a tuple argument of pairs, indexed twice at run time
+            out[y, x] = w if is_max else 0.0
+
+    img = np.random.RandomState(17).rand(20, 24)
+    out = np.zeros_like(img)
+    gauss_blur[(2, 2), (16, 16)](img, out)
+    G = np.array(GAUSS)
+    ref = sum(G[dy, dx] * img[dy:dy + 18, dx:dx + 22] for dy in range(3) for dx in range(3)) / 16
+    assert np.allclose(out[1:-1, 1:-1], ref, rtol=0, atol=1e-15)
+
+    taps = ((1.0, 2.0), (3.0, 4.0), (5.0, 6.0))
+    out2 = np.zeros_like(img)
+    local_max[(2, 2), (16, 16)](img, out2, taps)
+    c = img[1:-1, 1:-1]
+    peak = (c > img[:-2, 1:-1]) & (c > img[2:, 1:-1]) & (c > img[1:-1, :-2]) & (c > img[1:-1, 2:])
+    assert np.array_equal(out2[1:-1, 1:-1], np.where(peak, 1.0 + 4.0 + 5.0, 0.0))
