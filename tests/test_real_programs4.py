@@ -1101,3 +1101,35 @@ def test_stencil_weights_in_a_nested_global_tuple_indexed_at_run_time():
     c = img[1:-1, 1:-1]
     peak = (c > img[:-2, 1:-1]) & (c > img[2:, 1:-1]) & (c > img[1:-1, :-2]) & (c > img[1:-1, 2:])
     assert np.array_equal(out2[1:-1, 1:-1], np.where(peak, 1.0 + 4.0 + 5.0, 0.0))
+
+
+WEIGHTS = (1.0, 4.0, 6.0, 4.0, 1.0)
+
+
+def test_builtin_sum_any_all_in_a_smoothing_kernel():
+    # Python's sum/any/all, as numba's overloads of them compile in kernels: of a global tuple, a
+    # tuple built in the kernel and a row of an array
+    @cuda.jit
+    def smooth(x, out, valid, rowsum):
+        i = cuda.grid(1)
+        n = x.shape[1]
+        if i < x.shape[0]:
+            norm = sum(WEIGHTS)
+            for j in range(2, n - 2):
+                acc = 0.0
+                for k in range(5):
+                    acc += WEIGHTS[k] * x[i, j + k - 2]
+                out[i, j] = acc / norm
+            ends = (x[i, 0], x[i, n - 1])
+            valid[i] = all((ends[0] >= 0, ends[1] >= 0)) and not any((x[i, 1] > 0.99, x[i, 2] > 0.99))
+            rowsum[i] = sum(x[i], 100.0) - sum(ends)
+
+    x = np.random.RandomState(18).rand(12, 20)
+    x[3, 0] = -1
+    out, valid, rowsum = np.zeros_like(x), np.zeros(12, np.bool_), np.zeros(12)
+    smooth[1, 16](x, out, valid, rowsum)
+    w = np.array(WEIGHTS)
+    ref = np.stack([np.convolve(r, w / w.sum(), mode="valid") for r in x])
+    assert np.allclose(out[:, 2:-2], ref, rtol=0, atol=1e-15)
+    assert valid.tolist() == [(r[0] >= 0 and r[-1] >= 0) and not (r[1] > 0.99 or r[2] > 0.99) for r in x]
+    assert np.allclose(rowsum, [100.0 + sum(r) - (r[0] + r[-1]) for r in x], rtol=0, atol=1e-12)

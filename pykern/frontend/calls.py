@@ -187,7 +187,7 @@ def lower_call(lw, fobj, node):
         f"cannot call Python function '{name}' from a kernel",
         node,
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
-        "builtins abs/min/max/round/divmod/int/float/bool/len/ord and the pykern kernel functions",
+        "builtins abs/min/max/sum/any/all/round/divmod/int/float/bool/len/ord and the pykern kernel functions",
     )
 
 
@@ -230,6 +230,10 @@ def _array_reduction(lw, node, name, which, base=None):
     a = base if base is not None else lw.value(node.args[0])
     if not isinstance(a.type, T.Array):
         raise lw.error(f"{name}() in kernels takes an array, not a {a.type}", node.args[0] if node.args else node)
+    return _reduce_array(lw, node, name, which, a)
+
+
+def _reduce_array(lw, node, name, which, a):
     dt = a.type.dtype
     kind = ("b" if isinstance(dt, T.Boolean) else "c" if isinstance(dt, T.Complex) else "f" if isinstance(dt, T.Float)
             else ("i" if dt.signed else "u") if isinstance(dt, T.Integer) else None)
@@ -1003,7 +1007,49 @@ def _bool(lw, node, name):
     return _convert(lw, node, "bool", T.boolean)
 
 
+def _iterable_arg(lw, node, name, hi):
+    """The iterable of ``sum``/``any``/``all``: a tuple, or a 1-d array (numba's overloads iterate
+    it; iterating a 2-d array gives rows, which they cannot add or test)."""
+    _nargs(lw, node, name, 1, hi, keywords=("start",) if hi > 1 else ())
+    it = lw.value(node.args[0])
+    t = it.type
+    if isinstance(t, T.Array) and t.ndim == 1 and not isinstance(t.dtype, T.Record):
+        return it
+    if isinstance(t, T.Tuple) and not isinstance(t, (T.NoneType, T.Optional)) and all(e.is_scalar for e in t.elems):
+        return lw.once(it, node)
+    raise lw.error(f"{name}() in kernels takes a tuple of numbers or a 1-d array, not a {t}", node.args[0])
+
+
+def _builtin_sum(lw, node, name):
+    """``sum(t)``, ``sum(t, start)`` as numba's overload computes it: ``start`` (0) plus each item in
+    turn -- a tuple's items folded with ``+``, a 1-d array's by its sequential sum, then ``start``."""
+    it = _iterable_arg(lw, node, name, 2)
+    start = (lw.value(node.args[1]) if len(node.args) > 1 else lw.value(node.keywords[0].value) if node.keywords
+             else lw.const(0, T.int64, node, weak=True))
+    if isinstance(it.type, T.Array):
+        return lw.binop("+", start, _reduce_array(lw, node, name, "sum", it), node)
+    acc = start
+    for k in range(len(it.type.elems)):
+        acc = lw.binop("+", acc, lw.tuple_get(it, k, node), node)
+    return acc
+
+
+def _builtin_any_all(lw, node, name, which):
+    """``any(t)``/``all(t)`` of a tuple (each item's truth, Python's) or a 1-d array (np.any/np.all)."""
+    it = _iterable_arg(lw, node, name, 1)
+    if isinstance(it.type, T.Array):
+        return _reduce_array(lw, node, name, which, it)
+    loc = lw.loc(node)
+    if not it.type.elems:
+        return lw.const(which == "all", T.boolean, node)
+    truths = [lw.cast(lw.tuple_get(it, k, node), T.boolean, node) for k in range(len(it.type.elems))]
+    return ir.BoolOp("or" if which == "any" else "and", truths, T.boolean, loc)
+
+
 _BUILTINS = {
+    builtins.sum: _builtin_sum,
+    builtins.any: lambda lw, node, name: _builtin_any_all(lw, node, name, "any"),
+    builtins.all: lambda lw, node, name: _builtin_any_all(lw, node, name, "all"),
     builtins.range: _range,
     builtins.len: _len,
     builtins.abs: _abs,
