@@ -172,6 +172,12 @@ class Dispatcher:
             # defaults are passed as arguments, as numba does (they are values, not code)
             args = tuple(args) + self.py_func.__defaults__[len(args) - lo:]
         target = _chosen[0] if _chosen else current_target()
+        if self._signatures and not _prepared:
+            ptrs = self.__dict__.get("_pointer_params")
+            if ptrs is None:
+                ptrs = self._pointer_params = _pointer_params(self._signatures)
+            if ptrs:
+                args = _pointer_args(args, ptrs)
         if self.extensions and not _prepared:
             return self._launch_with_extensions(rt_launch, target, args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
@@ -556,6 +562,38 @@ class _Launch:
             if not cut_frames(e):
                 raise
             raise e.with_traceback(None)  # pykern's internal frames hidden (PYKERN_FULL_TRACEBACK=1 shows them)
+
+
+def _pointer_params(signatures) -> tuple:
+    """``(position, element type)`` of the ``CPointer`` parameters of any eager signature."""
+    from .frontend import types as T
+
+    return tuple(dict.fromkeys((i, t.dtype) for _, argtypes in signatures
+                               for i, t in enumerate(argtypes) if isinstance(t, T.CPointer)))
+
+
+#: bytes a raw pointer argument is taken to reach: the kernel's view of it must have an extent,
+#: and nothing knows the real one (numba's CPointer has none)
+_POINTER_EXTENT = 1 << 40
+
+
+def _pointer_args(args, ptrs) -> tuple:
+    """An address (an int) given for a ``CPointer`` parameter becomes a 1-d view of the memory there,
+    which the kernel indexes as numba's pointer (numba-cuda's ``ex_cpointer``: ``x_ptr =
+    d.__cuda_array_interface__["data"][0]``)."""
+    import numpy as np
+
+    from .compat import from_cuda_array_interface
+
+    out = list(args)
+    for i, dt in ptrs:
+        a = out[i] if i < len(out) else None
+        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            npdt = np.dtype(dt.np_dtype)
+            cai = {"shape": (_POINTER_EXTENT // npdt.itemsize,), "typestr": npdt.str, "data": (int(a), False),
+                   "strides": None, "version": 3}
+            out[i] = from_cuda_array_interface(cai, owner=None, sync=False)
+    return tuple(out)
 
 
 class _NoLaunch:

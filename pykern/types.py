@@ -28,6 +28,7 @@ from .frontend.types import (  # noqa: F401
     Optional,
     Record,
     Tuple as _Tuple,
+    cpointer as _cpointer,
     Type,
     Void,
     boolean,
@@ -90,6 +91,11 @@ class UniTuple(metaclass=_Kind):
     def __new__(cls, dtype, count):
         """numba's constructor ``types.UniTuple(float64, 3)``, for signatures: a pykern tuple type."""
         return _Tuple((dtype,) * count)
+
+
+def CPointer(dtype):
+    """numba's ``types.CPointer(dtype)``, for kernel signatures: the parameter takes an address."""
+    return _cpointer(dtype)
 
 
 bool_ = b1 = boolean

@@ -1133,3 +1133,37 @@ def test_builtin_sum_any_all_in_a_smoothing_kernel():
     assert np.allclose(out[:, 2:-2], ref, rtol=0, atol=1e-15)
     assert valid.tolist() == [(r[0] >= 0 and r[-1] >= 0) and not (r[1] > 0.99 or r[2] > 0.99) for r in x]
     assert np.allclose(rowsum, [100.0 + sum(r) - (r[0] + r[-1]) for r in x], rtol=0, atol=1e-12)
+
+
+def test_raw_pointer_argument_doc_example():
+    # numba-cuda docs, "ex_cpointer": a kernel declared with types.CPointer(types.uint8) takes the
+    # address from __cuda_array_interface__; pykern refused CPointer before
+    sig = types.void(types.CPointer(types.uint8), types.uint32)
+
+    @cuda.jit(sig)
+    def add_one(x, n):
+        i = cuda.grid(1)
+        if i < n:
+            x[i] += 1
+
+    x = cuda.to_device(np.arange(10, dtype=np.uint8))
+    x_ptr = x.__cuda_array_interface__["data"][0]
+    add_one[1, 32](x_ptr, len(x))
+    assert x.copy_to_host().tolist() == list(range(1, 11))
+
+    @cuda.jit("void(CPointer(float64), int64, float64[::1])")  # the string spelling, another dtype
+    def gather(p, n, out):
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = p[n - 1 - i] * 2
+
+    a = np.arange(5.0)
+    out = np.zeros(5)
+    gather[1, 8](a.ctypes.data, 5, out)
+    assert out.tolist() == [8.0, 6.0, 4.0, 2.0, 0.0]
+
+    def length(p, out):
+        out[0] = len(p)
+
+    with pytest.raises(cuda.CompileError, match="raw pointer has no length"):  # eager: compiled here
+        cuda.jit(types.void(types.CPointer(types.float64), types.float64[:]))(length)

@@ -780,6 +780,8 @@ def _len(lw, node, name):
     if isinstance(t, T.Array):
         if t.ndim == 0:
             raise lw.error("len() of a 0-d array", node)
+        if isinstance(t, T.CPointer):
+            raise lw.error(f"len() of a {t}: a raw pointer has no length", node, "pass the length as an argument")
         return ir.ArrayAttr(v, "shape", 0, T.int64, lw.loc(node))
     if isinstance(t, T.Tuple):
         return lw.const(len(t.elems), T.int64, node, weak=True)

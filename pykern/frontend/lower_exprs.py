@@ -185,6 +185,9 @@ class ExpressionLowering:
         loc = self.loc(node)
         if records.is_record_ref(t) and t.dtype.field(attr) is not None:
             return records.read(self, base, attr, node)  # r.x
+        if isinstance(t, T.CPointer) and attr not in ("dtype", "ndim"):
+            raise self.error(f"a raw pointer ({t}) has no attribute '{attr}': it can only be indexed", node,
+                             "pass its length as another argument")
         if isinstance(t, T.Array):
             if attr in ("shape", "strides"):
                 elems = [ir.ArrayAttr(base, attr, d, T.int64, loc) for d in range(t.ndim)]

@@ -114,6 +114,11 @@ class _Parser:
                     self.take()
                 self.take(")")
             base = T.Tuple(tuple(elems))
+        elif tok == "CPointer" and self.peek() == "(":  # numba's raw pointer parameter
+            self.take("(")
+            elem = self.type_()
+            self.take(")")
+            base = T.cpointer(elem)
         elif tok == "array" and self.peek() == "(":
             base = self.numba_array()
         else:
