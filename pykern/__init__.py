@@ -159,6 +159,7 @@ _LAZY = {
     "guvectorize": ("pykern.ufuncs", "guvectorize"),
     "Reduce": ("pykern.reduction", "Reduce"),
     "reduce": ("pykern.reduction", "reduce"),
+    "CudaSupportError": ("pykern.cudadrv.error", "CudaSupportError"),  # numba.cuda re-exports it
 }
 
 

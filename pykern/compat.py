@@ -64,6 +64,53 @@ class CpuDevice:
     MAX_BLOCK_DIM_X = property(lambda self: self.max_block_dim[0])
     MAX_GRID_DIM_X = property(lambda self: self.max_grid_dim[0])
 
+    def __getattr__(self, name: str) -> int:
+        """numba's other device attribute names (``dev.MAX_BLOCK_DIM_Y``, ``dev.L2_CACHE_SIZE``...; the
+        hip ``Device`` reads the same names from HIP): the host's values, 0 for what it has not."""
+        v = _CPU_ATTRIBUTES.get(name)
+        if v is None:
+            raise AttributeError(f"'CpuDevice' object has no attribute '{name}'")
+        return v(self) if callable(v) else v
+
+
+def _cpu_clock_khz() -> int:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("cpu MHz"):
+                    return int(float(line.split(":")[1]) * 1000)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+#: numba's ``CU_DEVICE_ATTRIBUTE_*`` names (``runtime.devices.NUMBA_ATTRIBUTES``) on the cpu target: the
+#: limits pykern enforces, host memory as the device's (integrated, mapped, managed, unified), one block
+#: in flight per core.
+_CPU_ATTRIBUTES = {
+    "MAX_BLOCK_DIM_Y": lambda d: d.max_block_dim[1], "MAX_BLOCK_DIM_Z": lambda d: d.max_block_dim[2],
+    "MAX_GRID_DIM_Y": lambda d: d.max_grid_dim[1], "MAX_GRID_DIM_Z": lambda d: d.max_grid_dim[2],
+    "SHARED_MEMORY_PER_BLOCK": lambda d: d.max_shared_per_block,
+    "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": lambda d: d.max_shared_per_block,
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": lambda d: d.max_shared_per_block,
+    "MAX_THREADS_PER_MULTI_PROCESSOR": lambda d: d.max_threads_per_block,
+    "COMPUTE_CAPABILITY_MAJOR": lambda d: d.compute_capability[0],
+    "COMPUTE_CAPABILITY_MINOR": lambda d: d.compute_capability[1],
+    "CLOCK_RATE": lambda d: _cpu_clock_khz(),
+    "TOTAL_CONSTANT_MEMORY": 64 * 1024, "MAX_REGISTERS_PER_BLOCK": 65536, "REGISTERS_PER_BLOCK": 65536,
+    "MAX_REGISTERS_PER_MULTIPROCESSOR": 65536, "MAX_BLOCKS_PER_MULTIPROCESSOR": 1, "MAX_PITCH": 2**31 - 1,
+    "TEXTURE_ALIGNMENT": 0, "GPU_OVERLAP": 0, "KERNEL_EXEC_TIMEOUT": 0, "INTEGRATED": 1,
+    "CAN_MAP_HOST_MEMORY": 1, "COMPUTE_MODE": 0, "CONCURRENT_KERNELS": 1, "ECC_ENABLED": 0, "PCI_BUS_ID": 0,
+    "PCI_DEVICE_ID": 0, "PCI_DOMAIN_ID": 0, "TCC_DRIVER": 0, "MEMORY_CLOCK_RATE": 0, "GLOBAL_MEMORY_BUS_WIDTH": 0,
+    "L2_CACHE_SIZE": 0, "ASYNC_ENGINE_COUNT": 0, "UNIFIED_ADDRESSING": 1, "STREAM_PRIORITIES_SUPPORTED": 0,
+    "GLOBAL_L1_CACHE_SUPPORTED": 1, "LOCAL_L1_CACHE_SUPPORTED": 1, "MANAGED_MEMORY": 1, "MULTI_GPU_BOARD": 0,
+    "MULTI_GPU_BOARD_GROUP_ID": 0, "HOST_NATIVE_ATOMIC_SUPPORTED": 1, "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO": 2,
+    "PAGEABLE_MEMORY_ACCESS": 1, "CONCURRENT_MANAGED_ACCESS": 1, "COMPUTE_PREEMPTION_SUPPORTED": 1,
+    "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM": 1, "COOPERATIVE_LAUNCH": 1, "COOPERATIVE_MULTI_DEVICE_LAUNCH": 0,
+    "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": 1, "MAX_PERSISTING_L2_CACHE_SIZE": 0,
+    "RESERVED_SHARED_MEMORY_PER_BLOCK": 0, "MEMORY_POOLS_SUPPORTED": 0,
+}  # fmt: skip
+
 
 def _target() -> str:
     from .targets import current_target

@@ -172,6 +172,12 @@ class Dispatcher:
             # defaults are passed as arguments, as numba does (they are values, not code)
             args = tuple(args) + self.py_func.__defaults__[len(args) - lo:]
         target = _chosen[0] if _chosen else current_target()
+        if self._signatures and not _prepared:
+            ptrs = self.__dict__.get("_pointer_params")
+            if ptrs is None:
+                ptrs = self._pointer_params = _pointer_params(self._signatures)
+            if ptrs:
+                args = _pointer_args(args, ptrs)
         if self.extensions and not _prepared:
             return self._launch_with_extensions(rt_launch, target, args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
@@ -558,6 +564,38 @@ class _Launch:
             raise e.with_traceback(None)  # pykern's internal frames hidden (PYKERN_FULL_TRACEBACK=1 shows them)
 
 
+def _pointer_params(signatures) -> tuple:
+    """``(position, element type)`` of the ``CPointer`` parameters of any eager signature."""
+    from .frontend import types as T
+
+    return tuple(dict.fromkeys((i, t.dtype) for _, argtypes in signatures
+                               for i, t in enumerate(argtypes) if isinstance(t, T.CPointer)))
+
+
+#: bytes a raw pointer argument is taken to reach: the kernel's view of it must have an extent,
+#: and nothing knows the real one (numba's CPointer has none)
+_POINTER_EXTENT = 1 << 40
+
+
+def _pointer_args(args, ptrs) -> tuple:
+    """An address (an int) given for a ``CPointer`` parameter becomes a 1-d view of the memory there,
+    which the kernel indexes as numba's pointer (numba-cuda's ``ex_cpointer``: ``x_ptr =
+    d.__cuda_array_interface__["data"][0]``)."""
+    import numpy as np
+
+    from .compat import from_cuda_array_interface
+
+    out = list(args)
+    for i, dt in ptrs:
+        a = out[i] if i < len(out) else None
+        if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)):
+            npdt = np.dtype(dt.np_dtype)
+            cai = {"shape": (_POINTER_EXTENT // npdt.itemsize,), "typestr": npdt.str, "data": (int(a), False),
+                   "strides": None, "version": 3}
+            out[i] = from_cuda_array_interface(cai, owner=None, sync=False)
+    return tuple(out)
+
+
 class _NoLaunch:
     def __call__(self, *args):
         return None
@@ -571,6 +609,7 @@ _KNOWN_OPTIONS = {
     "boundscheck",  # numba-cuda: None/False accepted, True refused (debug=True checks indices here)
     "lto",  # numba-cuda's link-time optimisation of NVVM IR: nothing to switch here (one LLVM module)
     "shared_memory_carveout",  # numba-cuda's L1/shared split: checked as numba does, AMD has no such knob
+    "nopython", "nogil",  # numba's CPU decorator options, which numba.cuda's target options accept too: no effect
 }
 _CARVEOUTS = ("default", "maxl1", "maxshared")
 
@@ -587,7 +626,8 @@ def _check_options(options):
                                   "use @jit(debug=True), which checks every index")
     _check_launch_bounds(options.get("launch_bounds"))
     _check_carveout(options.get("shared_memory_carveout"))
-    return {k: v for k, v in options.items() if k not in ("boundscheck", "lto", "shared_memory_carveout")}
+    return {k: v for k, v in options.items()
+            if k not in ("boundscheck", "lto", "shared_memory_carveout", "nopython", "nogil")}
 
 
 def _check_launch_bounds(bounds):

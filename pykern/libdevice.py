@@ -9,7 +9,7 @@ accuracy, not bit for bit. Float-to-integer conversions take every rounding mode
 (``double2int_rd`` is ``floor``); arithmetic takes only round-to-nearest (``dadd_rn``...).
 Not here (an ``AttributeError``, as a misspelt name): arithmetic in directed rounding modes
 (``dadd_rd``...), bit reinterpretations (``double_as_longlong``...), Bessel functions,
-``normcdf``/``erfinv``-style inverses, ``sinpi``/``cospi``, half conversions, ``mul64hi``.
+``erfinv``/``normcdfinv``-style inverses, half conversions, ``mul64hi``.
 
 Example::
 
@@ -597,6 +597,66 @@ def modff(x):
 @jit("UniTuple(float32, 2)(float32)", device=True)
 def sincosf(x):
     return math.sin(x), math.cos(x)
+
+
+@jit(device=True)
+def _sincospi(x):
+    # x = n/2 + f with |f| <= 1/4 (exact: 2x and its nearest integer n are close), then the quadrant
+    # of n picks +-sin/+-cos of pi*f -- so integers and halves give exact zeros and ones, as CUDA's
+    if x != x or _abs(x) == math.inf:
+        return x - x, x - x
+    n = np.floor(x + x + 0.5)  # np.floor keeps the float type (math.floor is an int)
+    f = x - 0.5 * n
+    q = n - 4.0 * np.floor(n * 0.25)
+    s = math.sin(math.pi * f)
+    c = math.cos(math.pi * f)
+    if q == 0:
+        return s, c
+    if q == 1:
+        return c, -s
+    if q == 2:
+        return -s, -c
+    return -c, s
+
+
+@jit("UniTuple(float64, 2)(float64)", device=True)
+def sincospi(x):
+    return _sincospi(x)
+
+
+@jit("UniTuple(float32, 2)(float32)", device=True)
+def sincospif(x):
+    return _sincospi(x)
+
+
+@jit("float64(float64)", device=True)
+def sinpi(x):
+    return _sincospi(x)[0]
+
+
+@jit("float32(float32)", device=True)
+def sinpif(x):
+    return _sincospi(x)[0]
+
+
+@jit("float64(float64)", device=True)
+def cospi(x):
+    return _sincospi(x)[1]
+
+
+@jit("float32(float32)", device=True)
+def cospif(x):
+    return _sincospi(x)[1]
+
+
+@jit("float64(float64)", device=True)
+def normcdf(x):
+    return 0.5 * math.erfc(-x * 0.7071067811865476)
+
+
+@jit("float32(float32)", device=True)
+def normcdff(x):
+    return float32(0.5) * math.erfc(-x * float32(0.70710678))
 
 
 @jit("int32(float32)", device=True)

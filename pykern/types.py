@@ -28,6 +28,7 @@ from .frontend.types import (  # noqa: F401
     Optional,
     Record,
     Tuple as _Tuple,
+    cpointer as _cpointer,
     Type,
     Void,
     boolean,
@@ -72,6 +73,10 @@ class BaseTuple(metaclass=_Kind):
     def _test(t):
         return isinstance(t, _Tuple) and not isinstance(t, (NoneType, Optional))
 
+    def __new__(cls, types):
+        """numba's constructor ``types.Tuple((int32, float32))``, for signatures: a pykern tuple type."""
+        return _Tuple(tuple(types))
+
 
 Tuple = BaseTuple
 
@@ -82,6 +87,15 @@ class UniTuple(metaclass=_Kind):
     @staticmethod
     def _test(t):
         return BaseTuple._test(t) and bool(t.elems) and all(e == t.elems[0] for e in t.elems)
+
+    def __new__(cls, dtype, count):
+        """numba's constructor ``types.UniTuple(float64, 3)``, for signatures: a pykern tuple type."""
+        return _Tuple((dtype,) * count)
+
+
+def CPointer(dtype):
+    """numba's ``types.CPointer(dtype)``, for kernel signatures: the parameter takes an address."""
+    return _cpointer(dtype)
 
 
 bool_ = b1 = boolean

@@ -165,6 +165,8 @@ def lower_call(lw, fobj, node):
         if f.attr == "copy":
             _nargs(lw, node, "copy", 0)
             return copy_array(lw, node, f.value)
+        if f.attr == "fill":
+            return _fill(lw, node, f.value)
         return _bit_count(lw, node, f)
     if _hashable(f) and f is np.copy:
         _nargs(lw, node, name, 1)
@@ -185,7 +187,7 @@ def lower_call(lw, fobj, node):
         f"cannot call Python function '{name}' from a kernel",
         node,
         hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
-        "builtins abs/min/max/round/divmod/int/float/bool/len/ord and the pykern kernel functions",
+        "builtins abs/min/max/sum/any/all/round/divmod/int/float/bool/len/ord and the pykern kernel functions",
     )
 
 
@@ -228,6 +230,10 @@ def _array_reduction(lw, node, name, which, base=None):
     a = base if base is not None else lw.value(node.args[0])
     if not isinstance(a.type, T.Array):
         raise lw.error(f"{name}() in kernels takes an array, not a {a.type}", node.args[0] if node.args else node)
+    return _reduce_array(lw, node, name, which, a)
+
+
+def _reduce_array(lw, node, name, which, a):
     dt = a.type.dtype
     kind = ("b" if isinstance(dt, T.Boolean) else "c" if isinstance(dt, T.Complex) else "f" if isinstance(dt, T.Float)
             else ("i" if dt.signed else "u") if isinstance(dt, T.Integer) else None)
@@ -460,6 +466,19 @@ def copy_array(lw, node, src: ir.Expr) -> ir.Var:
     dst = lw.temp(ir.AllocArray(f"{lw.name}__local{lw.alloc_count}", "local", tuple(shape), t, lw.loc(node)), node)
     lw.store_view(dst, src, node)
     return dst
+
+
+def _fill(lw, node, arr: ir.Expr) -> PyObj:
+    """``a.fill(v)``: numba's array method (``a[...] = v``, ``v`` cast to the element type), which
+    numba.cuda compiles in kernels as it allocates nothing; it returns None."""
+    _nargs(lw, node, "fill", 1)
+    v = lw.value(node.args[0])
+    if not v.type.is_scalar or isinstance(arr.type.dtype, T.Record):
+        raise lw.error(f"fill() of a {arr.type} takes a number, not a {v.type}", node)
+    if arr.type.ndim == 0:
+        raise lw.error("fill() of a 0-d array is not supported", node, "assign the element: a[()] = v")
+    lw.store_view(arr, v, node)
+    return PyObj(None, "None")
 
 
 def _const_array_like(lw, node, which):
@@ -770,6 +789,8 @@ def _len(lw, node, name):
     if isinstance(t, T.Array):
         if t.ndim == 0:
             raise lw.error("len() of a 0-d array", node)
+        if isinstance(t, T.CPointer):
+            raise lw.error(f"len() of a {t}: a raw pointer has no length", node, "pass the length as an argument")
         return ir.ArrayAttr(v, "shape", 0, T.int64, lw.loc(node))
     if isinstance(t, T.Tuple):
         return lw.const(len(t.elems), T.int64, node, weak=True)
@@ -997,7 +1018,49 @@ def _bool(lw, node, name):
     return _convert(lw, node, "bool", T.boolean)
 
 
+def _iterable_arg(lw, node, name, hi):
+    """The iterable of ``sum``/``any``/``all``: a tuple, or a 1-d array (numba's overloads iterate
+    it; iterating a 2-d array gives rows, which they cannot add or test)."""
+    _nargs(lw, node, name, 1, hi, keywords=("start",) if hi > 1 else ())
+    it = lw.value(node.args[0])
+    t = it.type
+    if isinstance(t, T.Array) and t.ndim == 1 and not isinstance(t.dtype, T.Record):
+        return it
+    if isinstance(t, T.Tuple) and not isinstance(t, (T.NoneType, T.Optional)) and all(e.is_scalar for e in t.elems):
+        return lw.once(it, node)
+    raise lw.error(f"{name}() in kernels takes a tuple of numbers or a 1-d array, not a {t}", node.args[0])
+
+
+def _builtin_sum(lw, node, name):
+    """``sum(t)``, ``sum(t, start)`` as numba's overload computes it: ``start`` (0) plus each item in
+    turn -- a tuple's items folded with ``+``, a 1-d array's by its sequential sum, then ``start``."""
+    it = _iterable_arg(lw, node, name, 2)
+    start = (lw.value(node.args[1]) if len(node.args) > 1 else lw.value(node.keywords[0].value) if node.keywords
+             else lw.const(0, T.int64, node, weak=True))
+    if isinstance(it.type, T.Array):
+        return lw.binop("+", start, _reduce_array(lw, node, name, "sum", it), node)
+    acc = start
+    for k in range(len(it.type.elems)):
+        acc = lw.binop("+", acc, lw.tuple_get(it, k, node), node)
+    return acc
+
+
+def _builtin_any_all(lw, node, name, which):
+    """``any(t)``/``all(t)`` of a tuple (each item's truth, Python's) or a 1-d array (np.any/np.all)."""
+    it = _iterable_arg(lw, node, name, 1)
+    if isinstance(it.type, T.Array):
+        return _reduce_array(lw, node, name, which, it)
+    loc = lw.loc(node)
+    if not it.type.elems:
+        return lw.const(which == "all", T.boolean, node)
+    truths = [lw.cast(lw.tuple_get(it, k, node), T.boolean, node) for k in range(len(it.type.elems))]
+    return ir.BoolOp("or" if which == "any" else "and", truths, T.boolean, loc)
+
+
 _BUILTINS = {
+    builtins.sum: _builtin_sum,
+    builtins.any: lambda lw, node, name: _builtin_any_all(lw, node, name, "any"),
+    builtins.all: lambda lw, node, name: _builtin_any_all(lw, node, name, "all"),
     builtins.range: _range,
     builtins.len: _len,
     builtins.abs: _abs,

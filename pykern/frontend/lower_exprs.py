@@ -185,6 +185,9 @@ class ExpressionLowering:
         loc = self.loc(node)
         if records.is_record_ref(t) and t.dtype.field(attr) is not None:
             return records.read(self, base, attr, node)  # r.x
+        if isinstance(t, T.CPointer) and attr not in ("dtype", "ndim"):
+            raise self.error(f"a raw pointer ({t}) has no attribute '{attr}': it can only be indexed", node,
+                             "pass its length as another argument")
         if isinstance(t, T.Array):
             if attr in ("shape", "strides"):
                 elems = [ir.ArrayAttr(base, attr, d, T.int64, loc) for d in range(t.ndim)]
@@ -199,7 +202,7 @@ class ExpressionLowering:
                 return self.transpose(base, node)
             if attr == "ctypes":
                 return PyObj(ArrayCTypes(base), "ctypes")
-            if attr in ("transpose", "view", "reshape", "copy") or attr in calls.ARRAY_REDUCTION_METHODS:
+            if attr in ("transpose", "view", "reshape", "copy", "fill") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -216,7 +219,7 @@ class ExpressionLowering:
                 return ir.Reinterpret(base, off, True, ir.reinterpret_type(t, ft, True).with_(aligned=aligned), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .ctypes.data, "
+                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .ctypes.data, "
                 ".real and .imag of complex arrays, fields of record arrays (a.x), .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
                 ".argmin() .argmax()"
             )

@@ -16,10 +16,16 @@ from .values import NeedsConstant, PartialIndex, PyObj, is_pure
 
 
 def selectable_tuple(t: T.Tuple) -> bool:
-    """A tuple whose elements all have one scalar or array type: ``t[i]`` with a run-time ``i``
-    (and ``for x in t``) is a chain of selects (numba indexes such UniTuples at run time too)."""
-    return bool(t.elems) and all(e == t.elems[0] for e in t.elems) and (
-        t.elems[0].is_scalar or isinstance(t.elems[0], T.Array))
+    """A tuple whose elements all have one scalar or array type, or one type of tuples of such
+    (``W = ((1, 2, 1), (2, 4, 2), ...)``): ``t[i]`` with a run-time ``i`` (and ``for x in t``) is a
+    chain of selects, per component for tuple elements (numba indexes any UniTuple at run time)."""
+    return bool(t.elems) and all(e == t.elems[0] for e in t.elems) and _selectable_elem(t.elems[0])
+
+
+def _selectable_elem(e: T.Type) -> bool:
+    if isinstance(e, T.Tuple) and not isinstance(e, (T.NoneType, T.Optional)):
+        return bool(e.elems) and all(_selectable_elem(x) for x in e.elems)
+    return e.is_scalar or isinstance(e, T.Array)
 
 
 class IndexLowering:
@@ -183,7 +189,7 @@ class IndexLowering:
         if not selectable_tuple(t):
             raise self.error(
                 f"a {t} can only be indexed by a constant", node,
-                "index tuples of one scalar or array type, or use constants",
+                "index tuples of one scalar, array or tuple type, or use constants",
             )
         if not isinstance(idx.type, (T.Integer, T.Boolean)):
             raise self.error(f"tuple index must be an integer, not {idx.type}", node.slice)
@@ -212,11 +218,18 @@ class IndexLowering:
         loc = self.loc(node)
         if wrap:
             i = self.wrap_negative(i, n, loc)
-        result = self.tuple_get(tup, n - 1, node)
-        for k in range(n - 2, -1, -1):
-            test = ir.Compare("==", i, ir.Const(k, T.int64, loc), T.boolean, loc)
-            result = ir.IfExp(test, self.tuple_get(tup, k, node), result, t.elems[0], loc)
-        return result
+
+        def select(item, et):  # item(k): element k of tup, or a component of it, of type et
+            if isinstance(et, T.Tuple):  # a tuple element: a tuple of selects, one per component
+                comps = [select(lambda k, j=j: self.tuple_get(item(k), j, node), x) for j, x in enumerate(et.elems)]
+                return ir.TupleExpr(comps, et, loc)
+            result = item(n - 1)
+            for k in range(n - 2, -1, -1):
+                test = ir.Compare("==", i, ir.Const(k, T.int64, loc), T.boolean, loc)
+                result = ir.IfExp(test, item(k), result, et, loc)
+            return result
+
+        return select(lambda k: self.tuple_get(tup, k, node), t.elems[0])
 
     @staticmethod
     def wrap_negative(i, n, loc):

@@ -149,6 +149,9 @@ class LoopLowering:
         if isinstance(t, T.Array):
             if t.ndim == 0:
                 raise self.error("iteration over a 0-d array", it, "index it with a[()]")
+            if isinstance(t, T.CPointer):
+                raise self.error(f"iteration over a raw pointer ({t}): it has no length", it,
+                                 "loop over range(n) with n passed as an argument")
         elif isinstance(t, T.Tuple):
             if _uniform_tuples(t) and self.else_flags and self.else_flags[-1]:
                 # numba iterates any UniTuple; tuples of tuples (vectors, namedtuples) have no
@@ -284,6 +287,9 @@ class LoopLowering:
         if isinstance(t, T.Array):
             if t.ndim == 0:
                 raise self.error("iteration over a 0-d array", it, "index it with a[()]")
+            if isinstance(t, T.CPointer):
+                raise self.error(f"iteration over a raw pointer ({t}): it has no length", it,
+                                 "loop over range(n) with n passed as an argument")
             seq = self.once(seq, it)
 
             def elem(i):

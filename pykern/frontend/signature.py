@@ -103,9 +103,22 @@ class _Parser:
             base: T.Type = T.Tuple((elem,) * int(n))
         elif tok == "Tuple":
             self.take("(")
+            # numba's constructor spelling Tuple((int32, float32)) (its str() is Tuple(int32, float32))
+            inner = self.peek() == "("
+            if inner:
+                self.take("(")
             elems = self.type_list(")")
             self.take(")")
+            if inner:
+                if self.peek() == ",":
+                    self.take()
+                self.take(")")
             base = T.Tuple(tuple(elems))
+        elif tok == "CPointer" and self.peek() == "(":  # numba's raw pointer parameter
+            self.take("(")
+            elem = self.type_()
+            self.take(")")
+            base = T.cpointer(elem)
         elif tok == "array" and self.peek() == "(":
             base = self.numba_array()
         else:

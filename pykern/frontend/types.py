@@ -352,6 +352,22 @@ class Array(Type):
 
 
 @dataclass(frozen=True, repr=False)
+class CPointer(Array):
+    """numba's ``CPointer(dtype)`` kernel parameter: a launch passes an address (an int) and the
+    kernel indexes it, ``x[i]``. Carried as a 1-d C array over the memory from that address, of an
+    extent nothing knows -- so ``len``/``.shape``/``.size`` are refused, as numba refuses them."""
+
+    def __str__(self) -> str:
+        return f"CPointer({self.dtype})"
+
+    __repr__ = __str__
+
+
+def cpointer(dtype: Type) -> CPointer:
+    return CPointer(dtype, 1, "C")
+
+
+@dataclass(frozen=True, repr=False)
 class Tuple(Type):
     elems: tuple  # tuple[Type, ...]
     #: a namedtuple's field names and class name (``p.x`` in kernels); empty for plain tuples

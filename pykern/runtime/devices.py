@@ -96,6 +96,79 @@ _NUMBA_NAMES = {
 for _numba, _ours in _NUMBA_NAMES.items():
     setattr(Device, _numba, property(operator.attrgetter(_ours), doc=f"numba's name for ``{_ours}``"))
 
+#: numba's ``Device`` reads any ``CU_DEVICE_ATTRIBUTE_<NAME>`` as ``device.<NAME>`` (programs print
+#: ``dev.MAX_BLOCK_DIM_Y``, size blocks by ``dev.MAX_REGISTERS_PER_BLOCK``): HIP's attribute of each.
+NUMBA_ATTRIBUTES: dict[str, str] = {
+    "MAX_THREADS_PER_BLOCK": "hipDeviceAttributeMaxThreadsPerBlock",
+    "MAX_BLOCK_DIM_X": "hipDeviceAttributeMaxBlockDimX",
+    "MAX_BLOCK_DIM_Y": "hipDeviceAttributeMaxBlockDimY",
+    "MAX_BLOCK_DIM_Z": "hipDeviceAttributeMaxBlockDimZ",
+    "MAX_GRID_DIM_X": "hipDeviceAttributeMaxGridDimX",
+    "MAX_GRID_DIM_Y": "hipDeviceAttributeMaxGridDimY",
+    "MAX_GRID_DIM_Z": "hipDeviceAttributeMaxGridDimZ",
+    "MAX_SHARED_MEMORY_PER_BLOCK": "hipDeviceAttributeMaxSharedMemoryPerBlock",
+    "SHARED_MEMORY_PER_BLOCK": "hipDeviceAttributeMaxSharedMemoryPerBlock",
+    "TOTAL_CONSTANT_MEMORY": "hipDeviceAttributeTotalConstantMemory",
+    "WARP_SIZE": "hipDeviceAttributeWarpSize",
+    "MAX_PITCH": "hipDeviceAttributeMaxPitch",
+    "MAX_REGISTERS_PER_BLOCK": "hipDeviceAttributeMaxRegistersPerBlock",
+    "REGISTERS_PER_BLOCK": "hipDeviceAttributeMaxRegistersPerBlock",
+    "CLOCK_RATE": "hipDeviceAttributeClockRate",
+    "TEXTURE_ALIGNMENT": "hipDeviceAttributeTextureAlignment",
+    "GPU_OVERLAP": "hipDeviceAttributeDeviceOverlap",
+    "MULTIPROCESSOR_COUNT": "hipDeviceAttributeMultiprocessorCount",
+    "KERNEL_EXEC_TIMEOUT": "hipDeviceAttributeKernelExecTimeout",
+    "INTEGRATED": "hipDeviceAttributeIntegrated",
+    "CAN_MAP_HOST_MEMORY": "hipDeviceAttributeCanMapHostMemory",
+    "COMPUTE_MODE": "hipDeviceAttributeComputeMode",
+    "CONCURRENT_KERNELS": "hipDeviceAttributeConcurrentKernels",
+    "ECC_ENABLED": "hipDeviceAttributeEccEnabled",
+    "PCI_BUS_ID": "hipDeviceAttributePciBusId",
+    "PCI_DEVICE_ID": "hipDeviceAttributePciDeviceId",
+    "PCI_DOMAIN_ID": "hipDeviceAttributePciDomainID",
+    "TCC_DRIVER": "hipDeviceAttributeTccDriver",
+    "MEMORY_CLOCK_RATE": "hipDeviceAttributeMemoryClockRate",
+    "GLOBAL_MEMORY_BUS_WIDTH": "hipDeviceAttributeMemoryBusWidth",
+    "L2_CACHE_SIZE": "hipDeviceAttributeL2CacheSize",
+    "MAX_THREADS_PER_MULTI_PROCESSOR": "hipDeviceAttributeMaxThreadsPerMultiProcessor",
+    "ASYNC_ENGINE_COUNT": "hipDeviceAttributeAsyncEngineCount",
+    "UNIFIED_ADDRESSING": "hipDeviceAttributeUnifiedAddressing",
+    "COMPUTE_CAPABILITY_MAJOR": "hipDeviceAttributeComputeCapabilityMajor",
+    "COMPUTE_CAPABILITY_MINOR": "hipDeviceAttributeComputeCapabilityMinor",
+    "STREAM_PRIORITIES_SUPPORTED": "hipDeviceAttributeStreamPrioritiesSupported",
+    "GLOBAL_L1_CACHE_SUPPORTED": "hipDeviceAttributeGlobalL1CacheSupported",
+    "LOCAL_L1_CACHE_SUPPORTED": "hipDeviceAttributeLocalL1CacheSupported",
+    "MAX_SHARED_MEMORY_PER_MULTIPROCESSOR": "hipDeviceAttributeMaxSharedMemoryPerMultiprocessor",
+    "MAX_REGISTERS_PER_MULTIPROCESSOR": "hipDeviceAttributeMaxRegistersPerMultiprocessor",
+    "MANAGED_MEMORY": "hipDeviceAttributeManagedMemory",
+    "MULTI_GPU_BOARD": "hipDeviceAttributeIsMultiGpuBoard",
+    "MULTI_GPU_BOARD_GROUP_ID": "hipDeviceAttributeMultiGpuBoardGroupID",
+    "HOST_NATIVE_ATOMIC_SUPPORTED": "hipDeviceAttributeHostNativeAtomicSupported",
+    "SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO": "hipDeviceAttributeSingleToDoublePrecisionPerfRatio",
+    "PAGEABLE_MEMORY_ACCESS": "hipDeviceAttributePageableMemoryAccess",
+    "CONCURRENT_MANAGED_ACCESS": "hipDeviceAttributeConcurrentManagedAccess",
+    "COMPUTE_PREEMPTION_SUPPORTED": "hipDeviceAttributeComputePreemptionSupported",
+    "CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM": "hipDeviceAttributeCanUseHostPointerForRegisteredMem",
+    "COOPERATIVE_LAUNCH": "hipDeviceAttributeCooperativeLaunch",
+    "COOPERATIVE_MULTI_DEVICE_LAUNCH": "hipDeviceAttributeCooperativeMultiDeviceLaunch",
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": "hipDeviceAttributeSharedMemPerBlockOptin",
+    "DIRECT_MANAGED_MEM_ACCESS_FROM_HOST": "hipDeviceAttributeDirectManagedMemAccessFromHost",
+    "MAX_PERSISTING_L2_CACHE_SIZE": "hipDeviceAttributePersistingL2CacheMaxSize",
+    "MAX_BLOCKS_PER_MULTIPROCESSOR": "hipDeviceAttributeMaxBlocksPerMultiProcessor",
+    "RESERVED_SHARED_MEMORY_PER_BLOCK": "hipDeviceAttributeReservedSharedMemPerBlock",
+    "MEMORY_POOLS_SUPPORTED": "hipDeviceAttributeMemoryPoolsSupported",
+}
+
+
+def _numba_attribute(self: Device, name: str) -> int:
+    hip_name = NUMBA_ATTRIBUTES.get(name)
+    if hip_name is None:
+        raise AttributeError(f"'Device' object has no attribute '{name}'")
+    return _attr(hip.lib(), hip_name, self.id)
+
+
+Device.__getattr__ = _numba_attribute  # only for names the dataclass does not have
+
 
 def compute_capability_of(arch: str) -> tuple:
     """``(major, minor)`` for a gfx arch as HIP reports it (``hipDeviceAttributeComputeCapabilityMajor/
