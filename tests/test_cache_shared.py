@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -212,7 +213,81 @@ def test_marker_of_a_dead_process_is_taken_over_at_once(tmp_path):
     with c.compiling(k) as claim:
         assert claim.held and claim.marker == k.digest + ".building.2"  # the next generation
         assert json.loads((sub / claim.marker).read_bytes())["pid"] == os.getpid()
-        assert not marker.exists()  # the superseded one is removed
+    assert not marker.exists()  # the superseded one goes with the claim that took it over
+    assert not list(sub.glob("*.building*"))
+
+
+def test_a_listing_taken_during_a_takeover_never_finds_the_key_unclaimed(tmp_path, monkeypatch):
+    """A takeover creates the next generation and must not remove the one it supersedes
+    before it is done: a claimant whose listing of the directory was taken before the new
+    marker existed and whose look at the old one came after that removal found no marker at
+    all, claimed generation 1 and compiled a second time beside the live holder (seen once
+    as 2 compiles in test_killed_marker_holder_blocks_nobody_beyond_the_bound under load).
+    Threads of one process take turns in ``compiling``, so the claimant standing for the
+    other process runs the between-processes part, ``_claim``, itself."""
+    c = KernelCache(tmp_path / "c")
+    k = _key()
+    c.put(_key("m.other"), b"x")
+    sub = tmp_path / "c" / "v1" / "entries" / k.digest[:2]
+    sub.mkdir(exist_ok=True)
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (sub / (k.digest + ".building.1")).write_text(json.dumps({"pid": dead.pid, "host": cache_store._host_id()}))
+    os.chmod(sub / (k.digest + ".building.1"), 0o600)
+    other, holder, calls, real_scan = KernelCache(tmp_path / "c"), contextlib.ExitStack(), [], cache_fs.scan
+
+    def scan(dfd):  # the other process's takeover lands between the listing and its stats
+        if calls and calls[-1] == "inside":  # the other process's own listings
+            return real_scan(dfd)
+        calls.append("inside")
+        try:
+            if len(calls) == 1:
+                names = os.listdir(dfd)
+                assert holder.enter_context(other.compiling(k)).held
+                return [(n, os.stat(n, dir_fd=dfd, follow_symlinks=False)) for n in names
+                        if os.path.lexists(os.path.join(sub, n))]
+            if len(calls) == 2:  # the holder publishes its entry and lets go
+                other.put(k, b"built once")
+                holder.close()
+            return real_scan(dfd)
+        finally:
+            calls[-1] = "done"
+
+    monkeypatch.setattr(cache_fs, "scan", scan)
+    with holder:
+        claim = KernelCache(tmp_path / "c")._claim(k)
+    monkeypatch.undo()
+    assert claim.ready and not claim.held, claim
+    assert c.persistent_stats()["compiles"] == 1
+    assert not list(sub.glob("*.building*"))
+
+
+def test_the_hourly_sweep_leaves_a_superseded_marker_while_its_taker_holds(tmp_path):
+    """A marker an hour old (a foreign holder's, taken over after the bound) stays while the
+    claim that superseded it is held, even when a put of another key sweeps the directory:
+    it is what a listing racing that claim's creation still finds (see the test above);
+    it goes with the claim, and a dead key's markers all go once the newest is that old."""
+    c = KernelCache(tmp_path / "c")
+    k = _key()
+    c.put(_key("m.other"), b"x")
+    sub = tmp_path / "c" / "v1" / "entries" / k.digest[:2]
+    sub.mkdir(exist_ok=True)
+    old = time.time() - 7200
+    marker = sub / (k.digest + ".building.1")
+    marker.write_text(json.dumps({"pid": 1, "host": "another-machine", "time": old}))
+    os.chmod(marker, 0o600)
+    os.utime(marker, (old, old))
+    with c.compiling(k) as claim:
+        assert claim.held and claim.marker.endswith(".building.2")
+        c.put(_key("m.third"), b"y")  # its eviction pass sweeps leftovers
+        assert marker.exists()
+    assert not list(sub.glob("*.building*"))
+    for g in (1, 2):  # a holder killed after its takeover: both old, both swept
+        m = sub / f"{k.digest}.building.{g}"
+        m.write_text("{}")
+        os.chmod(m, 0o600)
+        os.utime(m, (old, old))
+    c.evict()
     assert not list(sub.glob("*.building*"))
 
 

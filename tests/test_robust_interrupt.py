@@ -18,7 +18,10 @@ import pytest
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
 
 CHILD = r"""
-import sys, time
+import signal, sys, time
+# a runner that ignores SIGINT (a background job of a non-interactive shell does) hands that to
+# its children, and Python keeps an inherited SIG_IGN: a terminal's Ctrl-C meets the default
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 import pykern as cuda
 cuda.set_target("cpu")

@@ -299,6 +299,8 @@ class Claim:
     waited: float = 0.0
     nonce: str = ""
     marker: str = ""
+    #: markers of the generations this claim took over: removed with its own on release
+    superseded: tuple = ()
 
 
 _warned_dirs: set[str] = set()
@@ -615,8 +617,9 @@ class KernelCache:
         entry, removed on exit.  A waiter takes a marker over when its holder
         died on this host (pid gone) or after ``PYKERN_CACHE_WAIT`` seconds, by
         creating the next generation with ``O_EXCL``: of several waiters
-        exactly one wins, and nothing is ever deleted to take over, so a killed
-        holder blocks others at most that long and two live claims never mix.
+        exactly one wins, and nothing is deleted to take over (the superseded
+        markers go when the new claim ends), so a killed holder blocks others
+        at most that long and two live claims never mix.
 
         >>> with cache.compiling(key) as claim:          # doctest: +SKIP
         ...     payload = cache.get(key) if claim.ready else None
@@ -652,6 +655,8 @@ class KernelCache:
                         sub = self._entry_dir(d, key.digest, create=False)
                         if _marker_nonce(sub, claim.marker) == claim.nonce:
                             fs.unlink(sub, claim.marker)
+                            for name in claim.superseded:
+                                fs.unlink(sub, name)
 
     def _claim(self, key: CacheKey) -> Claim:
         wait = _wait_seconds()
@@ -691,12 +696,17 @@ class KernelCache:
                             fs.create_exclusive(sub, mine, json.dumps(info).encode())
                         except FileExistsError:
                             continue  # another waiter won this generation
-                        for g in gens:  # superseded: their holders are gone or too slow
-                            fs.unlink(sub, f"{key.digest}{MARKER_SUFFIX}.{g}")
+                        # The superseded markers stay until this claim ends: removed now, a
+                        # claimant whose listing predates ours and whose look at them comes
+                        # after the removal would find no marker, claim generation 1 and
+                        # compile beside us (seen as two compiles of one key under load).
+                        superseded = tuple(f"{key.digest}{MARKER_SUFFIX}.{g}" for g in gens)
                         if fs.exists(sub, entry):  # published between our look and our claim
-                            fs.unlink(sub, mine)
+                            for name in (mine, *superseded):
+                                fs.unlink(sub, name)
                             return Claim(ready=True, waited=time.monotonic() - start)
-                        return Claim(held=True, nonce=nonce, marker=mine, waited=time.monotonic() - start)
+                        return Claim(held=True, nonce=nonce, marker=mine, superseded=superseded,
+                                     waited=time.monotonic() - start)
                 except OSError as exc:
                     self._warn_once("claim a compile among processes", exc)
                     return Claim()
@@ -1060,11 +1070,18 @@ def _only_ours(dfd: int) -> bool:
 def _sweep(dfd: int, listing: list[tuple[str, os.stat_result]], now: float) -> list[tuple[str, os.stat_result]]:
     """Unlink what a writer killed mid-write left in a cache directory (``_LEFTOVER_RE``)
     once it is ``_STALE_TMP_SECONDS`` old (a live writer is done with it in well under
-    that), so crashes cannot pile files up; returns the rest of ``listing``."""
+    that), so crashes cannot pile files up; returns the rest of ``listing``.  A key's compile
+    markers go only together, once its newest is that old: an old one superseded by a live
+    claim must stay while that claim does (see ``_claim``)."""
+    newest: dict[str, float] = {}  # a marker's digest (any other leftover's name) -> newest mtime
+    for name, st in listing:
+        if _LEFTOVER_RE.fullmatch(name):
+            group = name.partition(MARKER_SUFFIX)[0]
+            newest[group] = max(newest.get(group, st.st_mtime), st.st_mtime)
     rest = []
     for name, st in listing:
         if _LEFTOVER_RE.fullmatch(name):
-            if now - st.st_mtime > _STALE_TMP_SECONDS:
+            if now - newest[name.partition(MARKER_SUFFIX)[0]] > _STALE_TMP_SECONDS:
                 fs.unlink(dfd, name)
         else:
             rest.append((name, st))
