@@ -149,6 +149,38 @@ def test_background_link_result_and_cleanup():
     assert not os.path.exists(job.tmp) and job.proc.returncode is not None
 
 
+def _saxpy_object():
+    from pykern.codegen import amdgpu
+
+    art = cuda.compile(saxpy, SAXPY_SIG, arch="gfx942").artifacts[0]
+    return amdgpu.compile_llvm_ir(art.llvm_ir, "gfx942", want_asm=False).obj
+
+
+def test_early_link_reads_the_object_from_a_pipe_and_links_the_same_bytes():
+    obj = _saxpy_object()
+    job = toolchain.start_link_shared_early()
+    assert job.waiting and job.proc.poll() is None  # started before the object exists
+    job.feed(obj)
+    assert job.result() == toolchain.start_link_shared(obj).result()
+    assert not os.path.exists(job.tmp)
+
+
+def test_early_link_whose_linker_is_gone_links_from_a_file_and_an_unfed_one_is_reaped():
+    obj = _saxpy_object()
+    job = toolchain.start_link_shared_early()
+    job.proc.kill()
+    job.proc.wait()
+    job.feed(obj)  # the pipe has no reader: a new linker reads a regular file
+    assert not job.waiting and job.result()[:4] == b"\x7fELF"
+    job = toolchain.start_link_shared_early()
+    job.discard()  # a compile that failed before its object existed
+    assert not os.path.exists(job.tmp) and job.proc.returncode is not None
+    job = toolchain.start_link_shared_early()
+    job.feed(b"this is not an object file")
+    with pytest.raises(CompileError, match="ld.lld failed"):
+        job.result()
+
+
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 def test_amdgpu_assembly_made_on_first_read_equals_eager_listing(arch):
     from pykern.codegen import amdgpu, amdgpu_build, codeobject

@@ -183,9 +183,27 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
         >>> b = build(open("k.ll").read(), "gfx942", kernel_names=["k"])   # doctest: +SKIP
         >>> b.kernel_metadata("k")[".vgpr_count"]                          # doctest: +SKIP
     """
-    from . import codeobject, devicelibs, toolchain
+    from . import toolchain
 
     a = _archs.parse_target_id(arch, code_object_version) if isinstance(arch, str) else arch
+    # ld.lld starts up (~6 ms, loading libLLVM) while LLVM optimises; it reads the object
+    # from a named pipe once emitted, then links in ~3 ms while LLVM writes the assembly
+    link = toolchain.start_link_shared_early()
+    try:
+        emitted, libs = _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version, link.feed)
+    except BaseException:
+        link.discard()  # reap the linker and its temporary directory
+        raise
+    # waited for outside the lock: other threads may use LLVM meanwhile
+    emitted.binary = link.result()
+    return Built(emitted, a, libs)
+
+
+def _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version, on_object) -> tuple:
+    """(``codeobject.Emitted`` without its linked binary, device libraries linked) of
+    :func:`build`; ``on_object(obj)`` is called as soon as the object exists."""
+    from . import codeobject, devicelibs
+
     tm = codeobject.target_machine(a.name, a.llvm_features, 3)
     if "amdhsa_code_object_version" not in ir_text:
         if "!llvm.module.flags" in ir_text:
@@ -214,18 +232,8 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
             mod = _drop_comment_asm(binding, mod)
         if int(opt) > 0:
             mod = _load_kernargs_together(binding, mod, kernels)
-        # ld.lld (a process of its own, ~20 ms) links while LLVM writes the assembly
-        links = []
-        try:
-            emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False,
-                                      on_object=lambda obj: links.append(toolchain.start_link_shared(obj)))
-        except BaseException:
-            for job in links:  # reap the linker and its temporary directory
-                job.discard()
-            raise
-    # waited for outside the lock: other threads may use LLVM meanwhile
-    emitted.binary = links[0].result()
-    return Built(emitted, a, libs)
+        emitted = codeobject.emit(mod, a, want_asm=want_asm, link=False, on_object=on_object)
+    return emitted, libs
 
 
 def _fold_guarded_indices(mod, tm) -> None:

@@ -181,29 +181,92 @@ def start_link_shared(obj: bytes, extra_args: tuple = (), env: dict | None = Non
     return _Link(find_lld(env), obj, ("-shared", "--no-undefined", *extra_args))
 
 
-class _Link:
-    """One linker process on a temporary directory (removed by ``result``)."""
+def start_link_shared_early(extra_args: tuple = (), env: dict | None = None) -> "_Link":
+    """:func:`start_link_shared` before the object exists: ld.lld starts now and waits for
+    its input on a named pipe, which ``.feed(obj)`` fills once LLVM has emitted it.
 
-    def __init__(self, cmd, obj: bytes, args: tuple):
-        self.cmd = cmd
+    ld.lld spends ~6 of its ~9 ms on starting up (loading libLLVM) before it reads an
+    input, so started while LLVM optimises, it hands back the code object ~3 ms after the
+    object is written (issue 15 item 4). Where named pipes do not exist, or the early linker
+    is gone by then, ``feed`` links from a regular file as :func:`start_link_shared` does.
+
+    Example: ``job = start_link_shared_early(); ...; job.feed(obj); hsaco = job.result()``"""
+    return _Link(find_lld(env), None, ("-shared", "--no-undefined", *extra_args))
+
+
+class _Link:
+    """One linker process on a temporary directory (removed by ``result``). ``obj=None``:
+    the process starts before its input exists and reads it from a named pipe (``feed``)."""
+
+    def __init__(self, cmd, obj, args: tuple):
+        self.cmd, self.args = cmd, args
         try:
             self.tmp = tempfile.mkdtemp(prefix="pykern-lld-")
         except OSError as e:
             raise CompileError(f"cannot create a directory for the linker: {e}", hint=_os_error_hint(e)) from None
         self.dst = os.path.join(self.tmp, "kernel.so")
-        src = os.path.join(self.tmp, "kernel.o")
+        self.src = src = os.path.join(self.tmp, "kernel.o")
+        self.waiting = obj is None and hasattr(os, "mkfifo")
         try:
-            with open(src, "wb") as f:
-                f.write(obj)
-            self.proc = subprocess.Popen([*cmd, *args, src, "-o", self.dst], stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+            if self.waiting:
+                os.mkfifo(src, 0o600)
+            elif obj is not None:
+                with open(src, "wb") as f:
+                    f.write(obj)
+            self.proc = None if obj is None and not self.waiting else subprocess.Popen(
+                [*cmd, *args, src, "-o", self.dst], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                stdin=subprocess.DEVNULL, text=True)
         except OSError as e:
             shutil.rmtree(self.tmp, ignore_errors=True)
             raise CompileError(f"running {' '.join(cmd)} failed: {e}", hint=_os_error_hint(e)) from None
 
+    def feed(self, obj: bytes) -> None:
+        """Give an early-started linker its input; if it cannot take it (no named pipes
+        here, the process is gone), link from a regular file instead."""
+        if self.waiting:
+            self.waiting = False
+            try:
+                self._write_pipe(obj)
+                return
+            except OSError:
+                self.discard()
+        elif self.proc is not None:
+            raise RuntimeError("this link has its input already")
+        self.__init__(self.cmd, obj, self.args)
+
+    def _write_pipe(self, obj: bytes) -> None:
+        import errno
+        import select
+        import time
+
+        # non-blocking, so that a linker that exited before opening its input cannot hang us
+        # (and the data is never written where no reader is: a FIFO drops it on the last close)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                fd = os.open(self.src, os.O_WRONLY | os.O_NONBLOCK)
+                break
+            except OSError as e:
+                if e.errno != errno.ENXIO or self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise OSError(f"the linker did not open its input: {e}") from None
+                time.sleep(0.0005)
+        try:
+            view = memoryview(obj)
+            while view:
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    if self.proc.poll() is not None:
+                        raise OSError("the linker exited while reading its input") from None
+                    select.select([], [fd], [], 0.05)
+        finally:
+            os.close(fd)
+
     def discard(self) -> None:
         """Stop waiting for this link: end the process, remove its files."""
         try:
+            if self.proc is None:
+                raise ProcessLookupError
             self.proc.kill()
             self.proc.communicate()
         except Exception:
