@@ -4,6 +4,7 @@ text its audit hook saw compiled -- each only once compiling it again gives the 
 own code, ``pykern/sources.py``)."""
 
 import ast
+import linecache
 import os
 import pickle
 import subprocess
@@ -77,6 +78,29 @@ def test_a_look_alike_text_is_not_used():
     exec(compile(tree, "<string>", "exec"), ns)
     with pytest.raises(cuda.CompileError, match="source"):
         cuda.jit(ns["f"])[1, 1](np.zeros(1))
+
+
+def _exec_registered(value, filename, register):
+    text = f"def k(a):\n    a[0] = {value}\n"
+    if register:
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    ns = {}
+    exec(compile(text, filename, "exec"), ns)
+    return ns["k"]  # its text is gone; only linecache may hold one
+
+
+def test_a_pseudo_file_registered_again_for_another_text_is_not_compiled(monkeypatch):
+    # a code generator registers its first text as "<gen>", then exec's another under that name
+    # without registering it: compiling linecache's lines would build the first function
+    name = "<pykern-test-gen>"
+    monkeypatch.setitem(linecache.cache, name, (0, None, [], name))
+    first = _exec_registered(1.0, name, register=True)
+    second = _exec_registered(2.0, name, register=False)
+    a = np.zeros(1)
+    with pytest.raises(cuda.CompileError, match="another function's"):
+        cuda.jit(second)[1, 1](a)
+    cuda.jit(first)[1, 1](a)
+    assert a[0] == 1.0
 
 
 _FACTORY = r'''

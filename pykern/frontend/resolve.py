@@ -56,6 +56,16 @@ def source_of(pyfunc):
     text = sources.text_of(code, getattr(pyfunc, "__globals__", None))
     if text is not None:
         return _block_at(text.splitlines(True), code.co_firstlineno), filename, code.co_firstlineno
+    if filename.startswith("<") and linecache.getlines(filename, getattr(pyfunc, "__globals__", None)):
+        # text_of found the pseudo-file's registered text and it compiles to other code: the
+        # name was reused for another text (a code generator registering every text as
+        # "<gen>"); compiling those lines would build another function -- a wrong answer
+        raise CompileError(
+            f"cannot find the source code of {_describe(pyfunc)}: the text linecache holds for "
+            f"{filename} is another function's (the name was registered again for a different text)",
+            hint="register each exec()'d text under its own file name (e.g. f'<gen-{n}>'), keep the "
+            "text alive where the jit call can see it, or set PYKERN_EXEC_SOURCES=1 before importing pykern",
+        )
     fast = _def_lines(pyfunc)
     if fast is not None:
         return fast, filename, code.co_firstlineno
