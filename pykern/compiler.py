@@ -322,6 +322,11 @@ def _cache_key(dispatcher, codegen_name: str, argtypes, options):
         fp = fingerprint(dispatcher.py_func)
     except Exception:  # no source (e.g. built by exec without linecache): compile uncached
         return None
+    if fp.get("uncacheable"):
+        # an @overload function chooses its implementation while the kernel is typed, from
+        # whatever is registered in this process: no key made without the frontend can tell
+        # (a kernel stored where nothing was overloaded would hide an overload registered since)
+        return None
     return default_cache().make_key(
         fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
         options=key_options(codegen_name, options), devlibs=_devlib_paths(codegen_name),
