@@ -36,7 +36,6 @@ import linecache
 import sys
 import textwrap
 import types
-import warnings
 import weakref
 from typing import Any
 
@@ -106,7 +105,12 @@ def source_digest(fn: types.FunctionType, src=None) -> str:
 
 def _source_text(fn: types.FunctionType, src=None) -> str | None:
     span = code_lines(fn, src)
-    return None if span is None else textwrap.dedent("".join(span[0][span[1]:span[2]]))
+    if span is None:
+        return None
+    lines, start, end = span
+    while end > start + 1 and _no_code(lines[end - 1]):  # a trailing comment changes no code
+        end -= 1
+    return textwrap.dedent("".join(lines[start:end]))
 
 
 def current_source(fn: types.FunctionType):
@@ -413,7 +417,8 @@ def _read_globals(fn: types.FunctionType, facts: _CodeFacts, seen: _Seen) -> dic
                 vdict = vars(value)
             except TypeError:
                 return
-            lazy = is_module and "__getattr__" in vdict
+            # (pykern's own lazy names are host API and its submodules, keyed by its version)
+            lazy = is_module and "__getattr__" in vdict and not _is_pykern(value.__name__)
             for attr in facts.names:
                 if attr.startswith("__"):
                     continue
@@ -459,11 +464,13 @@ def _read_globals(fn: types.FunctionType, facts: _CodeFacts, seen: _Seen) -> dic
     return out
 
 
+def _is_pykern(module_name: str) -> bool:
+    return module_name == "pykern" or module_name.startswith("pykern.")
+
+
 def _lazy_attribute(module: types.ModuleType, attr: str) -> Any:
     try:
-        with warnings.catch_warnings():  # a deprecated name's warning is the frontend's to give
-            warnings.simplefilter("ignore")
-            return getattr(module, attr)
+        return getattr(module, attr)
     except Exception:  # AttributeError, or a lazy import that fails: the frontend reports it
         return _MISSING
 
