@@ -239,7 +239,7 @@ def _exec_k(value, filename):
 
 
 @pytest.mark.parametrize("filename", ["<string>", "<ipython-input-7>"])
-def test_exec_functions_under_one_pseudo_file_name_never_share_a_key(filename):
+def test_exec_functions_under_one_pseudo_file_name_never_share_a_key(filename, cpu_target):
     import pykern
 
     text = "def k(a):\n    a[0] = 1\n"
@@ -365,7 +365,7 @@ def test_closure_kernels_and_device_functions_of_different_values(tmp_path):
     assert run(tmp_path, script)["out"] == [21.0, 41.0]
 
 
-def test_two_closure_device_functions_of_one_name_in_one_kernel():
+def test_two_closure_device_functions_of_one_name_in_one_kernel(cpu_target):
     import pykern as cuda
 
     def make_add(c):
@@ -559,3 +559,29 @@ def test_a_barrier_read_under_another_name_keys_the_location(tmp_path):
     assert "kern.py:8 " in first["msg"] and "kern.py:10 " in first["msg"], first
     second = run(tmp_path, CATCH, **{"kern.py": kern.format("\n")})
     assert "kern.py:9 " in second["msg"] and "kern.py:11 " in second["msg"], second
+
+
+def test_which_closure_each_name_binds_is_keyed(cpu_target):
+    # two closures of one def: only their cells tell them apart, and a kernel reading
+    # (f1, f10, f10) finds the same two callees as one reading (f1, f1, f10)
+    import pykern as cuda
+
+    def make_add(c):
+        @cuda.jit(device=True)
+        def add(x):
+            return x + c
+        return add
+
+    f1, f10 = make_add(1.0), make_add(10.0)
+
+    def make(first, second, third):
+        @cuda.jit
+        def k(a):
+            a[0] = first(0.0) + second(0.0) * 10.0 + third(0.0) * 100.0
+        return k
+
+    for fs in ((f1, f10, f10), (f1, f1, f10), (f10, f1, f1), (f10, f10, f1)):
+        a = np.zeros(1)
+        make(*fs)[1, 1](a)
+        want = sum(f.py_func(0.0) * w for f, w in zip(fs, (1.0, 10.0, 100.0)))
+        assert a[0] == want, (a[0], want)

@@ -3,18 +3,25 @@
 ``fingerprint(fn)`` returns the kernel-side parts of the disk-cache key:
 
 * ``name``: ``module.qualname``;
-* ``source``: digest of the function's own source text (dedented), not of
-  its whole file -- editing an unrelated function in the same file still hits;
-* ``globals``: the values of the globals and closure variables the function
-  reads (numbers, bools, strings, tuples, numpy scalars and arrays by
-  dtype/shape/content digest; modules, classes and functions by name);
+* ``source``: digest of the function's own source text (dedented) as the
+  frontend reads it now, not of its whole file -- editing an unrelated function
+  in the same file still hits;
+* ``globals``: the values of the globals, closure variables and replaced
+  builtins the function reads (numbers, bools, strings, tuples, numpy scalars
+  and arrays by dtype/shape/content digest; modules, classes and functions by
+  name);
 * ``callees``: the same three things for every device function reachable from
   it, transitively and across modules;
-* ``location``: file and first line (used in the key only by debug builds).
+* ``location``: file and first line of the function and its callees, ``sync``
+  when any names a barrier or wave op (in the key for debug builds, and on the
+  cpu target for ``sync`` code);
+* ``uncacheable`` (only when present): why no key may be made -- the function
+  can reach an ``@overload``ed function.
 
 Everything is plain JSON data.  Source digests and the list of names a
-function reads are remembered per function object, so a repeated call only looks up
-and digests the current values (well under a millisecond).  A notebook cell
+function reads are remembered per function object (and its file's text, checked by
+one ``stat``), so a repeated call only looks up and digests the current values
+(~25 us for a kernel and a callee).  A notebook cell
 that is re-run unchanged makes a new function with the same source and
 globals, hence the same fingerprint.
 
@@ -357,10 +364,13 @@ class _Seen:
     """What a fingerprint noticed besides the digests: device functions to follow, a
     barrier or wave op (the cpu code then names source lines), an overloaded function."""
 
-    __slots__ = ("devices", "sync", "overloaded", "overloads")
+    __slots__ = ("devices", "refs", "sync", "overloaded", "overloads")
 
     def __init__(self):
         self.devices: list[types.FunctionType] = []
+        # (digests, label, device functions): each device function a value holds, to name the
+        # callee entry it is once every callee has its label
+        self.refs: list[tuple[dict, str, list]] = []
         self.sync = False
         self.overloaded: list[str] = []
         # numba.extending's registry, if anything imported it: without it nothing is overloaded
@@ -372,7 +382,7 @@ def _is_overloaded(value: Any, registry: dict, depth: int = 0) -> bool:
     try:
         if value in registry:
             return True
-    except TypeError:  # unhashable (an array, a list): not a function, maybe holds one
+    except Exception:  # unhashable (an array, a list, a frame whose __hash__ raises): not a function
         pass
     if isinstance(value, (tuple, list)) and depth < 8:
         return any(_is_overloaded(v, registry, depth + 1) for v in value)
@@ -402,7 +412,10 @@ def _read_globals(fn: types.FunctionType, facts: _CodeFacts, seen: _Seen) -> dic
     registry = seen.overloads
 
     def note(label: str, value: Any, depth: int = 0) -> None:
-        seen.devices.extend(_device_functions_in(value))
+        found = list(_device_functions_in(value))
+        if found:
+            seen.devices.extend(found)
+            seen.refs.append((out, label, found))
         out[label] = value_digest(value)
         if registry is not None and _is_overloaded(value, registry):
             # what an @overload function returns is decided while the kernel is typed
@@ -494,13 +507,12 @@ def fingerprint(pyfunc: Any) -> dict[str, Any]:
     sync = facts.sync
     callees: dict[str, dict[str, Any]] = {}
     where: dict[str, str] = {}
-    done = {id(fn)}
+    labels = {id(fn): "<self>"}
     devices = seen.devices
     while devices:
         dev = devices.pop()
-        if id(dev) in done:
+        if id(dev) in labels:
             continue
-        done.add(id(dev))
         dfacts = _facts_of(dev)
         label = _qualified_name(dev)
         if label in callees:  # two different functions with one name: keep both
@@ -509,9 +521,17 @@ def fingerprint(pyfunc: Any) -> dict[str, Any]:
             while label in callees:  # (one def made twice: closures of a factory)
                 n += 1
                 label = f"{_qualified_name(dev)}@{dfacts.file}:{dfacts.line}#{n}"
+        labels[id(dev)] = label
         callees[label] = {"source": dfacts.source, "globals": _read_globals(dev, dfacts, seen)}
         where[label] = f"{dfacts.file}:{dfacts.line}"
         sync = sync or dfacts.sync
+    for digests, name, found in seen.refs:
+        # which callee entry a name reads, where its digest alone does not say: two functions of
+        # one name (closures of one def) are told apart by their entries, not by the names that
+        # bind them -- (f1, f10, f10) and (f1, f1, f10) find the same two entries
+        bound = [labels[id(f)] for f in found]
+        if any(b != _qualified_name(f) for b, f in zip(bound, found)):
+            digests[name] = _bounded(f"{digests[name]}=>{','.join(bound)}")
     result["callees"] = dict(sorted(callees.items()))
     # where the code's messages point (used in the key by debug builds, and on the cpu target by
     # code with barriers or wave ops, whose divergent-barrier report names their lines)
