@@ -134,7 +134,7 @@ def _cache_for(dispatcher):
 
 def _devlib_paths(codegen_name: str) -> list:
     """The device libraries an amdgpu compile may link (the cache hashes their
-    content, remembered by size/mtime, so a new process does not re-read them)."""
+    content, remembered by size/mtime/ctime, so a new process does not re-read them)."""
     if codegen_name != "amdgpu":
         return []
     from .codegen import devicelibs

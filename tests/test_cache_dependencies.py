@@ -230,6 +230,25 @@ def test_tree_stamp_notices_an_edit_that_restores_mtime(tmp_path):
     assert _tree_stamp(str(tmp_path)) != first
 
 
+def test_device_library_bytes_follow_an_edit_that_restores_mtime(tmp_path):
+    # the key's file_digest sees the edit: the bytes linked must be the edited ones too
+    from pykern.codegen import devicelibs
+
+    env = {"PYKERN_DEVICE_LIBS": str(tmp_path)}
+    for lib in devicelibs.LIBS:
+        (tmp_path / f"{lib}.bc").write_bytes(b"BC\xc0\xde" + b"1" * 60)
+    path = tmp_path / "ocml.bc"
+    st = os.stat(path)
+    first = devicelibs.library_bytes("ocml", env)
+    hashed = devicelibs.content_hash(env)
+    time.sleep(0.01)
+    with open(path, "r+b") as f:
+        f.write(b"BC\xc0\xde" + b"2" * 60)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert devicelibs.library_bytes("ocml", env) != first
+    assert devicelibs.content_hash(env) != hashed
+
+
 # ------------------------------------------------------------------ 4. exec'd functions
 
 def _exec_k(value, filename):
