@@ -128,6 +128,32 @@ def test_an_overload_of_a_builtin_registered_elsewhere_is_not_hidden_by_a_stored
     assert run(tmp_path, script)["out"] == [5.0, 4.0]
 
 
+def test_an_overload_of_a_builtin_function_read_by_name(tmp_path):
+    ext = """
+        from pykern.extending import overload
+        @overload(abs)
+        def ol_abs(x):
+            return lambda x: x * 10.0
+    """
+    kern = """
+        import pykern as cuda
+        @cuda.jit
+        def k(a):
+            a[0] = abs(a[0])
+    """
+    script = """
+        if os.environ.get("WITH_EXT"):
+            import ext
+        import kern
+        a = np.array([-2.0])
+        kern.k[1, 1](a)
+        done(out=a.tolist(), hits=hits(kern.k))
+    """
+    assert run(tmp_path, script, **{"ext.py": ext, "kern.py": kern})["out"] == [2.0]
+    assert run(tmp_path, script, {"WITH_EXT": "1"})["out"] == [-20.0]
+    assert run(tmp_path, script) == {"out": [2.0], "hits": [True]}  # the plain kernel still hits
+
+
 # ------------------------------------------------------------------ 2, 5. source text of live processes
 
 LIB = """
