@@ -349,8 +349,9 @@ def test_device_function_defaults_are_keyed(tmp_path):
         import pykern as cuda
         class MyFloat(float):
             pass
+        S = MyFloat({})  # the def's text stays; only its default's value changes
         @cuda.jit(device=True)
-        def f(x, s=MyFloat({})):
+        def f(x, s=S):
             return x * s
     """
     kern = """
