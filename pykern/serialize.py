@@ -209,7 +209,9 @@ def rebuild_dispatcher(state: dict, digest: str, make):
         # pseudo-files, ``sources.text_of``): this module made both, the text is the code's
         from . import sources
 
-        sources.remember(fn.__code__, "".join(linecache.cache[filename][2]))
+        text = "".join(linecache.getlines(filename))  # (its own entry, or the original's: doctest's)
+        if text:
+            sources.remember(fn.__code__, text)
     fn.__qualname__ = state["qualname"]
     fn.__defaults__ = state["defaults"]
     fn.__kwdefaults__ = state["kwdefaults"]
