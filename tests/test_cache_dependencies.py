@@ -368,6 +368,28 @@ def test_device_function_defaults_are_keyed(tmp_path):
     assert run(tmp_path, script, **{"lib.py": lib.format(3.0)})["out"] == [0, 3, 6, 9]
 
 
+def test_a_device_function_given_as_a_default_argument_is_a_callee(tmp_path):
+    lib = """
+        import pykern as cuda
+        @cuda.jit(device=True)
+        def helper(x):
+            return x * {}
+    """
+    kern = """
+        import pykern as cuda
+        import lib
+        @cuda.jit(device=True)
+        def f(x, g=lib.helper):
+            return g(x)
+        @cuda.jit
+        def k(a):
+            a[0] = f(a[0])
+    """
+    script = "import kern\na = np.ones(1)\nkern.k[1, 1](a)\ndone(out=a.tolist())"
+    assert run(tmp_path, script, **{"lib.py": lib.format(2.0), "kern.py": kern})["out"] == [2.0]
+    assert run(tmp_path, script, **{"lib.py": lib.format(3.0)})["out"] == [3.0]
+
+
 def test_namedtuple_global_with_fields_reordered(tmp_path):
     kern = """
         from collections import namedtuple

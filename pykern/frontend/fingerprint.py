@@ -470,10 +470,10 @@ def _read_globals(fn: types.FunctionType, facts: _CodeFacts, seen: _Seen) -> dic
             note(f"<closure>{name}", cell.cell_contents)
         except ValueError:
             out[f"<closure>{name}"] = "empty-cell"
-    if fn.__defaults__:
-        out["<defaults>"] = value_digest(tuple(fn.__defaults__))
+    if fn.__defaults__:  # (`def f(x, g=lib.helper)`: a device function default is a callee)
+        note("<defaults>", tuple(fn.__defaults__))
     if fn.__kwdefaults__:
-        out["<kwdefaults>"] = value_digest(dict(fn.__kwdefaults__))
+        note("<kwdefaults>", dict(fn.__kwdefaults__))
     return out
 
 
