@@ -134,7 +134,7 @@ def _cache_for(dispatcher):
 
 def _devlib_paths(codegen_name: str) -> list:
     """The device libraries an amdgpu compile may link (the cache hashes their
-    content, remembered by size/mtime, so a new process does not re-read them)."""
+    content, remembered by size/mtime/ctime, so a new process does not re-read them)."""
     if codegen_name != "amdgpu":
         return []
     from .codegen import devicelibs
@@ -321,6 +321,11 @@ def _cache_key(dispatcher, codegen_name: str, argtypes, options):
     try:
         fp = fingerprint(dispatcher.py_func)
     except Exception:  # no source (e.g. built by exec without linecache): compile uncached
+        return None
+    if fp.get("uncacheable"):
+        # an @overload function chooses its implementation while the kernel is typed, from
+        # whatever is registered in this process: no key made without the frontend can tell
+        # (a kernel stored where nothing was overloaded would hide an overload registered since)
         return None
     return default_cache().make_key(
         fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,

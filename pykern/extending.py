@@ -27,9 +27,10 @@ compile for them, or None to decline::
             return impl
 
 Overloads for ``target="cuda"`` are tried before ``target="generic"`` ones (the default, as
-numba's); ``target="cpu"`` ones never apply to kernels. A kernel calling an overloaded function
-is not stored in the disk cache (its key, computed without compiling, cannot see which
-implementation an overload function picks); it is compiled once per process.
+numba's); ``target="cpu"`` ones never apply to kernels. A kernel that can reach an overloaded
+function (a global, module attribute or builtin it reads) is neither stored in nor loaded from
+the disk cache (its key, computed without compiling, cannot see which implementation an overload
+function picks, nor whether one was registered); it is compiled once per process.
 """
 
 from __future__ import annotations

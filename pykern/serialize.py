@@ -203,6 +203,15 @@ def rebuild_dispatcher(state: dict, digest: str, make):
         fn = ns.pop("__pykern_closure__")(*(_thaw(v) for v in closure.values()))
     else:
         fn = ns[fdef.name]
+    if filename.startswith("<"):
+        # the code comes from an edited tree (decorators emptied, maybe a closure around it), so
+        # compiling the entry's text again does not give it (the frontend's check for
+        # pseudo-files, ``sources.text_of``): this module made both, the text is the code's
+        from . import sources
+
+        text = "".join(linecache.getlines(filename))  # (its own entry, or the original's: doctest's)
+        if text:
+            sources.remember(fn.__code__, text)
     fn.__qualname__ = state["qualname"]
     fn.__defaults__ = state["defaults"]
     fn.__kwdefaults__ = state["kwdefaults"]

@@ -82,6 +82,12 @@ def _remember_function(code: types.CodeType, text: str, checked: bool = False) -
     _texts[key] = [weakref.ref(code, lambda _ref, key=key: _forget(key, _ref)), text, checked]
 
 
+def remember(code: types.CodeType, text: str) -> None:
+    """``text`` is the whole text ``code`` comes from (lines numbered as ``code``'s), known to
+    its maker though compiling it again would not give ``code`` (an edited tree)."""
+    _remember_function(code, text, checked=True)
+
+
 def _forget(key: int, ref) -> None:
     entry = _texts.get(key)
     if entry is not None and entry[0] is ref:

@@ -549,10 +549,13 @@ class CpuTarget(Target):
         # thread (``cpu_tiers``; the compiler asks for it with ``tiered=True``)
         quick = bool(self.opts.get("tiered")) and not coroutine and not regions and _tier_eligible(
             lowered, text, f"{base}.block")
-        digest = hashlib.sha1((text + repr(opts) + host_id()).encode()).hexdigest()[:16]
+        sites = [s.describe() for s in info.sync_sites]
+        # the sites' messages (file:line of each barrier and wave op) live in the runner, not in
+        # ``text``: one kernel text at two places must not share a symbol, whose loaded code
+        # (``cpu_executor._loaded``) would report the other place's lines
+        digest = hashlib.sha1((text + repr(sites) + repr(opts) + host_id()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
-        sites = [s.describe() for s in info.sync_sites]
         # the runner's per-worker frame area holds the region path's per-thread slots
         fcap = info.target_facts.get("thread_slot_bytes", 0) if regions else None
         grid_sites = [s.kind == "grid_sync" for s in info.sync_sites]

@@ -106,8 +106,14 @@ def find_dir(env: dict | None = None) -> str:
                        "functions that need them. Looked in:\n" + places, hint=INSTALL_HINT)
 
 
+def _stamp(st) -> tuple:
+    # ctime too: a rewrite in place that keeps the size and restores the mtime still moves it (the
+    # cache key's file_digest sees it; the bytes linked must be the ones it digested)
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
+
+
 @lru_cache(maxsize=8)
-def _read(path: str, mtime_ns: int, size: int) -> bytes:
+def _read(path: str, stamp: tuple) -> bytes:
     with open(path, "rb") as f:
         return f.read()
 
@@ -117,7 +123,7 @@ def library_bytes(lib: str, env: dict | None = None) -> bytes:
     again for each link because ``link_in`` consumes the parsed module)."""
     path = os.path.join(find_dir(env), f"{lib}.bc")
     st = os.stat(path)
-    return _read(path, st.st_mtime_ns, st.st_size)
+    return _read(path, _stamp(st))
 
 
 def content_hash(env: dict | None = None) -> str:
@@ -127,7 +133,7 @@ def content_hash(env: dict | None = None) -> str:
         d = find_dir(env)
     except CompileError:
         return "none"
-    stamps = tuple((st.st_mtime_ns, st.st_size) for st in (os.stat(os.path.join(d, f"{lib}.bc")) for lib in LIBS))
+    stamps = tuple(_stamp(st) for st in (os.stat(os.path.join(d, f"{lib}.bc")) for lib in LIBS))
     return _hash_dir(d, stamps)
 
 
@@ -138,7 +144,7 @@ def _hash_dir(d: str, stamps: tuple) -> str:
         h.update(lib.encode())
         path = os.path.join(d, f"{lib}.bc")
         st = os.stat(path)
-        h.update(_read(path, st.st_mtime_ns, st.st_size))
+        h.update(_read(path, _stamp(st)))
     h.update(d.encode())
     return h.hexdigest()
 

@@ -3,18 +3,25 @@
 ``fingerprint(fn)`` returns the kernel-side parts of the disk-cache key:
 
 * ``name``: ``module.qualname``;
-* ``source``: digest of the function's own source text (dedented), not of
-  its whole file -- editing an unrelated function in the same file still hits;
-* ``globals``: the values of the globals and closure variables the function
-  reads (numbers, bools, strings, tuples, numpy scalars and arrays by
-  dtype/shape/content digest; modules, classes and functions by name);
+* ``source``: digest of the function's own source text (dedented) as the
+  frontend reads it now, not of its whole file -- editing an unrelated function
+  in the same file still hits;
+* ``globals``: the values of the globals, closure variables and replaced
+  builtins the function reads (numbers, bools, strings, tuples, numpy scalars
+  and arrays by dtype/shape/content digest; modules, classes and functions by
+  name);
 * ``callees``: the same three things for every device function reachable from
   it, transitively and across modules;
-* ``location``: file and first line (used in the key only by debug builds).
+* ``location``: file and first line of the function and its callees, ``sync``
+  when any names a barrier or wave op (in the key for debug builds, and on the
+  cpu target for ``sync`` code);
+* ``uncacheable`` (only when present): why no key may be made -- the function
+  can reach an ``@overload``ed function.
 
 Everything is plain JSON data.  Source digests and the list of names a
-function reads are remembered per function object, so a repeated call only looks up
-and digests the current values (well under a millisecond).  A notebook cell
+function reads are remembered per function object (and its file's text, checked by
+one ``stat``), so a repeated call only looks up and digests the current values
+(~25 us for a kernel and a callee).  A notebook cell
 that is re-run unchanged makes a new function with the same source and
 globals, hence the same fingerprint.
 
@@ -29,9 +36,11 @@ Example::
 
 from __future__ import annotations
 
+import builtins
 import enum
 import hashlib
 import linecache
+import sys
 import textwrap
 import types
 import weakref
@@ -45,25 +54,42 @@ _MAX_INLINE_REPR = 200
 
 
 class _CodeFacts:
-    """What never changes for one function's code: its source digest,
+    """What never changes for one function's code and source text: its source digest,
     location and the names it may read."""
 
-    __slots__ = ("code", "source", "file", "line", "names", "free_names")
+    __slots__ = ("code", "src", "source", "file", "line", "names", "free_names", "sync")
 
-    def __init__(self, fn: types.FunctionType):
+    def __init__(self, fn: types.FunctionType, src):
         code = self.code = fn.__code__
-        self.source = source_digest(fn)
+        self.src = src  # the text it was digested from (compared, never digested again, on later calls)
+        self.source = source_digest(fn, src)
         self.file = code.co_filename
         self.line = code.co_firstlineno
         # Every co_name may be a global (LOAD_GLOBAL) or an attribute (LOAD_ATTR);
         # treating each as both only ever makes the key stricter.
         self.names = tuple(dict.fromkeys(n for c in _walk_code(code) for n in c.co_names))
         self.free_names = code.co_freevars  # closure cells line up with these
+        self.sync = not SYNC_NAMES.isdisjoint(self.names)
+
+
+#: Names of the kernel-language functions whose code on the cpu target carries its source line
+#: (barrier and wave-op sites name it in the divergent-barrier report). A function that names
+#: one, or reads a stub of one under another name, is keyed by its location on the cpu target.
+#: Covers ``frontend.ir.intrinsic_names("barrier"/"wave")`` (tests/test_cache_dependencies.py).
+SYNC_NAMES = frozenset({
+    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "grid_sync", "syncwarp",
+    "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "all_sync",
+    "any_sync", "eq_sync", "activemask", "lanemask_lt", "this_grid", "this_thread_block", "sync",
+})
 
 
 # Keyed by function object (identity; equal code objects of different cells
 # must not share a location), weakly so redefined functions do not leak.
 _facts: "weakref.WeakKeyDictionary[types.FunctionType, _CodeFacts]" = weakref.WeakKeyDictionary()
+#: code object -> the linecache lines it was last read from: a file deleted (or made
+#: unreadable) under a live process keeps the text its functions had, for the key and the
+#: frontend alike, rather than compiling a "no source" digest or failing
+_last_lines: "weakref.WeakKeyDictionary[types.CodeType, list]" = weakref.WeakKeyDictionary()
 
 
 def _walk_code(code: types.CodeType):
@@ -73,10 +99,10 @@ def _walk_code(code: types.CodeType):
             yield from _walk_code(const)
 
 
-def source_digest(fn: types.FunctionType) -> str:
+def source_digest(fn: types.FunctionType, src=None) -> str:
     """sha256 (32 hex digits) of the function's dedented source; for functions
     without source (``exec`` strings), of the code object's contents."""
-    text = _source_text(fn)
+    text = _source_text(fn, src)
     if text is not None:
         if fn.__code__.co_name == "<lambda>":  # lambdas sharing a line share its text: add the code
             text += "\0" + _code_bytes(fn.__code__).hex()
@@ -84,25 +110,52 @@ def source_digest(fn: types.FunctionType) -> str:
     return "code:" + hashlib.sha256(_code_bytes(fn.__code__)).hexdigest()[:32]
 
 
-def _source_text(fn: types.FunctionType) -> str | None:
-    span = code_lines(fn)
-    return None if span is None else textwrap.dedent("".join(span[0][span[1]:span[2]]))
+def _source_text(fn: types.FunctionType, src=None) -> str | None:
+    span = code_lines(fn, src)
+    if span is None:
+        return None
+    lines, start, end = span
+    while end > start + 1 and _no_code(lines[end - 1]):  # a trailing comment changes no code
+        end -= 1
+    return textwrap.dedent("".join(lines[start:end]))
 
 
-def code_lines(fn: types.FunctionType):
-    """``(lines of fn's file, start, end)``: ``lines[start:end]`` runs from the def (or its
-    first decorator) to the last line that any instruction of the function or its nested
-    code comes from -- every line that can change what the function does, found without
-    tokenize, whose first use costs milliseconds (as does the inspect.getmodule() scan
-    inside inspect.getsource). None when the file's lines are not to be had."""
+def current_source(fn: types.FunctionType):
+    """Where ``fn``'s source is read from now: the checked text of an exec'd function
+    (a str), the lines of its file as ``linecache`` has them (a list, re-read when the
+    file changed), or None."""
     code = fn.__code__
-    filename = code.co_filename
     text = sources.text_of(code, fn.__globals__)  # as resolve.source_of finds it
     if text is not None:
-        lines = text.splitlines(True)
-    else:
-        linecache.checkcache(filename)
-        lines = linecache.getlines(filename, fn.__globals__)
+        return text
+    filename = code.co_filename
+    if filename.startswith("<"):
+        # a pseudo-file's linecache entry under a shared name (<string>, a reused cell name)
+        # may hold another function's text: text_of took it only if it gives this code
+        return None
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, fn.__globals__)
+    if lines:
+        if _last_lines.get(code) is not lines:
+            _last_lines[code] = lines
+        return lines
+    return _last_lines.get(code)
+
+
+def code_lines(fn: types.FunctionType, src=None):
+    """``(lines of fn's file, start, end)``: ``lines[start:end]`` is the def block as the
+    frontend reads it (``resolve.source_of``): from the def (or its first decorator) to the
+    last line that any instruction of the function or its nested code comes from, then the
+    lines indented deeper than the def (a trailing ``pass``, docstring or comment), trailing
+    blank lines and outer comments dropped -- found without tokenize, whose first use costs
+    milliseconds (as does the inspect.getmodule() scan inside inspect.getsource). None when
+    the file's lines are not to be had. ``src``: ``current_source(fn)`` when known."""
+    code = fn.__code__
+    if src is None:
+        src = current_source(fn)
+    if src is None:
+        return None
+    lines = src.splitlines(True) if isinstance(src, str) else src
     start = code.co_firstlineno - 1
     if not lines or not 0 <= start < len(lines):
         return None
@@ -116,7 +169,23 @@ def code_lines(fn: types.FunctionType):
             for _, _, line in c.co_lines():
                 if line is not None and line > end:
                     end = line
-    return lines, start, min(end, len(lines))
+    end = min(end, len(lines))
+    head = lines[start].lstrip()
+    base = len(lines[start]) - len(head)
+    while end < len(lines) and (_no_code(lines[end]) or _indent(lines[end]) > base):
+        end += 1
+    while end > start + 1 and _no_code(lines[end - 1]) and (not lines[end - 1].strip() or _indent(lines[end - 1]) <= base):
+        end -= 1
+    return lines, start, end
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _no_code(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
 
 
 def _code_bytes(code: types.CodeType) -> bytes:
@@ -130,8 +199,20 @@ def _code_bytes(code: types.CodeType) -> bytes:
 
 def _facts_of(fn: types.FunctionType) -> _CodeFacts:
     facts = _facts.get(fn)
-    if facts is None or facts.code is not fn.__code__:  # __code__ can be reassigned
-        facts = _facts[fn] = _CodeFacts(fn)
+    if facts is not None and facts.code is fn.__code__:  # __code__ can be reassigned
+        if facts.file.startswith("<"):  # a checked exec text belongs to its code object for good
+            return facts
+        # the frontend compiles the file's text as it is now (an edit under a live process,
+        # importlib.reload of another module, a notebook's %autoreload): so is the digest
+        src = current_source(fn)
+        if src is facts.src:
+            return facts
+        if src == facts.src:
+            facts.src = src
+            return facts
+    else:
+        src = current_source(fn)
+    facts = _facts[fn] = _CodeFacts(fn, src)
     return facts
 
 
@@ -172,9 +253,10 @@ def value_digest(value: Any) -> str:
         # a member is frozen as its value: `R = 1` edited to `R = 5` must miss
         return _bounded(f"enum:{_qualified_name(t)}.{value.name}={value_digest(value.value)}")
     if isinstance(value, (tuple, list)):
-        # namedtuples too (their fields are frozen): the class name tells two of them apart
+        # namedtuples too (their fields are frozen): the class name tells two of them apart, and
+        # the field names which value `CFG.y` reads (`namedtuple("P", "x y")` edited to "y x")
         inner = ",".join(value_digest(v) for v in value)
-        label = t.__name__ if t in (tuple, list) else _qualified_name(t)
+        label = t.__name__ if t in (tuple, list) else _qualified_name(t) + _fields_text(t)
         return _bounded(f"{label}:({inner})")
     if isinstance(value, types.ModuleType):
         return f"module:{value.__name__}"
@@ -185,7 +267,17 @@ def value_digest(value: Any) -> str:
         if issubclass(value, enum.Enum):  # `C.R` reads a member's value through its class
             members = ",".join(f"{n}={value_digest(m.value)}" for n, m in value.__members__.items())
             return _bounded(f"enum-class:{_qualified_name(value)}:({members})")
+        if issubclass(value, tuple) and isinstance(getattr(value, "_fields", None), tuple):
+            # `P(1).b` in a kernel reads the namedtuple class's fields and defaults
+            defaults = getattr(value, "_field_defaults", None) or {}
+            return _bounded(f"class:{_qualified_name(value)}{_fields_text(value)}:"
+                            f"{value_digest(tuple(defaults.items()))}")
         return f"class:{_qualified_name(value)}"
+    if isinstance(value, (int, float, complex, str, bytes)):
+        # a subclass instance (numpy's scalars were handled above) is frozen as its value
+        # (the base type's repr: a subclass's own __repr__/__int__ may say anything)
+        base = next(b for b in (int, float, complex, str, bytes) if isinstance(value, b))
+        return _bounded(f"{_qualified_name(t)}({base.__name__}:{base.__repr__(value)})")
     if _is_device_function(value):
         # one Python function may be jitted with several declared signatures and options
         # (``add_i8 = cuda.jit("int8(int8, int8)", device=True)(_add)``): they are part of its meaning
@@ -209,6 +301,11 @@ def value_digest(value: Any) -> str:
         items = ",".join(f"{value_digest(k)}={value_digest(v)}" for k, v in value.items())
         return "dict#" + hashlib.sha256(items.encode()).hexdigest()[:32]
     return f"object:{mod}.{t.__qualname__}"
+
+
+def _fields_text(cls) -> str:
+    fields = getattr(cls, "_fields", None)
+    return repr(tuple(fields)) if isinstance(fields, tuple) else ""
 
 
 def _bounded(text: str) -> str:
@@ -263,15 +360,68 @@ def _dtype_text(dt) -> str:
     return dt.str if dt.fields is None and dt.subdtype is None else repr(dt.descr)
 
 
-def _read_globals(fn: types.FunctionType, facts: _CodeFacts, devices: list[types.FunctionType]) -> dict[str, str]:
-    """Digests of the globals and closure variables ``fn`` reads; device
-    functions found among them are appended to ``devices``."""
+class _Seen:
+    """What a fingerprint noticed besides the digests: device functions to follow, a
+    barrier or wave op (the cpu code then names source lines), an overloaded function."""
+
+    __slots__ = ("devices", "refs", "sync", "overloaded", "overloads")
+
+    def __init__(self):
+        self.devices: list[types.FunctionType] = []
+        # (digests, label, device functions): each device function a value holds, to name the
+        # callee entry it is once every callee has its label
+        self.refs: list[tuple[dict, str, list]] = []
+        self.sync = False
+        self.overloaded: list[str] = []
+        # numba.extending's registry, if anything imported it: without it nothing is overloaded
+        ext = sys.modules.get("pykern.frontend.extending")
+        self.overloads = getattr(ext, "_templates", None) or None
+
+
+def _is_overloaded(value: Any, registry: dict, depth: int = 0) -> bool:
+    try:
+        if value in registry:
+            return True
+    except Exception:  # unhashable (an array, a list, a frame whose __hash__ raises): not a function
+        pass
+    if isinstance(value, (tuple, list)) and depth < 8:
+        return any(_is_overloaded(v, registry, depth + 1) for v in value)
+    return False
+
+
+def _is_sync_stub(value: Any) -> bool:
+    name = getattr(value, "_pk_name", None) if type(value).__module__ == "pykern.stubs" else None
+    return isinstance(name, str) and name.rpartition(".")[2] in SYNC_NAMES
+
+
+def _builtin_value(g: dict, name: str) -> Any:
+    b = g.get("__builtins__", builtins)
+    if isinstance(b, dict):
+        return b.get(name, _MISSING)
+    return getattr(b, name, _MISSING)
+
+
+_MISSING = object()
+
+
+def _read_globals(fn: types.FunctionType, facts: _CodeFacts, seen: _Seen) -> dict[str, str]:
+    """Digests of the globals, closure variables and replaced builtins ``fn`` reads (read
+    as ``resolve.FunctionEnv`` finds names); what else they show is noted in ``seen``."""
     out: dict[str, str] = {}
     g = fn.__globals__
+    registry = seen.overloads
 
     def note(label: str, value: Any, depth: int = 0) -> None:
-        devices.extend(_device_functions_in(value))
+        found = list(_device_functions_in(value))
+        if found:
+            seen.devices.extend(found)
+            seen.refs.append((out, label, found))
         out[label] = value_digest(value)
+        if registry is not None and _is_overloaded(value, registry):
+            # what an @overload function returns is decided while the kernel is typed
+            seen.overloaded.append(label)
+        if not seen.sync and _is_sync_stub(value):  # `bar = cuda.syncthreads`, then `bar()`
+            seen.sync = True
         # `helpers.scale(...)`, `cfg.N`, `pkg.cfg.N`, `Config.N`: values read
         # through a module or class, matched by the attribute names the code uses
         is_module = isinstance(value, types.ModuleType)
@@ -280,26 +430,62 @@ def _read_globals(fn: types.FunctionType, facts: _CodeFacts, devices: list[types
                 vdict = vars(value)
             except TypeError:
                 return
+            # (pykern's own lazy names are host API and its submodules, keyed by its version)
+            lazy = is_module and "__getattr__" in vdict and not _is_pykern(value.__name__)
             for attr in facts.names:
-                if attr in vdict and not attr.startswith("__"):
+                if attr.startswith("__"):
+                    continue
+                if attr in vdict:
                     sub = vdict[attr]
-                    if is_module or _is_device_function(sub) or not callable(sub):
-                        note(f"{label}.{attr}", sub, depth + 1)
+                elif lazy:
+                    # a module's __getattr__ (PEP 562: lazily imported submodules, `pkg.sub.CONST`)
+                    # answers the frontend's getattr: ask it too
+                    sub = _lazy_attribute(value, attr)
+                    if sub is _MISSING:
+                        continue
+                else:
+                    continue
+                if is_module or _is_device_function(sub) or not callable(sub):
+                    note(f"{label}.{attr}", sub, depth + 1)
 
+    closure = dict(zip(facts.free_names, fn.__closure__ or ()))
     for name in facts.names:
         if name in g:
             note(name, g[name])
-    if fn.__closure__:
-        for name, cell in zip(facts.free_names, fn.__closure__):
-            try:
-                note(f"<closure>{name}", cell.cell_contents)
-            except ValueError:
-                out[f"<closure>{name}"] = "empty-cell"
-    if fn.__defaults__:
-        out["<defaults>"] = value_digest(tuple(fn.__defaults__))
+            continue
+        if name in closure:
+            continue
+        value = _builtin_value(g, name)
+        if value is _MISSING:
+            continue
+        # a builtin replaced in the builtins module (`builtins.abs = my_abs`) is what the
+        # frontend calls; the genuine ones are pykern's own meaning, keyed by its version
+        genuine = getattr(value, "__module__", None) == "builtins" and getattr(value, "__name__", None) == name
+        if not genuine:
+            note(f"<builtin>{name}", value)
+        elif registry is not None and _is_overloaded(value, registry):  # @overload(abs)
+            seen.overloaded.append(f"<builtin>{name}")
+    for name, cell in closure.items():
+        try:
+            note(f"<closure>{name}", cell.cell_contents)
+        except ValueError:
+            out[f"<closure>{name}"] = "empty-cell"
+    if fn.__defaults__:  # (`def f(x, g=lib.helper)`: a device function default is a callee)
+        note("<defaults>", tuple(fn.__defaults__))
     if fn.__kwdefaults__:
-        out["<kwdefaults>"] = value_digest(dict(fn.__kwdefaults__))
+        note("<kwdefaults>", dict(fn.__kwdefaults__))
     return out
+
+
+def _is_pykern(module_name: str) -> bool:
+    return module_name == "pykern" or module_name.startswith("pykern.")
+
+
+def _lazy_attribute(module: types.ModuleType, attr: str) -> Any:
+    try:
+        return getattr(module, attr)
+    except Exception:  # AttributeError, or a lazy import that fails: the frontend reports it
+        return _MISSING
 
 
 def fingerprint(pyfunc: Any) -> dict[str, Any]:
@@ -312,24 +498,49 @@ def fingerprint(pyfunc: Any) -> dict[str, Any]:
     if fn is None:
         raise TypeError(f"fingerprint() needs a Python function, got {type(pyfunc).__name__}")
     facts = _facts_of(fn)
-    devices: list[types.FunctionType] = []
+    seen = _Seen()
     result: dict[str, Any] = {
         "name": _qualified_name(fn),
         "source": facts.source,
-        "globals": _read_globals(fn, facts, devices),
+        "globals": _read_globals(fn, facts, seen),
     }
+    sync = facts.sync
     callees: dict[str, dict[str, Any]] = {}
-    seen = {id(fn)}
+    where: dict[str, str] = {}
+    labels = {id(fn): "<self>"}
+    devices = seen.devices
     while devices:
         dev = devices.pop()
-        if id(dev) in seen:
+        if id(dev) in labels:
             continue
-        seen.add(id(dev))
         dfacts = _facts_of(dev)
         label = _qualified_name(dev)
         if label in callees:  # two different functions with one name: keep both
             label = f"{label}@{dfacts.file}:{dfacts.line}"
-        callees[label] = {"source": dfacts.source, "globals": _read_globals(dev, dfacts, devices)}
+            n = 1
+            while label in callees:  # (one def made twice: closures of a factory)
+                n += 1
+                label = f"{_qualified_name(dev)}@{dfacts.file}:{dfacts.line}#{n}"
+        labels[id(dev)] = label
+        callees[label] = {"source": dfacts.source, "globals": _read_globals(dev, dfacts, seen)}
+        where[label] = f"{dfacts.file}:{dfacts.line}"
+        sync = sync or dfacts.sync
+    for digests, name, found in seen.refs:
+        # which callee entry a name reads, where its digest alone does not say: two functions of
+        # one name (closures of one def) are told apart by their entries, not by the names that
+        # bind them -- (f1, f10, f10) and (f1, f1, f10) find the same two entries
+        bound = [labels[id(f)] for f in found]
+        if any(b != _qualified_name(f) for b, f in zip(bound, found)):
+            digests[name] = _bounded(f"{digests[name]}=>{','.join(bound)}")
     result["callees"] = dict(sorted(callees.items()))
-    result["location"] = {"file": facts.file, "line": facts.line}
+    # where the code's messages point (used in the key by debug builds, and on the cpu target by
+    # code with barriers or wave ops, whose divergent-barrier report names their lines)
+    location: dict[str, Any] = {"file": facts.file, "line": facts.line}
+    if where:
+        location["callees"] = dict(sorted(where.items()))
+    if sync or seen.sync:
+        location["sync"] = True
+    result["location"] = location
+    if seen.overloaded:
+        result["uncacheable"] = "reads overloaded functions: " + ", ".join(sorted(set(seen.overloaded)))
     return result

@@ -69,14 +69,27 @@ def source_of(pyfunc):
     fast = _def_lines(pyfunc)
     if fast is not None:
         return fast, filename, code.co_firstlineno
+    if filename.startswith("<"):
+        # a pseudo-file's linecache entry (a shared name such as <string>, a reused cell name)
+        # that does not give this code is another function's text: never compile it
+        raise CompileError(
+            f"cannot find the source code of {_describe(pyfunc)} (defined in {filename}): no text "
+            "that compiles to this function's code",
+            hint="pykern compiles from source: define the function in a file, a notebook cell, "
+            "or exec() code registered in linecache; for other exec()'d text set PYKERN_EXEC_SOURCES=1 "
+            "before importing pykern",
+        )
     try:
         lines, first_line = inspect.getsourcelines(pyfunc)
     except (OSError, TypeError) as e:
         lines = None
-        # exec'd code registered under its pseudo-filename after definition
-        cached = linecache.getlines(filename)
-        if cached and code.co_firstlineno <= len(cached):
-            lines = inspect.getblock(cached[code.co_firstlineno - 1 :])
+        # the lines the key was made from (``fingerprint.current_source``: those of a file
+        # deleted since are kept)
+        from .fingerprint import code_lines
+
+        span = code_lines(pyfunc) if hasattr(pyfunc, "__globals__") else None
+        if span is not None:
+            lines = inspect.getblock(span[0][span[1]:])
             first_line = code.co_firstlineno
         if not lines:
             raise CompileError(
@@ -92,11 +105,9 @@ def source_of(pyfunc):
 
 def _def_lines(pyfunc):
     """The dedented source of a ``def`` (decorators first) found without tokenize, whose
-    first use costs ~7-10 ms in a process (``inspect.getsourcelines``): the lines up to
-    the last one code comes from (``fingerprint.code_lines``), then the lines indented
-    deeper than the def's (a body's trailing ``pass``, docstring or comment), trailing
-    blank lines and comments outside the body dropped -- the block inspect finds. None (ask inspect)
-    unless that text parses as exactly one function definition."""
+    first use costs ~7-10 ms in a process (``inspect.getsourcelines``): the def block that
+    ``fingerprint.code_lines`` finds and the cache key digests. None (ask inspect) unless
+    that text parses as exactly one function definition."""
     from .fingerprint import code_lines
 
     if getattr(pyfunc, "__name__", "<lambda>") == "<lambda>" or not hasattr(pyfunc, "__globals__"):
@@ -105,14 +116,8 @@ def _def_lines(pyfunc):
     if span is None:
         return None
     lines, start, end = span
-    head = lines[start].lstrip()
-    if not head.startswith(("def ", "async ", "@")):
+    if not lines[start].lstrip().startswith(("def ", "async ", "@")):
         return None
-    base = len(lines[start]) - len(head)
-    while end < len(lines) and (_no_code(lines[end]) or _indent(lines[end]) > base):
-        end += 1
-    while end > start + 1 and _no_code(lines[end - 1]) and (not lines[end - 1].strip() or _indent(lines[end - 1]) <= base):
-        end -= 1
     text = textwrap.dedent("".join(lines[start:end]))
     try:
         body = ast.parse(text).body
@@ -121,15 +126,6 @@ def _def_lines(pyfunc):
     if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return text
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
-
-
-def _no_code(line: str) -> bool:
-    stripped = line.strip()
-    return not stripped or stripped.startswith("#")
 
 
 def _block_at(lines: list, first_line: int) -> str:
@@ -159,7 +155,12 @@ class ParsedFunction:
             return
         text, self.filename, self.first_line = source_of(pyfunc)
         self.name = _describe(pyfunc)
-        raw_lines = linecache.getlines(self.filename)
+        # the lines the text came from (messages quote them): not a pseudo-file's linecache
+        # entry that holds another text
+        from .fingerprint import current_source
+
+        raw = current_source(pyfunc) if hasattr(pyfunc, "__globals__") else None
+        raw_lines = raw.splitlines(True) if isinstance(raw, str) else raw or linecache.getlines(self.filename)
         self.text_lines = text.splitlines()
         n = len(self.text_lines)
         orig = raw_lines[self.first_line - 1 : self.first_line - 1 + n] if raw_lines else []

@@ -25,7 +25,9 @@ __all__ = ["CacheKey", "build_key", "diff_parts", "pykern_identity", "llvm_ident
            "KEY_FORMAT"]
 
 #: Bumped when the meaning of key parts changes (everything misses once).
-KEY_FORMAT = 1
+#: 2: builtins replaced, lazy module attributes, subclass values and namedtuple fields are
+#: keyed; locations name callees, and cpu code with barriers or wave ops is keyed by them.
+KEY_FORMAT = 2
 
 
 def _canonical_json(value: Any) -> str:
@@ -94,7 +96,7 @@ _memo: dict[str, Any] = {}
 
 
 def _tree_stamp(root: str, suffixes: tuple[str, ...] = (".py",)) -> str:
-    """Digest of (relative path, size, mtime) of the source files under ``root``.
+    """Digest of (relative path, size, mtime, ctime) of the source files under ``root``.
 
     Cheap (stat only) and changes whenever the compiler's own code is edited or
     reinstalled, so a development checkout never reuses kernels built by older
@@ -117,7 +119,9 @@ def _tree_stamp(root: str, suffixes: tuple[str, ...] = (".py",)) -> str:
                     st = e.stat()
                 except OSError:
                     continue
-                rows.append(f"{rel}{e.name}:{st.st_size}:{st.st_mtime_ns}")
+                # ctime too: an edit that keeps the size and restores the mtime (`touch -d`, an
+                # editor or sync tool preserving times) still moves ctime, which no one can set
+                rows.append(f"{rel}{e.name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
 
     walk(root, "")
     return hashlib.sha256("\n".join(rows).encode()).hexdigest()[:32]
@@ -158,7 +162,7 @@ def pykern_identity() -> dict[str, str]:
     An installed wheel is stamped by the file hashes its ``RECORD`` lists, so
     every machine that installed the same wheel computes the same key (install
     times differ, contents do not): a shared cache or an exported bundle hits
-    there.  A source checkout is stamped by its files' sizes and mtimes.
+    there.  A source checkout is stamped by its files' sizes, mtimes and ctimes.
     ``PYKERN_BUILD_ID`` replaces the stamp (for packagers, and for tests that
     must not see other people's edits of the tree).
     """
@@ -176,7 +180,7 @@ def llvm_identity() -> str:
 
     llvmlite's version plus the library's sha256 from llvmlite's wheel
     ``RECORD`` (the same on every machine with that wheel), else its
-    size/mtime: a new llvmlite or a rebuilt library changes it.
+    size/mtime/ctime: a new llvmlite or a rebuilt library changes it.
     """
     if "llvm" not in _memo:
         import importlib.util
@@ -206,7 +210,7 @@ def llvm_identity() -> str:
                             libs.append(f"{fn}:{recorded[f'llvmlite/binding/{fn}']}")
                             continue
                         st = os.stat(os.path.join(bdir, fn))
-                        libs.append(f"{fn}:{st.st_size}:{st.st_mtime_ns}")
+                        libs.append(f"{fn}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}")
             except OSError:
                 pass
             ident = f"llvmlite {version} " + ",".join(libs)
@@ -231,7 +235,7 @@ def build_key(fingerprint: Mapping[str, Any], *, signature: str, target: str, ar
     opts = dict(options or {})
     parts: dict[str, Any] = {"format": KEY_FORMAT}
     for name, value in fingerprint.items():
-        if name == "location" and not (opts.get("debug") or opts.get("lineinfo")):
+        if name == "location" and not _located(value, target, opts):
             continue
         parts[name] = value
     parts["signature"] = str(signature)
@@ -252,6 +256,15 @@ def build_key(fingerprint: Mapping[str, Any], *, signature: str, target: str, ar
     if extra:
         parts.update(extra)
     return CacheKey(parts)
+
+
+def _located(location: Any, target: str, opts: Mapping[str, Any]) -> bool:
+    """Does the compiled code name source lines? Debug builds' error messages do, and on
+    the cpu target so do barrier and wave-op sites (the divergent-barrier report): a kernel
+    that moved, or whose callee did, must not reuse code that points at the old lines."""
+    if opts.get("debug") or opts.get("lineinfo"):
+        return True
+    return target == "cpu" and isinstance(location, Mapping) and bool(location.get("sync"))
 
 
 def file_sha256(path: str) -> str:

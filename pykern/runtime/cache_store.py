@@ -436,7 +436,7 @@ class KernelCache:
         full target id (``"gfx90a:xnack-"``); ``options`` every compile option
         that changes code (opt, fastmath, debug, code_object_version,
         wave_size, ...); ``devlibs`` the paths of the device libraries linked
-        (content-hashed, memoised by size/mtime); ``extra`` any further parts.
+        (content-hashed, memoised by size/mtime/ctime); ``extra`` any further parts.
         Source locations are part of the key only for ``debug``/``lineinfo``
         builds, whose code embeds line numbers.
         """
@@ -444,14 +444,15 @@ class KernelCache:
                          devlibs=devlibs, extra=extra, file_digest=self.file_digest)
 
     def file_digest(self, path: str) -> str:
-        """sha256 of a file's content, remembered by (size, mtime, inode) so that
-        new processes do not re-read megabytes of device libraries."""
+        """sha256 of a file's content, remembered by (size, mtime, inode, ctime) so that
+        new processes do not re-read megabytes of device libraries (ctime: an edit in place
+        that restores the mtime still moves it)."""
         real = os.path.realpath(path)
         try:
             st = os.stat(real)
         except OSError:
             return "missing"
-        stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
         if self._filehash is None:
             self._filehash = {}
             d = self._open(create=False)
@@ -461,8 +462,8 @@ class KernelCache:
                     if isinstance(loaded, dict):
                         self._filehash = loaded
         memo = self._filehash.get(real)
-        if isinstance(memo, list) and len(memo) == 4 and memo[:3] == stamp:
-            return memo[3]
+        if isinstance(memo, list) and len(memo) == len(stamp) + 1 and memo[:-1] == stamp:
+            return memo[-1]
         digest = file_sha256(real)
         if digest == "unreadable":
             return digest
