@@ -56,16 +56,6 @@ def source_of(pyfunc):
     text = sources.text_of(code, getattr(pyfunc, "__globals__", None))
     if text is not None:
         return _block_at(text.splitlines(True), code.co_firstlineno), filename, code.co_firstlineno
-    if filename.startswith("<") and linecache.getlines(filename, getattr(pyfunc, "__globals__", None)):
-        # text_of found the pseudo-file's registered text and it compiles to other code: the
-        # name was reused for another text (a code generator registering every text as
-        # "<gen>"); compiling those lines would build another function -- a wrong answer
-        raise CompileError(
-            f"cannot find the source code of {_describe(pyfunc)}: the text linecache holds for "
-            f"{filename} is another function's (the name was registered again for a different text)",
-            hint="register each exec()'d text under its own file name (e.g. f'<gen-{n}>'), keep the "
-            "text alive where the jit call can see it, or set PYKERN_EXEC_SOURCES=1 before importing pykern",
-        )
     fast = _def_lines(pyfunc)
     if fast is not None:
         return fast, filename, code.co_firstlineno
@@ -76,8 +66,8 @@ def source_of(pyfunc):
             f"cannot find the source code of {_describe(pyfunc)} (defined in {filename}): no text "
             "that compiles to this function's code",
             hint="pykern compiles from source: define the function in a file, a notebook cell, "
-            "or exec() code registered in linecache; for other exec()'d text set PYKERN_EXEC_SOURCES=1 "
-            "before importing pykern",
+            "or exec() code registered in linecache, each text under its own name (f'<gen-{n}>'); "
+            "for other exec()'d text set PYKERN_EXEC_SOURCES=1 before importing pykern",
         )
     try:
         lines, first_line = inspect.getsourcelines(pyfunc)
