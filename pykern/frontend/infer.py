@@ -258,8 +258,8 @@ def range_loop_type(args) -> T.Integer:
 
 def nbep1_unary(t: T.Type) -> T.Type:
     """numba's type for unary ``-x``, ``+x`` or ``~x`` (numba's UnaryOp and BitwiseInvert
-    templates): an integer widens to 64 bits keeping its signedness (``-uint8(1)`` is
-    2**64 - 1, ``~int8(0)`` is int64 -1), a boolean gives int64 for ``+``/``-`` (``~`` of a
+    templates): an integer widens to 64 bits keeping its signedness, after the operation
+    in its own type (``-uint8(1)`` is uint64 255, ``~int8(0)`` is int64 -1), a boolean gives int64 for ``+``/``-`` (``~`` of a
     boolean is ``not``, handled by the caller), floats keep their type. ``abs`` keeps the
     type instead (numba's Abs template)."""
     if isinstance(t, T.Integer):

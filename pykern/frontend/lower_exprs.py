@@ -345,6 +345,13 @@ class ExpressionLowering:
             except infer.InferError as e:
                 raise self.error(e.msg, node, e.hint) from None
             v = self.cast(v, t, node)
+        elif isinstance(node.op, ast.USub) and isinstance(t, T.Integer) and not is_weak(v):
+            # numba negates in the operand's type, then widens: -uint8(5) is 251, -int8(-128) is -128
+            if isinstance(v, ir.Const):
+                neg = ir.Const(as_const_value(fold_cast(-v.value, T.int64, t), t), t, loc)
+            else:
+                neg = ir.UnaryOp("-", v, t, loc)
+            return self.cast(neg, infer.nbep1_unary(t), node)
         elif isinstance(node.op, (ast.UAdd, ast.USub)) and (not is_weak(v) or isinstance(t, T.Boolean)):
             t = infer.nbep1_unary(t)
             v = self.cast(v, t, node)
@@ -363,8 +370,9 @@ class ExpressionLowering:
                 raise self.error(f"bad operand type for ~: {t}", node, "~ needs an integer")
             if is_weak(v):
                 return self.const(~v.value, t, node, weak=True)
-            t = infer.nbep1_unary(t) if by_numba else t
-            return ir.UnaryOp("~", self.cast(v, t, node), t, loc)
+            # numba inverts in the operand's type, then widens: ~uint8(5) is 250
+            inv = ir.UnaryOp("~", v, t, loc)
+            return self.cast(inv, infer.nbep1_unary(t), node) if by_numba else inv
         raise self.error(f"unary operator {type(node.op).__name__} is not supported", node)
 
     def cond(self, node) -> ir.Expr:
