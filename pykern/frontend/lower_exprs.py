@@ -307,6 +307,8 @@ class ExpressionLowering:
             return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
             return self.fold(op, lhs.value, rhs.value, node)
+        if op == "**" and getattr(node, "pk_ufunc", None) is None and calls.is_float_int_power(lhs, rhs):
+            return calls.float_int_power(self, lhs, rhs, node)
         if op == "+" and isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
             # numba's tuple concatenation: ``a.shape + (1,)``
             elems = self._tuple_elems(lhs, node) + self._tuple_elems(rhs, node)
