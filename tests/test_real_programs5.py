@@ -96,3 +96,109 @@ def test_uint16_with_float32_computes_in_float64():
                          np.array([0.1 + 0.2j], np.complex64), out, oc)
     assert out.tolist() == [3.100000001490116, 0.30000000447034836, 0.033333333830038704, 2.899999998509884]
     assert oc.tolist() == [0.30000000447034836 + 0.6000000089406967j]
+
+
+# ---- 5. names real programs use: np.iinfo/np.finfo, max(a)/min(a), np.ndindex/np.ndenumerate
+
+@cuda.jit
+def xinfo(a, x, out, out32):
+    out[0] = np.iinfo(np.int16).max
+    out[1] = np.iinfo(a.dtype).min
+    out[2] = np.iinfo(x).max
+    out[3] = np.iinfo(np.int32).bits
+    out[4] = np.finfo(np.float32).eps
+    out[5] = np.finfo(np.float64).tiny
+    out[6] = np.finfo(np.float32).max
+    out[7] = np.finfo(np.float64).eps
+    out32[0] = np.float32(1) + np.finfo(np.float32).eps
+    out32[1] = np.finfo(np.float32).tiny
+    out[8] = np.iinfo(np.uint64).max
+    out[9] = np.finfo(np.float32).bits
+    out[10] = np.iinfo(x).min - 1
+
+
+def test_iinfo_and_finfo_of_types_arrays_and_values():
+    out, o32 = np.zeros(11), np.zeros(2, np.float32)
+    xinfo[1, 1](np.zeros(2, np.int8), np.uint16(3), out, o32)
+    assert out.tolist() == [32767.0, -128.0, 65535.0, 32.0, 1.1920928955078125e-07, 2.2250738585072014e-308,
+                            3.4028234663852886e+38, 2.220446049250313e-16, 1.8446744073709552e+19, 32.0, -1.0]
+    assert o32.tolist() == [1.0000001192092896, 1.1754943508222875e-38]
+
+
+def test_iinfo_of_a_float_is_a_compile_error():
+    @cuda.jit
+    def bad(out):
+        out[0] = np.iinfo(np.float32).max
+
+    with pytest.raises(cuda.CompileError, match="iinfo"):
+        bad[1, 1](np.zeros(1))
+
+
+@cuda.jit
+def builtin_extremes(a, out):
+    out[0] = max(a)
+    out[1] = min(a)
+
+
+def test_builtin_max_min_of_a_1d_array_iterate_like_python():
+    cases = [([3.0, -1.0, 7.0, np.nan], [7.0, -1.0]), ([np.nan, 3.0, -1.0], [np.nan, np.nan]),
+             ([2.5], [2.5, 2.5])]
+    for values, ref in cases:
+        out = np.zeros(2)
+        builtin_extremes[1, 1](np.array(values), out)
+        np.testing.assert_array_equal(out, ref)
+    out = np.zeros(2)
+    builtin_extremes[1, 1](np.array([-0.0, 0.0]), out)
+    assert np.signbit(out).tolist() == [True, True]  # 0.0 > -0.0 is false: the first zero stays
+    out = np.zeros(2, np.int64)
+    builtin_extremes[1, 1](np.array([3, -9, 7, 7], np.int16), out)
+    assert out.tolist() == [7, -9]
+
+
+def test_builtin_max_of_an_empty_array_raises_under_debug():
+    @cuda.jit(debug=True)
+    def extremes(a, out):
+        out[0] = max(a)
+
+    with pytest.raises(ValueError, match="max\\(\\) arg is an empty sequence"):
+        extremes[1, 1](np.zeros(0), np.zeros(2))
+
+
+@cuda.jit
+def nd_loops(a, out, res):
+    for idx in np.ndindex(a.shape):
+        out[idx] = a[idx] * 2 + idx[1]
+    t = 0.0
+    for idx, v in np.ndenumerate(a):
+        t += v * (idx[0] + 1) * (idx[1] + 2)
+    for i in np.ndindex(3, 2):
+        t += i[0] * 10 + i[1]
+    for i in np.ndindex(4):
+        t += i[0]
+    res[0] = t
+
+
+@cuda.jit
+def nd_enumerate3(a, res):
+    t = 0
+    for k, (idx, v) in enumerate(np.ndenumerate(a)):
+        t += k * v + idx[2] * 100
+    res[0] = t
+
+
+def test_ndindex_and_ndenumerate_loops():
+    a = np.arange(12.0).reshape(3, 4)
+    out, res = np.zeros((3, 4)), np.zeros(1)
+    nd_loops[1, 1](a, out, res)
+    assert res[0] == 673.0
+    assert out.tolist() == [[0.0, 3.0, 6.0, 9.0], [8.0, 11.0, 14.0, 17.0], [16.0, 19.0, 22.0, 25.0]]
+    r = np.zeros(1, np.int64)
+    nd_enumerate3[1, 1](np.arange(24, dtype=np.int32).reshape(2, 3, 4), r)
+    assert r[0] == 7924
+
+
+def test_cuda_types_and_from_pykern_import_cuda():
+    from pykern import cuda as shim  # a numba program's `from numba import cuda`, with the import changed
+
+    assert shim is cuda and shim.jit is cuda.jit
+    assert cuda.types.int32 == cuda.int32  # numba.cuda.types is importable as an attribute

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import collections
 import functools
 import inspect
 import math
@@ -140,6 +141,8 @@ def lower_call(lw, fobj, node):
         if f is np.power:
             _nargs(lw, node, name, 2)
             return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
+    if f is np.iinfo or f is np.finfo:
+        return _xinfo(lw, node, name, f)
     if f is np.dtype:
         _nargs(lw, node, name, 1)
         arg = node.args[0]
@@ -191,6 +194,32 @@ def lower_call(lw, fobj, node):
     )
 
 
+#: the attributes numba's ``np.iinfo``/``np.finfo`` give (numba/np/arraymath.py), as its namedtuples
+_IINFO = collections.namedtuple("iinfo", ("min", "max", "bits"))
+_FINFO = collections.namedtuple("finfo", ("eps", "epsneg", "iexp", "machep", "max", "maxexp", "min", "minexp", "negep",
+                                          "nexp", "nmant", "precision", "resolution", "tiny", "bits"))
+
+
+def _xinfo(lw, node, name, f):
+    """``np.iinfo(t)``/``np.finfo(t)`` of a type, a dtype, an array or a value (numba takes the
+    ``.dtype`` of what has one, else its type): a constant namedtuple of numpy's numbers for it,
+    as numba builds one at compile time (``.max`` of int16 is an int, ``.eps`` of float32 a
+    float32)."""
+    _nargs(lw, node, name, 1)
+    v = lw.expr(node.args[0])
+    if isinstance(v, ir.Expr):
+        t = v.type.dtype if isinstance(v.type, T.Array) else v.type
+    else:
+        t = lw.dtype_of(v, node.args[0])
+    kind = "an integer" if f is np.iinfo else "a float"
+    try:
+        info = f(t.np_dtype)
+    except (ValueError, AttributeError, TypeError):
+        raise lw.error(f"{name}() of {t}: numpy has no such information (it takes {kind} type)", node) from None
+    cls = _IINFO if f is np.iinfo else _FINFO
+    return PyObj(cls(*(getattr(info, a) for a in cls._fields)), f"{name}(...)")
+
+
 _NP_REDUCTIONS = {
     np.sum: "sum", np.prod: "prod", np.min: "min", np.amin: "min", np.max: "max", np.amax: "max",
     np.mean: "mean", np.var: "var", np.std: "std", np.all: "all", np.any: "any",
@@ -210,7 +239,7 @@ def _reduction_type(which, dt):
         return T.boolean
     if which in ("argmin", "argmax"):
         return T.int64
-    if which in ("min", "max", "nanmin", "nanmax"):
+    if which in ("min", "max", "nanmin", "nanmax", "pymin", "pymax"):
         return dt
     if which in ("sum", "prod", "nansum", "nanprod"):  # integers widen to 64 bits, as numba's sum
         if isinstance(dt, T.Boolean) or (isinstance(dt, T.Integer) and dt.signed):
@@ -834,6 +863,13 @@ def _minmax(lw, node, name, which=None):
     for kw in node.keywords:
         raise lw.error(f"{name}() keyword '{kw.arg}' is not supported in kernels", node)
     vals = [lw.value(a) for a in node.args]
+    if len(vals) == 1 and isinstance(vals[0].type, T.Array):
+        # numba iterates a 1-d array (a 2-d one would compare rows, which numba refuses too)
+        a = vals[0]
+        if a.type.ndim != 1 or isinstance(a.type.dtype, (T.Complex, T.Record)):
+            raise lw.error(f"{name}() of a {a.type} is not supported in kernels", node,
+                           f"{name}() takes a 1-d array of real numbers; np.{which}(a) reduces any array")
+        return _reduce_array(lw, node, name, "py" + which, a)
     if len(vals) == 1 and isinstance(vals[0].type, T.Tuple):
         tup = vals[0]
         if not is_pure(tup):
