@@ -202,3 +202,26 @@ def test_cuda_types_and_from_pykern_import_cuda():
 
     assert shim is cuda and shim.jit is cuda.jit
     assert cuda.types.int32 == cuda.int32  # numba.cuda.types is importable as an attribute
+
+
+@cuda.jit(device=True)
+def _branch_on_inverted_flag(out, flag):
+    if ~flag:
+        out[0] = 1
+    else:
+        out[0] = 2
+
+
+@cuda.jit
+def inverted_flag(out):
+    _branch_on_inverted_flag(out, True)
+    f = True
+    out[1] = 1 if ~f else 2
+
+
+def test_invert_of_a_constant_boolean_is_not_when_branches_are_pruned():
+    """numba's ``~`` of a boolean is ``not``; the compile-time pruning of ``if ~flag`` used Python's
+    ``~True`` (-2, true) and took the wrong branch (numba 0.68 njit: ``[2, 2]``)."""
+    out = np.zeros(2, np.int64)
+    inverted_flag[1, 1](out)
+    assert out.tolist() == [2, 2]
