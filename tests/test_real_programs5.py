@@ -225,3 +225,20 @@ def test_invert_of_a_constant_boolean_is_not_when_branches_are_pruned():
     out = np.zeros(2, np.int64)
     inverted_flag[1, 1](out)
     assert out.tolist() == [2, 2]
+
+
+@cuda.jit
+def int_powers(a, b, out, small):
+    for i in range(a.size):
+        out[i] = a[i] ** b[i]
+    small[0] = np.power(np.int8(a[0]), np.int8(b[0]))
+    small[1] = np.power(np.int16(a[1]), np.int16(b[3]))
+
+
+def test_zero_to_a_negative_integer_power_is_the_minimum_as_in_numba_cuda():
+    """numba's int_power under CUDA's numpy error model (njit(error_model='numpy') of numba 0.68
+    gives the same) returns ``-1 << (bits - 1)`` for ``0 ** negative`` instead of raising."""
+    out, small = np.zeros(6, np.int64), np.zeros(2, np.int64)
+    int_powers[1, 1](np.array([0, 0, 2, -1, 1, 0], np.int32), np.array([-1, -2, -1, -3, -7, 0], np.int32), out, small)
+    assert out.tolist() == [-(2**63), -(2**63), 0, -1, 1, 1]
+    assert small.tolist() == [-128, -32768]
