@@ -242,3 +242,21 @@ def test_zero_to_a_negative_integer_power_is_the_minimum_as_in_numba_cuda():
     int_powers[1, 1](np.array([0, 0, 2, -1, 1, 0], np.int32), np.array([-1, -2, -1, -3, -7, 0], np.int32), out, small)
     assert out.tolist() == [-(2**63), -(2**63), 0, -1, 1, 1]
     assert small.tolist() == [-128, -32768]
+
+
+# ---- 2. int() of an integer keeps its type
+
+@cuda.jit
+def int_keeps_type(u, out):
+    out[0] = int(u[0]) > 0
+    out[1] = int(u[0]) // 2
+    out[2] = int(u[1]) * 2
+
+
+def test_int_of_an_integer_keeps_its_type():
+    """numba's int(uint64) is uint64 (it was an int64 conversion: 2**63 + 1 turned negative);
+    ``// 2`` then follows the integer rule (uint64 with an int64 literal is int64). numba 0.68 njit
+    gives ``[1.0, -4.611686018427388e+18, 8589934590.0]``."""
+    out = np.zeros(3)
+    int_keeps_type[1, 1](np.array([2**63 + 1, 2**32 - 1], np.uint64), out)
+    assert out.tolist() == [1.0, -4.611686018427388e+18, 8589934590.0]
