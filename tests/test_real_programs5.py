@@ -260,3 +260,20 @@ def test_int_of_an_integer_keeps_its_type():
     out = np.zeros(3)
     int_keeps_type[1, 1](np.array([2**63 + 1, 2**32 - 1], np.uint64), out)
     assert out.tolist() == [1.0, -4.611686018427388e+18, 8589934590.0]
+
+
+@cuda.jit
+def negate_timedeltas(a, out):
+    out[0] = -a[0]
+    out[1] = -a[1]
+    out[2] = -a[2]
+    out[3] = +a[0]
+
+
+def test_unary_minus_of_a_timedelta_is_a_timedelta():
+    """numba 0.68 njit: ``[-5, 3, 'NaT', 5]`` seconds (it was a CompileError: the integer rule's
+    widening tried to make the timedelta an int64)."""
+    a = np.array([5, -3, "NaT"], "timedelta64[s]")
+    out = np.zeros(4, "timedelta64[s]")
+    negate_timedeltas[1, 1](a, out)
+    assert out.tolist() == np.array([-5, 3, "NaT", 5], "timedelta64[s]").tolist()

@@ -347,7 +347,10 @@ class ExpressionLowering:
             except infer.InferError as e:
                 raise self.error(e.msg, node, e.hint) from None
             v = self.cast(v, t, node)
-        elif isinstance(node.op, ast.USub) and isinstance(t, T.Integer) and not is_weak(v):
+        elif isinstance(node.op, (ast.UAdd, ast.USub)) and isinstance(t, T.NPTimedelta):
+            # numpy's (and numba's) -timedelta is a timedelta of the same unit; NaT stays NaT
+            return v if isinstance(node.op, ast.UAdd) else ir.UnaryOp("-", v, t, loc)
+        elif isinstance(node.op, ast.USub) and type(t) is T.Integer and not is_weak(v):
             # numba negates in the operand's type, then widens: -uint8(5) is 251, -int8(-128) is -128
             if isinstance(v, ir.Const):
                 neg = ir.Const(as_const_value(fold_cast(-v.value, T.int64, t), t), t, loc)
