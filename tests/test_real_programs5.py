@@ -175,6 +175,8 @@ def nd_loops(a, out, res):
         t += i[0] * 10 + i[1]
     for i in np.ndindex(4):
         t += i[0]
+    for i in np.ndindex(*a.shape):
+        t += i[0] - i[1]
     res[0] = t
 
 
@@ -190,7 +192,7 @@ def test_ndindex_and_ndenumerate_loops():
     a = np.arange(12.0).reshape(3, 4)
     out, res = np.zeros((3, 4)), np.zeros(1)
     nd_loops[1, 1](a, out, res)
-    assert res[0] == 673.0
+    assert res[0] == 673.0 - 6  # the starred loop adds sum(i - j) over the 3x4 grid: -6
     assert out.tolist() == [[0.0, 3.0, 6.0, 9.0], [8.0, 11.0, 14.0, 17.0], [16.0, 19.0, 22.0, 25.0]]
     r = np.zeros(1, np.int64)
     nd_enumerate3[1, 1](np.arange(24, dtype=np.int32).reshape(2, 3, 4), r)

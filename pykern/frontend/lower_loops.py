@@ -331,10 +331,14 @@ class LoopLowering:
             arr = self.once(arr, it)
             dims = [ir.ArrayAttr(arr, "shape", d, i64, loc) for d in range(arr.type.ndim)]
         else:
-            vals = [self.value(a) for a in it.args]
-            if len(vals) == 1 and isinstance(vals[0].type, T.Tuple):
-                tup = self.once(vals[0], it)
-                vals = [self.tuple_get(tup, k, it) for k in range(len(tup.type.elems))]
+            vals = []
+            for a in it.args:  # np.ndindex(shape), np.ndindex(3, 2) or np.ndindex(*shape)
+                v = self.value(a.value if isinstance(a, ast.Starred) else a)
+                if isinstance(v.type, T.Tuple) and (isinstance(a, ast.Starred) or len(it.args) == 1):
+                    tup = self.once(v, a)
+                    vals += [self.tuple_get(tup, k, a) for k in range(len(tup.type.elems))]
+                else:
+                    vals.append(v)
             dims = []
             for v in vals:
                 if not isinstance(v.type, (T.Integer, T.Boolean)):
