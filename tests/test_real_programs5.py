@@ -279,3 +279,37 @@ def test_unary_minus_of_a_timedelta_is_a_timedelta():
     out = np.zeros(4, "timedelta64[s]")
     negate_timedeltas[1, 1](a, out)
     assert out.tolist() == np.array([-5, 3, "NaT", 5], "timedelta64[s]").tolist()
+
+
+@cuda.jit
+def unsigned_unary_in_expressions(a, b, c, out):
+    for i in range(a.size):
+        x = a[i]
+        y = b[i]
+        z = c[i]
+        out[i, 0] = -x + 1
+        out[i, 1] = ~y >> 4
+        out[i, 2] = -z * 2
+        n = -x
+        out[i, 3] = n % 1000
+        out[i, 4] = (~x) // 3
+        out[i, 5] = -x < 0
+        out[i, 6] = -(x + y)
+        out[i, 7] = ~(z & y)
+        out[i, 8] = +x - 1
+        out[i, 9] = -np.uint64(z)
+
+
+def test_unsigned_unary_results_feed_later_operators_as_numba_types_them():
+    """The wrapped uint8/uint16/uint32 result is a uint64, which the integer rule then mixes with
+    int64 literals (numba 0.68 njit of the same body)."""
+    out = np.zeros((4, 10))
+    unsigned_unary_in_expressions[1, 1](np.array([0, 1, 200, 255], np.uint8), np.array([0, 7, 40000, 65535], np.uint16),
+                                        np.array([0, 3, 2**31, 2**32 - 1], np.uint32), out)
+    assert out.tolist() == [
+        [1.0, 4095.0, 0.0, 0.0, 85.0, 0.0, 0.0, 1.8446744073709552e+19, -1.0, 0.0],
+        [256.0, 4095.0, 8589934586.0, 255.0, 84.0, 0.0, 1.8446744073709552e+19, 1.8446744073709552e+19, 0.0,
+         1.8446744073709552e+19],
+        [57.0, 1595.0, 4294967296.0, 56.0, 18.0, 0.0, 1.844674407370951e+19, 1.8446744073709552e+19, 199.0,
+         1.8446744071562068e+19],
+        [2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 1.8446744073709486e+19, 1.8446744073709486e+19, 254.0, 1.8446744069414584e+19]]
