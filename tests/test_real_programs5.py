@@ -313,3 +313,38 @@ def test_unsigned_unary_results_feed_later_operators_as_numba_types_them():
         [57.0, 1595.0, 4294967296.0, 56.0, 18.0, 0.0, 1.844674407370951e+19, 1.8446744073709552e+19, 199.0,
          1.8446744071562068e+19],
         [2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 1.8446744073709486e+19, 1.8446744073709486e+19, 254.0, 1.8446744069414584e+19]]
+
+
+@cuda.jit
+def flat_and_sizes(a, out):
+    out[0] = a.itemsize
+    out[1] = a.nbytes
+    s = 0.0
+    for v in a.flat:
+        s = s * 2 + v
+    out[2] = s
+    out[3] = a.flat[4]
+    out[4] = a.flat[a.size - 1]
+    t = 0.0
+    for j, v in enumerate(a.flat):
+        t += j * v
+    out[5] = t
+
+
+def test_array_flat_itemsize_and_nbytes():
+    """numba 0.68 njit of the same body, on a C array, a strided view and a 1-d int16 array."""
+    a = np.arange(12.0).reshape(3, 4)
+    for arr, ref in ((a, [8.0, 96.0, 4083.0, 4.0, 11.0, 506.0]), (a[:, ::2], [8.0, 48.0, 114.0, 8.0, 10.0, 110.0]),
+                     (np.arange(5, dtype=np.int16), [2.0, 10.0, 26.0, 4.0, 4.0, 30.0])):
+        out = np.zeros(6)
+        flat_and_sizes[1, 1](arr, out)
+        assert out.tolist() == ref
+
+
+def test_array_flat_index_out_of_range_is_caught_under_debug():
+    @cuda.jit(debug=True)
+    def past_the_end(a, out):
+        out[0] = a.flat[12]
+
+    with pytest.raises(IndexError):
+        past_the_end[1, 1](np.zeros((3, 4)), np.zeros(1))

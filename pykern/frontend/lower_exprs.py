@@ -17,7 +17,7 @@ import numpy as np
 from .. import stubs
 from . import calls, datetimes, infer, ir, local_defs, records
 from . import types as T
-from .values import PYOPS, ArrayCTypes, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
+from .values import PYOPS, ArrayCTypes, ArrayFlat, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
 _BINOPS = {
     ast.Add: "+",
@@ -202,6 +202,13 @@ class ExpressionLowering:
                 return self.transpose(base, node)
             if attr == "ctypes":
                 return PyObj(ArrayCTypes(base), "ctypes")
+            if attr == "flat":
+                return PyObj(ArrayFlat(self.once(base, node)), "flat")
+            if attr in ("itemsize", "nbytes") and not isinstance(t, T.CPointer):
+                size = t.dtype.nbytes
+                if attr == "itemsize":
+                    return self.const(size, T.int64, node, weak=True)
+                return ir.BinOp("*", ir.ArrayAttr(base, "size", None, T.int64, loc), ir.Const(size, T.int64, loc), T.int64, loc)
             if attr in ("transpose", "view", "reshape", "copy", "fill") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
@@ -219,7 +226,7 @@ class ExpressionLowering:
                 return ir.Reinterpret(base, off, True, ir.reinterpret_type(t, ft, True).with_(aligned=aligned), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .ctypes.data, "
+                "supported: .shape, .size, .ndim, .strides, .dtype, .itemsize, .nbytes, .flat, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .ctypes.data, "
                 ".real and .imag of complex arrays, fields of record arrays (a.x), .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
                 ".argmin() .argmax()"
             )

@@ -16,7 +16,7 @@ from . import types as T
 from .calls import NOT_STATIC, static_value
 from .lower_index import selectable_tuple
 from .lower_stmts import MEET_HINT
-from .values import PartialIndex, PyObj, weakval
+from .values import ArrayFlat, PartialIndex, PyObj, weakval
 
 
 class LoopLowering:
@@ -146,6 +146,10 @@ class LoopLowering:
         """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over
         a hidden index ``for $i in range(len(seq)): x = seq[$i]``."""
         it = node.iter
+        flat = self.expr(it) if isinstance(it, ast.Attribute) and it.attr == "flat" else None
+        if isinstance(flat, PyObj) and isinstance(flat.value, ArrayFlat):
+            self.index_loop(node, *self.flat_seq(flat.value.array, it))
+            return
         seq = self.value(it)
         t = seq.type
         if isinstance(t, T.Array):
@@ -286,6 +290,9 @@ class LoopLowering:
             else:
                 n = ir.IfExp(ir.Compare(">", step, zero, T.boolean, loc), up, down, i64, loc)
             return n, lambda i: ir.BinOp("+", start, ir.BinOp("*", i, step, i64, loc), i64, loc)
+        flat = self.expr(it) if isinstance(it, ast.Attribute) and it.attr == "flat" else None
+        if isinstance(flat, PyObj) and isinstance(flat.value, ArrayFlat):
+            return self.flat_seq(flat.value.array, it)
         seq = self.value(it)
         t = seq.type
         if isinstance(t, T.Array):
@@ -311,6 +318,33 @@ class LoopLowering:
             seq = self.once(seq, it)
             return ir.Const(len(t.elems), i64, loc), lambda i: self.select_tuple_elem(seq, i, it)
         raise self.error(f"kernels can iterate over range(), arrays, tuples, enumerate() and zip(), not a {t}", it)
+
+    def unravel(self, i, dims, loc):
+        """The C-order index tuple (int64s) of flat index ``i`` over extents ``dims``."""
+        i64 = T.int64
+        parts, inner = [], None
+        for d in reversed(dims):  # the last index varies fastest
+            q = i if inner is None else ir.BinOp("//", i, inner, i64, loc)
+            parts.append(ir.BinOp("%", q, d, i64, loc))
+            inner = d if inner is None else ir.BinOp("*", inner, d, i64, loc)
+        parts.reverse()
+        return parts
+
+    def element_at(self, arr, parts, loc):
+        """``arr[parts]`` of in-range indices: a scalar, or a view of a record (numba's reference)."""
+        if isinstance(arr.type.dtype, T.Record):
+            return ir.ArrayView(arr, parts, ir.view_type(arr.type, parts), loc)
+        return ir.Load(arr, parts, arr.type.dtype, loc)
+
+    def flat_seq(self, arr, node):
+        """``(length, elem)`` of ``a.flat``: every element in C order (numba's flat iterator)."""
+        loc = self.loc(node)
+        dims = [self.once(ir.ArrayAttr(arr, "shape", d, T.int64, loc), node) for d in range(arr.type.ndim)]
+
+        def elem(i):
+            return self.element_at(arr, [self.once(p, node) for p in self.unravel(i, dims, loc)], loc)
+
+        return ir.ArrayAttr(arr, "size", None, T.int64, loc), elem
 
     def iter_nd(self, it, fv):
         """``np.ndindex(shape)`` (or ``np.ndindex(3, 2)``) and ``np.ndenumerate(a)``: one hidden
@@ -353,22 +387,13 @@ class LoopLowering:
         n = self.once(n, it)
 
         def elem(i):
-            parts, inner = [], ir.Const(1, i64, loc)
-            for d in reversed(dims):  # C order: the last index varies fastest
-                q = i if isinstance(inner, ir.Const) and inner.value == 1 else ir.BinOp("//", i, inner, i64, loc)
-                parts.append(ir.BinOp("%", q, d, i64, loc))
-                inner = ir.BinOp("*", inner, d, i64, loc)
-            parts.reverse()
-            idx = ir.TupleExpr(parts, T.Tuple((i64,) * len(parts)), loc)
+            parts = self.unravel(i, dims, loc)
             if arr is None:
-                return idx
+                return ir.TupleExpr(parts, T.Tuple((i64,) * len(parts)), loc)
             # ndenumerate: (index, element); the index is read twice, so it is evaluated once
             parts = [self.once(p, it) for p in parts]
             idx = ir.TupleExpr(parts, T.Tuple((i64,) * len(parts)), loc)
-            if isinstance(arr.type.dtype, T.Record):  # records are views, as in `for r in recs`
-                e = ir.ArrayView(arr, parts, ir.view_type(arr.type, parts), loc)
-            else:
-                e = ir.Load(arr, parts, arr.type.dtype, loc)
+            e = self.element_at(arr, parts, loc)
             return ir.TupleExpr([idx, e], T.Tuple((idx.type, e.type)), loc)
 
         return n, elem
