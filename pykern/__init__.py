@@ -168,7 +168,9 @@ def __getattr__(name):
         from .compat import _gpus
 
         return _gpus()
-    if name in ("random", "cudadrv", "kernels", "libdevice"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice (loaded on first use)
+    if name == "cuda":  # `from pykern import cuda`: a numba program's `from numba import cuda`, changed
+        return __import__("sys").modules[__name__]
+    if name in ("random", "cudadrv", "kernels", "libdevice", "types"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice, .types (loaded on first use)
         import importlib
 
         return importlib.import_module(f"pykern.{name}")

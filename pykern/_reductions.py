@@ -35,6 +35,8 @@ _EMPTY = {
     "nanmax": "zero-size array to reduction operation fmax which has no identity",
     "argmin": "attempt to get argmin of an empty sequence",
     "argmax": "attempt to get argmax of an empty sequence",
+    "pymin": "min() arg is an empty sequence",
+    "pymax": "max() arg is an empty sequence",
 }
 
 
@@ -128,6 +130,12 @@ def _body(name, ndim, kind):
         return _extreme(ndim, kind, name.endswith("min"), name)
     if name in ("nanmin", "nanmax"):
         return _nan_extreme(ndim, kind, name == "nanmin", name)
+    if name in ("pymin", "pymax"):
+        # builtin min(a)/max(a) iterate as Python's do: a later element replaces the pick only when it
+        # compares less/greater, so a NaN is skipped unless it comes first (numba's: max([nan, 3]) is nan)
+        cmp = "v < m" if name == "pymin" else "v > m"
+        return ["if a.size == 0:", f"    raise ValueError({_EMPTY[name]!r})", f"m = {_first(ndim)}",
+                *_nest(ndim, [f"if {cmp}:", "    m = v"]), "return m"]
     if name == "all":
         return [*_nest(ndim, ["if v == 0:", "    return False"]), "return True"]  # NaN is true, as in numpy
     if name == "any":

@@ -101,9 +101,15 @@ def numba_int_result(op, a: T.Type, b: T.Type) -> T.Type:
 
 
 def expected(op, a: T.Type, b: T.Type) -> T.Type:
-    """numba's integer rule for two integers (``/`` is float64 in both), numpy otherwise."""
+    """numba's integer rule for two integers (``/`` is float64 in both), numpy otherwise but for
+    numba's uint16 with float32/complex64 (numba 0.68 njit: ``(uint16, float32) -> float64``,
+    ``(uint16, complex64) -> complex128``; numpy keeps float32/complex64)."""
     if op != "/" and all(isinstance(t, (T.Integer, T.Boolean)) for t in (a, b)):
         return numba_int_result(op, a, b)
+    if {a, b} == {T.uint16, T.float32}:
+        return T.float64
+    if {a, b} == {T.uint16, T.complex64}:
+        return T.complex128
     return np_result(op, a, b)
 
 

@@ -157,11 +157,14 @@ class ScalarLowering:
         b.position_at_end(done)
         b.ret(acc2)
         b.position_at_end(negb)
-        # negative exponent: 1 -> 1, -1 -> +-1 by parity, else 0 (integer result of 1/x**n)
+        # negative exponent: 1 -> 1, -1 -> +-1 by parity, else 0 (integer result of 1/x**n), and
+        # 0 -> the type's minimum: numba.cuda's int_power returns -1 << (bits - 1) there (its
+        # numpy error model does not raise ZeroDivisionError)
         is1 = b.icmp_signed("==", base, one)
         ism1 = b.icmp_signed("==", base, L.Constant(llty, -1))
         odd = b.trunc(exp, I1) if llty.width > 1 else exp
         r = b.select(is1, one, b.select(ism1, b.select(odd, L.Constant(llty, -1), one), zero))
+        r = b.select(b.icmp_signed("==", base, zero), L.Constant(llty, -(1 << (llty.width - 1))), r)
         b.ret(r)
         return f
 

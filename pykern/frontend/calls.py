@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import cmath
+import collections
 import functools
 import inspect
 import math
@@ -140,6 +141,8 @@ def lower_call(lw, fobj, node):
         if f is np.power:
             _nargs(lw, node, name, 2)
             return lw.binop("**", lw.value(node.args[0]), lw.value(node.args[1]), node)
+    if f is np.iinfo or f is np.finfo:
+        return _xinfo(lw, node, name, f)
     if f is np.dtype:
         _nargs(lw, node, name, 1)
         arg = node.args[0]
@@ -191,6 +194,32 @@ def lower_call(lw, fobj, node):
     )
 
 
+#: the attributes numba's ``np.iinfo``/``np.finfo`` give (numba/np/arraymath.py), as its namedtuples
+_IINFO = collections.namedtuple("iinfo", ("min", "max", "bits"))
+_FINFO = collections.namedtuple("finfo", ("eps", "epsneg", "iexp", "machep", "max", "maxexp", "min", "minexp", "negep",
+                                          "nexp", "nmant", "precision", "resolution", "tiny", "bits"))
+
+
+def _xinfo(lw, node, name, f):
+    """``np.iinfo(t)``/``np.finfo(t)`` of a type, a dtype, an array or a value (numba takes the
+    ``.dtype`` of what has one, else its type): a constant namedtuple of numpy's numbers for it,
+    as numba builds one at compile time (``.max`` of int16 is an int, ``.eps`` of float32 a
+    float32)."""
+    _nargs(lw, node, name, 1)
+    v = lw.expr(node.args[0])
+    if isinstance(v, ir.Expr):
+        t = v.type.dtype if isinstance(v.type, T.Array) else v.type
+    else:
+        t = lw.dtype_of(v, node.args[0])
+    kind = "an integer" if f is np.iinfo else "a float"
+    try:
+        info = f(t.np_dtype)
+    except (ValueError, AttributeError, TypeError):
+        raise lw.error(f"{name}() of {t}: numpy has no such information (it takes {kind} type)", node) from None
+    cls = _IINFO if f is np.iinfo else _FINFO
+    return PyObj(cls(*(getattr(info, a) for a in cls._fields)), f"{name}(...)")
+
+
 _NP_REDUCTIONS = {
     np.sum: "sum", np.prod: "prod", np.min: "min", np.amin: "min", np.max: "max", np.amax: "max",
     np.mean: "mean", np.var: "var", np.std: "std", np.all: "all", np.any: "any",
@@ -210,7 +239,7 @@ def _reduction_type(which, dt):
         return T.boolean
     if which in ("argmin", "argmax"):
         return T.int64
-    if which in ("min", "max", "nanmin", "nanmax"):
+    if which in ("min", "max", "nanmin", "nanmax", "pymin", "pymax"):
         return dt
     if which in ("sum", "prod", "nansum", "nanprod"):  # integers widen to 64 bits, as numba's sum
         if isinstance(dt, T.Boolean) or (isinstance(dt, T.Integer) and dt.signed):
@@ -834,6 +863,13 @@ def _minmax(lw, node, name, which=None):
     for kw in node.keywords:
         raise lw.error(f"{name}() keyword '{kw.arg}' is not supported in kernels", node)
     vals = [lw.value(a) for a in node.args]
+    if len(vals) == 1 and isinstance(vals[0].type, T.Array):
+        # numba iterates a 1-d array (a 2-d one would compare rows, which numba refuses too)
+        a = vals[0]
+        if a.type.ndim != 1 or isinstance(a.type.dtype, (T.Complex, T.Record)):
+            raise lw.error(f"{name}() of a {a.type} is not supported in kernels", node,
+                           f"{name}() takes a 1-d array of real numbers; np.{which}(a) reduces any array")
+        return _reduce_array(lw, node, name, "py" + which, a)
     if len(vals) == 1 and isinstance(vals[0].type, T.Tuple):
         tup = vals[0]
         if not is_pure(tup):
@@ -992,6 +1028,12 @@ def _divmod(lw, node, name):
 
 
 def _int(lw, node, name):
+    if len(node.args) == 1 and not node.keywords:
+        v = _scalar(lw, node.args[0], "int")
+        # numba's int() of an integer keeps its type (int(int8) is int8, so -int(x) negates in int8)
+        if type(v.type) is T.Integer and not is_weak(v):
+            return v
+        return lw.cast(v, T.int64, node)
     return _convert(lw, node, "int", T.int64)
 
 
@@ -1738,6 +1780,73 @@ def _special_values(lw, pyfunc, parts, f, re, im, node):
                                     ir.Compare("!=", cell[2], ir.Const(0.0, f, loc), T.boolean, loc)], T.boolean, loc),
                   node)
     return ir.IfExp(use, cell[0], re, f, loc), ir.IfExp(use, cell[1], im, f, loc)
+
+
+#: numba's cutoff: larger exponents go to ``math.pow`` in float64 (``int_power``)
+_POW_CUTOFF = 0x10000
+
+
+def is_float_int_power(lhs, rhs) -> bool:
+    """``lhs ** rhs`` takes numba's float-to-integer-power signatures (``BinOpPower``: float32
+    or float64 with int32/int64/uint64, which every integer and boolean converts to)."""
+    lt = lhs.type
+    if not (lt in (T.float32, T.float64) or (is_weak(lhs) and isinstance(lhs.value, float))):
+        return False
+    if is_weak(rhs):
+        return isinstance(rhs.value, int) and not isinstance(rhs.value, bool)
+    return type(rhs.type) in (T.Integer, T.Boolean)
+
+
+def float_int_power(lw, lhs, rhs, node):
+    """``float ** int`` as numba computes it: in the float's type (a weak float literal is
+    float64), by repeated squaring (``_integers.float_int_power``), a negative exponent
+    inverting the result in float64 (numba's ``1.0 / r``), an exponent beyond 0x10000 in
+    magnitude by ``pow`` in float64 (numba's ``math.pow(a, float(b))``). Bit-exact with numba:
+    ``pow`` of the float32 operands rounds differently (1.1f ** 7 differs in the last bit)."""
+    loc = lw.loc(node)
+    t = T.float64 if is_weak(lhs) else lhs.type
+    a = lw.once(lw.cast(lhs, t, node), node)
+    if is_weak(rhs) or isinstance(rhs, ir.Const):
+        e = int(rhs.value)
+        if abs(e) > _POW_CUTOFF:
+            return lw.cast(ir.BinOp("**", lw.cast(a, T.float64, node), ir.Const(float(e), T.float64, loc),
+                                    T.float64, loc), t, node)
+        # numba's static_power_impl: the same squarings, unrolled
+        res, val, n = None, a, abs(e)
+        while n:
+            if n & 1:
+                res = val if res is None else lw.once(ir.BinOp("*", res, val, t, loc), node)
+            n >>= 1
+            if n:
+                val = lw.once(ir.BinOp("*", val, val, t, loc), node)
+        res = ir.Const(1.0, t, loc) if res is None else res
+        if e < 0:
+            res = lw.cast(ir.BinOp("/", ir.Const(1.0, T.float64, loc), lw.cast(res, T.float64, node), T.float64, loc),
+                          t, node)
+        return res
+    signed = isinstance(rhs.type, T.Boolean) or rhs.type.signed
+    et = T.int64 if signed else T.uint64
+    b = lw.once(lw.cast(rhs, et, node), node)
+    zero = ir.Const(0, et, loc)
+    if signed:
+        neg = lw.once(ir.Compare("<", b, zero, T.boolean, loc), node)
+        mag = lw.once(ir.IfExp(neg, ir.UnaryOp("-", b, et, loc), b, et, loc), node)
+        # -INT64_MIN stays negative: numba raises OverflowError there; pow gives its limit
+        big = lw.once(ir.BoolOp("or", [ir.Compare("<", mag, zero, T.boolean, loc),
+                                       ir.Compare(">", mag, ir.Const(_POW_CUTOFF, et, loc), T.boolean, loc)],
+                                T.boolean, loc), node)
+    else:
+        neg, mag = None, b
+        big = lw.once(ir.Compare(">", mag, ir.Const(_POW_CUTOFF, et, loc), T.boolean, loc), node)
+    dev = stubs.DEVICE_LIBRARIES["integers"].float_int_power
+    fn = lw.mb.device_function(dev.py_func, [t, et, t], loc)
+    loop = lw.once(ir.Call(fn.name, [a, ir.IfExp(big, zero, mag, et, loc), ir.Const(1.0, t, loc)], t, loc), node)
+    res = loop
+    if neg is not None:
+        inv = lw.cast(ir.BinOp("/", ir.Const(1.0, T.float64, loc), lw.cast(loop, T.float64, node), T.float64, loc), t, node)
+        res = ir.IfExp(neg, inv, loop, t, loc)
+    far = lw.cast(ir.BinOp("**", lw.cast(a, T.float64, node), lw.cast(b, T.float64, node), T.float64, loc), t, node)
+    return ir.IfExp(big, far, res, t, loc)
 
 
 def complex_pow(lw, a, b, node):

@@ -258,8 +258,8 @@ def range_loop_type(args) -> T.Integer:
 
 def nbep1_unary(t: T.Type) -> T.Type:
     """numba's type for unary ``-x``, ``+x`` or ``~x`` (numba's UnaryOp and BitwiseInvert
-    templates): an integer widens to 64 bits keeping its signedness (``-uint8(1)`` is
-    2**64 - 1, ``~int8(0)`` is int64 -1), a boolean gives int64 for ``+``/``-`` (``~`` of a
+    templates): an integer widens to 64 bits keeping its signedness, after the operation
+    in its own type (``-uint8(1)`` is uint64 255, ``~int8(0)`` is int64 -1), a boolean gives int64 for ``+``/``-`` (``~`` of a
     boolean is ``not``, handled by the caller), floats keep their type. ``abs`` keeps the
     type instead (numba's Abs template)."""
     if isinstance(t, T.Integer):
@@ -333,6 +333,17 @@ def ufunc_types(ufunc, args, what: str):
     return loop
 
 
+def _numba_uint16(ct: T.Type, lt: T.Type, rt: T.Type) -> T.Type:
+    """numba's one departure from numpy's promotion in the arithmetic operators: uint16 with
+    float32 (complex64) is float64 (complex128), where numpy says float32. numba's casting
+    graph (numba/core/typeconv/rules.py) reaches float32 from uint16 only through int32, an
+    unsafe step, and float64 safely, so overload resolution picks the float64 signature;
+    int16 and uint8 reach float32 safely and stay there, as in numpy."""
+    if {lt, rt} in ({T.uint16, T.float32}, {T.uint16, T.complex64}):  # float16: pykern's own rule
+        return T.float64 if ct == T.float32 else T.complex128
+    return ct
+
+
 def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak, ufunc: str | None = None):
     """``(operand_type, result_type)`` for ``lhs op rhs``; both operands are cast to
     ``operand_type`` and the ``BinOp`` has ``result_type``.
@@ -360,13 +371,13 @@ def binop_types(op: str, lt: T.Type, lweak, rt: T.Type, rweak, ufunc: str | None
     if ct is not None:
         lt, lweak, rt, rweak = strong_lt, None, strong_rt, None
     if op in ARITH_OPS and (isinstance(lt, T.Complex) or isinstance(rt, T.Complex)):
-        ct = common_type(lt, lweak, rt, rweak)
+        ct = _numba_uint16(common_type(lt, lweak, rt, rweak), lt, rt)
         if op in ("//", "%"):
             raise InferError(f"unsupported operand types for {op}: {lt} and {rt}",
                              hint="complex numbers have no floor division or modulo (Python and numpy refuse too)")
         return ct, ct
     if op in ARITH_OPS:
-        ct = common_type(lt, lweak, rt, rweak)
+        ct = _numba_uint16(common_type(lt, lweak, rt, rweak), lt, rt)
         if op == "/" and not isinstance(ct, T.Float):
             ct = T.float64
         return ct, ct

@@ -17,7 +17,7 @@ import numpy as np
 from .. import stubs
 from . import calls, datetimes, infer, ir, local_defs, records
 from . import types as T
-from .values import PYOPS, ArrayCTypes, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
+from .values import PYOPS, ArrayCTypes, ArrayFlat, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
 _BINOPS = {
     ast.Add: "+",
@@ -202,6 +202,13 @@ class ExpressionLowering:
                 return self.transpose(base, node)
             if attr == "ctypes":
                 return PyObj(ArrayCTypes(base), "ctypes")
+            if attr == "flat":
+                return PyObj(ArrayFlat(self.once(base, node)), "flat")
+            if attr in ("itemsize", "nbytes") and not isinstance(t, T.CPointer):
+                size = t.dtype.nbytes
+                if attr == "itemsize":
+                    return self.const(size, T.int64, node, weak=True)
+                return ir.BinOp("*", ir.ArrayAttr(base, "size", None, T.int64, loc), ir.Const(size, T.int64, loc), T.int64, loc)
             if attr in ("transpose", "view", "reshape", "copy", "fill") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
@@ -219,7 +226,7 @@ class ExpressionLowering:
                 return ir.Reinterpret(base, off, True, ir.reinterpret_type(t, ft, True).with_(aligned=aligned), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .ctypes.data, "
+                "supported: .shape, .size, .ndim, .strides, .dtype, .itemsize, .nbytes, .flat, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .ctypes.data, "
                 ".real and .imag of complex arrays, fields of record arrays (a.x), .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
                 ".argmin() .argmax()"
             )
@@ -307,6 +314,8 @@ class ExpressionLowering:
             return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
             return self.fold(op, lhs.value, rhs.value, node)
+        if op == "**" and getattr(node, "pk_ufunc", None) is None and calls.is_float_int_power(lhs, rhs):
+            return calls.float_int_power(self, lhs, rhs, node)
         if op == "+" and isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
             # numba's tuple concatenation: ``a.shape + (1,)``
             elems = self._tuple_elems(lhs, node) + self._tuple_elems(rhs, node)
@@ -345,6 +354,16 @@ class ExpressionLowering:
             except infer.InferError as e:
                 raise self.error(e.msg, node, e.hint) from None
             v = self.cast(v, t, node)
+        elif isinstance(node.op, (ast.UAdd, ast.USub)) and isinstance(t, T.NPTimedelta):
+            # numpy's (and numba's) -timedelta is a timedelta of the same unit; NaT stays NaT
+            return v if isinstance(node.op, ast.UAdd) else ir.UnaryOp("-", v, t, loc)
+        elif isinstance(node.op, ast.USub) and type(t) is T.Integer and not is_weak(v):
+            # numba negates in the operand's type, then widens: -uint8(5) is 251, -int8(-128) is -128
+            if isinstance(v, ir.Const):
+                neg = ir.Const(as_const_value(fold_cast(-v.value, T.int64, t), t), t, loc)
+            else:
+                neg = ir.UnaryOp("-", v, t, loc)
+            return self.cast(neg, infer.nbep1_unary(t), node)
         elif isinstance(node.op, (ast.UAdd, ast.USub)) and (not is_weak(v) or isinstance(t, T.Boolean)):
             t = infer.nbep1_unary(t)
             v = self.cast(v, t, node)
@@ -363,8 +382,9 @@ class ExpressionLowering:
                 raise self.error(f"bad operand type for ~: {t}", node, "~ needs an integer")
             if is_weak(v):
                 return self.const(~v.value, t, node, weak=True)
-            t = infer.nbep1_unary(t) if by_numba else t
-            return ir.UnaryOp("~", self.cast(v, t, node), t, loc)
+            # numba inverts in the operand's type, then widens: ~uint8(5) is 250
+            inv = ir.UnaryOp("~", v, t, loc)
+            return self.cast(inv, infer.nbep1_unary(t), node) if by_numba else inv
         raise self.error(f"unary operator {type(node.op).__name__} is not supported", node)
 
     def cond(self, node) -> ir.Expr:

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import ir, records
 from . import types as T
-from .values import NeedsConstant, PartialIndex, PyObj, is_pure
+from .values import ArrayFlat, NeedsConstant, PartialIndex, PyObj, is_pure
 
 
 def selectable_tuple(t: T.Tuple) -> bool:
@@ -31,11 +31,37 @@ def _selectable_elem(e: T.Type) -> bool:
 class IndexLowering:
     """Subscripts of arrays and tuples, as loads, views and store targets."""
 
+    def flat_item(self, arr, node):
+        """``a.flat[k]``: the k-th element in C order (an int ``k``; negative counts from the end).
+        Out of range it is an out-of-bounds access, checked under ``debug=True`` as ``a[i]`` is."""
+        if isinstance(node.slice, ast.Slice):
+            raise self.error("a.flat[...] with a slice is not supported in kernels", node, "index it with an integer")
+        k = self.value(node.slice)
+        if not isinstance(k.type, (T.Integer, T.Boolean)) or T.is_datetime(k.type):
+            raise self.error(f"a.flat index must be an integer, not {k.type}", node.slice)
+        loc = self.loc(node)
+        i64 = T.int64
+        size = ir.ArrayAttr(arr, "size", None, i64, loc)
+        k = self.once(self.cast(k, i64, node), node)
+        k = self.once(ir.IfExp(ir.Compare("<", k, ir.Const(0, i64, loc), T.boolean, loc),
+                               ir.BinOp("+", k, size, i64, loc), k, i64, loc), node)
+        dims = [self.once(ir.ArrayAttr(arr, "shape", d, i64, loc), node) for d in range(arr.type.ndim)]
+        parts = self.unravel(k, dims, loc)
+        # the first index unwrapped (k // the inner extents), so that an out-of-range k stays out of range
+        inner = None
+        for d in dims[1:]:
+            inner = d if inner is None else ir.BinOp("*", inner, d, i64, loc)
+        parts[0] = k if inner is None else ir.BinOp("//", k, inner, i64, loc)
+        parts = [self.once(p, node) for p in parts]
+        return self.element_at(arr, self.normalize_indices(arr, parts, node), loc)
+
     def expr_Subscript(self, node):
         base = self.expr(node.value)
         pre = []
         if isinstance(base, PartialIndex):
             base, pre = base.array, base.indices
+        elif isinstance(base, PyObj) and isinstance(base.value, ArrayFlat):
+            return self.flat_item(base.value.array, node)
         elif isinstance(base, PyObj):
             v = base.value
             key_val = None if isinstance(node.slice, ast.Slice) or not isinstance(v, tuple) else self.expr(node.slice)

@@ -1,5 +1,5 @@
-"""Loops: ``while``, ``for`` over ``range``, arrays, tuples, ``enumerate``/``zip`` and
-``literal_unroll``, and ``for``/``while`` ``else`` blocks; the ``FunctionLowerer`` mixin
+"""Loops: ``while``, ``for`` over ``range``, arrays, tuples, ``enumerate``/``zip``,
+``np.ndindex``/``np.ndenumerate`` and ``literal_unroll``, and ``for``/``while`` ``else`` blocks; the ``FunctionLowerer`` mixin
 ``LoopLowering``. Every loop but ``while`` becomes an ``ir.ForRange`` (over a hidden
 int64 index when the loop is not over ``range``)."""
 
@@ -8,13 +8,15 @@ from __future__ import annotations
 import ast
 import builtins
 
+import numpy as np
+
 from .. import stubs
 from . import infer, ir
 from . import types as T
 from .calls import NOT_STATIC, static_value
 from .lower_index import selectable_tuple
 from .lower_stmts import MEET_HINT
-from .values import PartialIndex, PyObj, weakval
+from .values import ArrayFlat, PartialIndex, PyObj, weakval
 
 
 class LoopLowering:
@@ -78,7 +80,7 @@ class LoopLowering:
         try:
             if unroll:
                 self.for_unroll(node, flag)
-            elif isinstance(fobj, PyObj) and fobj.value in (builtins.enumerate, builtins.zip):
+            elif isinstance(fobj, PyObj) and any(fobj.value is f for f in _ITERATORS):
                 self.for_iter(node)
             else:
                 self.for_loop(node, fobj)
@@ -144,6 +146,10 @@ class LoopLowering:
         """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over
         a hidden index ``for $i in range(len(seq)): x = seq[$i]``."""
         it = node.iter
+        flat = self.expr(it) if isinstance(it, ast.Attribute) and it.attr == "flat" else None
+        if isinstance(flat, PyObj) and isinstance(flat.value, ArrayFlat):
+            self.index_loop(node, *self.flat_seq(flat.value.array, it))
+            return
         seq = self.value(it)
         t = seq.type
         if isinstance(t, T.Array):
@@ -256,6 +262,8 @@ class LoopLowering:
                 return ir.TupleExpr(es, T.Tuple(tuple(e.type for e in es)), loc)
 
             return n, elem
+        if fv is np.ndindex or fv is np.ndenumerate:
+            return self.iter_nd(it, fv)
         if fv is builtins.range:
             if it.keywords or not 1 <= len(it.args) <= 3:
                 raise self.error("range() takes 1 to 3 positional arguments", it)
@@ -282,6 +290,9 @@ class LoopLowering:
             else:
                 n = ir.IfExp(ir.Compare(">", step, zero, T.boolean, loc), up, down, i64, loc)
             return n, lambda i: ir.BinOp("+", start, ir.BinOp("*", i, step, i64, loc), i64, loc)
+        flat = self.expr(it) if isinstance(it, ast.Attribute) and it.attr == "flat" else None
+        if isinstance(flat, PyObj) and isinstance(flat.value, ArrayFlat):
+            return self.flat_seq(flat.value.array, it)
         seq = self.value(it)
         t = seq.type
         if isinstance(t, T.Array):
@@ -307,6 +318,85 @@ class LoopLowering:
             seq = self.once(seq, it)
             return ir.Const(len(t.elems), i64, loc), lambda i: self.select_tuple_elem(seq, i, it)
         raise self.error(f"kernels can iterate over range(), arrays, tuples, enumerate() and zip(), not a {t}", it)
+
+    def unravel(self, i, dims, loc):
+        """The C-order index tuple (int64s) of flat index ``i`` over extents ``dims``."""
+        i64 = T.int64
+        parts, inner = [], None
+        for d in reversed(dims):  # the last index varies fastest
+            q = i if inner is None else ir.BinOp("//", i, inner, i64, loc)
+            parts.append(ir.BinOp("%", q, d, i64, loc))
+            inner = d if inner is None else ir.BinOp("*", inner, d, i64, loc)
+        parts.reverse()
+        return parts
+
+    def element_at(self, arr, parts, loc):
+        """``arr[parts]`` of in-range indices: a scalar, or a view of a record (numba's reference)."""
+        if isinstance(arr.type.dtype, T.Record):
+            return ir.ArrayView(arr, parts, ir.view_type(arr.type, parts), loc)
+        return ir.Load(arr, parts, arr.type.dtype, loc)
+
+    def flat_seq(self, arr, node):
+        """``(length, elem)`` of ``a.flat``: every element in C order (numba's flat iterator)."""
+        loc = self.loc(node)
+        dims = [self.once(ir.ArrayAttr(arr, "shape", d, T.int64, loc), node) for d in range(arr.type.ndim)]
+
+        def elem(i):
+            return self.element_at(arr, [self.once(p, node) for p in self.unravel(i, dims, loc)], loc)
+
+        return ir.ArrayAttr(arr, "size", None, T.int64, loc), elem
+
+    def iter_nd(self, it, fv):
+        """``np.ndindex(shape)`` (or ``np.ndindex(3, 2)``) and ``np.ndenumerate(a)``: one hidden
+        index over the product of the extents, split into the C-order index tuple (int64s, as
+        numba's intp); ``ndenumerate`` pairs it with the element."""
+        loc = self.loc(it)
+        i64 = T.int64
+        name = "np." + fv.__name__
+        if it.keywords:
+            raise self.error(f"{name}() takes no keyword arguments in kernels", it)
+        arr = None
+        if fv is np.ndenumerate:
+            if len(it.args) != 1:
+                raise self.error("np.ndenumerate() takes one array", it)
+            arr = self.value(it.args[0])
+            if not isinstance(arr.type, T.Array) or isinstance(arr.type, T.CPointer):
+                raise self.error(f"np.ndenumerate() takes an array, not a {arr.type}", it.args[0])
+            arr = self.once(arr, it)
+            dims = [ir.ArrayAttr(arr, "shape", d, i64, loc) for d in range(arr.type.ndim)]
+        else:
+            vals = []
+            for a in it.args:  # np.ndindex(shape), np.ndindex(3, 2) or np.ndindex(*shape)
+                v = self.value(a.value if isinstance(a, ast.Starred) else a)
+                if isinstance(v.type, T.Tuple) and (isinstance(a, ast.Starred) or len(it.args) == 1):
+                    tup = self.once(v, a)
+                    vals += [self.tuple_get(tup, k, a) for k in range(len(tup.type.elems))]
+                else:
+                    vals.append(v)
+            dims = []
+            for v in vals:
+                if not isinstance(v.type, (T.Integer, T.Boolean)):
+                    raise self.error(f"np.ndindex() extents must be integers, not {v.type}", it)
+                dims.append(self.cast(v, i64, it))
+        zero = ir.Const(0, i64, loc)
+        # a negative extent iterates nothing (numpy refuses it; numba's loop never runs)
+        dims = [self.once(ir.IfExp(ir.Compare("<", d, zero, T.boolean, loc), zero, d, i64, loc), it) for d in dims]
+        n = ir.Const(1, i64, loc)
+        for d in dims:
+            n = ir.BinOp("*", n, d, i64, loc)
+        n = self.once(n, it)
+
+        def elem(i):
+            parts = self.unravel(i, dims, loc)
+            if arr is None:
+                return ir.TupleExpr(parts, T.Tuple((i64,) * len(parts)), loc)
+            # ndenumerate: (index, element); the index is read twice, so it is evaluated once
+            parts = [self.once(p, it) for p in parts]
+            idx = ir.TupleExpr(parts, T.Tuple((i64,) * len(parts)), loc)
+            e = self.element_at(arr, parts, loc)
+            return ir.TupleExpr([idx, e], T.Tuple((idx.type, e.type)), loc)
+
+        return n, elem
 
     def for_unroll(self, node, flag):
         """``for x in literal_unroll(t)``: the body is copied once per element of the
@@ -385,3 +475,7 @@ def _is_literal_unroll(f) -> bool:
     return f is stubs.literal_unroll or (
         getattr(f, "__name__", None) == "literal_unroll" and str(getattr(f, "__module__", "")).startswith("numba")
     )
+
+
+#: iterables lowered by ``iter_seq`` (one hidden index loop)
+_ITERATORS = (builtins.enumerate, builtins.zip, np.ndindex, np.ndenumerate)

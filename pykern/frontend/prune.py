@@ -19,6 +19,8 @@ import ast
 import copy
 import operator
 
+import numpy as np
+
 from . import types as T
 
 _UNKNOWN = object()
@@ -122,6 +124,8 @@ class _Eval:
             v = self.value(node.operand)
             if v is _UNKNOWN:
                 return v
+            if isinstance(node.op, ast.Invert) and isinstance(v, (bool, np.bool_)):
+                return not v  # numba's ~ of a boolean is `not` (Python's ~True is -2, which is true)
             return {ast.Not: operator.not_, ast.USub: operator.neg, ast.UAdd: operator.pos,
                     ast.Invert: operator.invert}[type(node.op)](v)
         if isinstance(node, ast.BoolOp):

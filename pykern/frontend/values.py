@@ -63,6 +63,14 @@ class ArrayCTypes:
         self.array = array
 
 
+class ArrayFlat:
+    """``a.flat`` of a kernel array: iterated (``for v in a.flat``) or indexed (``a.flat[k]``) in
+    C order over the logical elements, as numba's flat iterator."""
+
+    def __init__(self, array):
+        self.array = array
+
+
 class PartialIndex:
     """``a[i]`` of an n-d array with fewer than n indices: only ``a[i][j]`` is allowed."""
 
