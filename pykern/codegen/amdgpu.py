@@ -631,9 +631,26 @@ class AmdgpuTarget(Target):
         b.position_at_end(done)
 
     def _ocml(self, fx, name, args, bits):
+        ir = _ir()
+        b = fx.builder
         llty = args[0].type
         fn = self._declare(fx, f"__ocml_{_OCML_MATH[name]}_f{bits}", llty, [a.type for a in args])
-        return fx.builder.call(fn, args)
+        r = b.call(fn, args)
+        x = args[0]
+        if name in ("expm1", "log1p"):
+            # ROCm's ocml answers +0.0 for -0.0 and flushes subnormals (log1p_f64(-5e-324) = 0.0);
+            # below this bound x - x*x/2 and x + x*x/2 round to x itself (C, numpy, the cpu target)
+            tiny = ir.Constant(llty, 2.0 ** (-60 if bits == 64 else -30))
+            ax = self._call(fx, f"llvm.fabs.f{bits}", llty, [x])
+            return b.select(b.fcmp_ordered("<", ax, tiny), x, r)
+        if name == "nextafter":
+            # ocml's step from the smallest subnormal towards zero lands on +0.0 from either side;
+            # C's is a zero of x's sign (nextafter(-5e-324, 1.0) == -0.0), and y itself when x == y
+            y = args[1]
+            signed = self._call(fx, f"llvm.copysign.f{bits}", llty, [r, x])
+            zero = b.select(b.fcmp_ordered("==", x, y), y, signed)
+            return b.select(b.fcmp_ordered("==", r, ir.Constant(llty, 0.0)), zero, r)
+        return r
 
     # --------------------------------------------------------------- debug
     def record_error(self, fx, kind: str, message: str, values: list) -> None:
