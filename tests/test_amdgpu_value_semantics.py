@@ -2,7 +2,8 @@
 
 For every math function ``AmdgpuTarget.math`` lowers (``_LLVM_MATH`` intrinsics and the
 ``_OCML_MATH`` catalogue), a generated kernel stores ``f(np.float64(c))`` for constant
-special values ``c`` (0.0, -0.0, subnormals, tiny, 1.0, near poles, large, inf, -inf, nan).
+special values ``c`` (0.0, -0.0, subnormals, tiny, 1.0, near poles, large, inf, -inf, nan;
+-48.5/-190.5: gamma underflowing to a signed zero).
 The kernel is compiled for gfx942 and gfx1100: after linking ocml and O3, LLVM has folded
 most calls to the constant it stores, which the test reads from the optimised IR. Where
 LLVM cannot fold (``llvm.sqrt.f32`` of a negative, ``llvm.exp2.f32(inf)``, ocml's
@@ -102,11 +103,11 @@ def _values(dt):
         v = [0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310, 2.2250738585072014e-308, 1e-200, -1e-200, 1e-20, -1e-20,
              1e-8, 0.5, -0.5, 1.0, -1.0, 0.9999999999999999, -0.9999999999999999, 1.0000000000000002,
              1.5707963267948966, -1.5707963267948966, 3.141592653589793, 2.0, -2.0, -3.0, -2.5, -0.9999999999999999,
-             10.0, 100.0, 709.0, 710.0, -745.0, -746.0, 1e22, 1e300, -1e300, 1.7976931348623157e308]
+             10.0, 100.0, 709.0, 710.0, -745.0, -746.0, -190.5, -191.5, 1e22, 1e300, -1e300, 1.7976931348623157e308]
     else:
         v = [0.0, -0.0, 1e-45, -1e-45, 1e-40, -1e-40, 1.1754944e-38, 1e-30, -1e-30, 1e-10, -1e-10, 1e-4, 0.5, -0.5,
              1.0, -1.0, 0.99999994, -0.99999994, 1.0000001, 1.5707964, -1.5707964, 3.1415927, 2.0, -2.0, -3.0, -2.5,
-             10.0, 88.0, 89.0, -103.0, -104.0, 1e10, 1e30, -1e30, 3.4028235e38]
+             10.0, 88.0, 89.0, -103.0, -104.0, -48.5, -49.5, 1e10, 1e30, -1e30, 3.4028235e38]
     v += [math.inf, -math.inf, math.nan]
     return [float(np.dtype(dt).type(x)) for x in v]
 

@@ -650,6 +650,16 @@ class AmdgpuTarget(Target):
             signed = self._call(fx, f"llvm.copysign.f{bits}", llty, [r, x])
             zero = b.select(b.fcmp_ordered("==", x, y), y, signed)
             return b.select(b.fcmp_ordered("==", r, ir.Constant(llty, 0.0)), zero, r)
+        if name == "gamma":
+            # ocml's tgamma underflows to +0.0 for every x < 0 (gamma(-48.6) in float32); the sign
+            # alternates: negative on (-k-1, -k) for even k = floor(-x), as C's tgamma gives it
+            c = lambda v: ir.Constant(llty, v)  # noqa: E731
+            k = self._call(fx, f"llvm.floor.f{bits}", llty, [b.fneg(x)])
+            half = b.fmul(k, c(0.5))
+            even = b.fcmp_ordered("==", self._call(fx, f"llvm.floor.f{bits}", llty, [half]), half)
+            signed = b.select(even, c(-0.0), c(0.0))
+            under = b.and_(b.fcmp_ordered("==", r, c(0.0)), b.fcmp_ordered("<", x, c(0.0)))
+            return b.select(under, signed, r)
         return r
 
     # --------------------------------------------------------------- debug
