@@ -366,6 +366,38 @@ def test_sign_of_zero_fixes(dt):
         assert [(float(c), bool(np.signbit(c))) for c in cpu] == [(w, bool(np.signbit(w))) for w in want[name]]
 
 
+def _cmath_kernel(fname, ctype, zs):
+    lines = ["def k(out):"] + [f"    out[{i}] = cmath.{fname}(np.{ctype}(complex({_lit(z.real)}, {_lit(z.imag)})))"
+                               for i, z in enumerate(zs)]
+    src = "\n".join(lines) + "\n"
+    name = f"<value_semantics cmath.{fname} {ctype}>"
+    linecache.cache[name] = (len(src), None, src.splitlines(True), name)
+    g = {"math": math, "np": np, "cmath": __import__("cmath")}
+    exec(compile(src, name, "exec"), g)
+    return cuda.jit(g["k"])
+
+
+@needs_toolchain
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("ctype", ["complex64", "complex128"])
+@pytest.mark.parametrize("fname", ["atanh", "atan"])
+def test_complex_atanh_atan_poles_and_huge_on_amdgpu(fname, ctype, arch):
+    """pykern/_cmath.py's atanh/atan through ocml, at the poles +-1/+-i and beyond
+    sqrt(MAX/4), against numpy (the cpu target's side is tests/test_types_complex.py).
+    Run from the optimised module on the host: part of it folds, part does not."""
+    from test_types_complex import atanh_hard, close_parts
+
+    dt = np.dtype(ctype).type
+    zs = atanh_hard(dt)
+    ck = pykern.compile(_cmath_kernel(fname, ctype, zs), f"void({ctype}[::1])", arch=arch)
+    got, why = run_on_host(ck.llvm_ir, len(zs), ctype)
+    if got is None:
+        pytest.skip(why)
+    with np.errstate(all="ignore"):
+        ref = (np.arctanh if fname == "atanh" else np.arctan)(zs)
+    close_parts(got, ref, 2e-6 if ctype == "complex64" else 2e-15)
+
+
 @pytest.mark.slow
 @needs_toolchain
 @pytest.mark.parametrize("arch", ARCHS)
