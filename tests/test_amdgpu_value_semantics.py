@@ -77,10 +77,11 @@ BINARY = {
 TERNARY = {"fma": "cuda.fma"}
 #: correctly rounded (or exact) on both targets: bit-exact agreement
 _EXACT = {"sqrt", "fabs", "floor", "ceil", "trunc", "rint", "copysign", "fma", "fmod", "remainder", "nextafter"}
-#: measured worst cases (ocml vs glibc) with a margin: tgamma f64 3 ulp (gamma(1.0) is
-#: 0.9999999999999998), f32 6 ulp (gamma(1.0000001)); lgamma for x < 0 near its zeros
+#: measured worst cases (ocml vs glibc) with a margin: tgamma f64 5 ulp (gamma(-0.0875..), where
+#: glibc is within 0.02 ulp of mpmath; gamma(1.0) is 0.9999999999999998), f32 6 ulp
+#: (gamma(1.0000001)); lgamma for x < 0 near its zeros
 #: -2.457.. and -2.747.. (relative error grows without bound there): 4 ulp f64 / 11 ulp f32 at -2.5
-_ULPS = {("gamma", "float64"): 4, ("gamma", "float32"): 8, ("lgamma", "float64"): 8, ("lgamma", "float32"): 16}
+_ULPS = {("gamma", "float64"): 6, ("gamma", "float32"): 8, ("lgamma", "float64"): 8, ("lgamma", "float32"): 16}
 #: catalogue entries no Python spelling reaches with this name ("round" is lowered without Target.math)
 _UNREACHED = {"round"}
 
