@@ -11,15 +11,19 @@ LLVM cannot fold (``llvm.sqrt.f32`` of a negative, ``llvm.exp2.f32(inf)``, ocml'
 module is retargeted to the host and run (:func:`host_module`): the amdgcn intrinsics
 left become exact IEEE stand-ins (``rcp`` -> ``1/x``, ``rsq`` -> ``1/sqrt(x)``, ...), a
 case that would need another intrinsic is skipped with that reason. Where both exist the
-emulated value must equal the folded one (the emulator is checked on every run).
+emulated value must equal the folded one (the emulator is checked on every run). The
+hardware's ``v_rcp``/``v_rsq``/``v_exp_f32``/``v_log_f32`` are approximations where the
+stand-ins are exact; ocml refines them (Newton steps), so the difference stays inside the
+ulp tolerances, and special values (0, inf, NaN) are the same.
 
 The reference is the same kernel on the cpu target (which carries the GPU semantics).
 Exact operations (``_EXACT``) must agree bit for bit; ocml's approximations within
 ``tolerance()`` ulps (2 by default: ocml's and glibc's own error bounds; ``gamma`` and
 ``lgamma`` near its zeros more, measured values in ``_ULPS``). NaN-ness, infinities and
-the sign of a zero must always match. The default run takes a fixed value set per
-function; ``-m slow`` adds random arguments over the whole exponent range and the full
-cross product for the two-argument functions.
+the sign of a zero must always match. The default run (~20 s) takes a fixed value set per
+function, float64 on gfx942 only; ``-m slow`` (~10 min) adds random arguments over the whole
+exponent range and the full cross product for the two-argument functions, for both dtypes on
+both archs.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import itertools
 import linecache
 import math
 import re
+import zlib
 
 import numpy as np
 import pytest
@@ -103,7 +108,7 @@ def _values(dt):
     if dt == "float64":
         v = [0.0, -0.0, 5e-324, -5e-324, 1e-310, -1e-310, 2.2250738585072014e-308, 1e-200, -1e-200, 1e-20, -1e-20,
              1e-8, 0.5, -0.5, 1.0, -1.0, 0.9999999999999999, -0.9999999999999999, 1.0000000000000002,
-             1.5707963267948966, -1.5707963267948966, 3.141592653589793, 2.0, -2.0, -3.0, -2.5, -0.9999999999999999,
+             1.5707963267948966, -1.5707963267948966, 3.141592653589793, 2.0, -2.0, -3.0, -2.5,
              10.0, 100.0, 709.0, 710.0, -745.0, -746.0, -190.5, -191.5, 1e22, 1e300, -1e300, 1.7976931348623157e308]
     else:
         v = [0.0, -0.0, 1e-45, -1e-45, 1e-40, -1e-40, 1.1754944e-38, 1e-30, -1e-30, 1e-10, -1e-10, 1e-4, 0.5, -0.5,
@@ -124,12 +129,12 @@ def _random_values(dt, n, seed):
 def argsets(name, dt, slow=False):
     vals = _values(dt)
     if name in UNARY:
-        extra = _random_values(dt, 400, hash(name) & 0xFFFF) if slow else []
+        extra = _random_values(dt, 400, zlib.crc32(name.encode()))  # the same each run if slow else []
         return tuple((v,) for v in vals + extra)
     if name in BINARY:
-        small = vals if slow else vals[::4] + [-0.0, vals[2], vals[3], math.inf, -math.inf, math.nan]
+        small = vals if slow else vals[::5] + [-0.0, vals[2], vals[3], math.inf, -math.inf, math.nan]
         return tuple(itertools.product(small, small))
-    small = vals[::2] if slow else vals[::7] + [-0.0, math.inf, math.nan]
+    small = vals[::2] if slow else vals[::9] + [-0.0, math.inf, math.nan]
     return tuple(itertools.product(small, small, small))
 
 
@@ -330,9 +335,13 @@ def check(name, dt, arch, slow=False):
 ALL = list(UNARY) + list(BINARY) + list(TERNARY)
 
 
+#: the default run: float64 on gfx942 only -- ocml's float64 code does not depend on the ISA,
+#: its float32 code does (instruction choices per arch); -m slow checks every pair
+DEFAULT_PAIRS = [("float64", "gfx942"), ("float32", "gfx942"), ("float32", "gfx1100")]
+
+
 @needs_toolchain
-@pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt,arch", DEFAULT_PAIRS)
 @pytest.mark.parametrize("name", ALL)
 def test_amdgpu_math_matches_cpu(name, dt, arch):
     check(name, dt, arch)
