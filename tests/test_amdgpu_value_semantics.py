@@ -87,7 +87,7 @@ _EXACT = {"sqrt", "fabs", "floor", "ceil", "trunc", "rint", "copysign", "fma", "
 #: (gamma(1.0000001)); lgamma for x < 0 near its zeros
 #: -2.457.. and -2.747.. (relative error grows without bound there): 4 ulp f64 / 11 ulp f32 at -2.5
 _ULPS = {("gamma", "float64"): 6, ("gamma", "float32"): 8, ("lgamma", "float64"): 8, ("lgamma", "float32"): 16}
-#: catalogue entries no Python spelling reaches with this name ("round" is lowered without Target.math)
+#: catalogue entries no Python spelling reaches with this name (the lowering turns round(x) into "rint")
 _UNREACHED = {"round"}
 
 
