@@ -164,7 +164,7 @@ def catanh(x, y):
         y = -y
     ay = abs(y)
     # CPython's bounds sqrt(MAX/4) and sqrt(MIN) of the component type: 1e-10 vanishes
-    # next to 1 in float32 only (the test folds to a constant). Every value here is
+    # next to 1 in float32 only (the comparison folds to a constant). Every value here is
     # of x's type (one * c, ay + inf): a float64 literal would widen a float32 variable
     one = abs(math.copysign(1.0, x))
     if one + 1e-10 == one:

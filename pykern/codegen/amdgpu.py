@@ -651,8 +651,8 @@ class AmdgpuTarget(Target):
             zero = b.select(b.fcmp_ordered("==", x, y), y, signed)
             return b.select(b.fcmp_ordered("==", r, ir.Constant(llty, 0.0)), zero, r)
         if name == "gamma":
-            # ocml's tgamma underflows to +0.0 for every x < 0 (gamma(-48.6) in float32); the sign
-            # alternates: negative on (-k-1, -k) for even k = floor(-x), as C's tgamma gives it
+            # ocml's tgamma_f32 underflows to +0.0 for every x < 0 (gamma(-48.5); its f64 keeps the
+            # sign): the sign alternates, negative on (-k-1, -k) for even k = floor(-x), as C's
             c = lambda v: ir.Constant(llty, v)  # noqa: E731
             k = self._call(fx, f"llvm.floor.f{bits}", llty, [b.fneg(x)])
             half = b.fmul(k, c(0.5))
