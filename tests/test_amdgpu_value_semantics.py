@@ -83,8 +83,7 @@ TERNARY = {"fma": "cuda.fma"}
 #: correctly rounded (or exact) on both targets: bit-exact agreement
 _EXACT = {"sqrt", "fabs", "floor", "ceil", "trunc", "rint", "copysign", "fma", "fmod", "remainder", "nextafter"}
 #: measured worst cases (ocml vs glibc) with a margin: tgamma f64 5 ulp (gamma(-0.0875..), where
-#: glibc is within 0.02 ulp of mpmath; gamma(1.0) is 0.9999999999999998), f32 6 ulp
-#: (gamma(1.0000001)); lgamma for x < 0 near its zeros
+#: glibc is within 0.02 ulp of mpmath), f32 6 ulp (gamma(1.0000001)); lgamma for x < 0 near its zeros
 #: -2.457.. and -2.747.. (relative error grows without bound there): 4 ulp f64 / 11 ulp f32 at -2.5
 _ULPS = {("gamma", "float64"): 6, ("gamma", "float32"): 8, ("lgamma", "float64"): 8, ("lgamma", "float32"): 16}
 #: catalogue entries no Python spelling reaches with this name (the lowering turns round(x) into "rint")
@@ -378,6 +377,33 @@ def test_sign_of_zero_fixes(dt):
         # and the cpu target, the reference, answers the same
         cpu = cpu_values(name, dt, sets)
         assert [(float(c), bool(np.signbit(c))) for c in cpu] == [(w, bool(np.signbit(w))) for w in want[name]]
+
+
+@needs_toolchain
+@pytest.mark.parametrize("dt", DTYPES)
+def test_gamma_is_exact_at_the_integers(dt):
+    """gamma(n) is the correctly rounded (n-1)! on both targets, up to the last finite one
+    (Python's math.gamma is exact up to 23): ocml gave 0.9999998 for gamma(2.0) in float32,
+    glibc 479001599.99999994 for gamma(13.0), so int(math.gamma(n + 1)) could be n! - 1."""
+    from fractions import Fraction
+
+    top = 171 if dt == "float64" else 35
+    sets = tuple((float(n),) for n in range(1, top + 2))
+    ft = np.dtype(dt).type
+    want = []
+    for n in range(1, top + 1):
+        exact = math.factorial(n - 1)
+        c = ft(float(exact))
+        want.append(min((c, np.nextafter(c, ft(0)), np.nextafter(c, ft(np.inf))),
+                        key=lambda w: abs(Fraction(float(w)) - exact)))
+    cpu = cpu_values("gamma", dt, sets)
+    assert list(cpu[:top]) == want
+    assert cpu[top] == np.inf  # the first overflowing one keeps the library's answer
+    if dt == "float64":
+        assert list(cpu[:23]) == [math.gamma(n) for n in range(1, 24)]
+    for arch in ARCHS:
+        got, _, _ = amdgpu_values("gamma", dt, arch, sets)
+        assert got[:top] == want and got[top] == np.inf, arch
 
 
 def _cmath_kernel(fname, ctype, zs):

@@ -43,7 +43,7 @@ from . import archs as _archs
 # amdgcn facts both halves use
 from .amdgpu_build import (CONST, GLOBAL, PRIVATE, SHARED, TRIPLE, Built, arg_name, build,  # noqa: F401
                            compile_llvm_ir, params_from_metadata, prepare_ir, shape_ranges)
-from .target import CompileOptions, LoweredKernel, Target, launch_register_range
+from .target import CompileOptions, LoweredKernel, Target, gamma_at_integers, launch_register_range
 
 _ADDRSPACE = {"global": GLOBAL, "shared": SHARED, "const": CONST, "local": PRIVATE}
 _AXES = "xyz"
@@ -659,7 +659,9 @@ class AmdgpuTarget(Target):
             even = b.fcmp_ordered("==", self._call(fx, f"llvm.floor.f{bits}", llty, [half]), half)
             signed = b.select(even, c(-0.0), c(0.0))
             under = b.and_(b.fcmp_ordered("==", r, c(0.0)), b.fcmp_ordered("<", x, c(0.0)))
-            return b.select(under, signed, r)
+            r = b.select(under, signed, r)
+            # and a few ulps off at the integers: (n-1)! from a table there (target.py)
+            return gamma_at_integers(fx, x, r, bits, CONST)
         return r
 
     # --------------------------------------------------------------- debug
