@@ -7,7 +7,8 @@ The formulas are CPython's (Modules/cmathmodule.c) without its tables of
 special values: results agree with Python's ``cmath`` to a few ulps for
 finite arguments; infinities and NaNs follow from IEEE arithmetic and are
 documented per function where they differ. Arguments beyond about 1e150
-(complex128) or 1e18 (complex64) may overflow in the inverse functions.
+(complex128) or 1e18 (complex64) may overflow in the inverse functions, except
+atanh/atan, which take CPython's 1/z form there (and its form next to the poles +-1, +-i).
 
 Example (what the frontend does for ``w = cmath.sqrt(z)``)::
 
@@ -156,14 +157,38 @@ def cacosh(x, y):
 
 @jit(device=True)
 def catanh(x, y):
-    # atanh(-z) == -atanh(z): compute for x >= 0 (CPython's formula)
+    # atanh(-z) == -atanh(z): compute for x >= 0 (CPython's c_atanh, its three cases)
     neg = x < 0 or (x == 0 and math.copysign(1.0, x) < 0)
     if neg:
         x = -x
         y = -y
     ay = abs(y)
-    re = math.log1p(4 * x / ((1 - x) * (1 - x) + ay * ay)) / 4
-    im = -math.atan2(-2 * y, (1 - x) * (1 + x) - ay * ay) / 2
+    # CPython's bounds sqrt(MAX/4) and sqrt(MIN) of the component type: 1e-10 vanishes
+    # next to 1 in float32 only (the comparison folds to a constant). Every value here is
+    # of x's type (one * c, ay + inf): a float64 literal would widen a float32 variable
+    one = abs(math.copysign(1.0, x))
+    if one + 1e-10 == one:
+        large = one * 9.2233715e18
+        small = one * 1.0842022e-19
+    else:
+        large = one * 6.703903964971299e153
+        small = one * 1.4916681462400413e-154
+    if x > large or ay > large:
+        # |z| so large that (1-x)**2 + y**2 would overflow: atanh(z) ~ 1/z -+ i*pi/2
+        h = math.hypot(x / 2, y / 2)
+        re = x / 4 / h / h
+        im = -math.copysign(_HALF_PI, -y)
+    elif x == 1 and ay < small:
+        # next to the pole 1: ay*ay would underflow and the real part become inf
+        if ay == 0:
+            re = ay + math.inf
+            im = y
+        else:
+            re = -math.log(math.sqrt(ay) / math.sqrt(math.hypot(ay, 2.0)))
+            im = math.copysign(math.atan2(2.0, -ay) / 2, y)
+    else:
+        re = math.log1p(4 * x / ((1 - x) * (1 - x) + ay * ay)) / 4
+        im = -math.atan2(-2 * y, (1 - x) * (1 + x) - ay * ay) / 2
     if neg:
         return -re, -im
     return re, im

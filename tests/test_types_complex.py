@@ -278,6 +278,77 @@ def test_cmath_hypothesis_finite(vals, name):
     assert err.max() <= 1e-12, (a[~pole][err.argmax()], out[err.argmax()], ref[err.argmax()])
 
 
+#: atanh's hard places: the poles +-1 with an imaginary part too small to square, and
+#: arguments so large that (1 - x)**2 + y**2 overflows (CPython's 1/z branch); atan(z) is
+#: -i atanh(iz), so the same points turned by i are its poles +-i and large arguments
+ATANH_HARD = {
+    np.complex128: [1 + 1e-200j, 1 - 1e-200j, 1 + 1e-300j, -1 + 1e-250j, -1 - 5e-324j, 1 + 1e-154j,
+                    0.9999999999999999 + 1e-200j, 1e200 + 1j, 1e300 + 1e300j, -1e300 + 2j, 3 + 1e300j,
+                    1e154 + 1e154j, 1e-200 + 1e300j, 1.7e308 + 0j, -1.7e308 - 0j, 7e153 + 0.5j, 1e19 + 0j],
+    np.complex64: [1 + 1e-20j, 1 - 1e-20j, -1 + 1e-25j, 1 + 1e-44j, 1 + 1e-19j, 0.99999994 + 1e-20j,
+                   1e38 + 1e38j, 3e38 + 0j, 3e38j, -1e38 + 1e38j, 1e19 + 1e19j, 1e20 + 1j, 1e-30 + 1e30j,
+                   9.3e18 + 0.5j],
+}
+
+
+def atanh_hard(dt):
+    z = np.array(ATANH_HARD[dt], dt)
+    return np.concatenate([z, z * np.array(1j, dt), -z, np.conj(z)])
+
+
+def close_parts(got, want, rtol):
+    """Component-wise relative error within rtol; NaN, infinities and zeros exactly so."""
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        fin = np.isfinite(w) & (w != 0)
+        assert (np.isnan(g) == np.isnan(w)).all() and (g[~fin & ~np.isnan(w)] == w[~fin & ~np.isnan(w)]).all(), \
+            (got, want)
+        err = np.abs(g[fin] - w[fin]) / np.abs(w[fin])
+        assert (err <= rtol).all(), list(zip(got[fin][err > rtol], want[fin][err > rtol]))
+
+
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", ["atanh", "atan"])
+def test_atanh_atan_near_poles_and_huge_match_numpy(name, dt):
+    """Was: inf at 1 + 1e-200j (the imaginary part squared to 0), NaN for complex64 beyond
+    ~1e19 and the wrong quadrant at 3e38j (the squares overflowed)."""
+    a = atanh_hard(dt)
+    out = np.zeros_like(a)
+    _KERNELS[name][1, 128](a, out)
+    with np.errstate(all="ignore"):
+        ref = getattr(np, "arc" + name[1:] if name == "atan" else "arctanh")(a)
+    close_parts(out, ref, 8e-7 if dt == np.complex64 else 4e-16)
+    if dt == np.complex128:  # and Python's cmath, the formulas' source
+        close_parts(out, np.array([getattr(cmath, name)(complex(z)) for z in a]), 4e-16)
+
+
+@cuda.jit(device=True)
+def _cexp_widening(x, y):
+    if x > 0:
+        re = math.inf  # float64 literal: re is float64 even for complex64's float32 parts
+    else:
+        re = x
+    return re, y
+
+
+def test_cmath_part_wider_than_the_component_type(monkeypatch):
+    """A cmath device function whose branches give a part float64 here and float32 there
+    (numba unifies the variable to float64): the frontend took the tuple's parts to be
+    float32 and stopped with "internal error: invalid IR ... Tuple(float64, float32)"."""
+    from pykern import stubs
+
+    monkeypatch.setattr(stubs.DEVICE_LIBRARIES["cmath"], "cexp", _cexp_widening)
+
+    @cuda.jit(cache=False)
+    def k(a, out):
+        for i in range(a.size):
+            out[i] = cmath.exp(a[i])
+
+    a = np.array([1 + 0.5j, -2 + 0.25j], np.complex64)
+    out = np.zeros_like(a)
+    k[1, 1](a, out)
+    assert same(out, np.array([complex(np.inf, 0.5), -2 + 0.25j], np.complex64))
+
+
 @cuda.jit
 def cmath_misc(a, ph, po, re, pred):
     i = cuda.grid(1)

@@ -43,7 +43,7 @@ from . import archs as _archs
 # amdgcn facts both halves use
 from .amdgpu_build import (CONST, GLOBAL, PRIVATE, SHARED, TRIPLE, Built, arg_name, build,  # noqa: F401
                            compile_llvm_ir, params_from_metadata, prepare_ir, shape_ranges)
-from .target import CompileOptions, LoweredKernel, Target, launch_register_range
+from .target import CompileOptions, LoweredKernel, Target, gamma_at_integers, launch_register_range
 
 _ADDRSPACE = {"global": GLOBAL, "shared": SHARED, "const": CONST, "local": PRIVATE}
 _AXES = "xyz"
@@ -631,9 +631,38 @@ class AmdgpuTarget(Target):
         b.position_at_end(done)
 
     def _ocml(self, fx, name, args, bits):
+        ir = _ir()
+        b = fx.builder
         llty = args[0].type
         fn = self._declare(fx, f"__ocml_{_OCML_MATH[name]}_f{bits}", llty, [a.type for a in args])
-        return fx.builder.call(fn, args)
+        r = b.call(fn, args)
+        x = args[0]
+        if name in ("expm1", "log1p"):
+            # ROCm's ocml answers +0.0 for -0.0 and flushes subnormals (log1p_f64(-5e-324) = 0.0);
+            # below this bound x - x*x/2 and x + x*x/2 round to x itself (C, numpy, the cpu target)
+            tiny = ir.Constant(llty, 2.0 ** (-60 if bits == 64 else -30))
+            ax = self._call(fx, f"llvm.fabs.f{bits}", llty, [x])
+            return b.select(b.fcmp_ordered("<", ax, tiny), x, r)
+        if name == "nextafter":
+            # ocml's step from the smallest subnormal towards zero lands on +0.0 from either side;
+            # C's is a zero of x's sign (nextafter(-5e-324, 1.0) == -0.0), and y itself when x == y
+            y = args[1]
+            signed = self._call(fx, f"llvm.copysign.f{bits}", llty, [r, x])
+            zero = b.select(b.fcmp_ordered("==", x, y), y, signed)
+            return b.select(b.fcmp_ordered("==", r, ir.Constant(llty, 0.0)), zero, r)
+        if name == "gamma":
+            # ocml's tgamma_f32 underflows to +0.0 for every x < 0 (gamma(-48.5); its f64 keeps the
+            # sign): the sign alternates, negative on (-k-1, -k) for even k = floor(-x), as C's
+            c = lambda v: ir.Constant(llty, v)  # noqa: E731
+            k = self._call(fx, f"llvm.floor.f{bits}", llty, [b.fneg(x)])
+            half = b.fmul(k, c(0.5))
+            even = b.fcmp_ordered("==", self._call(fx, f"llvm.floor.f{bits}", llty, [half]), half)
+            signed = b.select(even, c(-0.0), c(0.0))
+            under = b.and_(b.fcmp_ordered("==", r, c(0.0)), b.fcmp_ordered("<", x, c(0.0)))
+            r = b.select(under, signed, r)
+            # and a few ulps off at the integers: (n-1)! from a table there (target.py)
+            return gamma_at_integers(fx, x, r, bits, CONST)
+        return r
 
     # --------------------------------------------------------------- debug
     def record_error(self, fx, kind: str, message: str, values: list) -> None:

@@ -55,7 +55,7 @@ from ..llvm_host import quick_target_machine
 from . import llvm_util
 from .artifact import KernelArtifact
 from .target import (CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions,
-                     KernelInfo, LoweredKernel, Target, launch_register_range)
+                     KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range)
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -409,7 +409,8 @@ class CpuTarget(Target):
         if name == "fmod":
             return b.frem(args[0], args[1])
         if name == "gamma":
-            return b.call(fx.intrinsic("tgamma" + c, llty, [llty]), args)
+            r = b.call(fx.intrinsic("tgamma" + c, llty, [llty]), args)
+            return gamma_at_integers(fx, args[0], r, fty.bits)
         if name == "cbrt":
             return self._cbrt(fx, args[0], fty)
         if name in _LIBM_UNARY:

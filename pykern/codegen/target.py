@@ -67,6 +67,63 @@ def launch_register_range(name: str, max_block: int, wave: int) -> Optional[tupl
             "warpsize": (wave, wave), "laneid": (0, wave - 1)}.get(name)
 
 
+def _factorial_table(bits: int) -> list:
+    """``[0!, 1!, ...]`` correctly rounded to float64 (``bits`` 64) or float32, up to the
+    last finite one (170!, 34!)."""
+    import math
+    from fractions import Fraction
+
+    import numpy as np
+
+    ft = np.float64 if bits == 64 else np.float32
+    vals = []
+    for k in range(200):
+        exact = math.factorial(k)
+        try:
+            with np.errstate(over="ignore"):
+                v = ft(float(exact))
+        except OverflowError:  # beyond float64
+            break
+        if not np.isfinite(v):
+            break
+        # the nearest of v and its neighbours: float32 of the float64 may round twice
+        v = min((v, np.nextafter(v, ft(0)), np.nextafter(v, ft(np.inf))),
+                key=lambda w: abs(Fraction(float(w)) - exact))
+        vals.append(float(v))
+    return vals
+
+
+def gamma_at_integers(fx, x, r, bits: int, addrspace: int = 0):
+    """``r`` (a library's gamma of ``x``), except at the integers 1, 2, ... up to the last
+    finite factorial: there the correctly rounded (x-1)! from a constant table. Both
+    targets' libraries are a few ulps off there (ocml's gamma(2.0) is 0.9999998 in float32,
+    glibc's gamma(13.0) 479001599.99999994), so ``int(math.gamma(n + 1))`` could be n! - 1;
+    Python's math.gamma is exact there."""
+    from llvmlite import ir as L
+
+    b = fx.builder
+    llty = x.type
+    name = f"__pykern_factorials_f{bits}"
+    table = fx.module.globals.get(name)
+    if table is None:
+        vals = _factorial_table(bits)
+        ty = L.ArrayType(llty, len(vals))
+        table = L.GlobalVariable(fx.module, ty, name, addrspace=addrspace)
+        table.global_constant = True
+        table.linkage = "internal"
+        table.initializer = L.Constant(ty, vals)
+    count = table.value_type.count
+    i64 = L.IntType(64)
+    floor = fx.intrinsic(f"llvm.floor.f{bits}", llty, [llty])
+    whole = b.fcmp_ordered("==", b.call(floor, [x]), x)
+    inside = b.and_(b.fcmp_ordered(">=", x, L.Constant(llty, 1.0)),
+                    b.fcmp_ordered("<=", x, L.Constant(llty, float(count))))
+    use = b.and_(whole, inside)
+    n = b.select(use, b.fptosi(x, i64), i64(1))
+    exact = b.load(b.gep(table, [i64(0), b.sub(n, i64(1))], inbounds=True), typ=llty)
+    return b.select(use, exact, r)
+
+
 class Target(abc.ABC):
     """A code generation target. Instances are cheap; ``get_target`` makes them.
 

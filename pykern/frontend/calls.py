@@ -1754,7 +1754,9 @@ def _cm_complex(lw, fname, parts, ct, node, special=None):
     r = lw.temp(_cm_call(lw, fname, parts, node), node)
     f = ct.component
     loc = lw.loc(node)
-    re, im = ir.TupleGet(r, 0, f, loc), ir.TupleGet(r, 1, f, loc)
+    # a part need not be of the component type: a branch assigning a float64 literal
+    # (``re = math.inf``) widens the variable to float64, as numba unifies it
+    re, im = (lw.cast(ir.TupleGet(r, k, r.type.elems[k], loc), f, node) for k in (0, 1))
     if special is not None:
         re, im = _special_values(lw, special, parts, f, re, im, node)
     return _intr(lw, "complex", [re, im], ct, node)
