@@ -37,22 +37,26 @@ def cexp(x, y):
 
 
 @jit(device=True)
-def cabs(x, y):
-    """numpy's abs of a complex (its SIMD loop): big * sqrt(fma(r, r, 1))."""
-    ax = abs(x)
-    ay = abs(y)
-    if math.isinf(ax):
-        return ax
-    if math.isinf(ay):
-        return ay
-    if math.isnan(ax) or math.isnan(ay):
-        return ax + ay
-    big = max(ax, ay)
-    small = min(ax, ay)
-    if big == 0:
-        return big
-    rat = small / big
-    return math.sqrt(fma(rat, rat, 1)) * big
+def cdiv(ar, ai, br, bi):
+    """``a / b``: CPython's algorithm (_Py_c_quot), as numba's operator (numbers.complex_div_impl),
+    which divides by the denominator where numpy's Smith division multiplies by its reciprocal
+    (an ulp apart). A zero divisor gives numpy's infinities and NaNs: numba raises
+    ZeroDivisionError there, which kernels outside debug mode do not report."""
+    abr = abs(br)
+    abi = abs(bi)
+    if abr >= abi:
+        if abr == 0:
+            return ar / abr, ai / abi
+        ratio = bi / br
+        denom = br + bi * ratio
+        return (ar + ai * ratio) / denom, (ai - ar * ratio) / denom
+    if abi >= abr:
+        ratio = br / bi
+        denom = br * ratio + bi
+        return (ar * ratio + ai) / denom, (ai * ratio - ar) / denom
+    # a NaN part of the divisor
+    nan = abr + abi
+    return nan, nan
 
 
 @jit(device=True)

@@ -57,7 +57,6 @@ CASES = [
     ("def k(a):\n    for x in (1, 2.5):\n        pass\n", F1, 2, 14, ["tuples of one scalar or array type, not Tuple(int64, float64)"], None),
     ("def k(a):\n    for x in 5:\n        pass\n", F1, 2, 14, ["not a int64"], "range(n)"),
     ("def k(a):\n    for i in range(n=3):\n        pass\n", F1, 2, 14, ["range() takes 1 to 3"], None),
-    ("def k(a):\n    a[0] = a[0] ** -1\n", "void(int32[:])", 2, 12, ["negative constant power"], "-1.0"),
     ("def k(a):\n    a[0] = a[1] & 1.5\n", F1, 2, 12, ["&", "float32", "float64"], "integers"),
     ("def k(a, n):\n    s = cuda.shared.array(n, np.float32)\n", "void(float32[:], int64)", 2, 27, ["compile-time constant"], None),
     ("def k(a):\n    s = cuda.shared.array(4, 'floot')\n", F1, 2, 30, ["'floot' is not a dtype"], "np.float32"),

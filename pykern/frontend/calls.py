@@ -1726,8 +1726,10 @@ def _complex_builtin(lw, node, name):
 
 
 def _complex_abs(lw, z, node):
+    # numba's abs, np.abs and np.absolute of a complex are all math.hypot (numbers.complex_abs_impl),
+    # correctly rounded where numpy's npy_cabsf can be an ulp off
     re, im = _parts(lw, z, node)
-    return _cm_call(lw, "cabs", [re, im], node)
+    return _intr(lw, "hypot", [re, im], z.type.component, node)
 
 
 def complex_order(lw, op, a, b, node):
@@ -1849,6 +1851,15 @@ def float_int_power(lw, lhs, rhs, node):
         res = ir.IfExp(neg, inv, loop, t, loc)
     far = lw.cast(ir.BinOp("**", lw.cast(a, T.float64, node), lw.cast(b, T.float64, node), T.float64, loc), t, node)
     return ir.IfExp(big, far, res, t, loc)
+
+
+def complex_div(lw, a, b, node):
+    """The ``/`` operator on complex operands (already of one complex type): CPython's
+    algorithm, as numba's operator (``np.divide`` keeps numpy's Smith division, as numba's
+    ufunc loop)."""
+    ar, ai = _parts(lw, a, node)
+    br, bi = _parts(lw, b, node)
+    return _cm_complex(lw, "cdiv", [ar, ai, br, bi], a.type, node)
 
 
 def complex_pow(lw, a, b, node):

@@ -325,12 +325,10 @@ class ExpressionLowering:
                                         ufunc=getattr(node, "pk_ufunc", None))
         except infer.InferError as e:
             raise self.error(e.msg, node, e.hint) from None
-        if op == "**" and isinstance(opt, T.Integer) and isinstance(rhs, ir.Const) and rhs.value < 0:
-            raise self.error(
-                f"integer {lhs.type} to a negative constant power", node, f"use a float exponent, e.g. x ** {float(rhs.value)}"
-            )
         if op in ("<<", ">>") and isinstance(rhs, ir.Const) and rhs.value < 0:
             raise self.error("negative shift count", node)
+        if op == "/" and isinstance(opt, T.Complex) and getattr(node, "pk_ufunc", None) is None:
+            return calls.complex_div(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
         if op == "**" and isinstance(opt, T.Complex):
             return calls.complex_pow(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
         if isinstance(opt, T.Boolean) and op in infer.BOOL_LOOP_OPS:  # np.add(True, True) is True

@@ -1,0 +1,137 @@
+"""numba.cuda programs of the sixth probe round, run as written (``import pykern as cuda``) on the
+cpu target. Expected values are numba 0.68.1's (njit of the same kernel bodies; CUDA's numpy error
+model where it matters), recorded literally: the tests do not need numba.
+
+Fixed here: the complex ``/`` operator divides as numba's (CPython's algorithm, not numpy's Smith
+division, which stays for ``np.divide``); ``abs``/``np.abs`` of a complex is ``math.hypot`` as in
+numba (correctly rounded, where numpy's npy_cabsf can be an ulp off); ``int ** negative
+constant`` computes as numba's ``int_power``."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pykern as cuda
+
+pytestmark = pytest.mark.usefixtures("cpu_uncached")
+
+
+# ---- 1. complex division: the operator is CPython's algorithm, np.divide numpy's
+
+@cuda.jit
+def cdiv(a, b, out):
+    out[0] = a[0] / b[0]
+    out[1] = np.divide(a[0], b[0])
+    z = a[0]
+    z /= b[0]
+    out[2] = z
+
+
+def _cdiv(dt, x, y):
+    a, b = np.array([x], dt), np.array([y], dt)
+    out = np.zeros(3, dt)
+    cdiv[1, 1](a, b, out)
+    return [complex(v) for v in out]
+
+
+def test_complex64_division_operator_is_numbas():
+    # numba: w / w.conjugate() is 0.8000000715255737 (numpy's Smith division: 0.800000011920929)
+    r = _cdiv(np.complex64, 3.3 - 1.1j, 3.3 + 1.1j)
+    assert r[0] == complex(0.8000000715255737, -0.6000000238418579)
+    assert r[2] == r[0]
+    assert r[1] == complex(0.800000011920929, -0.6000000238418579)
+    r = _cdiv(np.complex64, 1 + 0.5j, 1 + 2.5j)
+    assert r[0] == complex(0.3103448152542114, -0.27586206793785095)
+    assert r[1] == complex(0.31034478545188904, -0.27586206793785095)
+
+
+def test_complex128_division_operator_is_numbas():
+    r = _cdiv(np.complex128, 1 + 0.5j, 1 + 2.5j)
+    assert r[0] == r[2] == complex(0.3103448275862069, -0.27586206896551724) == (1 + 0.5j) / (1 + 2.5j)
+    assert r[1] == complex(0.3103448275862069, -0.2758620689655173)
+    r = _cdiv(np.complex128, 3.3 - 1.1j, 3.3 + 1.1j)
+    assert r[0] == complex(0.7999999999999999, -0.6000000000000001)
+    assert r[1] == complex(0.8, -0.6000000000000001)
+
+
+def test_complex_division_special_values_as_numba():
+    for dt in (np.complex64, np.complex128):
+        r = _cdiv(dt, 1 + 1j, complex(math.nan, 1))
+        assert all(math.isnan(v.real) and math.isnan(v.imag) for v in r)
+        r = _cdiv(dt, complex(math.inf, 1), 2)
+        assert all(v.real == math.inf and math.isnan(v.imag) for v in r)
+        r = _cdiv(dt, 1 + 2j, complex(0, math.inf))
+        for v in r:
+            assert v == 0 and math.copysign(1, v.real) == 1 and math.copysign(1, v.imag) == -1
+
+
+@cuda.jit
+def cdiv_arrays(a, b, out):
+    np.divide(a, b, out)
+
+
+def test_complex_divide_ufunc_on_arrays_is_numpys():
+    a = np.array([3.3 - 1.1j], np.complex64)
+    out = np.zeros(1, np.complex64)
+    cdiv_arrays[1, 1](a, a.conjugate(), out)
+    assert out[0].real.item() == 0.800000011920929  # numba's ufunc loop: numpy's Smith division
+
+
+# ---- 2. abs of a complex is math.hypot in numba (builtin abs, np.abs, np.absolute)
+
+@cuda.jit
+def cabs(a, out):
+    out[0] = abs(a[0])
+    out[1] = np.abs(a[0])
+    out[2] = np.absolute(a[0])
+
+
+def test_complex64_abs_is_hypot():
+    out = np.zeros(3, np.float32)
+    cabs[1, 1](np.array([0.6875 - 0.5j], np.complex64), out)
+    # numpy's np.abs(np.complex64(0.6875-0.5j)) is 0.8500918745994568
+    assert [v.item() for v in out] == [0.8500919342041016] * 3
+    cabs[1, 1](np.array([3.3 - 1.1j], np.complex64), out)
+    assert [v.item() for v in out] == [3.4785053730010986] * 3
+
+
+# ---- 3. int ** negative constant: numba's int_power (0 -> the int64 minimum, CUDA's error model)
+
+@cuda.jit
+def int_neg_pow(a, out):
+    for i in range(a.size):
+        x = a[i]
+        out[i, 0] = x ** -3
+        out[i, 1] = x ** -2
+        out[i, 2] = x ** -1
+
+
+def test_int_to_negative_constant_power():
+    m = -9223372036854775808
+    for dt in (np.int64, np.int32, np.int8):
+        a = np.array([0, 1, -1, 2, -2, 5], dt)
+        out = np.zeros((a.size, 3), np.int64)
+        int_neg_pow[1, 1](a, out)
+        assert out.tolist() == [[m, m, m], [1, 1, 1], [-1, 1, -1], [0, 0, 0], [0, 0, 0], [0, 0, 0]], dt
+    for dt in (np.uint8, np.uint64):
+        a = np.array([0, 1, 2, 255, np.iinfo(dt).max], dt)
+        out = np.zeros((a.size, 3), np.int64)
+        int_neg_pow[1, 1](a, out)
+        # numba's uint64 max is int64 -1 in int_power
+        last = [0, 0, 0] if dt == np.uint8 else [-1, 1, -1]
+        assert out.tolist() == [[m, m, m], [1, 1, 1], [0, 0, 0], [0, 0, 0], last], dt
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_complex_division_abs_and_int_power_compile_for_amdgpu(arch):
+    def k(a, b, out, r, n):
+        out[0] = a[0] / b[0]
+        out[1] = np.divide(a[0], b[0])
+        r[0] = abs(a[0])
+        n[0] = n[1] ** -3
+
+    for ct in ("complex64", "complex128"):
+        ft = "float32" if ct == "complex64" else "float64"
+        ck = cuda.compile(k, f"void({ct}[:], {ct}[:], {ct}[:], {ft}[:], int32[:])", arch=arch)
+        assert ck.code_object[:4] == b"\x7fELF"
