@@ -6,9 +6,9 @@ complex128), and the returned ``(real, imag)`` pair becomes the complex result.
 The formulas are CPython's (Modules/cmathmodule.c) without its tables of
 special values: results agree with Python's ``cmath`` to a few ulps for
 finite arguments; infinities and NaNs follow from IEEE arithmetic and are
-documented per function where they differ. Arguments beyond about 1e150
-(complex128) or 1e18 (complex64) may overflow in the inverse functions, except
-atanh/atan, which take CPython's 1/z form there (and its form next to the poles +-1, +-i).
+documented per function where they differ. Large arguments do not overflow in the
+inverse functions: asinh/asin/acos/acosh take numba's (CPython's) log form above FLT_MAX / 4,
+atanh/atan CPython's 1/z form (and its form next to the poles +-1, +-i).
 
 Example (what the frontend does for ``w = cmath.sqrt(z)``)::
 
@@ -21,11 +21,14 @@ from __future__ import annotations
 import math
 
 from .dispatcher import jit
-from .stubs import fma
 
 _LN10 = math.log(10.0)
 _LOG2E = 1.0 / math.log(2.0)
 _HALF_PI = math.pi / 2
+# numba's (and CPython's) large-argument form of asinh/acos/acosh, where the products of
+# square roots would overflow: |re| or |im| above FLT_MAX / 4, for complex128 too (as numba)
+_LARGE = 3.4028234663852886e38 / 4  # FLT_MAX / 4
+_LN4 = math.log(4.0)
 
 
 @jit(device=True)
@@ -140,6 +143,8 @@ def ctanh(x, y):
 
 @jit(device=True)
 def casinh(x, y):
+    if abs(x) > _LARGE or abs(y) > _LARGE:
+        return math.copysign(math.log(math.hypot(x * 0.5, y * 0.5)) + _LN4, x), math.atan2(y, abs(x))
     s1r, s1i = csqrt(1 + y, -x)
     s2r, s2i = csqrt(1 - y, x)
     return math.asinh(s1r * s2i - s2r * s1i), math.atan2(y, s1r * s2r - s1i * s2i)
@@ -147,6 +152,8 @@ def casinh(x, y):
 
 @jit(device=True)
 def cacos(x, y):
+    if abs(x) > _LARGE or abs(y) > _LARGE:
+        return math.atan2(abs(y), x), math.copysign(math.log(math.hypot(x * 0.5, y * 0.5)) + _LN4, -y)
     s1r, s1i = csqrt(1 - x, -y)
     s2r, s2i = csqrt(1 + x, y)
     return 2 * math.atan2(s1r, s2r), math.asinh(s2r * s1i - s2i * s1r)
@@ -154,6 +161,8 @@ def cacos(x, y):
 
 @jit(device=True)
 def cacosh(x, y):
+    if abs(x) > _LARGE or abs(y) > _LARGE:
+        return math.log(math.hypot(x * 0.5, y * 0.5)) + _LN4, math.atan2(y, x)
     s1r, s1i = csqrt(x - 1, y)
     s2r, s2i = csqrt(x + 1, y)
     return math.asinh(s1r * s2r + s1i * s2i), 2 * math.atan2(s1i, s2r)

@@ -7,6 +7,7 @@ division, which stays for ``np.divide``); ``abs``/``np.abs`` of a complex is ``m
 numba (correctly rounded, where numpy's npy_cabsf can be an ulp off); ``int ** negative
 constant`` computes as numba's ``int_power``."""
 
+import cmath
 import math
 
 import numpy as np
@@ -135,3 +136,40 @@ def test_complex_division_abs_and_int_power_compile_for_amdgpu(arch):
         ft = "float32" if ct == "complex64" else "float64"
         ck = cuda.compile(k, f"void({ct}[:], {ct}[:], {ct}[:], {ft}[:], int32[:])", arch=arch)
         assert ck.code_object[:4] == b"\x7fELF"
+
+
+# ---- 4. cmath's inverse functions at large arguments: numba's log form above FLT_MAX / 4
+
+@cuda.jit
+def inverse_large(a, o):
+    for i in range(a.size):
+        z = a[i]
+        o[0, i] = cmath.asinh(z)
+        o[1, i] = cmath.acosh(z)
+        o[2, i] = cmath.asin(z)
+        o[3, i] = cmath.acos(z)
+
+
+def test_complex64_inverse_functions_do_not_overflow_near_flt_max():
+    a = np.array([3e38 + 3e38j, -3e38 + 1j], np.complex64)
+    o = np.zeros((4, 2), np.complex64)
+    inverse_large[1, 1](a, o)
+    c = lambda re, im: complex(np.float32(re), np.float32(im))  # noqa: E731
+    assert [complex(v) for v in o[:, 0]] == [
+        c(89.63656616210938, 0.7853981852531433), c(89.63656616210938, 0.7853981852531433),
+        c(0.7853981852531433, 89.63656616210938), c(0.7853981852531433, -89.63656616210938)]
+    assert [complex(v) for v in o[:, 1]] == [
+        c(-89.28999328613281, 3.333333116818801e-39), c(89.28999328613281, 3.1415927410125732),
+        c(-1.5707963705062866, 89.28999328613281), c(3.1415927410125732, -89.28999328613281)]
+
+
+def test_complex128_inverse_functions_at_large_arguments_are_numbas():
+    a = np.array([3e38 + 3e38j, -1.7e308 + 1e308j], np.complex128)
+    o = np.zeros((4, 2), np.complex128)
+    inverse_large[1, 1](a, o)
+    assert [complex(v) for v in o[:, 0]] == [
+        89.63656659328177 + 0.7853981633974483j, 89.63656659328177 + 0.7853981633974483j,
+        0.7853981633974483 + 89.63656659328177j, 0.7853981633974483 - 89.63656659328177j]
+    assert [complex(v) for v in o[:, 1]] == [
+        -710.5685604015412 + 0.5317240672588056j, 710.5685604015412 + 2.609868586330988j,
+        -1.039072259536091 + 710.5685604015412j, 2.609868586330988 - 710.5685604015412j]

@@ -54,7 +54,7 @@ from ..abi import ERROR_KINDS, ERROR_RECORD, ERROR_RECORD_BYTES, ERROR_SYMBOL, f
 #: math names computed with LLVM intrinsics (bit-exact and lowered correctly by the backend)
 _LLVM_MATH = {
     "fabs": "llvm.fabs", "floor": "llvm.floor", "ceil": "llvm.ceil", "trunc": "llvm.trunc",
-    "rint": "llvm.rint", "round": "llvm.roundeven", "copysign": "llvm.copysign", "fma": "llvm.fma",
+    "rint": "llvm.rint", "copysign": "llvm.copysign", "fma": "llvm.fma",
     "sqrt": "llvm.sqrt",
 }
 #: math names taken from ocml (``__ocml_<name>_f32/_f64``)
