@@ -173,3 +173,44 @@ def test_complex128_inverse_functions_at_large_arguments_are_numbas():
     assert [complex(v) for v in o[:, 1]] == [
         -710.5685604015412 + 0.5317240672588056j, 710.5685604015412 + 2.609868586330988j,
         -1.039072259536091 + 710.5685604015412j, 2.609868586330988 - 710.5685604015412j]
+
+
+# ---- 5. for v in np.nditer(a): writable 0-d views; C order, memory order for F arrays (numba's)
+
+@cuda.jit
+def nditer_kernel(a, out):
+    j = 0
+    for v in np.nditer(a):
+        out[j] = v.item() + v[()]
+        v[()] = v.item() * 10
+        j += 1
+
+
+@pytest.mark.parametrize("case", ["c", "f", "strided", "transposed", "0d", "int"])
+def test_nditer_single_array(case):
+    base = np.arange(12.0).reshape(3, 4)
+    a = {"c": np.arange(6.0).reshape(2, 3), "f": np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+         "strided": base[::2, 1:3], "transposed": base.T[::2], "0d": np.full((), 5.0), "int": np.arange(4)}[case]
+    # numba 0.68.1's order: C (logical) order, except memory order for an F-contiguous array
+    # (numpy's own nditer takes K order: it would give 0, 2, 4... for "transposed")
+    want = {"c": [0, 1, 2, 3, 4, 5], "f": [0, 3, 1, 4, 2, 5], "strided": [1, 2, 9, 10],
+            "transposed": [0, 4, 8, 2, 6, 10], "0d": [5], "int": [0, 1, 2, 3]}[case]
+    out = np.zeros(a.size)
+    before = a.copy()
+    nditer_kernel[1, 1](a, out)
+    assert out.tolist() == [2.0 * w for w in want]
+    assert (a == before * 10).all()
+
+
+def test_nditer_and_item_errors():
+    def two(a, b):
+        for v in np.nditer((a, b)):
+            a[0] = v.item()
+
+    def item_1d(a):
+        a[0] = a.item()
+
+    with pytest.raises(cuda.CompileError, match="np.nditer\\(\\) takes one array"):
+        cuda.jit("void(float64[:], float64[:])")(two)
+    with pytest.raises(cuda.CompileError, match="item\\(\\) of a float64\\[::1\\] array is not supported"):
+        cuda.jit("void(float64[::1])")(item_1d)

@@ -170,6 +170,8 @@ def lower_call(lw, fobj, node):
             return copy_array(lw, node, f.value)
         if f.attr == "fill":
             return _fill(lw, node, f.value)
+        if f.attr == "item":
+            return _array_item(lw, node, f.value)
         return _bit_count(lw, node, f)
     if _hashable(f) and f is np.copy:
         _nargs(lw, node, name, 1)
@@ -1723,6 +1725,15 @@ def _complex_builtin(lw, node, name):
         return _make(lw, re, im, ct, node)
     # complex(a, b) with complex parts is a + b*1j (Python's rule)
     return lw.binop("+", lw.cast(re, ct, node), lw.binop("*", lw.cast(im, ct, node), lw.const(1j, ct, node), node), node)
+
+
+def _array_item(lw, node, a):
+    """``a.item()`` of a 0-d array (what ``np.nditer`` yields): its element."""
+    _nargs(lw, node, "item", 0)
+    if a.type.ndim != 0 or isinstance(a.type.dtype, T.Record):
+        raise lw.error(f"item() of a {a.type} array is not supported in kernels", node,
+                       "item() reads a 0-d array (an element of np.nditer); index other arrays: a[i]")
+    return ir.Load(a, [], a.type.dtype, lw.loc(node))
 
 
 def _complex_abs(lw, z, node):

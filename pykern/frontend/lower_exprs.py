@@ -209,7 +209,7 @@ class ExpressionLowering:
                 if attr == "itemsize":
                     return self.const(size, T.int64, node, weak=True)
                 return ir.BinOp("*", ir.ArrayAttr(base, "size", None, T.int64, loc), ir.Const(size, T.int64, loc), T.int64, loc)
-            if attr in ("transpose", "view", "reshape", "copy", "fill") or attr in calls.ARRAY_REDUCTION_METHODS:
+            if attr in ("transpose", "view", "reshape", "copy", "fill", "item") or attr in calls.ARRAY_REDUCTION_METHODS:
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -226,8 +226,8 @@ class ExpressionLowering:
                 return ir.Reinterpret(base, off, True, ir.reinterpret_type(t, ft, True).with_(aligned=aligned), loc)
             raise self.error(
                 f"arrays in kernels have no attribute '{attr}'", node,
-                "supported: .shape, .size, .ndim, .strides, .dtype, .itemsize, .nbytes, .flat, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .ctypes.data, "
-                ".real and .imag of complex arrays, fields of record arrays (a.x), .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
+                "supported: .shape, .size, .ndim, .strides, .dtype, .itemsize, .nbytes, .flat, .T, .transpose(), .view(dtype), .reshape(), .fill(v), .item() (0-d), "
+                ".ctypes.data, .real and .imag of complex arrays, fields of record arrays (a.x), .sum() .prod() .min() .max() .mean() .var() .std() .all() .any() "
                 ".argmin() .argmax()"
             )
         if isinstance(t, T.Tuple):

@@ -262,7 +262,7 @@ class LoopLowering:
                 return ir.TupleExpr(es, T.Tuple(tuple(e.type for e in es)), loc)
 
             return n, elem
-        if fv is np.ndindex or fv is np.ndenumerate:
+        if fv is np.ndindex or fv is np.ndenumerate or fv is np.nditer:
             return self.iter_nd(it, fv)
         if fv is builtins.range:
             if it.keywords or not 1 <= len(it.args) <= 3:
@@ -356,12 +356,13 @@ class LoopLowering:
         if it.keywords:
             raise self.error(f"{name}() takes no keyword arguments in kernels", it)
         arr = None
-        if fv is np.ndenumerate:
-            if len(it.args) != 1:
-                raise self.error("np.ndenumerate() takes one array", it)
+        if fv is np.ndenumerate or fv is np.nditer:
+            if len(it.args) != 1 or isinstance(it.args[0], (ast.Tuple, ast.List)):
+                hint = "iterate over one array (numba's np.nditer takes one too)" if fv is np.nditer else None
+                raise self.error(f"{name}() takes one array", it, hint)
             arr = self.value(it.args[0])
             if not isinstance(arr.type, T.Array) or isinstance(arr.type, T.CPointer):
-                raise self.error(f"np.ndenumerate() takes an array, not a {arr.type}", it.args[0])
+                raise self.error(f"{name}() takes an array, not a {arr.type}", it.args[0])
             arr = self.once(arr, it)
             dims = [ir.ArrayAttr(arr, "shape", d, i64, loc) for d in range(arr.type.ndim)]
         else:
@@ -387,6 +388,13 @@ class LoopLowering:
         n = self.once(n, it)
 
         def elem(i):
+            if fv is np.nditer:
+                # numba's nditer: a writable 0-d view of each element, in memory order for an
+                # F-contiguous array, else in C order (numpy's K order differs for strided views)
+                fortran = arr.type.layout == "F"
+                parts = self.unravel(i, dims[::-1] if fortran else dims, loc)
+                parts = [self.once(p, it) for p in (parts[::-1] if fortran else parts)]
+                return ir.ArrayView(arr, parts, ir.view_type(arr.type, parts), loc)
             parts = self.unravel(i, dims, loc)
             if arr is None:
                 return ir.TupleExpr(parts, T.Tuple((i64,) * len(parts)), loc)
@@ -478,4 +486,4 @@ def _is_literal_unroll(f) -> bool:
 
 
 #: iterables lowered by ``iter_seq`` (one hidden index loop)
-_ITERATORS = (builtins.enumerate, builtins.zip, np.ndindex, np.ndenumerate)
+_ITERATORS = (builtins.enumerate, builtins.zip, np.ndindex, np.ndenumerate, np.nditer)
