@@ -125,12 +125,14 @@ def test_int_to_negative_constant_power():
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
-def test_complex_division_abs_and_int_power_compile_for_amdgpu(arch):
+def test_complex_division_abs_int_power_nditer_compile_for_amdgpu(arch):
     def k(a, b, out, r, n):
         out[0] = a[0] / b[0]
         out[1] = np.divide(a[0], b[0])
         r[0] = abs(a[0])
         n[0] = n[1] ** -3
+        for v in np.nditer(r):
+            v[()] = v.item() + 1
 
     for ct in ("complex64", "complex128"):
         ft = "float32" if ct == "complex64" else "float64"
