@@ -184,7 +184,8 @@ class ScalarLowering:
         """Complex + - * / with numpy's formulas: the product as its x86-64-v3 loop
         computes it (each part one fused multiply-add) and Smith's division
         (loops.c), so that results match numpy bit for bit, infinities and NaNs
-        included."""
+        included. ``/`` reaches here from ``np.divide`` only (numba's ufunc loop is
+        Smith's too); the operator is ``_cmath.cdiv``, CPython's algorithm as numba's."""
         b = self.builder
         fl = self._fast()
         ar, ai = b.extract_value(a, 0), b.extract_value(a, 1)
