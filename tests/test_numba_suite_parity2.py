@@ -267,3 +267,510 @@ def test_iterators_zip_enumerate():
             error[0] = 4
 
     assert _twoarg(zipper_enumerator) == 0
+
+
+# -------------------------------------------------------------- test_idiv.py
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_idiv_inplace_div(dtype):
+    # test_idiv.py TestCudaIDiv.test_inplace_div / test_inplace_div_double (numpy arrays in
+    # place of cupy's)
+    from pykern import int32, void
+
+    ty = getattr(cuda, dtype)
+
+    @cuda.jit(void(ty[:, :], int32, int32))
+    def div(grid, l_x, l_y):
+        for x in range(l_x):
+            for y in range(l_y):
+                grid[x, y] /= 2.0
+
+    grid = np.ones((2, 2), dtype=dtype)
+    div[1, 1](grid, 2, 2)
+    assert np.all(grid == 0.5)
+
+
+# ------------------------------------------------------------ test_freevar.py
+def test_freevar_shared_array_size_and_type():
+    # test_freevar.py TestFreeVar.test_freevar
+    from pykern import float32
+
+    size = 1024
+    nbtype = float32
+
+    @cuda.jit("(float32[::1], intp)")
+    def foo(A, i):
+        sdata = cuda.shared.array(size, dtype=nbtype)
+        sdata[i] = A[i] + 1
+        A[i] = sdata[i]
+
+    A = np.arange(2, dtype="float32")
+    foo[1, 1](A, 0)
+    assert A.tolist() == [1.0, 1.0]
+
+
+# ------------------------------------------------------------ test_globals.py
+N = 100
+S0 = 10
+S1 = 20
+
+
+def _simple_smem(ary):
+    sm = cuda.shared.array(N, cuda.int32)
+    i = cuda.grid(1)
+    if i == 0:
+        for j in range(N):
+            sm[j] = j
+    cuda.syncthreads()
+    ary[i] = sm[i]
+
+
+def _coop_smem2d(ary):
+    i, j = cuda.grid(2)
+    sm = cuda.shared.array((S0, S1), cuda.float32)
+    sm[i, j] = (i + 1) / (j + 1)
+    cuda.syncthreads()
+    ary[i, j] = sm[i, j]
+
+
+def test_globals_int_const():
+    # test_globals.py TestCudaTestGlobal.test_global_int_const
+    compiled = cuda.jit("void(int32[:])")(_simple_smem)
+    ary = np.empty(100, dtype=np.int32)
+    compiled[1, 100](ary)
+    assert np.all(ary == np.arange(100, dtype=np.int32))
+
+
+def test_globals_tuple_const():
+    # test_globals.py TestCudaTestGlobal.test_global_tuple_const (skipped in numba's suite;
+    # its answer is plain arithmetic)
+    compiled = cuda.jit("void(float32[:,:])")(_coop_smem2d)
+    shape = 10, 20
+    ary = np.empty(shape, dtype=np.float32)
+    compiled[1, shape](ary)
+    exp = np.empty_like(ary)
+    for i in range(ary.shape[0]):
+        for j in range(ary.shape[1]):
+            exp[i, j] = float(i + 1) / (j + 1)
+    assert np.allclose(ary, exp)
+
+
+# ------------------------------------------------------------- test_minmax.py
+def _builtin_max(A, B, C):
+    i = cuda.grid(1)
+    if i >= len(C):
+        return
+    C[i] = float64(max(A[i], B[i]))
+
+
+def _builtin_min(A, B, C):
+    i = cuda.grid(1)
+    if i >= len(C):
+        return
+    C[i] = float64(min(A[i], B[i]))
+
+
+@pytest.mark.parametrize("kernel,numpy_equivalent", [(_builtin_max, np.maximum), (_builtin_min, np.minimum)])
+@pytest.mark.parametrize("dl,dr", [(np.float64, np.float64), (np.float32, np.float64),
+                                   (np.float64, np.float32), (np.float32, np.float32)])
+def test_minmax(kernel, numpy_equivalent, dl, dr):
+    # test_minmax.py test_minmax (the PTX max.f64/min.f32 check is NVIDIA-only)
+    kernel = cuda.jit(kernel)
+    n = 5
+    c = np.zeros(n, dtype=np.float64)
+    a = np.arange(n, dtype=dl) + 0.5
+    b = np.full(n, fill_value=2, dtype=dr)
+    kernel[1, c.shape](a, b, c)
+    np.testing.assert_allclose(c, numpy_equivalent(a, b))
+
+
+# ------------------------------------------------------------ test_boolean.py
+def _boolean_func(A, vertial):
+    if vertial:
+        A[0] = 123
+    else:
+        A[0] = 321
+
+
+def test_boolean():
+    # test_boolean.py test_boolean
+    func = cuda.jit("void(float64[:], bool_)")(_boolean_func)
+    A = np.array([0], dtype="float64")
+    func[1, 1](A, True)
+    assert A[0] == 123
+    func[1, 1](A, False)
+    assert A[0] == 321
+
+
+# ----------------------------------------------------------- test_localmem.py
+def _culocal(A, B):
+    C = cuda.local.array(1000, dtype=cuda.int32)
+    for i in range(C.shape[0]):
+        C[i] = A[i]
+    for i in range(C.shape[0]):
+        B[i] = C[i]
+
+
+def _culocalcomplex(A, B):
+    C = cuda.local.array(100, dtype=cuda.complex128)
+    for i in range(C.shape[0]):
+        C[i] = A[i]
+    for i in range(C.shape[0]):
+        B[i] = C[i]
+
+
+def _culocal1tuple(A, B):
+    C = cuda.local.array((5,), dtype=cuda.int32)
+    for i in range(C.shape[0]):
+        C[i] = A[i]
+    for i in range(C.shape[0]):
+        B[i] = C[i]
+
+
+def test_localmem_local_array():
+    # test_localmem.py TestCudaLocalMem.test_local_array (".local in the PTX" is NVIDIA-only)
+    jculocal = cuda.jit((cuda.int32[:], cuda.int32[:]))(_culocal)
+    A = np.arange(1000, dtype="int32")
+    B = np.zeros_like(A)
+    jculocal[1, 1](A, B)
+    assert np.all(A == B)
+
+
+def test_localmem_local_array_1_tuple():
+    # test_localmem.py TestCudaLocalMem.test_local_array_1_tuple
+    jculocal = cuda.jit("void(int32[:], int32[:])")(_culocal1tuple)
+    A = np.arange(5, dtype="int32")
+    B = np.zeros_like(A)
+    jculocal[1, 1](A, B)
+    assert np.all(A == B)
+
+
+def test_localmem_local_array_complex():
+    # test_localmem.py TestCudaLocalMem.test_local_array_complex
+    jculocalcomplex = cuda.jit("void(complex128[:], complex128[:])")(_culocalcomplex)
+    A = (np.arange(100, dtype="complex128") - 1) / 2j
+    B = np.zeros_like(A)
+    jculocalcomplex[1, 1](A, B)
+    assert np.all(A == B)
+
+
+@pytest.mark.parametrize("dtype", [cuda.int32, np.int32, "int32"])
+def test_localmem_dtype_spellings(dtype):
+    # test_localmem.py test_numba_dtype / test_numpy_dtype / test_string_dtype (numba reads the
+    # typemap; here the value round-trips through the int32 local array)
+    @cuda.jit(cuda.void(cuda.int32[::1]))
+    def f(x):
+        l = cuda.local.array(10, dtype=dtype)
+        l[0] = x[0] + 7
+        x[0] = l[0]
+
+    x = np.array([5], dtype=np.int32)
+    f[1, 1](x)
+    assert x[0] == 12
+
+
+def test_localmem_invalid_string_dtype():
+    # test_localmem.py TestCudaLocalMem.test_invalid_string_dtype
+    from pykern.errors import CompileError
+
+    with pytest.raises(CompileError):
+        @cuda.jit(cuda.void(cuda.int32[::1]))
+        def f(x):
+            l = cuda.local.array(10, dtype="int33")
+            l[0] = x[0]
+            x[0] = l[0]
+
+        f[1, 1](np.zeros(1, np.int32))
+
+
+@pytest.mark.parametrize("ty", [cuda.float16, np.float16])
+def test_localmem_fp16_size(ty):
+    # test_localmem.py TestCudaLocalMem.test_issue_fp16_support
+    @cuda.jit
+    def s(a):
+        arr = cuda.local.array(2, dtype=ty)
+        a[0] = arr.size
+
+    result = np.zeros(1, dtype=np.float16)
+    s[1, 1](result)
+    assert result[0] == 2
+
+
+# ----------------------------------------------------------------- test_sm.py
+def test_sm_issue_953_linkage_conflict():
+    # test_sm.py TestSharedMemoryIssue.test_issue_953_sm_linkage_conflict (numba only launches;
+    # the two shared arrays are also checked to be distinct here)
+    @cuda.jit(device=True)
+    def inner(out):
+        inner_arr = cuda.shared.array(1, dtype=cuda.int32)
+        inner_arr[0] = 2
+        out[1] = inner_arr[0]
+
+    @cuda.jit
+    def outer(out):
+        outer_arr = cuda.shared.array(1, dtype=cuda.int32)
+        outer_arr[0] = 1
+        inner(out)
+        out[0] = outer_arr[0]
+
+    out = np.zeros(2, np.int32)
+    outer[1, 1](out)
+    assert out.tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("shape,expected", [(2, 2), ((2, 3), 6), ((2, 3, 4), 24)])
+def test_sm_issue_1051_shared_size(shape, expected):
+    # test_sm.py test_issue_1051_shared_size_broken_1d/2d/3d
+    @cuda.jit
+    def s(a):
+        arr = cuda.shared.array(shape, dtype=cuda.int32)
+        a[0] = arr.size
+
+    result = np.zeros(1, dtype=np.int32)
+    s[1, 1](result)
+    assert result[0] == expected
+
+
+@pytest.mark.parametrize("ty", [cuda.float16, np.float16])
+def test_sm_fp16_size(ty):
+    # test_sm.py TestSharedMemoryIssue.test_issue_fp16_support
+    @cuda.jit
+    def s(a):
+        arr = cuda.shared.array(2, dtype=ty)
+        a[0] = arr.size
+
+    result = np.zeros(1, dtype=np.float16)
+    s[1, 1](result)
+    assert result[0] == 2
+
+
+def test_sm_issue_2393():
+    # test_sm.py TestSharedMemoryIssue.test_issue_2393 (a misaligned-address crash in numba; it
+    # reads uninitialised shared memory, so, as in numba's test, only completion is checked)
+    num_weights = 2
+    examples_per_block = 4
+
+    @cuda.jit
+    def costs_func(d_block_costs):
+        s_features = cuda.shared.array((examples_per_block, num_weights), float64)
+        s_initialcost = cuda.shared.array(7, float64)
+        threadIdx = cuda.threadIdx.x
+        prediction = 0
+        for j in range(num_weights):
+            prediction += s_features[threadIdx, j]
+        d_block_costs[0] = s_initialcost[0] + prediction
+
+    block_costs = np.zeros(48, dtype=np.float64)
+    costs_func[48, 1](block_costs)
+    cuda.synchronize()
+
+
+def _shared_copy(arr):
+    nelem = len(arr)
+    nthreads = 16
+    nblocks = int(nelem / nthreads)
+    dt = cuda.from_dtype(arr.dtype)
+
+    @cuda.jit
+    def use_sm_chunk_copy(x, y):
+        sm = cuda.shared.array(nthreads, dtype=dt)
+        tx = cuda.threadIdx.x
+        bx = cuda.blockIdx.x
+        bd = cuda.blockDim.x
+        i = bx * bd + tx
+        if i < len(x):
+            sm[tx] = x[i]
+        cuda.syncthreads()
+        if tx == 0:
+            for j in range(nthreads):
+                y[bd * bx + j] = sm[j]
+
+    d_result = cuda.to_device(np.zeros_like(arr))
+    use_sm_chunk_copy[nblocks, nthreads](arr, d_result)
+    return d_result.copy_to_host()
+
+
+def test_sm_shared_bool():
+    # test_sm.py TestSharedMemory.test_shared_bool (the output starts zeroed so the copy is
+    # what is checked; numba copies arr into it first)
+    arr = np.random.RandomState(0).randint(2, size=(1024,)).astype(np.bool_)
+    np.testing.assert_array_equal(arr, _shared_copy(arr))
+
+
+def test_sm_shared_recarray():
+    # test_sm.py TestSharedMemory.test_shared_recarray
+    arr = np.recarray(128, dtype=np.dtype([("i", np.int32), ("j", np.float32, (3, 2))]))
+    for x in range(len(arr)):
+        arr[x].i = x
+        arr[x].j = np.arange(6, dtype=np.float32).reshape(3, 2) * x
+    res = _shared_copy(arr)
+    np.testing.assert_array_equal(arr.i, res["i"])
+    np.testing.assert_array_equal(arr.j, res["j"])
+
+
+def _dynshared(func, arr):
+    func[1, 1, 0, arr.size * arr.dtype.itemsize](arr)
+    return arr.tolist()
+
+
+def test_sm_dynshared_slices():
+    # test_sm.py test_dynshared_slice_write / _read / _diff_sizes / _overlap / _gaps /
+    # _write_backwards / _nonunit_stride / _nonunit_reverse_stride
+    int32 = cuda.int32
+
+    @cuda.jit
+    def slice_write(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[0:1]
+        sm2 = dynsmem[1:2]
+        sm1[0] = 1
+        sm2[0] = 2
+        x[0] = dynsmem[0]
+        x[1] = dynsmem[1]
+
+    @cuda.jit
+    def slice_read(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[0:1]
+        sm2 = dynsmem[1:2]
+        dynsmem[0] = 1
+        dynsmem[1] = 2
+        x[0] = sm1[0]
+        x[1] = sm2[0]
+
+    @cuda.jit
+    def slice_diff_sizes(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[0:1]
+        sm2 = dynsmem[1:3]
+        dynsmem[0] = 1
+        dynsmem[1] = 2
+        dynsmem[2] = 3
+        x[0] = sm1[0]
+        x[1] = sm2[0]
+        x[2] = sm2[1]
+
+    @cuda.jit
+    def slice_overlap(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[0:2]
+        sm2 = dynsmem[1:4]
+        dynsmem[0] = 1
+        dynsmem[1] = 2
+        dynsmem[2] = 3
+        dynsmem[3] = 4
+        x[0] = sm1[0]
+        x[1] = sm1[1]
+        x[2] = sm2[0]
+        x[3] = sm2[1]
+        x[4] = sm2[2]
+
+    @cuda.jit
+    def slice_gaps(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[1:3]
+        sm2 = dynsmem[4:6]
+        for k in range(7):
+            dynsmem[k] = 99
+        sm1[0] = 1
+        sm1[1] = 2
+        sm2[0] = 3
+        sm2[1] = 4
+        for k in range(7):
+            x[k] = dynsmem[k]
+
+    @cuda.jit
+    def slice_write_backwards(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[1::-1]
+        sm2 = dynsmem[3:1:-1]
+        sm1[0] = 1
+        sm1[1] = 2
+        sm2[0] = 3
+        sm2[1] = 4
+        x[0] = dynsmem[0]
+        x[1] = dynsmem[1]
+        x[2] = dynsmem[2]
+        x[3] = dynsmem[3]
+
+    @cuda.jit
+    def slice_nonunit_stride(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[::2]
+        for k in range(6):
+            dynsmem[k] = 99
+        sm1[0] = 1
+        sm1[1] = 2
+        sm1[2] = 3
+        for k in range(6):
+            x[k] = dynsmem[k]
+
+    @cuda.jit
+    def slice_nonunit_reverse_stride(x):
+        dynsmem = cuda.shared.array(0, dtype=int32)
+        sm1 = dynsmem[-1::-2]
+        for k in range(6):
+            dynsmem[k] = 99
+        sm1[0] = 1
+        sm1[1] = 2
+        sm1[2] = 3
+        for k in range(6):
+            x[k] = dynsmem[k]
+
+    z = lambda n: np.zeros(n, dtype=np.int32)  # noqa: E731
+    assert _dynshared(slice_write, z(2)) == [1, 2]
+    assert _dynshared(slice_read, z(2)) == [1, 2]
+    assert _dynshared(slice_diff_sizes, z(3)) == [1, 2, 3]
+    assert _dynshared(slice_overlap, z(5)) == [1, 2, 2, 3, 4]
+    assert _dynshared(slice_gaps, z(7)) == [99, 1, 2, 99, 3, 4, 99]
+    assert _dynshared(slice_write_backwards, z(4)) == [2, 1, 4, 3]
+    assert _dynshared(slice_nonunit_stride, z(6)) == [1, 99, 2, 99, 3, 99]
+    assert _dynshared(slice_nonunit_reverse_stride, z(6)) == [99, 3, 99, 2, 99, 1]
+
+
+def test_sm_issue_5073():
+    # test_sm.py TestSharedMemory.test_issue_5073 (the result array starts zeroed here)
+    arr = np.arange(1024)
+    nthreads = 16
+    nblocks = int(len(arr) / nthreads)
+    dt = cuda.from_dtype(arr.dtype)
+    nshared = nthreads * arr.dtype.itemsize
+    chunksize = int(nthreads / 2)
+
+    @cuda.jit
+    def sm_slice_copy(x, y, chunksize):
+        dynsmem = cuda.shared.array(0, dtype=dt)
+        sm1 = dynsmem[0:chunksize]
+        sm2 = dynsmem[chunksize: chunksize * 2]
+        tx = cuda.threadIdx.x
+        bx = cuda.blockIdx.x
+        bd = cuda.blockDim.x
+        i = bx * bd + tx
+        if i < len(x):
+            if tx < chunksize:
+                sm1[tx] = x[i]
+            else:
+                sm2[tx - chunksize] = x[i]
+        cuda.syncthreads()
+        if tx == 0:
+            for j in range(chunksize):
+                y[bd * bx + j] = sm1[j]
+                y[bd * bx + j + chunksize] = sm2[j]
+
+    result = np.zeros_like(arr)
+    sm_slice_copy[nblocks, nthreads, 0, nshared](arr, result, chunksize)
+    np.testing.assert_array_equal(arr, result)
+
+
+def test_sm_invalid_array_types():
+    # test_sm.py TestSharedMemory.test_invalid_array_type
+    from pykern.errors import CompileError
+
+    def unsupported_type():
+        arr = cuda.shared.array(10, dtype=np.dtype("O"))  # noqa: F841
+
+    def invalid_string_type():
+        arr = cuda.shared.array(10, dtype="int33")  # noqa: F841
+
+    for f in (unsupported_type, invalid_string_type):
+        with pytest.raises(CompileError):
+            cuda.jit(cuda.void())(f)[1, 1]()
