@@ -1368,8 +1368,7 @@ def test_intrinsics_grid2d_and_gridsize2d():
     assert ary.tolist() == [20, 18]
 
     # numba's own check of the strided loop looks at no element (its ranges start past the
-    # array); every element is checked here: the (20, 18) grid covers the (20, 18) array with
-    # x along the columns, so only c[y, x] with y < 18, x < 18... all of them are written
+    # array), so every element is checked here against the same loops run in Python
     ary = np.full(shape, -1, dtype=np.int32)
     cuda.jit("void(int32[:,::1])")(_intrinsic_forloop_step)[nctaid, ntid](ary)
     exp = np.full(shape, -1, dtype=np.int32)
