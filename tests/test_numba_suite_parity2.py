@@ -1982,16 +1982,16 @@ def test_record_nested_setitem():
 
 
 def test_record_nested_getitem_idx():
-    # test_record_dtype.py TestNestedArrays.test_getitem_idx, the record argument case (returning
-    # a whole record from a device function, its other case, is a documented pykern difference)
+    # test_record_dtype.py TestNestedArrays.test_getitem_idx: a record returned from a device
+    # function, and the first field of a record
     def recarray_getitem_return(ary):
         return ary[0]
 
     nbarr = np.recarray(2, dtype=_recordwitharray)
     nbarr[0] = np.array([(1, (2, 3))], dtype=_recordwitharray)[0]
-    arg = nbarr[0]
-    np.testing.assert_equal(_nested_cfunc(recarray_getitem_return, np.int32)(arg),
-                            recarray_getitem_return(arg))
+    for arg, retty in [(nbarr, _recordwitharray), (nbarr[0], np.int32)]:
+        np.testing.assert_equal(_nested_cfunc(recarray_getitem_return, retty)(arg),
+                                recarray_getitem_return(arg))
 
 
 def test_record_nested_set_record_and_assign_arrays():
