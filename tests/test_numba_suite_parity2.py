@@ -2498,7 +2498,7 @@ def _run_func(pyfunc, sigs, values, ulps=1, ignore_sign_on_zero=False):
 
 
 def test_complex_basic_ops():
-    # test_complex.py TestCudaComplexBasicOps.test_complex_add / test_complex_multiply
+    # test_complex.py TestCudaComplexBasicOps.test_complex_add / _multiply / _abs
     @cuda.jit
     def complex_add_kernel(a, b, out):
         i = cuda.grid(1)
@@ -2518,6 +2518,17 @@ def test_complex_basic_ops():
         k[1, 128](cuda.to_device(a), cuda.to_device(b), dout)
         cuda.synchronize()
         np.testing.assert_array_equal(dout.copy_to_host(), exp)
+
+    @cuda.jit
+    def complex_abs_kernel(inp, out):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = abs(inp[i])
+
+    inp = np.array([3 + 4j, 5 - 12j, -8 + 15j], dtype=np.complex64)
+    dout = cuda.to_device(np.zeros(inp.size, dtype=np.float32))
+    complex_abs_kernel[1, 128](cuda.to_device(inp), dout)
+    np.testing.assert_allclose(dout.copy_to_host(), np.abs(inp), rtol=1e-6)
 
 
 def test_complex_real_imag_conjugate():
@@ -2543,6 +2554,10 @@ def _cm_phase(x):
 
 def _cm_exp(x):
     return cmath.exp(x)
+
+
+def _cm_polar(x):
+    return complex(*cmath.polar(x))
 
 
 def _cm_log(x):
@@ -2607,7 +2622,7 @@ def _cm_tanh(x):
 
 # (function, ulps, values or None, ignore_sign_on_zero): TestCMath.test_<name>
 _CMATH_UNARY = [
-    (_cm_exp, 2, None, False), (_cm_log, 1, None, False), (_cm_log10, 1, None, False),
+    (_cm_polar, 1, None, False), (_cm_exp, 2, None, False), (_cm_log, 1, None, False), (_cm_log10, 1, None, False),
     (_cm_sqrt, 1, None, False), (_cm_acos, 2, None, False), (_cm_asin, 2, None, False),
     (_cm_atan, 2, _non_nan_values, False), (_cm_cos, 2, None, False), (_cm_sin, 2, None, False),
     (_cm_tan, 2, None, True), (_cm_acosh, 1, None, False), (_cm_asinh, 2, None, False),
@@ -2619,7 +2634,7 @@ _CMATH_UNARY = [
 @pytest.mark.parametrize("pyfunc,ulps,values,ignore_sign_on_zero", _CMATH_UNARY,
                          ids=[t[0].__name__[4:] for t in _CMATH_UNARY])
 def test_cmath_unary(pyfunc, ulps, values, ignore_sign_on_zero):
-    # test_complex.py TestCMath.check_unary_func: complex128 over more_values, complex64 over
+    # test_complex.py TestCMath.test_<name> (test_polar for polar) via check_unary_func: complex128 over more_values, complex64 over
     # basic_values (or the test's own values for both)
     c64, c128 = cuda.complex64, cuda.complex128
     _run_func(pyfunc, [(c128, (c128,))], values() if values else _more_values(), ulps,
