@@ -3185,3 +3185,69 @@ def test_sm_creation_invalid_string_dtype_fails_at_jit():
             s = cuda.shared.array(10, dtype="int33")
             s[0] = x[0]
             x[0] = s[0]
+
+
+# ------------------------------------------------------------ test_userexc.py
+class _MyError(Exception):
+    pass
+
+
+def test_userexc_user_exception():
+    # test_userexc.py TestUserExc.test_user_exception. numba prefixes "In function 'test_exc',
+    # file ..., line N, tid=[0, 0, 0] ctaid=[0, 0, 0]" to the first argument; pykern keeps the
+    # arguments and puts the place and thread in a note (README, "Differences"), so the note
+    # is checked for the same facts (Python 3.10 has no notes and gets numba's prefix).
+    import sys
+
+    @cuda.jit("void(int32)", debug=True, opt=False)
+    def test_exc(x):
+        if x == 1:
+            raise _MyError
+        elif x == 2:
+            raise _MyError("foo")
+
+    def where(e):
+        return "\n".join(getattr(e, "__notes__", [])) + str(e)
+
+    test_exc[1, 1](0)
+    with pytest.raises(_MyError) as cm:
+        test_exc[1, 1](1)
+    if sys.version_info >= (3, 11):
+        assert cm.value.args == ()
+    assert __file__.rsplit("/", 1)[-1] in where(cm.value)
+    assert "(0, 0, 0)" in where(cm.value)
+    with pytest.raises(_MyError) as cm:
+        test_exc[1, 1](2)
+    assert str(cm.value).endswith("foo")
+    assert "raise _MyError(\"foo\")" in where(cm.value)
+
+
+# ------------------------------------------------------------ test_slicing.py
+def _slice_foo(inp, out):
+    for i in range(out.shape[0]):
+        out[i] = inp[i]
+
+
+def _slice_copy(inp, out):
+    i = cuda.grid(1)
+    cufoo(inp[i, :], out[i, :])
+
+
+def test_slicing_slice_as_arg():
+    # test_slicing.py TestCudaSlicing.test_slice_as_arg (numba's cufoo global is set by the
+    # test before the kernel is compiled; the copy is also checked here)
+    global cufoo
+    cufoo = cuda.jit("void(int32[:], int32[:])", device=True)(_slice_foo)
+    cucopy = cuda.jit("void(int32[:,:], int32[:,:])")(_slice_copy)
+    inp = np.arange(100, dtype=np.int32).reshape(10, 10)
+    out = np.zeros_like(inp)
+    cucopy[1, 10](inp, out)
+    np.testing.assert_array_equal(inp, out)
+
+
+def test_slicing_assign_empty_slice():
+    # test_slicing.py TestCudaSlicing.test_assign_empty_slice
+    a = range(0)
+    arr = cuda.device_array(len(a))
+    arr[:] = cuda.to_device(a)
+    assert arr.copy_to_host().shape == (0,)
