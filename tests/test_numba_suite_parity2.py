@@ -3288,3 +3288,50 @@ def test_transpose_kernel():
     assert d_a_view_t.shape == (6, 5)
     assert d_a_view_t.strides == (40, 8)
     np.testing.assert_array_equal(a[::2, ::2].T, d_a_view_t.copy_to_host())
+
+
+# -------------------------------------------------------- test_frexp_ldexp.py
+@pytest.mark.parametrize("nptype,nbtype", [(np.float32, cuda.float32), (np.float64, cuda.float64)])
+def test_frexp_ldexp(nptype, nbtype):
+    # test_frexp_ldexp.py test_frexp_f4/_f8 and test_ldexp_f4/_f8
+    def simple_frexp(aryx, aryexp, arg):
+        aryx[0], aryexp[0] = math.frexp(arg)
+
+    def simple_ldexp(aryx, arg, exp):
+        aryx[0] = math.ldexp(arg, exp)
+
+    compiled = cuda.jit(cuda.void(nbtype[:], cuda.int32[:], nbtype))(simple_frexp)
+    aryx = np.zeros(1, dtype=nptype)
+    aryexp = np.zeros(1, dtype=np.int32)
+    compiled[1, 1](aryx, aryexp, 3.1415)
+    np.testing.assert_array_equal(aryx, nptype(0.785375))
+    assert aryexp[0] == 2
+    compiled[1, 1](aryx, aryexp, np.inf)
+    np.testing.assert_array_equal(aryx, nptype(np.inf))
+    assert aryexp[0] == 0
+    compiled[1, 1](aryx, aryexp, np.nan)
+    np.testing.assert_array_equal(aryx, nptype(np.nan))
+    assert aryexp[0] == 0
+
+    compiled = cuda.jit(cuda.void(nbtype[:], nbtype, cuda.int32))(simple_ldexp)
+    compiled[1, 1](aryx, 0.785375, 2)
+    np.testing.assert_array_equal(aryx, nptype(3.1415))
+    compiled[1, 1](aryx, np.inf, 2)
+    np.testing.assert_array_equal(aryx, nptype(np.inf))
+    compiled[1, 1](aryx, np.nan, 2)
+    np.testing.assert_array_equal(aryx, nptype(np.nan))
+
+
+# --------------------------------------------------------------- test_lists.py
+def test_lists_const_roundtrip():
+    # test_lists.py ListTest.test_list_const_roundtrip
+    lst = [1, 2, 3]
+
+    @cuda.jit
+    def kernel(out):
+        for i in range(len(lst)):
+            out[i] = lst[i]
+
+    out = cuda.to_device(np.zeros(len(lst)))
+    kernel[1, 1](out)
+    assert out.copy_to_host().tolist() == lst
