@@ -4148,3 +4148,83 @@ def test_declare_device_is_a_documented_compile_error():
 
     with pytest.raises(CompileError, match="declare_device"):
         cuda.declare_device("f1", "int32(float32[:])")
+
+
+# ------------------------------------------------------- test_py2_div_issue.py
+def test_py2_div_issue():
+    # test_py2_div_issue.py TestCudaPy2Div.test_py2_div_issue
+    @cuda.jit(cuda.void(cuda.float32[:], cuda.float32[:], cuda.float32[:], cuda.int32))
+    def preCalc(y, yA, yB, numDataPoints):
+        i = cuda.grid(1)
+        k = i % numDataPoints  # noqa: F841
+        ans = cuda.float32(1.001 * cuda.float32(i))
+        y[i] = ans
+        yA[i] = ans * 1.0
+        yB[i] = ans / 1.0
+
+    y = np.zeros(15, dtype=np.float32)
+    yA = np.zeros(15, dtype=np.float32)
+    yB = np.zeros(15, dtype=np.float32)
+    preCalc[1, 15](y, yA, yB, 15)
+    assert np.all(y == yA)
+    assert np.all(y == yB)
+    # numba computes 1.001 * float32(i) in float64 (a float literal is float64 there); pykern's
+    # float literals stay weak (README, "Differences"), so the product is float32's
+    i = np.arange(15, dtype=np.float32)
+    np.testing.assert_array_equal(y, np.float32(1.001) * i)
+
+
+# ----------------------------------------------------------- test_recursion.py
+@cuda.jit("i8(i8)", device=True)
+def _fib1(n):
+    if n < 2:
+        return n
+    return _fib1(n - 1) + _fib1(n - 2)
+
+
+def _make_fib2():
+    @cuda.jit("i8(i8)", device=True)
+    def fib2(n):
+        if n < 2:
+            return n
+        return fib2(n - 1) + fib2(n - 2)
+
+    return fib2
+
+
+@cuda.jit
+def _fib3(n):
+    if n < 2:
+        return n
+    return _fib3(n - 1) + _fib3(n - 2)
+
+
+@cuda.jit
+def _runaway_self(x):
+    return _runaway_self(x)
+
+
+@pytest.mark.parametrize("which", ["fib1", "fib2", "fib3"])
+def test_recursion_fib(which):
+    # test_recursion.py TestSelfRecursion.test_global_explicit_sig / test_inner_explicit_sig /
+    # test_global_implicit_sig (recursion_usecases.fib1/fib2/fib3)
+    cfunc = {"fib1": _fib1, "fib2": _make_fib2(), "fib3": _fib3}[which]
+
+    @cuda.jit
+    def kernel(r, x):
+        r[0] = cfunc(x[0])
+
+    x = np.asarray([10], dtype=np.int64)
+    r = np.zeros_like(x)
+    kernel[1, 1](r, x)
+    assert r[0] == 55 and r.dtype == np.int64
+
+
+def test_recursion_runaway():
+    # test_recursion.py TestSelfRecursion.test_runaway
+    from pykern.errors import CompileError
+
+    with pytest.raises(CompileError, match="cannot type infer runaway recursion"):
+        @cuda.jit("void()")
+        def kernel():
+            _runaway_self(1)
