@@ -4432,3 +4432,311 @@ def test_array_args_tuples():
     r = np.zeros(5, dtype=np.int64)
     f_mixed[1, 1](r, (2 * z, 10, (4, 3)))
     assert r.tolist() == [0, 2, 10, 4, 3]
+
+
+# ------------------------------------------------------------- test_atomics.py
+# numba's helpers pass cuda.atomic.* functions, dtypes, shapes and device functions as
+# arguments to device functions; they are kept as numba's test wrote them.
+@cuda.jit(device=True)
+def _atomic_cast_to_uint64(num):
+    return cuda.uint64(num)
+
+
+@cuda.jit(device=True)
+def _atomic_cast_to_int(num):
+    return int(num)
+
+
+@cuda.jit(device=True)
+def _atomic_cast_none(num):
+    return num
+
+
+@cuda.jit(device=True)
+def _atomic_binary_1dim_shared(ary, idx, op2, ary_dtype, ary_nelements, binop_func, cast_func,
+                               initializer, neg_idx):
+    tid = cuda.threadIdx.x
+    sm = cuda.shared.array(ary_nelements, ary_dtype)
+    sm[tid] = initializer
+    cuda.syncthreads()
+    bin = cast_func(idx[tid] % ary_nelements)
+    if neg_idx:
+        bin = bin % ary_nelements
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tid] = sm[tid]
+
+
+@cuda.jit(device=True)
+def _atomic_binary_2dim_shared(ary, op2, ary_dtype, ary_shape, binop_func, y_cast_func, neg_idx):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    sm = cuda.shared.array(ary_shape, ary_dtype)
+    sm[tx, ty] = ary[tx, ty]
+    cuda.syncthreads()
+    bin = (tx, y_cast_func(ty))
+    if neg_idx:
+        bin = (bin[0] % ary_shape[0], bin[1] % ary_shape[1])
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tx, ty] = sm[tx, ty]
+
+
+@cuda.jit(device=True)
+def _atomic_binary_2dim_global(ary, op2, binop_func, y_cast_func, neg_idx):
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bin = (tx, y_cast_func(ty))
+    if neg_idx:
+        bin = (bin[0] % ary.shape[0], bin[1] % ary.shape[1])
+    binop_func(ary, bin, op2)
+
+
+@cuda.jit(device=True)
+def _atomic_binary_1dim_global(ary, idx, ary_nelements, op2, binop_func, neg_idx):
+    tid = cuda.threadIdx.x
+    bin = int(idx[tid] % ary_nelements)
+    if neg_idx:
+        bin = bin % ary_nelements
+    binop_func(ary, bin, op2)
+
+
+def _at_add(ary):
+    _atomic_binary_1dim_shared(ary, ary, 1, cuda.uint32, 32, cuda.atomic.add, _atomic_cast_none, 0, False)
+
+
+def _at_add_wrap(ary):
+    _atomic_binary_1dim_shared(ary, ary, 1, cuda.uint32, 32, cuda.atomic.add, _atomic_cast_none, 0, True)
+
+
+def _at_add2(ary):
+    _atomic_binary_2dim_shared(ary, 1, cuda.uint32, (4, 8), cuda.atomic.add, _atomic_cast_none, False)
+
+
+def _at_add2_wrap(ary):
+    _atomic_binary_2dim_shared(ary, 1, cuda.uint32, (4, 8), cuda.atomic.add, _atomic_cast_none, True)
+
+
+def _at_add3(ary):
+    _atomic_binary_2dim_shared(ary, 1, cuda.uint32, (4, 8), cuda.atomic.add, _atomic_cast_to_uint64, False)
+
+
+def _at_add_float(ary):
+    _atomic_binary_1dim_shared(ary, ary, 1.0, cuda.float32, 32, cuda.atomic.add, _atomic_cast_to_int, 0.0,
+                               False)
+
+
+def _at_add_float_wrap(ary):
+    _atomic_binary_1dim_shared(ary, ary, 1.0, cuda.float32, 32, cuda.atomic.add, _atomic_cast_to_int, 0.0,
+                               True)
+
+
+def _at_add_float_2(ary):
+    _atomic_binary_2dim_shared(ary, 1.0, cuda.float32, (4, 8), cuda.atomic.add, _atomic_cast_none, False)
+
+
+def _at_add_float_3(ary):
+    _atomic_binary_2dim_shared(ary, 1.0, cuda.float32, (4, 8), cuda.atomic.add, _atomic_cast_to_uint64,
+                               False)
+
+
+def _at_add_double(idx, ary):
+    _atomic_binary_1dim_shared(ary, idx, 1.0, cuda.float64, 32, cuda.atomic.add, _atomic_cast_none, 0.0,
+                               False)
+
+
+def _at_add_double_wrap(idx, ary):
+    _atomic_binary_1dim_shared(ary, idx, 1.0, cuda.float64, 32, cuda.atomic.add, _atomic_cast_none, 0.0,
+                               True)
+
+
+def _at_add_double_2(ary):
+    _atomic_binary_2dim_shared(ary, 1.0, cuda.float64, (4, 8), cuda.atomic.add, _atomic_cast_none, False)
+
+
+def _at_add_double_global(idx, ary):
+    _atomic_binary_1dim_global(ary, idx, 32, 1.0, cuda.atomic.add, False)
+
+
+def _at_add_double_global_wrap(idx, ary):
+    _atomic_binary_1dim_global(ary, idx, 32, 1.0, cuda.atomic.add, True)
+
+
+def _at_add_double_global_2(ary):
+    _atomic_binary_2dim_global(ary, 1, cuda.atomic.add, _atomic_cast_none, False)
+
+
+def _at_add_double_global_2_wrap(ary):
+    _atomic_binary_2dim_global(ary, 1, cuda.atomic.add, _atomic_cast_none, True)
+
+
+def _at_add_double_global_3(ary):
+    _atomic_binary_2dim_global(ary, 1, cuda.atomic.add, _atomic_cast_to_uint64, False)
+
+
+def _at_sub(ary):
+    _atomic_binary_1dim_shared(ary, ary, 1, cuda.uint32, 32, cuda.atomic.sub, _atomic_cast_none, 0, False)
+
+
+def _at_sub2(ary):
+    _atomic_binary_2dim_shared(ary, 1, cuda.uint32, (4, 8), cuda.atomic.sub, _atomic_cast_none, False)
+
+
+def _at_sub_float(ary):
+    _atomic_binary_1dim_shared(ary, ary, 1.0, cuda.float32, 32, cuda.atomic.sub, _atomic_cast_to_int, 0.0,
+                               False)
+
+
+def _at_sub_double_global(idx, ary):
+    _atomic_binary_1dim_global(ary, idx, 32, 1.0, cuda.atomic.sub, False)
+
+
+def _at_and(ary, op2):
+    _atomic_binary_1dim_shared(ary, ary, op2, cuda.uint32, 32, cuda.atomic.and_, _atomic_cast_none, 1, False)
+
+
+def _at_and2(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint32, (4, 8), cuda.atomic.and_, _atomic_cast_none, False)
+
+
+def _at_and_global(idx, ary, op2):
+    _atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.and_, False)
+
+
+def _at_or(ary, op2):
+    _atomic_binary_1dim_shared(ary, ary, op2, cuda.uint32, 32, cuda.atomic.or_, _atomic_cast_none, 0, False)
+
+
+def _at_or3(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint32, (4, 8), cuda.atomic.or_, _atomic_cast_to_uint64, False)
+
+
+def _at_or_global(idx, ary, op2):
+    _atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.or_, False)
+
+
+def _at_xor(ary, op2):
+    _atomic_binary_1dim_shared(ary, ary, op2, cuda.uint32, 32, cuda.atomic.xor, _atomic_cast_none, 0, False)
+
+
+def _at_xor_global_2(ary, op2):
+    _atomic_binary_2dim_global(ary, op2, cuda.atomic.xor, _atomic_cast_none, False)
+
+
+def test_atomics_add_1dim():
+    # test_atomics.py test_atomic_add / test_atomic_add_float / test_atomic_add_double /
+    # test_atomic_add_double_global (and their _wrap variants)
+    rng = np.random.RandomState(0)
+    ary = rng.randint(0, 32, size=32).astype(np.uint32)
+    ary_wrap = ary.copy()
+    orig = ary.copy()
+    cuda.jit("void(uint32[:])")(_at_add)[1, 32](ary)
+    cuda.jit("void(uint32[:])")(_at_add_wrap)[1, 32](ary_wrap)
+    gold = np.bincount(orig, minlength=32).astype(np.uint32)
+    assert np.all(ary == gold) and np.all(ary_wrap == gold)
+
+    ary = rng.randint(0, 32, size=32).astype(np.float32)
+    ary_wrap = ary.copy()
+    gold = np.bincount(ary.astype(np.intp), minlength=32)
+    cuda.jit("void(float32[:])")(_at_add_float)[1, 32](ary)
+    cuda.jit("void(float32[:])")(_at_add_float_wrap)[1, 32](ary_wrap)
+    assert np.all(ary == gold) and np.all(ary_wrap == gold)
+
+    for fns in ((_at_add_double, _at_add_double_wrap), (_at_add_double_global, _at_add_double_global_wrap)):
+        idx = rng.randint(0, 32, size=32).astype(np.int64)
+        gold = np.bincount(idx, minlength=32).astype(np.float64)
+        for fn in fns:
+            ary = np.zeros(32, np.float64)
+            cuda.jit("void(int64[:], float64[:])")(fn)[1, 32](idx, ary)
+            np.testing.assert_equal(ary, gold)
+
+
+def test_atomics_add_2dim():
+    # test_atomics.py test_atomic_add2 / _add3 / _add_float_2 / _add_float_3 / _add_double_2 /
+    # _add_double_global_2 / _add_double_global_3 (and _wrap variants)
+    rng = np.random.RandomState(1)
+    for sig, dtype, fns in (("void(uint32[:,:])", np.uint32, (_at_add2, _at_add2_wrap, _at_add3)),
+                            ("void(float32[:,:])", np.float32, (_at_add_float_2, _at_add_float_3)),
+                            ("void(float64[:,:])", np.float64,
+                             (_at_add_double_2, _at_add_double_global_2, _at_add_double_global_2_wrap,
+                              _at_add_double_global_3))):
+        for fn in fns:
+            ary = rng.randint(0, 32, size=32).astype(dtype).reshape(4, 8)
+            orig = ary.copy()
+            cuda.jit(sig)(fn)[1, (4, 8)](ary)
+            np.testing.assert_equal(ary, orig + 1, err_msg=fn.__name__)
+
+
+def test_atomics_sub():
+    # test_atomics.py test_atomic_sub / _sub2 / _sub_float / _sub_double_global
+    rng = np.random.RandomState(2)
+    ary = rng.randint(0, 32, size=32).astype(np.uint32)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:])")(_at_sub)[1, 32](ary)
+    gold = (-np.bincount(orig, minlength=32)).astype(np.uint32)  # wraps as uint32 does
+    assert np.all(ary == gold)
+
+    ary = rng.randint(0, 32, size=32).astype(np.uint32).reshape(4, 8)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:,:])")(_at_sub2)[1, (4, 8)](ary)
+    assert np.all(ary == orig - 1)
+
+    ary = rng.randint(0, 32, size=32).astype(np.float32)
+    orig = ary.copy().astype(np.intp)
+    cuda.jit("void(float32[:])")(_at_sub_float)[1, 32](ary)
+    gold = np.zeros(32, dtype=np.float32)
+    for i in range(orig.size):
+        gold[orig[i]] -= 1.0
+    assert np.all(ary == gold)
+
+    idx = rng.randint(0, 32, size=32).astype(np.int64)
+    ary = np.zeros(32, np.float64)
+    cuda.jit("void(int64[:], float64[:])")(_at_sub_double_global)[1, 32](idx, ary)
+    np.testing.assert_equal(ary, -np.bincount(idx, minlength=32).astype(np.float64))
+
+
+def test_atomics_bitwise():
+    # test_atomics.py test_atomic_and / _and2 / _and_global / test_atomic_or / _or3 /
+    # _or_global / test_atomic_xor / _xor_global_2
+    rng = np.random.RandomState(3)
+    rand_const = rng.randint(500)
+    ary = rng.randint(0, 32, size=32).astype(np.uint32)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:], uint32)")(_at_and)[1, 32](ary, rand_const)
+    gold = np.zeros(32, np.uint32)  # shared memory starts at 1 (the initializer), & once per hit
+    gold[:] = 1
+    for i in range(orig.size):
+        gold[orig[i]] &= rand_const
+    assert np.all(ary == gold)
+
+    ary = rng.randint(0, 32, size=32).astype(np.uint32).reshape(4, 8)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:,:], uint32)")(_at_and2)[1, (4, 8)](ary, rand_const)
+    assert np.all(ary == orig & rand_const)
+
+    for fn, op in ((_at_and_global, np.bitwise_and), (_at_or_global, np.bitwise_or)):
+        idx = rng.randint(0, 32, size=32).astype(np.int32)
+        ary = rng.randint(0, 32, size=32).astype(np.int32)
+        gold = ary.copy()
+        cuda.jit("void(int32[:], int32[:], int32)")(fn)[1, 32](idx, ary, rand_const)
+        for i in range(idx.size):
+            gold[idx[i]] = op(gold[idx[i]], rand_const)
+        np.testing.assert_equal(ary, gold)
+
+    for fn, op in ((_at_or, np.bitwise_or), (_at_xor, np.bitwise_xor)):
+        ary = rng.randint(0, 32, size=32).astype(np.uint32)
+        orig = ary.copy()
+        cuda.jit("void(uint32[:], uint32)")(fn)[1, 32](ary, rand_const)
+        gold = np.zeros(32, dtype=np.uint32)
+        for i in range(orig.size):
+            gold[orig[i]] = op(gold[orig[i]], rand_const)
+        assert np.all(ary == gold), fn.__name__
+
+    ary = rng.randint(0, 32, size=32).astype(np.uint32).reshape(4, 8)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:,:], uint32)")(_at_or3)[1, (4, 8)](ary, rand_const)
+    assert np.all(ary == orig | rand_const)
+    ary = rng.randint(0, 32, size=32).astype(np.uint32).reshape(4, 8)
+    orig = ary.copy()
+    cuda.jit("void(uint32[:,:], uint32)")(_at_xor_global_2)[1, (4, 8)](ary, rand_const)
+    np.testing.assert_equal(ary, orig ^ rand_const)
