@@ -4740,3 +4740,286 @@ def test_atomics_bitwise():
     orig = ary.copy()
     cuda.jit("void(uint32[:,:], uint32)")(_at_xor_global_2)[1, (4, 8)](ary, rand_const)
     np.testing.assert_equal(ary, orig ^ rand_const)
+
+
+@cuda.jit(device=True)
+def _atomic_binary_1dim_shared2(ary, idx, op2, ary_dtype, ary_nelements, binop_func, cast_func):
+    tid = cuda.threadIdx.x
+    sm = cuda.shared.array(ary_nelements, ary_dtype)
+    sm[tid] = ary[tid]
+    cuda.syncthreads()
+    bin = cast_func(idx[tid] % ary_nelements)
+    binop_func(sm, bin, op2)
+    cuda.syncthreads()
+    ary[tid] = sm[tid]
+
+
+def _at_inc32(ary, idx, op2):
+    _atomic_binary_1dim_shared2(ary, idx, op2, cuda.uint32, 32, cuda.atomic.inc, _atomic_cast_none)
+
+
+def _at_inc64(ary, idx, op2):
+    _atomic_binary_1dim_shared2(ary, idx, op2, cuda.uint64, 32, cuda.atomic.inc, _atomic_cast_to_int)
+
+
+def _at_inc2_32(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint32, (4, 8), cuda.atomic.inc, _atomic_cast_none, False)
+
+
+def _at_inc2_64(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint64, (4, 8), cuda.atomic.inc, _atomic_cast_none, False)
+
+
+def _at_inc3(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint32, (4, 8), cuda.atomic.inc, _atomic_cast_to_uint64, False)
+
+
+def _at_inc_global(idx, ary, op2):
+    _atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.inc, False)
+
+
+def _at_inc_global_2(ary, op2):
+    _atomic_binary_2dim_global(ary, op2, cuda.atomic.inc, _atomic_cast_none, False)
+
+
+def _at_dec32(ary, idx, op2):
+    _atomic_binary_1dim_shared2(ary, idx, op2, cuda.uint32, 32, cuda.atomic.dec, _atomic_cast_none)
+
+
+def _at_dec64(ary, idx, op2):
+    _atomic_binary_1dim_shared2(ary, idx, op2, cuda.uint64, 32, cuda.atomic.dec, _atomic_cast_to_int)
+
+
+def _at_dec2_32(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint32, (4, 8), cuda.atomic.dec, _atomic_cast_none, False)
+
+
+def _at_dec2_64(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint64, (4, 8), cuda.atomic.dec, _atomic_cast_none, False)
+
+
+def _at_dec3(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint32, (4, 8), cuda.atomic.dec, _atomic_cast_to_uint64, False)
+
+
+def _at_dec_global(idx, ary, op2):
+    _atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.dec, False)
+
+
+def _at_dec_global_2(ary, op2):
+    _atomic_binary_2dim_global(ary, op2, cuda.atomic.dec, _atomic_cast_none, False)
+
+
+def _at_exch(ary, idx, op2):
+    _atomic_binary_1dim_shared2(ary, idx, op2, cuda.uint32, 32, cuda.atomic.exch, _atomic_cast_none)
+
+
+def _at_exch2(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint32, (4, 8), cuda.atomic.exch, _atomic_cast_none, False)
+
+
+def _at_exch3(ary, op2):
+    _atomic_binary_2dim_shared(ary, op2, cuda.uint64, (4, 8), cuda.atomic.exch, _atomic_cast_none, False)
+
+
+def _at_exch_global(idx, ary, op2):
+    _atomic_binary_1dim_global(ary, idx, 32, op2, cuda.atomic.exch, False)
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64])
+def test_atomics_inc_dec(dtype):
+    # test_atomics.py test_atomic_inc_32/_64, _inc2_*, _inc3, _inc_global_*, and the dec ones
+    rng = np.random.RandomState(4)
+    t = "uint32" if dtype == np.uint32 else "uint64"
+
+    def inc(orig, c):
+        return np.where(orig >= c, 0, orig + 1)
+
+    def dec(orig, c):
+        return np.where(orig == 0, c, np.where(orig > c, c, orig - 1))
+
+    one = {np.uint32: (_at_inc32, _at_dec32), np.uint64: (_at_inc64, _at_dec64)}[dtype]
+    two = {np.uint32: (_at_inc2_32, _at_dec2_32), np.uint64: (_at_inc2_64, _at_dec2_64)}[dtype]
+    for k, ref in ((0, inc), (1, dec)):
+        rconst = dtype(rng.randint(32))
+        ary = rng.randint(0, 32, size=32).astype(dtype)
+        idx = np.arange(32, dtype=dtype)
+        orig = ary.copy()
+        cuda.jit(f"void({t}[:], {t}[:], {t})")(one[k])[1, 32](ary, idx, rconst)
+        np.testing.assert_equal(ary, ref(orig, rconst))
+
+        ary = rng.randint(0, 32, size=32).astype(dtype)
+        orig = ary.copy()
+        fn = (_at_inc_global, _at_dec_global)[k]
+        cuda.jit(f"void({t}[:], {t}[:], {t})")(fn)[1, 32](idx, ary, rconst)
+        np.testing.assert_equal(ary, ref(orig, rconst))
+
+        fns = [two[k], (_at_inc_global_2, _at_dec_global_2)[k]]
+        if dtype == np.uint32:
+            fns.append((_at_inc3, _at_dec3)[k])
+        for fn in fns:
+            ary = rng.randint(0, 32, size=32).astype(dtype).reshape(4, 8)
+            orig = ary.copy()
+            cuda.jit(f"void({t}[:,:], {t})")(fn)[1, (4, 8)](ary, rconst)
+            np.testing.assert_equal(ary, ref(orig, rconst), err_msg=fn.__name__)
+
+
+def test_atomics_exch():
+    # test_atomics.py test_atomic_exch / _exch2 / _exch3 / _exch_global
+    rng = np.random.RandomState(5)
+    rand_const = np.uint32(rng.randint(50, 100))
+    ary = rng.randint(0, 32, size=32).astype(np.uint32)
+    idx = np.arange(32, dtype=np.uint32)
+    cuda.jit("void(uint32[:], uint32[:], uint32)")(_at_exch)[1, 32](ary, idx, rand_const)
+    np.testing.assert_equal(ary, rand_const)
+    ary = rng.randint(0, 32, size=32).astype(np.uint32).reshape(4, 8)
+    cuda.jit("void(uint32[:,:], uint32)")(_at_exch2)[1, (4, 8)](ary, rand_const)
+    np.testing.assert_equal(ary, rand_const)
+    ary = rng.randint(0, 32, size=32).astype(np.uint64).reshape(4, 8)
+    cuda.jit("void(uint64[:,:], uint64)")(_at_exch3)[1, (4, 8)](ary, np.uint64(rand_const))
+    np.testing.assert_equal(ary, rand_const)
+    ary = rng.randint(0, 32, size=32).astype(np.uint32)
+    cuda.jit("void(uint32[:], uint32[:], uint32)")(_at_exch_global)[1, 32](idx, ary, rand_const)
+    np.testing.assert_equal(ary, rand_const)
+
+
+def _gen_atomic_extreme_funcs(func):
+    # numba's gen_atomic_extreme_funcs, written to a module file so the kernels have source
+    import importlib.util
+    import tempfile
+    from textwrap import dedent
+
+    src = dedent("""
+    import pykern as cuda
+    from pykern import float64, uint64
+
+    def atomic(res, ary):
+        tx = cuda.threadIdx.x
+        bx = cuda.blockIdx.x
+        {func}(res, 0, ary[tx, bx])
+
+    def atomic_double_normalizedindex(res, ary):
+        tx = cuda.threadIdx.x
+        bx = cuda.blockIdx.x
+        {func}(res, 0, ary[tx, uint64(bx)])
+
+    def atomic_double_oneindex(res, ary):
+        tx = cuda.threadIdx.x
+        {func}(res, 0, ary[tx])
+
+    def atomic_double_shared(res, ary):
+        tid = cuda.threadIdx.x
+        smary = cuda.shared.array(32, float64)
+        smary[tid] = ary[tid]
+        smres = cuda.shared.array(1, float64)
+        if tid == 0:
+            smres[0] = res[0]
+        cuda.syncthreads()
+        {func}(smres, 0, smary[tid])
+        cuda.syncthreads()
+        if tid == 0:
+            res[0] = smres[0]
+    """).format(func=func)
+    d = tempfile.mkdtemp(prefix="nb_atomic_")
+    name = "nb_atomic_" + func.rsplit(".", 1)[1]
+    path = f"{d}/{name}.py"
+    with open(path, "w") as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("which", ["max", "min"])
+def test_atomics_max_min(which):
+    # test_atomics.py test_atomic_max_* / test_atomic_min_* (int32, uint32, int64, uint64,
+    # float32, double; _normalizedindex, _oneindex, _nan_location, _nan_val, _double_shared)
+    rng = np.random.RandomState(6)
+    mod = _gen_atomic_extreme_funcs("cuda.atomic." + which)
+    ref = np.max if which == "max" else np.min
+    for dtype, lo, hi in ((np.int32, -65535, 65535), (np.uint32, 0, 65535), (np.int64, -65535, 65535),
+                          (np.uint64, 0, 65535), (np.float32, -65535, 65535), (np.float64, -65535, 65535)):
+        vals = rng.randint(lo, hi, size=(32, 32)).astype(dtype)
+        res = np.zeros(1, dtype=vals.dtype) if which == "max" else np.array([65535], dtype=vals.dtype)
+        cuda.jit(mod.atomic)[32, 32](res, vals)
+        np.testing.assert_equal(res, ref(vals), err_msg=str(dtype))
+
+    start = 0.0 if which == "max" else 65535.0
+    vals = rng.randint(0, 65535, size=(32, 32)).astype(np.float64)
+    res = np.array([start])
+    cuda.jit("void(float64[:], float64[:,:])")(mod.atomic_double_normalizedindex)[32, 32](res, vals)
+    np.testing.assert_equal(res, ref(vals))
+
+    vals = rng.randint(0, 128, size=32).astype(np.float64)
+    res = np.array([0.0 if which == "max" else 128.0])
+    cuda.jit("void(float64[:], float64[:])")(mod.atomic_double_oneindex)[1, 32](res, vals)
+    np.testing.assert_equal(res, ref(vals))
+
+    vals = rng.randint(0, 32, size=32).astype(np.float64)
+    res = np.array([0.0 if which == "max" else 32.0])
+    cuda.jit("void(float64[:], float64[:])")(mod.atomic_double_shared)[1, 32](res, vals)
+    np.testing.assert_equal(res, ref(vals))
+
+    f = cuda.jit("void(float64[:], float64[:,:])")(mod.atomic)
+    vals = rng.randint(0, 128, size=(1, 1)).astype(np.float64)
+    res = np.zeros(1, np.float64) + np.nan
+    f[1, 1](res, vals)
+    np.testing.assert_equal(res, [np.nan])
+    res = rng.randint(0, 128, size=1).astype(np.float64)
+    gold = res.copy()
+    f[1, 1](res, np.zeros((1, 1), np.float64) + np.nan)
+    np.testing.assert_equal(res, gold)
+
+
+def _atomic_compare_and_swap(res, old, ary, fill_val):
+    gid = cuda.grid(1)
+    if gid < res.size:
+        old[gid] = cuda.atomic.compare_and_swap(res[gid:], fill_val, ary[gid])
+
+
+def _atomic_cas_1dim(res, old, ary, fill_val):
+    gid = cuda.grid(1)
+    if gid < res.size:
+        old[gid] = cuda.atomic.cas(res, gid, fill_val, ary[gid])
+
+
+def _atomic_cas_2dim(res, old, ary, fill_val):
+    gid = cuda.grid(2)
+    if gid[0] < res.shape[0] and gid[1] < res.shape[1]:
+        old[gid] = cuda.atomic.cas(res, gid, fill_val, ary[gid])
+
+
+@pytest.mark.parametrize("fill,unfill,dtype,cas_func,ndim", [
+    (-99, -1, np.int32, _atomic_compare_and_swap, 1),
+    (-45, -1, np.int64, _atomic_compare_and_swap, 1),
+    (np.uint32(300), np.uint32(7), np.uint32, _atomic_compare_and_swap, 1),
+    (np.uint64(300), np.uint64(7), np.uint64, _atomic_compare_and_swap, 1),
+    (-99, -1, np.int32, _atomic_cas_1dim, 1),
+    (-99, -1, np.int32, _atomic_cas_2dim, 2),
+])
+def test_atomics_cas(fill, unfill, dtype, cas_func, ndim):
+    # test_atomics.py check_cas: test_atomic_compare_and_swap .. _swap4, test_atomic_cas_1dim,
+    # test_atomic_cas_2dim
+    rng = np.random.RandomState(7)
+    n = 100
+    res = [fill] * (n // 2) + [unfill] * (n // 2)
+    rng.shuffle(res)
+    res = np.asarray(res, dtype=dtype)
+    if ndim == 2:
+        res.shape = (10, -1)
+    out = np.zeros_like(res)
+    ary = rng.randint(1, 10, size=res.shape).astype(res.dtype)
+    fill_mask = res == fill
+    unfill_mask = res == unfill
+    expect_res = np.zeros_like(res)
+    expect_res[fill_mask] = ary[fill_mask]
+    expect_res[unfill_mask] = unfill
+    expect_out = res.copy()
+    cuda_func = cuda.jit(cas_func)
+    if ndim == 1:
+        cuda_func[10, 10](res, out, ary, fill)
+    else:
+        cuda_func[(10, 10), (10, 10)](res, out, ary, fill)
+    np.testing.assert_array_equal(expect_res, res)
+    np.testing.assert_array_equal(expect_out, out)
