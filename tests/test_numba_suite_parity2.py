@@ -5023,3 +5023,99 @@ def test_atomics_cas(fill, unfill, dtype, cas_func, ndim):
         cuda_func[(10, 10), (10, 10)](res, out, ary, fill)
     np.testing.assert_array_equal(expect_res, res)
     np.testing.assert_array_equal(expect_out, out)
+
+
+def _returns_old(kernel, initial):
+    x = np.zeros(2, dtype=np.float32)
+    x[0] = initial
+    kernel[1, 1](x)
+    return x
+
+
+def test_atomics_return_old_values():
+    # test_atomics.py test_atomic_add_returns_old, test_atomic_max_returns_* and
+    # test_atomic_min_returns_* (NaN in the array or as the value)
+    @cuda.jit
+    def k_add(x):
+        x[1] = cuda.atomic.add(x, 0, 1)
+
+    @cuda.jit
+    def k_max1(x):
+        x[1] = cuda.atomic.max(x, 0, 1)
+
+    @cuda.jit
+    def k_max10(x):
+        x[1] = cuda.atomic.max(x, 0, 10)
+
+    @cuda.jit
+    def k_maxnan(x):
+        x[1] = cuda.atomic.max(x, 0, np.nan)
+
+    @cuda.jit
+    def k_min11(x):
+        x[1] = cuda.atomic.min(x, 0, 11)
+
+    @cuda.jit
+    def k_min10(x):
+        x[1] = cuda.atomic.min(x, 0, 10)
+
+    @cuda.jit
+    def k_minnan(x):
+        x[1] = cuda.atomic.min(x, 0, np.nan)
+
+    for kernel, initial in ((k_add, 10), (k_max1, 10), (k_max10, 1), (k_max1, np.nan), (k_maxnan, 10),
+                            (k_min11, 10), (k_min10, 11), (k_min11, np.nan), (k_minnan, 11)):
+        x = _returns_old(kernel, initial)
+        if np.isnan(initial):
+            assert np.isnan(x[1])
+        else:
+            assert x[1] == initial, (kernel.__name__, initial)
+
+
+@pytest.mark.parametrize("which", ["nanmax", "nanmin"])
+def test_atomics_nanmax_nanmin(which):
+    # test_atomics.py check_atomic_nanmax / check_atomic_nanmin for each dtype,
+    # test_atomic_nan*_double_shared / _double_oneindex, and test_atomic_nan*_returns_old_*
+    rng = np.random.RandomState(8)
+    mod = _gen_atomic_extreme_funcs("cuda.atomic." + which)
+    plain = _gen_atomic_extreme_funcs("cuda.atomic." + which[3:])
+    ref = np.nanmax if which == "nanmax" else np.nanmin
+    for dtype, lo, hi, init_val in ((np.int32, -65535, 65535, 0), (np.uint32, 0, 65535, 0),
+                                    (np.int64, -65535, 65535, 0), (np.uint64, 0, 65535, 0),
+                                    (np.float32, -65535, 65535, np.nan), (np.float64, -65535, 65535, np.nan)):
+        vals = rng.randint(lo, hi, size=(32, 32)).astype(dtype)
+        vals[1::2] = init_val
+        res = np.zeros(1, dtype=vals.dtype) if which == "nanmax" else np.array([65535], dtype=vals.dtype)
+        cuda.jit(mod.atomic)[32, 32](res, vals)
+        np.testing.assert_equal(res, ref(vals), err_msg=str(dtype))
+
+    vals = rng.randint(0, 32, size=32).astype(np.float64)
+    vals[1::2] = np.nan
+    res = np.array([0.0 if which == "nanmax" else 32.0])
+    cuda.jit("void(float64[:], float64[:])")(mod.atomic_double_shared)[1, 32](res, vals)
+    np.testing.assert_equal(res, ref(vals))
+
+    # numba's _double_oneindex tests run the plain max/min kernel over NaN values
+    vals = rng.randint(0, 128, size=32).astype(np.float64)
+    vals[1::2] = np.nan
+    res = np.array([0.0 if which == "nanmax" else 128.0])
+    cuda.jit("void(float64[:], float64[:])")(plain.atomic_double_oneindex)[1, 32](res, vals)
+    np.testing.assert_equal(res, ref(vals))
+
+    fn = getattr(cuda.atomic, which)
+    cases = ((1, 10), (10, 1), (1, np.nan), (np.nan, 10)) if which == "nanmax" else \
+        ((11, 10), (10, 11), (11, np.nan), (np.nan, 11))
+    for val, initial in cases:
+        @cuda.jit
+        def kernel(x):
+            x[1] = fn(x, 0, val)
+
+        x = np.zeros(2, dtype=np.float32)
+        x[0] = initial
+        x[1] = np.nan
+        kernel[1, 1](x)
+        if np.isnan(initial):
+            assert not np.isnan(x[0])
+            assert np.isnan(x[1])
+        else:
+            assert x[1] == initial, (val, initial)
