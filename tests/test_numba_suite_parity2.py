@@ -5591,10 +5591,25 @@ def test_datetime_ufuncs_and_views():
         np.testing.assert_array_equal(got, arr2 - arr1)
         assert got.dtype == np.dtype("timedelta64[D]")
 
-    # numba also checks viewed.gpu_data == darr.gpu_data; pykern's device arrays have no
-    # gpu_data (reported); the view's pointer is compared instead
     for arr in (arr1, arr1 - (arr1 - 1)):
         darr = cuda.to_device(arr)
         viewed = darr.view(np.int64)
         np.testing.assert_array_equal(arr.view(np.int64), viewed.copy_to_host())
-        assert viewed.device_ctypes_pointer.value == darr.device_ctypes_pointer.value
+        assert viewed.gpu_data == darr.gpu_data
+
+
+def test_device_array_gpu_data():
+    # numba's DeviceNDArray.gpu_data (test_datetime.py's views, test_array.py's
+    # a.gpu_data.device_pointer): the memory's first byte, shared by views from that byte
+    d = cuda.to_device(np.arange(10, dtype=np.int64))
+    assert d.view(np.float64).gpu_data == d.gpu_data
+    assert int(d.gpu_data.device_pointer) == d.device_ctypes_pointer.value
+    s = d[3:]
+    assert int(s.gpu_data.device_pointer) - int(d.gpu_data.device_pointer) == 24
+    assert s.gpu_data.size == 56
+    g = d.gpu_data
+    del d, s
+    import gc
+
+    gc.collect()
+    assert g.size == 80

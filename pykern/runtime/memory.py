@@ -86,7 +86,7 @@ def flush_deferred() -> None:
 class Storage:
     """A block of memory and what keeps it alive. ``ptr`` is its first byte."""
 
-    __slots__ = ("ptr", "nbytes", "target", "device", "owner", "readonly", "_finalizer", "__weakref__")
+    __slots__ = ("ptr", "nbytes", "target", "device", "owner", "readonly", "_finalizer", "_memptr", "__weakref__")
 
     def __init__(self, ptr: int, nbytes: int, target: str, device: int = 0, owner=None, readonly: bool = False):
         self.ptr = ptr
@@ -96,6 +96,7 @@ class Storage:
         self.owner = owner
         self.readonly = readonly
         self._finalizer = None
+        self._memptr = None  # a weak reference to numba's gpu_data for this block, while one lives
 
     @classmethod
     def host(cls, nbytes: int) -> "Storage":
@@ -326,6 +327,23 @@ class DeviceArray:
     def device_ctypes_pointer(self) -> ctypes.c_void_p:
         """numba's spelling of the data pointer."""
         return ctypes.c_void_p(self.ptr)
+
+    @property
+    def gpu_data(self):
+        """numba's ``DeviceNDArray.gpu_data``: a ``MemoryPointer`` to the array's first byte
+        (``.device_pointer``, ``int()``); arrays on one block from its first byte (``view(dtype)``,
+        a reshape) share one object, as numba's do. It keeps the memory alive."""
+        from pykern.cudadrv.memory import MemoryPointer
+
+        st = self.storage
+        base = st._memptr() if st._memptr is not None else None
+        if base is None:
+            base = MemoryPointer(None, st.ptr, st.nbytes)
+            base._keeper = st
+            st._memptr = weakref.ref(base)  # weak: the block must not keep itself alive through it
+        if self.ptr == st.ptr:
+            return base
+        return base.view(self.ptr - st.ptr)
 
     @property
     def T(self) -> "DeviceArray":
