@@ -1,7 +1,18 @@
-"""Programs from numba-cuda's own cudapy test files (test_casting, test_lang, test_iterators,
-...), kernels and assertions kept as numba's tests wrote them, run on the cpu target with
-``import pykern as cuda``. Each test names the numba-cuda file and test it comes from;
-expected values are those numba's assertions check."""
+"""Programs from numba-cuda's own cudapy test files, kernels and assertions kept as numba's
+tests wrote them, run on the cpu target with ``import pykern as cuda``. Each test names the
+numba-cuda file and test it comes from; expected values are those numba's assertions check.
+
+Files ported (numba_cuda/numba/cuda/tests/cudapy/): test_casting, test_lang, test_iterators,
+test_idiv, test_freevar, test_globals, test_minmax, test_boolean, test_localmem, test_sm,
+test_warp_ops, test_operator, test_intrinsics, test_record_dtype, test_math, test_sync,
+test_complex, test_laplace, test_nondet, test_montecarlo, test_exception, test_vectorize,
+test_array_methods, test_sm_creation, test_userexc, test_slicing, test_transpose,
+test_frexp_ldexp, test_lists, test_flow_control, test_constmem, test_gufunc_scalar,
+test_overload, test_fastmath, test_device_func, test_py2_div_issue, test_recursion,
+test_random, test_array_args, test_atomics, test_enums, test_array_reductions, test_array,
+test_datetime, test_const_string, test_print. Left out: PTX/SASS inspection, CUDA C linking
+(declare_device, CUSource), cupy interop, fp16 bindings via Numbast, and what README
+"Differences from numba.cuda" lists; where a test was adapted its comment says why."""
 
 from __future__ import annotations
 
