@@ -5764,3 +5764,16 @@ def test_print_usecases(tmp_path):
     assert sorted(line.strip() for line in out.splitlines()) == ["%d hop! 999" % i for i in range(3)]
     out, _ = _run_print_code(_PRINT_USECASES["printdim3"], tmp_path)
     assert sorted(line.strip() for line in out.splitlines()) == [str(i) for i in np.ndindex(2, 2, 2)]
+
+
+# ------------------------------------------------ test_vectorize_scalar_arg.py
+def test_vectorize_scalar_arg():
+    # test_vectorize_scalar_arg.py test_vectorize_scalar_arg / test_vectorize_all_scalars
+    @cuda.vectorize([cuda.float64(cuda.float64, cuda.float64)], target="cuda")
+    def vector_add(a, b):
+        return a + b
+
+    dA = cuda.to_device(np.arange(10, dtype=np.float64))
+    v = vector_add(1.0, dA)
+    np.testing.assert_array_almost_equal(v.copy_to_host(), np.arange(1, 11, dtype=np.float64))
+    np.testing.assert_almost_equal(2.0, vector_add(1.0, 1.0))
