@@ -10,7 +10,7 @@ test_array_methods, test_sm_creation, test_userexc, test_slicing, test_transpose
 test_frexp_ldexp, test_lists, test_flow_control, test_constmem, test_gufunc_scalar,
 test_overload, test_fastmath, test_device_func, test_py2_div_issue, test_recursion,
 test_random, test_array_args, test_atomics, test_enums, test_array_reductions, test_array,
-test_datetime, test_const_string, test_print. Left out: PTX/SASS inspection, CUDA C linking
+test_datetime, test_const_string, test_print, test_vectorize_scalar_arg, test_inline. Left out: PTX/SASS inspection, CUDA C linking
 (declare_device, CUSource), cupy interop, fp16 bindings via Numbast, and what README
 "Differences from numba.cuda" lists; where a test was adapted its comment says why."""
 
@@ -5777,3 +5777,33 @@ def test_vectorize_scalar_arg():
     v = vector_add(1.0, dA)
     np.testing.assert_array_almost_equal(v.copy_to_host(), np.arange(1, 11, dtype=np.float64))
     np.testing.assert_almost_equal(2.0, vector_add(1.0, 1.0))
+
+
+# ------------------------------------------------------------- test_inline.py
+def _cost_model_false(expr, caller_info, callee_info):
+    return False
+
+
+def _cost_model_true(expr, caller_info, callee_info):
+    return True
+
+
+@pytest.mark.parametrize("opt", [{"inline": "always"}, {"inline": "never"}, {"inline": True},
+                                 {"inline": False}, {"inline": _cost_model_false},
+                                 {"inline": _cost_model_true}, {"forceinline": True},
+                                 {"forceinline": False}], ids=str)
+def test_inline_options(opt):
+    # test_inline.py TestCudaInline.test_call_inline_* / test_call_forceinline_* (the LLVM IR
+    # checks of whether the call was inlined are left out: pykern's IR is its own)
+    a = np.ones(2, dtype=np.int32)
+
+    @cuda.jit(**opt)
+    def set_zero(a):
+        a[0] = 0
+
+    @cuda.jit((cuda.int32[::1],))
+    def call_set_zero(a):
+        set_zero(a)
+
+    call_set_zero[1, 2](a)
+    assert np.all(a == np.arange(2, dtype=np.int32))
