@@ -10,9 +10,10 @@ test_array_methods, test_sm_creation, test_userexc, test_slicing, test_transpose
 test_frexp_ldexp, test_lists, test_flow_control, test_constmem, test_gufunc_scalar,
 test_overload, test_fastmath, test_device_func, test_py2_div_issue, test_recursion,
 test_random, test_array_args, test_atomics, test_enums, test_array_reductions, test_array,
-test_datetime, test_const_string, test_print, test_vectorize_scalar_arg, test_inline. Left out: PTX/SASS inspection, CUDA C linking
-(declare_device, CUSource), cupy interop, fp16 bindings via Numbast, and what README
-"Differences from numba.cuda" lists; where a test was adapted its comment says why."""
+test_datetime, test_const_string, test_print, test_vectorize_scalar_arg, test_inline. Left
+out: PTX/SASS/LLVM inspection, CUDA C linking (declare_device, CUSource), cupy interop, fp16
+bindings via Numbast, and what README "Differences from numba.cuda" lists; where a test was
+adapted its comment says why."""
 
 from __future__ import annotations
 
