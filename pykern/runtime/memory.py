@@ -272,6 +272,43 @@ def _new_memory(shape, strides, dtype, stream):
 
 
 # --------------------------------------------------------------------------- DeviceArray
+class _Handle(int):
+    """A pointer that is both ``int(h)`` (numba's CUdeviceptr spelling) and ``h.value``."""
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+
+class GpuData:
+    """What ``DeviceArray.gpu_data`` gives: numba's ``MemoryPointer`` attributes for ``size``
+    bytes at ``ptr`` of a block it keeps alive (``cudadrv.MemoryPointer`` is the glue layer's)."""
+
+    __cuda_memory__ = True
+    __slots__ = ("_storage", "device_pointer_value", "size", "__weakref__")
+
+    def __init__(self, storage: Storage, ptr: int, size: int):
+        self._storage = storage
+        self.device_pointer_value = ptr
+        self.size = size
+
+    @property
+    def device_pointer(self) -> _Handle:
+        return _Handle(self.device_pointer_value)
+
+    handle = device_pointer
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        return ctypes.c_void_p(self.device_pointer_value or None)
+
+    def __int__(self) -> int:
+        return self.device_pointer_value
+
+    def __repr__(self) -> str:
+        return f"<GpuData {self.device_pointer_value:#x}, {self.size} bytes>"
+
+
 class DeviceArray:
     """An n-d array in device memory ("hip") or host memory ("cpu").
 
@@ -329,21 +366,18 @@ class DeviceArray:
         return ctypes.c_void_p(self.ptr)
 
     @property
-    def gpu_data(self):
-        """numba's ``DeviceNDArray.gpu_data``: a ``MemoryPointer`` to the array's first byte
+    def gpu_data(self) -> "GpuData":
+        """numba's ``DeviceNDArray.gpu_data``: the memory from the array's first byte
         (``.device_pointer``, ``int()``); arrays on one block from its first byte (``view(dtype)``,
         a reshape) share one object, as numba's do. It keeps the memory alive."""
-        from pykern.cudadrv.memory import MemoryPointer
-
         st = self.storage
         base = st._memptr() if st._memptr is not None else None
         if base is None:
-            base = MemoryPointer(None, st.ptr, st.nbytes)
-            base._keeper = st
+            base = GpuData(st, st.ptr, st.nbytes)
             st._memptr = weakref.ref(base)  # weak: the block must not keep itself alive through it
         if self.ptr == st.ptr:
             return base
-        return base.view(self.ptr - st.ptr)
+        return GpuData(st, self.ptr, st.ptr + st.nbytes - self.ptr)
 
     @property
     def T(self) -> "DeviceArray":
