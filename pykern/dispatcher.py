@@ -27,7 +27,7 @@ import os
 import threading
 
 from .arguments import argument_types
-from .errors import CompileError, LaunchError, LaunchValueError
+from .errors import CompileError, LaunchError, LaunchRuntimeError, LaunchValueError
 from .launch_config import _plain as _plain_config, normalize_config
 from .targets import _chosen, current_target
 from .display import Listing, Resources, show
@@ -120,7 +120,8 @@ class Dispatcher:
                 self._last_launcher = (config, hit)
                 return hit
         if self.__pykern_device__:
-            raise LaunchError(f"{self.__name__} is a device function (device=True); launch a kernel instead")
+            raise LaunchRuntimeError(f"Cannot compile a device function as a kernel: {self.__name__} is a device "
+                                     "function (device=True); launch a kernel instead")
         griddim, blockdim, stream, shared = normalize_config(config)
         launcher = _Launch(self, griddim, blockdim, stream, shared)
         if plain:

@@ -91,6 +91,11 @@ class LaunchValueError(LaunchError, ValueError):
     ``normalize_kernel_dimensions`` raises, so ``except ValueError`` ports."""
 
 
+class LaunchRuntimeError(LaunchError, RuntimeError):
+    """A launch of something that is not a kernel (a ``device=True`` function): also a
+    ``RuntimeError``, as numba raises "Cannot compile a device function as a kernel"."""
+
+
 class HipError(PykernError, RuntimeError):
     """A HIP runtime call failed. ``code`` is the hipError_t value, ``name`` its
     enumerator name (``hipErrorNoDevice``), ``message`` the runtime's text."""

@@ -86,7 +86,7 @@ def flush_deferred() -> None:
 class Storage:
     """A block of memory and what keeps it alive. ``ptr`` is its first byte."""
 
-    __slots__ = ("ptr", "nbytes", "target", "device", "owner", "readonly", "_finalizer", "__weakref__")
+    __slots__ = ("ptr", "nbytes", "target", "device", "owner", "readonly", "_finalizer", "_memptr", "__weakref__")
 
     def __init__(self, ptr: int, nbytes: int, target: str, device: int = 0, owner=None, readonly: bool = False):
         self.ptr = ptr
@@ -96,6 +96,7 @@ class Storage:
         self.owner = owner
         self.readonly = readonly
         self._finalizer = None
+        self._memptr = None  # a weak reference to numba's gpu_data for this block, while one lives
 
     @classmethod
     def host(cls, nbytes: int) -> "Storage":
@@ -271,6 +272,43 @@ def _new_memory(shape, strides, dtype, stream):
 
 
 # --------------------------------------------------------------------------- DeviceArray
+class _Handle(int):
+    """A pointer that is both ``int(h)`` (numba's CUdeviceptr spelling) and ``h.value``."""
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+
+class GpuData:
+    """What ``DeviceArray.gpu_data`` gives: numba's ``MemoryPointer`` attributes for ``size``
+    bytes at ``ptr`` of a block it keeps alive (``cudadrv.MemoryPointer`` is the glue layer's)."""
+
+    __cuda_memory__ = True
+    __slots__ = ("_storage", "device_pointer_value", "size", "__weakref__")
+
+    def __init__(self, storage: Storage, ptr: int, size: int):
+        self._storage = storage
+        self.device_pointer_value = ptr
+        self.size = size
+
+    @property
+    def device_pointer(self) -> _Handle:
+        return _Handle(self.device_pointer_value)
+
+    handle = device_pointer
+
+    @property
+    def device_ctypes_pointer(self) -> ctypes.c_void_p:
+        return ctypes.c_void_p(self.device_pointer_value or None)
+
+    def __int__(self) -> int:
+        return self.device_pointer_value
+
+    def __repr__(self) -> str:
+        return f"<GpuData {self.device_pointer_value:#x}, {self.size} bytes>"
+
+
 class DeviceArray:
     """An n-d array in device memory ("hip") or host memory ("cpu").
 
@@ -326,6 +364,20 @@ class DeviceArray:
     def device_ctypes_pointer(self) -> ctypes.c_void_p:
         """numba's spelling of the data pointer."""
         return ctypes.c_void_p(self.ptr)
+
+    @property
+    def gpu_data(self) -> "GpuData":
+        """numba's ``DeviceNDArray.gpu_data``: the memory from the array's first byte
+        (``.device_pointer``, ``int()``); arrays on one block from its first byte (``view(dtype)``,
+        a reshape) share one object, as numba's do. It keeps the memory alive."""
+        st = self.storage
+        base = st._memptr() if st._memptr is not None else None
+        if base is None:
+            base = GpuData(st, st.ptr, st.nbytes)
+            st._memptr = weakref.ref(base)  # weak: the block must not keep itself alive through it
+        if self.ptr == st.ptr:
+            return base
+        return GpuData(st, self.ptr, st.ptr + st.nbytes - self.ptr)
 
     @property
     def T(self) -> "DeviceArray":
