@@ -5405,10 +5405,6 @@ def test_array_reductions_median():
         check(a.reshape((4, 16)).T)
 
 
-@pytest.mark.xfail(strict=True, reason="numpy 2's np.sum/np.mean/np.max... are all one type "
-                   "(_ArrayFunctionDispatcher) and pykern/frontend/fingerprint.py digests them alike, so the "
-                   "second closure reuses the first kernel: a wrong answer (fingerprint.py is not this "
-                   "helper's to edit; reported)")
 def test_closures_over_different_numpy_functions_are_different_kernels():
     # found porting test_array_reductions.py: a kernel factory closing over np.sum, then np.mean
     a = np.float64([1.0, 2.0, 0.0, -0.0, 1.0, -1.5])

@@ -352,7 +352,15 @@ def _numpy_digest(value: Any) -> str:
         return f"dtype:{_dtype_text(value)}"
     if isinstance(value, np.ufunc):  # np.exp and np.sqrt are both "a ufunc": the name tells them apart
         return f"ufunc:numpy.{value.__name__}"
-    return f"object:numpy.{type(value).__qualname__}"
+    # numpy 2's np.sum, np.mean, np.max... are all one class (_ArrayFunctionDispatcher): a
+    # class name alone made a kernel over np.mean reuse the one over np.sum
+    name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None)
+    if callable(value) and isinstance(name, str):
+        return f"function:{getattr(value, '__module__', None) or 'numpy'}.{name}"
+    # anything else (np.finfo(np.float32) vs np.finfo(np.float64)): its repr, which may only
+    # miss (an address in it), never collide as the class name did
+    text = repr(value)
+    return f"object:numpy.{type(value).__qualname__}:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def _dtype_text(dt) -> str:
