@@ -1821,6 +1821,10 @@ def float_int_power(lw, lhs, rhs, node):
     loc = lw.loc(node)
     t = T.float64 if is_weak(lhs) else lhs.type
     a = lw.once(lw.cast(lhs, t, node), node)
+
+    def inverse(r):  # numba's 1.0 / r, in float64
+        return lw.cast(ir.BinOp("/", ir.Const(1.0, T.float64, loc), lw.cast(r, T.float64, node), T.float64, loc), t, node)
+
     if is_weak(rhs) or isinstance(rhs, ir.Const):
         e = int(rhs.value)
         if abs(e) > _POW_CUTOFF:
@@ -1835,10 +1839,7 @@ def float_int_power(lw, lhs, rhs, node):
             if n:
                 val = lw.once(ir.BinOp("*", val, val, t, loc), node)
         res = ir.Const(1.0, t, loc) if res is None else res
-        if e < 0:
-            res = lw.cast(ir.BinOp("/", ir.Const(1.0, T.float64, loc), lw.cast(res, T.float64, node), T.float64, loc),
-                          t, node)
-        return res
+        return inverse(res) if e < 0 else res
     signed = isinstance(rhs.type, T.Boolean) or rhs.type.signed
     et = T.int64 if signed else T.uint64
     b = lw.once(lw.cast(rhs, et, node), node)
@@ -1858,8 +1859,7 @@ def float_int_power(lw, lhs, rhs, node):
     loop = lw.once(ir.Call(fn.name, [a, ir.IfExp(big, zero, mag, et, loc), ir.Const(1.0, t, loc)], t, loc), node)
     res = loop
     if neg is not None:
-        inv = lw.cast(ir.BinOp("/", ir.Const(1.0, T.float64, loc), lw.cast(loop, T.float64, node), T.float64, loc), t, node)
-        res = ir.IfExp(neg, inv, loop, t, loc)
+        res = ir.IfExp(neg, inverse(loop), loop, t, loc)
     far = lw.cast(ir.BinOp("**", lw.cast(a, T.float64, node), lw.cast(b, T.float64, node), T.float64, loc), t, node)
     return ir.IfExp(big, far, res, t, loc)
 

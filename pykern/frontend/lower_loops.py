@@ -146,9 +146,9 @@ class LoopLowering:
         """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over
         a hidden index ``for $i in range(len(seq)): x = seq[$i]``."""
         it = node.iter
-        flat = self.expr(it) if isinstance(it, ast.Attribute) and it.attr == "flat" else None
-        if isinstance(flat, PyObj) and isinstance(flat.value, ArrayFlat):
-            self.index_loop(node, *self.flat_seq(flat.value.array, it))
+        flat = self.flat_array(it)
+        if flat is not None:
+            self.index_loop(node, *self.flat_seq(flat, it))
             return
         seq = self.value(it)
         t = seq.type
@@ -290,9 +290,9 @@ class LoopLowering:
             else:
                 n = ir.IfExp(ir.Compare(">", step, zero, T.boolean, loc), up, down, i64, loc)
             return n, lambda i: ir.BinOp("+", start, ir.BinOp("*", i, step, i64, loc), i64, loc)
-        flat = self.expr(it) if isinstance(it, ast.Attribute) and it.attr == "flat" else None
-        if isinstance(flat, PyObj) and isinstance(flat.value, ArrayFlat):
-            return self.flat_seq(flat.value.array, it)
+        flat = self.flat_array(it)
+        if flat is not None:
+            return self.flat_seq(flat, it)
         seq = self.value(it)
         t = seq.type
         if isinstance(t, T.Array):
@@ -335,6 +335,14 @@ class LoopLowering:
         if isinstance(arr.type.dtype, T.Record):
             return ir.ArrayView(arr, parts, ir.view_type(arr.type, parts), loc)
         return ir.Load(arr, parts, arr.type.dtype, loc)
+
+    def flat_array(self, it):
+        """The array of ``it`` when it is ``a.flat``, else None."""
+        if isinstance(it, ast.Attribute) and it.attr == "flat":
+            v = self.expr(it)
+            if isinstance(v, PyObj) and isinstance(v.value, ArrayFlat):
+                return v.value.array
+        return None
 
     def flat_seq(self, arr, node):
         """``(length, elem)`` of ``a.flat``: every element in C order (numba's flat iterator)."""
