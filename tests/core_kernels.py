@@ -110,8 +110,8 @@ class Recorder:
 
     def install(self):
         import pykern.frontend as frontend
-        from pykern.codegen.cpu import CpuTarget
-        from pykern.codegen.target import CompileOptions
+        from pykern.codegen.cpu.target import CpuTarget
+        from pykern.codegen.target_interface import CompileOptions
 
         real_compile_ir = frontend.compile_ir
         real_cpu_compile = CpuTarget.compile
@@ -222,7 +222,8 @@ def _signature(argtypes):
 
 
 def _uses_local_arrays(fn, argtypes, opts):
-    from pykern.frontend import compile_ir, ir
+    from pykern.frontend import compile_ir
+    from pykern.frontend import ir
 
     mod = compile_ir(fn, list(argtypes), debug=bool(opts.get("debug")))
     found = []
@@ -247,7 +248,7 @@ def _compile_jobs(kernels, jobs, outdir):
     """Compile each (kernel index, arch) of ``jobs`` with ``pykern.compile``;
     returns {"index arch": facts or {"error": text}}."""
     import pykern
-    from pykern.dispatcher import Dispatcher
+    from pykern.jit.dispatcher import Dispatcher
 
     out = {}
     for ki, arch in jobs:

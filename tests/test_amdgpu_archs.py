@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pykern.codegen import archs, codeobject
-from pykern.errors import CompileError
+from pykern.codegen.amdgpu import archs
+from pykern.codegen.amdgpu import codeobject
+from pykern.core.errors import CompileError
 
 
 @pytest.mark.parametrize("name,wave,isa,lds", [
@@ -24,7 +25,7 @@ def test_isa_versions_match_rocm_oclc_files():
     llvm = codeobject.llvm()
     import os
 
-    from pykern.codegen import devicelibs
+    from pykern.codegen.amdgpu import devicelibs
 
     d = devicelibs.find_dir()
     for proc, fname in [("gfx90a", "90a"), ("gfx1030", "1030"), ("gfx908", "908")]:

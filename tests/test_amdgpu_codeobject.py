@@ -14,8 +14,12 @@ import subprocess
 
 import pytest
 
-from pykern.codegen import amdgpu, archs, codeobject, devicelibs, toolchain
-from pykern.errors import CompileError
+from pykern.codegen.amdgpu import target as amdgpu
+from pykern.codegen.amdgpu import archs
+from pykern.codegen.amdgpu import codeobject
+from pykern.codegen.amdgpu import devicelibs
+from pykern.codegen.amdgpu import toolchain
+from pykern.core.errors import CompileError
 
 ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
 READELF = "llvm-readelf-22"

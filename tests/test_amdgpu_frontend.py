@@ -16,9 +16,11 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.codegen import abi, archs, codeobject
-from pykern.codegen.amdgpu import AmdgpuTarget
-from pykern.codegen.target import CompileOptions
+from pykern.codegen import abi_map as abi
+from pykern.codegen.amdgpu import archs
+from pykern.codegen.amdgpu import codeobject
+from pykern.codegen.amdgpu.target import AmdgpuTarget
+from pykern.codegen.target_interface import CompileOptions
 from pykern.frontend import compile_ir
 from pykern.frontend import types as T
 

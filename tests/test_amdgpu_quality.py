@@ -28,9 +28,9 @@ import pytest
 import pykern as cuda
 from cpu_helpers import compile_py, launch
 from pykern.codegen import get_target
-from pykern.codegen.amdgpu import AmdgpuTarget, prepare_ir, shape_ranges
-from pykern.codegen.abi import flatten_params
-from pykern.codegen.target import CompileOptions
+from pykern.codegen.amdgpu.target import AmdgpuTarget, prepare_ir, shape_ranges
+from pykern.codegen.abi_map import flatten_params
+from pykern.codegen.target_interface import CompileOptions
 from pykern.frontend import compile_ir
 from pykern.frontend import types as T
 from pykern.frontend.signature import parse_signature
@@ -106,7 +106,7 @@ def clang_counts(name, arch, tmp_path) -> tuple:
         sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
         from hip_kernels import SOURCES, compile_hip
 
-        from pykern.codegen import codeobject
+        from pykern.codegen.amdgpu import codeobject
 
         binary, _ = compile_hip(SOURCES[name], arch, os.path.join(str(tmp_path), f"clang_{name}_{arch}.hsaco"))
         md = codeobject.read_metadata(binary)["amdhsa.kernels"][0]
@@ -176,8 +176,9 @@ def test_prolog_remainders_switch_is_scoped():
     """The LLVM option holds only inside ``prolog_remainders``: the same O3 pipeline on
     the same IR gives the prolog inside it and LLVM's epilog outside it (what the cpu
     target's pipelines, run under the same lock, see)."""
-    from pykern.codegen import codeobject, llvm_util
-    from pykern.codegen import lower
+    from pykern.codegen.amdgpu import codeobject
+    from pykern.codegen import llvm_util
+    from pykern.codegen.lowering import module as lower
 
     fn, sig = KERNELS["block_sum"]
     t = AmdgpuTarget(arch="gfx942")
@@ -248,7 +249,7 @@ def test_special_registers_carry_ranges():
     """Pre-optimisation IR: every id/dim has a !range; extents a range() argument attribute."""
     fn, sig = KERNELS["block_sum"]
     mod = compile_ir(fn, parse_signature(sig)[1], is_kernel=True)
-    from pykern.codegen import lower
+    from pykern.codegen.lowering import module as lower
 
     t = AmdgpuTarget(arch="gfx942")
     opts = t.resolve_options(CompileOptions(max_block_size=256))
@@ -344,7 +345,7 @@ def test_kernel_arguments_are_loaded_together(arch, tmp_path):
 
 
 def test_fake_uses_go_after_the_hidden_loads_the_entry_block_uses():
-    from pykern.codegen.amdgpu_build import _fake_use_offsets
+    from pykern.codegen.amdgpu.build import _fake_use_offsets
 
     body = ("entry:\n  %p = call ptr addrspace(4) @llvm.amdgcn.implicitarg.ptr()\n"
             "  %g = load i16, ptr addrspace(4) %p, align 4\n"
@@ -457,7 +458,7 @@ def _local_loops(n: int, trips: int):
 
 
 def _lowered_ir(fn, sig: str, target) -> str:
-    from pykern.codegen.lower import lower_module
+    from pykern.codegen.lowering.module import lower_module
 
     mod = compile_ir(fn, parse_signature(sig)[1], is_kernel=True)
     return str(lower_module(mod, target, CompileOptions()).llmodule)

@@ -16,10 +16,11 @@ import time
 import numpy as np
 import pytest
 
-from pykern.codegen import abi, codeobject
-from pykern.codegen.amdgpu import AmdgpuTarget
-from pykern.codegen.target import CompileOptions
-from pykern.errors import CompileError
+from pykern.codegen import abi_map as abi
+from pykern.codegen.amdgpu import codeobject
+from pykern.codegen.amdgpu.target import AmdgpuTarget
+from pykern.codegen.target_interface import CompileOptions
+from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
 
@@ -330,7 +331,7 @@ def test_options_override_and_launch_bounds():
 
 
 def test_compile_with_resolved_options():
-    # what pykern.compiler does: resolve first, then compile with the result
+    # what pykern.jit.compiler does: resolve first, then compile with the result
     for arch, cov in [("gfx942", 5), ("gfx90a:xnack-:sramecc+", 4), ("gfx1100", 6)]:
         t = AmdgpuTarget(arch=arch, code_object_version=cov)
         opts = t.resolve_options(CompileOptions())
@@ -422,7 +423,7 @@ def test_generic_target_cov6():
 def test_debug_bounds_errors_go_to_exported_record(tmp_path):
     import struct
 
-    from pykern.codegen import amdgpu as amd
+    from pykern.codegen.amdgpu import target as amd
 
     i = var("i", I64)
     body = [ir.Assign("i", global_id()),

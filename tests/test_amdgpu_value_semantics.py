@@ -41,8 +41,8 @@ import pytest
 
 import pykern
 import pykern as cuda
-from pykern.codegen import amdgpu as amd
-from pykern.errors import CompileError
+from pykern.codegen.amdgpu import target as amd
+from pykern.core.errors import CompileError
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -51,7 +51,8 @@ DTYPES = ["float64", "float32"]
 
 
 def _have_toolchain():
-    from pykern.codegen import devicelibs, toolchain
+    from pykern.codegen.amdgpu import devicelibs
+    from pykern.codegen.amdgpu import toolchain
 
     try:
         devicelibs.find_dir()
@@ -224,7 +225,7 @@ _AMDGCN = re.compile(r"@llvm\.amdgcn\.([a-z.]+?)\.(?:i32\.)?(f32|f64)\b")
 def host_module(text):
     """The optimised amdgcn module as host IR (address spaces, calling convention,
     target attributes dropped; amdgcn intrinsics replaced by ``_EMU``), or (None, why)."""
-    from pykern.llvm_host import host_triple
+    from pykern.core.llvm_host import host_triple
 
     used = set(_AMDGCN.findall(text))
     known = {f"@llvm.amdgcn.{n}.{s}" for n, s in used} | {f"@llvm.amdgcn.{n}.i32.{s}" for n, s in used}
@@ -249,7 +250,7 @@ def run_on_host(text, n, dt):
     src, why = host_module(text)
     if src is None:
         return None, why
-    from pykern.llvm_host import LLVM_LOCK, llvm
+    from pykern.core.llvm_host import LLVM_LOCK, llvm
 
     ll = llvm()
     with LLVM_LOCK:
@@ -419,7 +420,7 @@ def _cmath_kernel(fname, ctype, zs):
 @pytest.mark.parametrize("ctype", ["complex64", "complex128"])
 @pytest.mark.parametrize("fname", ["atanh", "atan"])
 def test_complex_atanh_atan_poles_and_huge_on_amdgpu(fname, ctype, arch):
-    """pykern/_cmath.py's atanh/atan through ocml, at the poles +-1/+-i and beyond
+    """pykern/lang/complex_math.py's atanh/atan through ocml, at the poles +-1/+-i and beyond
     sqrt(MAX/4), against numpy (the cpu target's side is tests/test_types_complex.py).
     Run from the optimised module on the host: part of it folds, part does not."""
     from test_types_complex import atanh_hard, close_parts

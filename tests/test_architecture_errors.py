@@ -3,7 +3,7 @@
 import pytest
 
 from frontend_helpers import lower
-from pykern.errors import CompileError
+from pykern.core.errors import CompileError
 
 
 def test_an_internal_error_in_an_expression_points_at_it(monkeypatch):

@@ -4,9 +4,12 @@ compiles on every target, and the verifier, the analysis and codegen take their 
 import pytest
 
 from pykern.codegen import get_target
-from pykern.codegen import lower as codegen_lower
-from pykern.codegen import lower_intrinsics
-from pykern.frontend import analysis, infer, ir, verify
+from pykern.codegen.lowering import module as codegen_lower
+from pykern.codegen.lowering import intrinsics as lower_intrinsics
+from pykern.frontend import analysis
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import verify
 from pykern.frontend import types as T
 from pykern.frontend import values as frontend_values
 
@@ -63,8 +66,8 @@ def catalogue_kernel(names, binding):
 
 
 def _have_amdgpu_toolchain():
-    from pykern.codegen import toolchain
-    from pykern.errors import CompileError
+    from pykern.codegen.amdgpu import toolchain
+    from pykern.core.errors import CompileError
 
     try:
         return bool(toolchain.find_lld())
@@ -163,7 +166,7 @@ def test_a_malformed_row_is_refused():
 def test_kernel_language_calls_name_catalogued_intrinsics():
     from pykern.frontend import calls
 
-    # expanded by the frontend into intrinsics, arithmetic or device functions (pykern/_warp.py)
+    # expanded by the frontend into intrinsics, arithmetic or device functions (pykern/lang/warp.py)
     not_intrinsics = {"grid", "gridsize", "shared.array", "local.array", "const.array_like", "selp",
                       "match_any_sync", "match_all_sync"}
     names = {n for n in calls._STUB_HANDLERS

@@ -360,7 +360,7 @@ def test_view_of_a_global_constant_array():
 
 
 def test_debug_bounds_check_on_view_index():
-    from pykern.errors import KernelRuntimeError
+    from pykern.core.errors import KernelRuntimeError
 
     @jit(debug=True)
     def k(a, i, out):

@@ -20,8 +20,8 @@ import threading
 import numpy as np
 import pytest
 
-from pykern.bounded import LRU, entries_limit
-from pykern.runtime import hip_launch
+from pykern.core.bounded import LRU, entries_limit
+from pykern.runtime.hip import launch as hip_launch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -201,9 +201,10 @@ def test_policy_fast_paths_step_aside_after_an_eviction(monkeypatch):
     """The generated launch bakes the function handle in: after an eviction it must
     refuse (the full launch reloads) and a new one be made with the new handle."""
     import pykern as cuda
-    from pykern import compiler, targets
-    from pykern.arguments import argument_types
-    from pykern.runtime.memory import DeviceArray, Storage
+    from pykern.jit import compiler
+    from pykern import runtime as targets
+    from pykern.jit.arguments import argument_types
+    from pykern.runtime.memory.arrays import DeviceArray, Storage
 
     d = RecordingDriver()
     cache = hip_launch.HipModuleCache(d, limit=lambda: 1)
@@ -267,13 +268,13 @@ def test_lru_helper_evicts_least_recent_and_reports():
 def test_real_library_unload_of_an_invalid_module_is_a_hip_error():
     """hipModuleUnload of a null module returns a status (here, without a device, the runtime's
     own); it must come back as HipError with the status name, never abort the process."""
-    from pykern.runtime import hip
+    from pykern.runtime.hip import library as hip
 
     ok, _why = hip.available()
     code = textwrap.dedent(
         """
         import json
-        from pykern.errors import HipError
+        from pykern.core.errors import HipError
         from pykern.runtime import hip, hip_launch
         try:
             lib = hip.lib()

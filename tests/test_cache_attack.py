@@ -18,7 +18,8 @@ import warnings
 
 import pytest
 
-from pykern.runtime import cache_fs, cache_store
+from pykern.runtime.cache import safe_fs as cache_fs
+from pykern.runtime.cache import store as cache_store
 from pykern.runtime.cache import ENTRY_SUFFIX, CacheKey, CacheWarning, KernelCache
 
 pytestmark = pytest.mark.skipif(not (hasattr(os, "geteuid") and cache_fs.SUPPORTED),
@@ -562,7 +563,7 @@ def test_a_bad_entry_replaced_by_a_good_one_while_judged_is_not_removed(tmp_path
 
 import struct  # noqa: E402
 
-from pykern.runtime.cache_store import FORMAT_VERSION, MAGIC, _encode_entry  # noqa: E402
+from pykern.runtime.cache.store import FORMAT_VERSION, MAGIC, _encode_entry  # noqa: E402
 
 
 def _raw(version=b"attack", key_json=None, payload=b"p", plen=None, vlen=None, klen=None, fmt=FORMAT_VERSION):
@@ -575,7 +576,7 @@ def _raw(version=b"attack", key_json=None, payload=b"p", plen=None, vlen=None, k
 
 
 def _version():
-    from pykern.runtime.cache_key import pykern_identity
+    from pykern.runtime.cache.key import pykern_identity
 
     return pykern_identity()["version"].encode()
 
@@ -616,7 +617,7 @@ def test_import_of_a_bundle_with_an_odd_entry_skips_it(tmp_path, what):
     import io
     import tarfile
 
-    from pykern.runtime.cache_bundle import ARCHIVE_ROOT, import_cache
+    from pykern.runtime.cache.bundle import ARCHIVE_ROOT, import_cache
 
     archive = tmp_path / "b.tgz"
     data = _ODD[what]()

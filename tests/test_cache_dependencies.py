@@ -32,7 +32,7 @@ import numpy as np
 import pykern as cuda
 
 def done(**out):
-    tiers = sys.modules.get("pykern.codegen.cpu_tiers")
+    tiers = sys.modules.get("pykern.codegen.cpu.tiers")
     if tiers is not None:  # a first call's O3 build stores the entry after the call returned
         tiers.wait_all(300)
     print("RESULT " + json.dumps(out))
@@ -74,7 +74,7 @@ def run(tmp_path: Path, script: str, env_extra=None, **files) -> dict:
 
 def test_edited_overload_implementation_is_used_by_the_next_process(tmp_path):
     ext = """
-        from pykern.extending import overload
+        from pykern.numba_compat.extending import overload
         def scale(x):
             raise NotImplementedError
         @overload(scale)
@@ -101,7 +101,7 @@ def test_an_overload_of_a_builtin_registered_elsewhere_is_not_hidden_by_a_stored
     # the kernel's module never names the overload: only the process that registered it knows
     ext = """
         import math
-        from pykern.extending import overload
+        from pykern.numba_compat.extending import overload
         @overload(math.hypot)
         def ol_hypot(x, y):
             return lambda x, y: x + y
@@ -130,7 +130,7 @@ def test_an_overload_of_a_builtin_registered_elsewhere_is_not_hidden_by_a_stored
 
 def test_an_overload_of_a_builtin_function_read_by_name(tmp_path):
     ext = """
-        from pykern.extending import overload
+        from pykern.numba_compat.extending import overload
         @overload(abs)
         def ol_abs(x):
             return lambda x: x * 10.0
@@ -227,7 +227,7 @@ def test_a_deleted_source_file_keeps_its_digest_and_text(tmp_path):
 # ------------------------------------------------------------------ 3. file stamps
 
 def test_file_digest_notices_an_edit_that_restores_mtime(tmp_path):
-    from pykern.runtime.cache_store import KernelCache
+    from pykern.runtime.cache.store import KernelCache
 
     cache = KernelCache(tmp_path / "cache")
     lib = tmp_path / "lib.bc"
@@ -244,7 +244,7 @@ def test_file_digest_notices_an_edit_that_restores_mtime(tmp_path):
 
 
 def test_tree_stamp_notices_an_edit_that_restores_mtime(tmp_path):
-    from pykern.runtime.cache_key import _tree_stamp
+    from pykern.runtime.cache.key import _tree_stamp
 
     src = tmp_path / "m.py"
     src.write_text("A = 1\n")
@@ -258,7 +258,7 @@ def test_tree_stamp_notices_an_edit_that_restores_mtime(tmp_path):
 
 def test_device_library_bytes_follow_an_edit_that_restores_mtime(tmp_path):
     # the key's file_digest sees the edit: the bytes linked must be the edited ones too
-    from pykern.codegen import devicelibs
+    from pykern.codegen.amdgpu import devicelibs
 
     env = {"PYKERN_DEVICE_LIBS": str(tmp_path)}
     for lib in devicelibs.LIBS:

@@ -181,7 +181,7 @@ def test_function_without_source_still_fingerprints():
 
 
 def test_exec_of_a_text_a_caller_holds_fingerprints_the_text():
-    # (pykern/sources.py); in its own test: this function's constants hold the texts
+    # (pykern/core/sources.py); in its own test: this function's constants hold the texts
     ns3: dict = {}
     exec("def k(a):\n    a[0] = 1\n", ns3)
     ns4: dict = {}

@@ -23,7 +23,8 @@ import warnings
 import numpy as np
 import pytest
 
-from pykern.runtime import cache_fs, cache_store
+from pykern.runtime.cache import safe_fs as cache_fs
+from pykern.runtime.cache import store as cache_store
 from pykern.runtime.cache import CacheKey, CacheWarning, KernelCache
 
 pytestmark = pytest.mark.skipif(not (hasattr(os, "geteuid") and cache_fs.SUPPORTED),

@@ -55,8 +55,8 @@ kern.k[1, 16](a)
 ms = (time.perf_counter() - t) * 1e3
 ov = next(iter(kern.k.overloads.values()))
 new = sorted(m for m in set(sys.modules) - before if m.startswith("pykern."))
-if "pykern.codegen.cpu_tiers" in sys.modules:  # a first call's O3 build stores the entry after the call returned
-    sys.modules["pykern.codegen.cpu_tiers"].wait_all(300)
+if "pykern.codegen.cpu.tiers" in sys.modules:  # a first call's O3 build stores the entry after the call returned
+    sys.modules["pykern.codegen.cpu.tiers"].wait_all(300)
 print(json.dumps({"out": a.tolist(), "from_cache": ov.from_cache, "stats": default_cache().stats,
                   "launch_ms": ms, "new_modules": new}))
 """
@@ -92,7 +92,7 @@ def test_jit_kernels_come_back_from_disk_and_edits_recompile(tmp_path):
     assert warm["out"] == _expected(2.0, 3.0)
     assert warm["from_cache"] and warm["stats"]["hits"] == 1, err
     # the hit ran no frontend or lowering code
-    assert not [m for m in warm["new_modules"] if m.startswith(("pykern.frontend.", "pykern.codegen.lower"))
+    assert not [m for m in warm["new_modules"] if m.startswith(("pykern.frontend.", "pykern.codegen.lowering.module"))
                 and m != "pykern.frontend.fingerprint"], warm["new_modules"]
 
     # an unrelated function in the kernel's file: still the cached kernel

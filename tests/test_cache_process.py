@@ -293,7 +293,7 @@ def test_lru_eviction_under_a_tiny_limit(project):
     assert kept == {"k", "k3"}, kept  # k2 was least recently used
     total = sum(p.stat().st_size for p in cache.rglob("*.pkc"))
     assert total <= 40000
-    info = subprocess.run([sys.executable, "-m", "pykern.runtime.cache_cli", "info", "--json"],
+    info = subprocess.run([sys.executable, "-m", "pykern.runtime.cache.cli", "info", "--json"],
                           env=_env(cache), capture_output=True, text=True, check=True)
     assert json.loads(info.stdout)["evicted"] == 1
 
@@ -306,7 +306,7 @@ def test_cache_off_by_env_touches_nothing(project):
 
 
 def _cli(cache, *args):
-    p = subprocess.run([sys.executable, "-m", "pykern.runtime.cache_cli", *args], env=_env(cache),
+    p = subprocess.run([sys.executable, "-m", "pykern.runtime.cache.cli", *args], env=_env(cache),
                        capture_output=True, text=True, timeout=60)
     return p.returncode, p.stdout, p.stderr
 
@@ -358,7 +358,7 @@ def test_importing_the_cache_stays_cheap():
         import sys
         import pykern
         before = set(sys.modules)
-        import pykern.runtime.cache, pykern.runtime.cache_cli
+        import pykern.runtime.cache, pykern.runtime.cache.cli
         new = set(sys.modules) - before
         heavy = sorted(m for m in new if m.split(".")[0] in ("numpy", "llvmlite") or m.startswith("pykern.codegen"))
         print(heavy)

@@ -30,9 +30,10 @@ from pathlib import Path
 import pytest
 
 from frontend_helpers import IMPORTS, SAXPY_SIG, SAXPY_SRC
-from pykern.runtime import cache_fs, cache_store
+from pykern.runtime.cache import safe_fs as cache_fs
+from pykern.runtime.cache import store as cache_store
 from pykern.runtime.cache import CacheKey, KernelCache, _encode_entry, pykern_identity
-from pykern.runtime.cache_bundle import export_cache, import_cache
+from pykern.runtime.cache.bundle import export_cache, import_cache
 
 pytestmark = pytest.mark.skipif(not cache_fs.SUPPORTED, reason="POSIX directory fds needed")
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,7 +57,7 @@ import pykern
 pykern.set_target("cpu")
 import kmod
 if mode == "hang":  # hold the marker forever: stuck in the compiler
-    from pykern.codegen.cpu import CpuTarget
+    from pykern.codegen.cpu.target import CpuTarget
     def hang(self, *a, **k):
         print("holding", flush=True)
         time.sleep(600)
@@ -169,7 +170,7 @@ def _key(name="m.k"):
 @pytest.fixture(autouse=True)
 def _build_id(monkeypatch):
     monkeypatch.setenv("PYKERN_BUILD_ID", "shared-test-build")
-    from pykern.runtime import cache_key
+    from pykern.runtime.cache import key as cache_key
 
     cache_key._memo.pop("pykern", None)
     yield
@@ -541,7 +542,7 @@ def test_runtime_code_object_version_is_part_of_the_key(tmp_path, monkeypatch):
     entry built for v4 must never be what a v5 runtime's lookup returns (a
     shared cache or a bundle serves both)."""
     import pykern
-    from pykern import compiler
+    from pykern.jit import compiler
     from pykern.frontend import parse_signature
 
     monkeypatch.setenv("PYKERN_CACHE_DIR", str(tmp_path / "c"))

@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from pykern.runtime import cache as cache_mod, cache_store
-from pykern.runtime.cache import (CacheKey, CacheWarning, KernelCache, default_cache, default_cache_dir,
-                                  diff_parts, parse_age, parse_size)
+from pykern.runtime import cache as cache_mod
+from pykern.runtime.cache import store as cache_store
+from pykern.runtime.cache import CacheKey, CacheWarning, KernelCache, default_cache, default_cache_dir, diff_parts, parse_age, parse_size
 
 FP = {"name": "m.k", "source": "src:abc", "globals": {"N": "int:4"}, "callees": {},
       "location": {"file": "/x/m.py", "line": 3}}

@@ -265,7 +265,7 @@ def _math_ref(name, x, y):
 
 
 def test_ill_typed_ir_is_compile_error_not_crash():
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     A = _arr(f32)
     bad = kernel("bad", [("x", A)], [store(V("x", A), C(0), C(1, i64))])  # int64 stored into float32[]
@@ -275,7 +275,7 @@ def test_ill_typed_ir_is_compile_error_not_crash():
 
 def test_recursive_barrier_device_function_is_compile_error():
     from cpu_helpers import device
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     A = _arr(f32)
     rec = device("rec", [("n", i64)], T.void, [

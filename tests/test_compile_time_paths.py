@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import compiler
-from pykern.codegen import toolchain
-from pykern.errors import CompileError
+from pykern.jit import compiler
+from pykern.codegen.amdgpu import toolchain
+from pykern.core.errors import CompileError
 from pykern.frontend import parse_signature
 
 SAXPY_SIG = "void(float32, float32[::1], float32[::1], float32[::1])"
@@ -150,7 +150,7 @@ def test_background_link_result_and_cleanup():
 
 
 def _saxpy_object():
-    from pykern.codegen import amdgpu
+    from pykern.codegen.amdgpu import target as amdgpu
 
     art = cuda.compile(saxpy, SAXPY_SIG, arch="gfx942").artifacts[0]
     return amdgpu.compile_llvm_ir(art.llvm_ir, "gfx942", want_asm=False).obj
@@ -183,7 +183,9 @@ def test_early_link_whose_linker_is_gone_links_from_a_file_and_an_unfed_one_is_r
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 def test_amdgpu_assembly_made_on_first_read_equals_eager_listing(arch):
-    from pykern.codegen import amdgpu, amdgpu_build, codeobject
+    from pykern.codegen.amdgpu import target as amdgpu
+    from pykern.codegen.amdgpu import build as amdgpu_build
+    from pykern.codegen.amdgpu import codeobject
 
     ck = cuda.compile(saxpy, SAXPY_SIG, arch=arch, fastmath=True)  # options: a key of its own
     art = ck.artifacts[0]

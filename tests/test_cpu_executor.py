@@ -17,12 +17,15 @@ import pytest
 
 import pykern as cuda
 from cpu_helpers import compile_py, launch, pack_args, spin
-from pykern.codegen import abi, get_target, llvm_util
-from pykern.codegen.target import CompileOptions
-from pykern.errors import CompileError, LaunchError
-from pykern.frontend import compile_ir, typeof
+from pykern.codegen import get_target
+from pykern.codegen import abi_map as abi
+from pykern.codegen import llvm_util
+from pykern.codegen.target_interface import CompileOptions
+from pykern.core.errors import CompileError, LaunchError
+from pykern.frontend import compile_ir
+from pykern.frontend import typeof
 from pykern.frontend import types as T
-from pykern.runtime import cpu_executor
+from pykern.runtime.cpu import executor as cpu_executor
 
 HERE = os.path.dirname(__file__)
 
@@ -139,7 +142,7 @@ def test_ctrl_c_cancels_a_long_launch_promptly():
 
 
 def test_assembly_on_demand_and_vectorised_fast_path():
-    from pykern.codegen.cpu import assembly_of
+    from pykern.codegen.cpu.target import assembly_of
 
     x = np.zeros(3, np.float32)
     k = compile_py(scale, x, x, np.float32(1.0))
@@ -175,7 +178,7 @@ def test_launch_in_forked_child_after_parent_used_the_pool():
 
 
 def test_workers_run_every_chunk_and_hand_back_the_first_error():
-    from pykern.runtime import cpu_executor as ce
+    from pykern.runtime.cpu import executor as ce
 
     pool = ce._get_pool()
     seen = []
@@ -195,7 +198,7 @@ def test_workers_run_every_chunk_and_hand_back_the_first_error():
 def test_workers_skip_chunks_of_a_cancelled_batch():
     import threading as th
 
-    from pykern.runtime import cpu_executor as ce
+    from pykern.runtime.cpu import executor as ce
 
     gate, ran = th.Event(), []
 

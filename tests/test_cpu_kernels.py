@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import pykern as cuda
 from cpu_helpers import BARRIER_PATH, compile_py, launch, run_py
-from pykern.errors import KernelRuntimeError
+from pykern.core.errors import KernelRuntimeError
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
 from matmul import make_matmul  # noqa: E402  (samples/matmul.py)
@@ -738,8 +738,8 @@ def test_waves_are_consecutive_linear_ids_in_3d_block_of_1024():
 
 def test_launch_context_layout_matches_the_executor():
     """The runner and the scheduler text address LaunchCtx by the offsets codegen/cpu.py names."""
-    from pykern.codegen import cpu
-    from pykern.runtime.cpu_executor import LaunchCtx
+    from pykern.codegen.cpu import target as cpu
+    from pykern.runtime.cpu.executor import LaunchCtx
 
     names = cpu._names()
     for field, name in (("grid", "C_GRID"), ("block", "C_BLOCK"), ("dyn_shared", "C_DYN"), ("error", "C_ERROR"),

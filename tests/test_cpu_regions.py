@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import pykern as cuda
 from cpu_helpers import compile_py, launch
-from pykern.errors import KernelRuntimeError
+from pykern.core.errors import KernelRuntimeError
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

@@ -1,4 +1,4 @@
-"""First-tier cpu code (``pykern/codegen/cpu_tiers.py``): a first call that stores nowhere runs
+"""First-tier cpu code (``pykern/codegen/cpu/tiers.py``): a first call that stores nowhere runs
 cheaply compiled code while the O3 build runs on a thread. Both tiers must compute the same
 bits, the O3 build must replace the first tier everywhere it is seen, and nothing may store
 or outlive the first tier."""
@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import compiler
-from pykern.codegen import cpu_tiers
+from pykern.jit import compiler
+from pykern.codegen.cpu import tiers as cpu_tiers
 from pykern.codegen.artifact import KernelArtifact
 from pykern.frontend import parse_signature
-from pykern.runtime import cpu_executor
-from pykern.runtime import launch as rt_launch
+from pykern.runtime.cpu import executor as cpu_executor
+from pykern.runtime import backends as rt_launch
 
 
 @pytest.fixture(autouse=True)

@@ -52,10 +52,11 @@ def test_a_shared_library_with_a_missing_symbol_is_refused_cleanly():
     import pytest
 
     from pykern import LaunchError
-    from pykern.codegen import get_target, toolchain
-    from pykern.codegen.cpu import host_target_machine
+    from pykern.codegen import get_target
+    from pykern.codegen.amdgpu import toolchain
+    from pykern.codegen.cpu.target import host_target_machine
     from pykern.frontend import compile_ir, parse_signature
-    from pykern.runtime import cpu_executor
+    from pykern.runtime.cpu import executor as cpu_executor
 
     def k(a):
         a[0] = 1.0

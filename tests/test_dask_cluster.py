@@ -66,13 +66,13 @@ def client(tmp_path_factory):
 
 
 def _stats(client):
-    from pykern.dask import compile_stats
+    from pykern.host.dask import compile_stats
 
     return compile_stats(client.pykern_cache)
 
 
 def test_map_blocks_equals_numpy(client):
-    import pykern.dask as pkd
+    import pykern.host.dask as pkd
 
     rng = np.random.default_rng(1)
     x, y = rng.random(10_000), rng.random(10_000)
@@ -82,7 +82,7 @@ def test_map_blocks_equals_numpy(client):
 
 
 def test_stencil_with_overlap_equals_numpy_and_compiles_once(client):
-    import pykern.dask as pkd
+    import pykern.host.dask as pkd
 
     u = np.random.default_rng(2).random((256, 192))
     x = da.from_array(u, chunks=(64, 96))  # 8 blocks over 2 workers
@@ -110,7 +110,7 @@ def _die_once(block, marker):
 
 
 def test_killed_worker_is_retried_and_the_result_is_right(client, tmp_path):
-    import pykern.dask as pkd
+    import pykern.host.dask as pkd
 
     u = np.random.default_rng(3).random((128, 128))
     x = da.from_array(u, chunks=64)
@@ -123,7 +123,7 @@ def test_killed_worker_is_retried_and_the_result_is_right(client, tmp_path):
 
 
 def test_gpu_per_worker_gives_each_worker_its_own_device(client):
-    import pykern.dask as pkd
+    import pykern.host.dask as pkd
 
     plugin = pkd.GPUPerWorker(devices=[0, 1])
     assert [plugin.choose(n) for n in (0, 1, 2, 3)] == [0, 1, 0, 1]

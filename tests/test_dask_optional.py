@@ -1,4 +1,4 @@
-"""dask stays optional: ``import pykern`` never imports it, and ``import pykern.dask``
+"""dask stays optional: ``import pykern`` never imports it, and ``import pykern.host.dask``
 without it says which extra to install."""
 
 import os
@@ -15,7 +15,7 @@ def _py(code):
 
 def test_import_pykern_does_not_import_dask():
     r = _py("import sys, pykern; print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed') "
-            "or m == 'pykern.dask'))")
+            "or m == 'pykern.host.dask'))")
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
 
@@ -23,6 +23,6 @@ def test_import_pykern_does_not_import_dask():
 def test_without_dask_the_error_names_the_extra():
     # a None entry in sys.modules makes "import dask" fail as if it were not installed
     r = _py("import sys; sys.modules['dask'] = None; sys.modules['dask.array'] = None\n"
-            "try:\n    import pykern.dask\nexcept ImportError as e:\n    print(e)")
+            "try:\n    import pykern.host.dask\nexcept ImportError as e:\n    print(e)")
     assert r.returncode == 0, r.stderr
     assert "pip install 'pykern[dask]'" in r.stdout

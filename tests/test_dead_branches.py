@@ -7,8 +7,8 @@ import pytest
 
 import pykern as cuda
 from frontend_helpers import compile_error, jit
-from pykern import types
-from pykern.extending import overload
+from pykern.numba_compat import numba_types as types
+from pykern.numba_compat.extending import overload
 from pykern.frontend import types as T
 
 pytestmark = pytest.mark.usefixtures("cpu_target")

@@ -1,7 +1,7 @@
 """Kernels and device functions defined by ``exec()`` of a string (numba compiles them from
 bytecode; pykern takes the text a caller still holds, or with ``PYKERN_EXEC_SOURCES=1`` the
 text its audit hook saw compiled -- each only once compiling it again gives the function's
-own code, ``pykern/sources.py``)."""
+own code, ``pykern/core/sources.py``)."""
 
 import ast
 import linecache
@@ -134,7 +134,7 @@ def test_the_audit_hook_finds_texts_gone_before_the_jit(hook, expect):
 
 
 def test_the_audit_hook_never_trusts_a_wrong_pairing():
-    from pykern import sources
+    from pykern.core import sources
 
     early = compile("def f(x):\n    x[0] = 1.0\n", "<string>", "exec")
     sources._remember(early, "def f(x):\n    x[0] = 2.0\n")  # as if paired with a later text
@@ -148,7 +148,7 @@ def test_the_audit_hook_never_trusts_a_wrong_pairing():
 def test_a_found_text_is_checked_once_not_at_every_lookup(monkeypatch):
     # the compile-again check runs when a text is found; later compilations (the cache key's
     # source lines, the frontend's parse, a redefinition) reuse the verdict
-    from pykern import sources
+    from pykern.core import sources
 
     src = "def twice(a):\n    a[0] = 2.0\n"
     ns = {}

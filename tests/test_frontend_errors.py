@@ -3,7 +3,7 @@
 import pytest
 
 from frontend_helpers import DeviceFn, compile_error, define, lower
-from pykern.errors import CompileError
+from pykern.core.errors import CompileError
 from pykern.frontend import compile_ir, source_of
 from pykern.frontend import types as T
 

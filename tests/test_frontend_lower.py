@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from frontend_helpers import DeviceFn, define, lower
-from pykern.frontend import compile_ir, ir
+from pykern.frontend import compile_ir
+from pykern.frontend import ir
 from pykern.frontend import types as T
 from pykern.frontend.verify import verify_module
 

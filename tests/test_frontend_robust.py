@@ -3,7 +3,7 @@
 import pytest
 
 from frontend_helpers import define
-from pykern.errors import CompileError
+from pykern.core.errors import CompileError
 from pykern.frontend import compile_ir
 from pykern.frontend import types as T
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pykern.errors import CompileError
+from pykern.core.errors import CompileError
 from pykern.frontend import parse_signature, parse_type
 from pykern.frontend import types as T
 from pykern.frontend.signature import Signature

@@ -3,7 +3,7 @@
 import pytest
 
 from frontend_helpers import lower
-from pykern.errors import CompileError
+from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
 from pykern.frontend.verify import problems, verify_function, verify_module

@@ -16,7 +16,9 @@ import subprocess
 
 import pytest
 
-from pykern.runtime import devices, hip_api, hip_props
+from pykern.runtime import device_registry as devices
+from pykern.runtime.hip import api as hip_api
+from pykern.runtime.hip import properties as hip_props
 
 HEADER_DIR = "/usr/include/hip"
 HEADER = os.path.join(HEADER_DIR, "hip_runtime_api.h")

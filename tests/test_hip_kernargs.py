@@ -6,12 +6,12 @@ import timeit
 import numpy as np
 import pytest
 
-from pykern import abi
-from pykern.codegen.abi import flatten_params as param_layout
-from pykern.errors import LaunchError
+from pykern.core import abi
+from pykern.codegen.abi_map import flatten_params as param_layout
+from pykern.core.errors import LaunchError
 from pykern.frontend import types as T
 from pykern.runtime import kernargs as K
-from pykern.runtime.memory import to_device
+from pykern.runtime.memory.arrays import to_device
 
 
 def flatten_values(argtypes, values):

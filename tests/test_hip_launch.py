@@ -20,11 +20,12 @@ import pytest
 
 import pykern
 
-from pykern.errors import LaunchError
+from pykern.core.errors import LaunchError
 from pykern.frontend import types as T
-from pykern.runtime import hip_launch, kernargs
-from pykern.codegen.abi import flatten_params
-from pykern.runtime.hip_launch import LaunchLimits, check_launch
+from pykern.runtime.hip import launch as hip_launch
+from pykern.runtime import kernargs
+from pykern.codegen.abi_map import flatten_params
+from pykern.runtime.hip.launch import LaunchLimits, check_launch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LLD = next((p for p in (shutil.which("ld.lld"), shutil.which("ld.lld-22"), "/usr/bin/ld.lld-22") if p and os.path.exists(p)), None)
@@ -180,7 +181,7 @@ def test_launch_configuration_checks():
 
 
 def test_hip_launch_param_markers():
-    from pykern.runtime import hip_api
+    from pykern.runtime.hip import api as hip_api
 
     assert (hip_api.HIP_LAUNCH_PARAM_BUFFER_POINTER, hip_api.HIP_LAUNCH_PARAM_BUFFER_SIZE, hip_api.HIP_LAUNCH_PARAM_END) == (1, 2, 3)
 
@@ -198,7 +199,7 @@ def test_loading_without_a_gpu_is_a_hip_error(tmp_path):
     code = textwrap.dedent(
         f"""
         import json
-        from pykern.errors import HipError
+        from pykern.core.errors import HipError
         from pykern.runtime import hip_launch
         try:
             hip_launch.module_cache.module(open({str(path)!r}, "rb").read(), 0)
@@ -212,7 +213,7 @@ def test_loading_without_a_gpu_is_a_hip_error(tmp_path):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
-    from pykern.runtime import hip
+    from pykern.runtime.hip import library as hip
 
     if hip.available()[0]:
         assert out is None
@@ -224,7 +225,7 @@ def test_loading_without_a_gpu_is_a_hip_error(tmp_path):
 # ------------------------------------------------------------------- real GPU
 @pytest.fixture
 def gpu_kernel(tmp_path):
-    from pykern.runtime import devices
+    from pykern.runtime import device_registry as devices
 
     dev = devices.get_device()
     art = make_artifact(tmp_path, dev.gcn_arch_name, dev.code_object_version)
@@ -233,7 +234,7 @@ def gpu_kernel(tmp_path):
 
 @pytest.mark.amdgpu
 def test_axpy_runs_on_the_gpu(gpu_kernel):
-    from pykern.runtime.memory import device_array, to_device
+    from pykern.runtime.memory.arrays import device_array, to_device
 
     kernel, art = gpu_kernel
     n, block = 1000, 128
@@ -263,7 +264,7 @@ def test_host_arrays_are_copied_in_and_back_with_a_warning(gpu_kernel):
 
 @pytest.mark.amdgpu
 def test_oversized_block_refused_before_hip(gpu_kernel):
-    from pykern.runtime.memory import device_array
+    from pykern.runtime.memory.arrays import device_array
 
     kernel, art = gpu_kernel
     d = device_array(10, np.float32, target="hip")
@@ -273,7 +274,7 @@ def test_oversized_block_refused_before_hip(gpu_kernel):
 
 @pytest.mark.amdgpu
 def test_stream_launch_and_event_timing(gpu_kernel):
-    from pykern.runtime.memory import device_array, to_device
+    from pykern.runtime.memory.arrays import device_array, to_device
     from pykern.runtime.streams import event, stream
 
     kernel, art = gpu_kernel
@@ -295,7 +296,7 @@ def test_stream_launch_and_event_timing(gpu_kernel):
 def test_extra_array_points_at_the_arguments_and_their_size():
     import ctypes
 
-    from pykern.runtime.hip_launch import _LaunchBuffers
+    from pykern.runtime.hip.launch import _LaunchBuffers
 
     args = kernargs.pack(flatten_params(AXPY_ARGTYPES), [0x1000, 10, 4, 0x2000, 10, 4, 2.0, 64], 56)
     lb = _LaunchBuffers(len(args), args)

@@ -12,7 +12,8 @@ import textwrap
 
 import pytest
 
-from pykern.runtime import hip, hip_api
+from pykern.runtime.hip import library as hip
+from pykern.runtime.hip import api as hip_api
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HAVE_LIB = any(os.path.exists(os.path.join(d, "libamdhip64.so.5")) for d in ("/usr/lib/x86_64-linux-gnu", "/opt/rocm/lib"))
@@ -40,7 +41,7 @@ def test_library_loads_and_reports_no_device():
     out = run_py(
         """
         import json, ctypes
-        from pykern.errors import HipError
+        from pykern.core.errors import HipError
         from pykern.runtime import hip, devices
         L = hip.load_library()
         res = {"path": L.path, "source": L.source, "version": L.runtime_version()}
@@ -52,7 +53,7 @@ def test_library_loads_and_reports_no_device():
         res["devices"] = devices.get_device_count()
         res["available"] = hip.available()
         # every binding got its exact prototype
-        res["bad"] = [n for n, (r, a) in __import__("pykern.runtime.hip_api", fromlist=["x"]).PROTOTYPES.items()
+        res["bad"] = [n for n, (r, a) in __import__("pykern.runtime.hip.api", fromlist=["x"]).PROTOTYPES.items()
                       if n not in L.missing and len(getattr(L.raw, n).argtypes) != len(a)]
         res["missing"] = L.missing
         res["names"] = {str(c): L.raw.hipGetErrorName(c).decode() for c in (1, 2, 100, 400, 700, 1054)}
@@ -79,7 +80,7 @@ def test_failing_calls_raise_hiperror_not_crash():
     out = run_py(
         """
         import json, ctypes
-        from pykern.errors import HipError
+        from pykern.core.errors import HipError
         from pykern.runtime import hip
         L = hip.lib()
         got = []
@@ -103,7 +104,7 @@ def test_bad_explicit_path_lists_places_tried(tmp_path):
     out = run_py(
         """
         import json
-        from pykern.errors import HipError
+        from pykern.core.errors import HipError
         from pykern.runtime import hip
         try:
             hip.load_library(); print(json.dumps(None))
@@ -148,7 +149,7 @@ def test_non_hip_library_is_refused_with_reason(tmp_path):
     out = run_py(
         """
         import json
-        from pykern.errors import HipError
+        from pykern.core.errors import HipError
         from pykern.runtime import hip
         try:
             hip.load_library(); print(json.dumps(None))
@@ -177,7 +178,7 @@ def test_copy_already_loaded_in_process_is_preferred():
 
 @pytest.mark.amdgpu
 def test_real_device_properties():
-    from pykern.runtime import devices
+    from pykern.runtime import device_registry as devices
 
     d = devices.select_device(0)
     assert d.arch.startswith("gfx") and d.gcn_arch_name.startswith(d.arch)
@@ -194,7 +195,7 @@ def test_importing_the_runtime_package_loads_nothing_heavy():
         import json, sys
         import pykern.runtime
         maps = open("/proc/self/maps").read()
-        hip_side = {"pykern.runtime.hip", "pykern.runtime.hip_launch", "pykern.runtime.devices", "llvmlite"}
+        hip_side = {"pykern.runtime.hip.library", "pykern.runtime.hip.launch", "pykern.runtime.device_registry", "llvmlite"}
         print(json.dumps([sorted(m for m in sys.modules if m in hip_side), "libamdhip64" in maps]))
         """
     )

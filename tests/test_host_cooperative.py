@@ -15,8 +15,11 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import abi, compiler
-from pykern.runtime import cpu_executor, hip_api, hip_launch
+from pykern.core import abi
+from pykern.jit import compiler
+from pykern.runtime.cpu import executor as cpu_executor
+from pykern.runtime.hip import api as hip_api
+from pykern.runtime.hip import launch as hip_launch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "samples"))
 import grid_sync  # noqa: E402  (the sample's kernel and its numpy reference)

@@ -11,7 +11,8 @@ import pytest
 
 import cpu_helpers
 import pykern as cuda
-from pykern.runtime import hip_api, memory
+from pykern.runtime.hip import api as hip_api
+from pykern.runtime.memory import arrays as memory
 
 
 def _views():

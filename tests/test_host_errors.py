@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.errors import KernelIndexError, KernelRuntimeError, KernelZeroDivisionError, LaunchError, LaunchValueError
+from pykern.core.errors import KernelIndexError, KernelRuntimeError, KernelZeroDivisionError, LaunchError, LaunchValueError
 
 
 @cuda.jit
@@ -88,13 +88,13 @@ def test_debug_division_by_zero_is_a_zero_division_error(cpu_uncached, dtype, op
 
 
 def test_amdgpu_debug_division_records_a_zerodiv_kind():
-    from pykern.codegen.amdgpu import ERROR_KINDS, format_error_record
+    from pykern.codegen.amdgpu.target import ERROR_KINDS, format_error_record
     import struct
 
     raw = struct.pack("<iiqqqqqqqqq", ERROR_KINDS["zerodiv"], 0, 0, 0, 0, 1, 0, 0, 2, 0, 0)
     text = format_error_record(raw, ["k.py:3: division by zero"])
     assert text.startswith("k.py:3: division by zero") and "block (2, 0, 0)" in text
-    from pykern.errors import error_class_for_kind
+    from pykern.core.errors import error_class_for_kind
 
     assert error_class_for_kind(ERROR_KINDS["zerodiv"]) is KernelZeroDivisionError
     assert error_class_for_kind(ERROR_KINDS["bounds"]) is KernelIndexError

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.errors import LaunchError
+from pykern.core.errors import LaunchError
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.usefixtures("cpu_target")
 def guards(request, monkeypatch):
     """Both ways a fast path checks numpy arguments: one native call
     (``runtime.native_guard``) where it works here, or the Python guards."""
-    from pykern.llvm_host import llvm
+    from pykern.core.llvm_host import llvm
     from pykern.runtime import native_guard
 
     if request.param == "python":
@@ -256,9 +256,10 @@ def _on_fake_hip(k, args, hip):
         from bench_hip_launch import _fake_kernel
     finally:
         sys.path.pop(0)
-    from pykern import compiler, targets
-    from pykern.arguments import argument_types
-    from pykern.runtime import hip_launch
+    from pykern.jit import compiler
+    from pykern import runtime as targets
+    from pykern.jit.arguments import argument_types
+    from pykern.runtime.hip import launch as hip_launch
 
     argtypes = argument_types(args, k.__name__)[0]
     art, _ = compiler.compile_artifact(k, "amdgpu", argtypes, arch="gfx942")
@@ -346,9 +347,10 @@ def test_hip_host_path_calls_a_real_hip_library_natively():
     import ctypes
     import types
 
-    from pykern.llvm_host import llvm, new_host_target_machine
-    from pykern.runtime import hip_api, native_guard
-    from pykern.runtime.hip import HipError, HipLibrary
+    from pykern.core.llvm_host import llvm, new_host_target_machine
+    from pykern.runtime.hip import api as hip_api
+    from pykern.runtime import native_guard
+    from pykern.runtime.hip.library import HipError, HipLibrary
 
     ll = llvm()
     if not native_guard.available():
@@ -409,8 +411,10 @@ def test_the_native_hip_launch_returns_the_real_librarys_answer():
     returns the code the ctypes call returns."""
     import ctypes
 
-    from pykern.llvm_host import llvm
-    from pykern.runtime import hip, hip_api, native_guard
+    from pykern.core.llvm_host import llvm
+    from pykern.runtime.hip import library as hip
+    from pykern.runtime.hip import api as hip_api
+    from pykern.runtime import native_guard
 
     llvm()
     try:

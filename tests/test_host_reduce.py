@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import reduction
+from pykern.host import reduce as reduction
 
 
 @cuda.reduce

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pykern as cuda
-from pykern.random import create_xoroshiro128p_states, xoroshiro128p_next
+from pykern.lang.random import create_xoroshiro128p_states, xoroshiro128p_next
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 

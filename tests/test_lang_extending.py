@@ -1,6 +1,6 @@
-"""numba.extending for kernels (``pykern.extending``): ``register_jitable`` functions called
+"""numba.extending for kernels (``pykern.numba_compat.extending``): ``register_jitable`` functions called
 from kernels and device functions, and ``overload`` functions that choose an implementation
-from the pykern types of a call's arguments (``pykern.types``), compared with Python."""
+from the pykern types of a call's arguments (``pykern.numba_compat.numba_types``), compared with Python."""
 
 import math
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import types
-from pykern.errors import CompileError
-from pykern.extending import overload, register_jitable
+from pykern.numba_compat import numba_types as types
+from pykern.core.errors import CompileError
+from pykern.numba_compat.extending import overload, register_jitable
 from pykern.frontend import compile_ir
 
 pytestmark = pytest.mark.usefixtures("cpu_uncached")

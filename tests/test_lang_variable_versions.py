@@ -11,7 +11,7 @@ import pytest
 
 from frontend_helpers import DeviceFn, compile_error, define, jit, lower
 from pykern import literal_unroll
-from pykern import stubs as cuda
+from pykern.lang import stubs as cuda
 from pykern.frontend import types as T
 from pykern.frontend import versions
 

@@ -166,7 +166,8 @@ def test_out_of_file_descriptors_is_reported_as_such(tmp_path):
 
 
 def test_reuse_map_is_bounded_lru(monkeypatch):
-    from pykern import bounded, compiler
+    from pykern.core import bounded
+    from pykern.jit import compiler
 
     monkeypatch.setenv("PYKERN_MEMORY_CACHE_ENTRIES", "3")
     saved = compiler._in_memory.copy()
@@ -198,8 +199,8 @@ def test_a_kernel_shared_by_two_dispatchers_stays_loaded_until_both_are_gone(cpu
     import numpy as np
 
     import pykern
-    from pykern.codegen import cpu_tiers
-    from pykern.runtime import cpu_executor
+    from pykern.codegen.cpu import tiers as cpu_tiers
+    from pykern.runtime.cpu import executor as cpu_executor
 
     src = "def shared_k(a):\n    a[pykern.grid(1)] = 7.0\n"
     linecache.cache["<shared-cell>"] = (len(src), None, src.splitlines(True), "<shared-cell>")

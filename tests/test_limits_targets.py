@@ -15,13 +15,13 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.codegen import cpu as cpu_codegen
+from pykern.codegen.cpu import target as cpu_codegen
 from pykern.codegen import get_target
-from pykern.codegen.amdgpu import max_scratch_per_lane
-from pykern.codegen.archs import ARCHS
-from pykern.codegen.target import CompileOptions
-from pykern.errors import CompileError, LaunchError
-from pykern.runtime import cpu_executor
+from pykern.codegen.amdgpu.target import max_scratch_per_lane
+from pykern.codegen.amdgpu.archs import ARCHS
+from pykern.codegen.target_interface import CompileOptions
+from pykern.core.errors import CompileError, LaunchError
+from pykern.runtime.cpu import executor as cpu_executor
 
 
 pytestmark = pytest.mark.usefixtures("cpu_uncached")

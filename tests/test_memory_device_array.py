@@ -6,8 +6,8 @@ import weakref
 import numpy as np
 import pytest
 
-from pykern.runtime import memory
-from pykern.runtime.memory import DeviceArray, as_device_array, device_array, device_array_like, to_device
+from pykern.runtime.memory import arrays as memory
+from pykern.runtime.memory.arrays import DeviceArray, as_device_array, device_array, device_array_like, to_device
 
 CPU = {"target": "cpu"}
 DTYPES = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,

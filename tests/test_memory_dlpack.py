@@ -6,9 +6,9 @@ import gc
 import numpy as np
 import pytest
 
-from pykern.runtime import dlpack
-from pykern.runtime.memory import from_dlpack
-from pykern.runtime.memory import DeviceArray, to_device
+from pykern.runtime.memory import dlpack
+from pykern.runtime.memory.arrays import from_dlpack
+from pykern.runtime.memory.arrays import DeviceArray, to_device
 
 CPU = {"target": "cpu"}
 _valid = ctypes.pythonapi.PyCapsule_IsValid
@@ -128,7 +128,7 @@ def test_our_deleter_runs_when_an_import_of_our_export_dies():
 
 
 def test_as_device_array_and_round_trip():
-    from pykern.runtime.memory import as_device_array
+    from pykern.runtime.memory.arrays import as_device_array
 
     a = np.arange(6.0).reshape(2, 3)
     d = as_device_array(a)  # numpy goes through __dlpack__

@@ -6,9 +6,9 @@ import gc
 import numpy as np
 import pytest
 
-from pykern.errors import HipError
-from pykern.runtime import hip
-from pykern.runtime.memory import device_array, from_dlpack, pinned_array, to_device
+from pykern.core.errors import HipError
+from pykern.runtime.hip import library as hip
+from pykern.runtime.memory.arrays import device_array, from_dlpack, pinned_array, to_device
 
 HIP = {"target": "hip"}
 
@@ -92,7 +92,7 @@ def test_memory_is_freed_with_the_last_view():
 
 @pytest.mark.amdgpu
 def test_interop_descriptors_on_hip():
-    from pykern.runtime import dlpack
+    from pykern.runtime.memory import dlpack
 
     d = to_device(np.arange(10, dtype=np.float32), **HIP)
     assert d.__dlpack_device__() == (dlpack.kDLROCM, d.storage.device)

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from pykern.llvm_host import llvm
+from pykern.core.llvm_host import llvm
 from pykern.runtime import native_guard
 
 _C, _F, _W = 0x1, 0x2, 0x400
@@ -228,10 +228,10 @@ def test_the_native_call_passes_its_arguments_and_releases_the_gil():
     import threading
     import time
 
-    from pykern.runtime.cpu_executor import _RUNFN
+    from pykern.runtime.cpu.executor import _RUNFN
 
     ll = llvm()
-    from pykern.llvm_host import new_host_target_machine
+    from pykern.core.llvm_host import new_host_target_machine
 
     eng = ll.create_mcjit_compiler(ll.parse_assembly(""), new_host_target_machine())
     eng.add_module(ll.parse_assembly(_SPIN))

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.cudadrv import driver
+from pykern.numba_compat.cudadrv import driver
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -203,8 +203,8 @@ def test_hip_branches_call_the_real_runtime_and_raise_hiperror_without_a_device(
     code = textwrap.dedent("""
         import json
         import numpy as np
-        from pykern.cudadrv import driver, memory
-        from pykern.errors import HipError
+        from pykern.numba_compat.cudadrv import driver, memory
+        from pykern.core.errors import HipError
         memory._on_hip = lambda: True  # the target choice only; every HIP call is the real one
         a = np.zeros(16)
         out = {}

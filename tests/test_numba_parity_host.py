@@ -252,7 +252,7 @@ def test_none_kernel_argument_used_as_a_value_is_a_located_error(cpu_target):
 
 def test_none_takes_no_kernel_argument_space():
     # the launcher packs nothing for it, on every target: the next argument follows directly
-    from pykern.codegen.abi import flatten_params
+    from pykern.codegen.abi_map import flatten_params
     from pykern.runtime import kernargs as K
 
     params = flatten_params([T.float32, T.none, T.float32])
@@ -265,7 +265,8 @@ def test_none_takes_no_kernel_argument_space():
 def test_none_parameter_in_an_amdgpu_code_object():
     # the HIP launcher packs at the code object's metadata offsets: they agree with the flat
     # parameters (none for the None), so the arguments after it land where the kernel reads them
-    from pykern.runtime import hip_launch, kernargs as K
+    from pykern.runtime.hip import launch as hip_launch
+    from pykern.runtime import kernargs as K
 
     argtypes = (T.Array(T.float64, 1, "C"), T.Array(T.float64, 1, "C"), T.none, T.float64)
     art = cuda.compile(_affine, argtypes, arch="gfx942").artifacts[0]
@@ -495,7 +496,7 @@ def test_device_array_error_messages_as_numba(cpu_target):
 
 
 def test_cudadrv_devicearray_helpers(cpu_target):
-    from pykern.cudadrv import devicearray as da
+    from pykern.numba_compat.cudadrv import devicearray as da
 
     for view in (np.zeros(10)[::2], np.zeros((10, 12))[::2, ::2], np.zeros((10, 12), order="F"),
                  np.broadcast_to(np.arange(3.0), (4, 3)), cuda.device_array((10, 12)).T):
@@ -510,7 +511,7 @@ def test_cudadrv_devicearray_helpers(cpu_target):
 
 
 def test_kernels_transpose_any_dtype(cpu_target):
-    from pykern.kernels.transpose import transpose
+    from pykern.numba_compat.kernels.transpose import transpose
 
     rec = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
     for rows, cols in ((2, 3), (17, 16), (33, 5)):
@@ -571,7 +572,7 @@ def test_print_of_a_dim3_is_a_tuple(cpu_target, capfd):
 
 
 def test_device_record_constructors_and_copies_into_a_record(cpu_target):
-    from pykern.cudadrv.devicearray import DeviceRecord, auto_device, from_record_like
+    from pykern.numba_compat.cudadrv.devicearray import DeviceRecord, auto_device, from_record_like
 
     dt = np.dtype([("a", np.int32), ("b", np.float32)], align=True)
     for make in (np.zeros, np.recarray):
@@ -591,7 +592,7 @@ def test_device_record_constructors_and_copies_into_a_record(cpu_target):
 
 
 def test_device_ndarray_constructor_allocates_as_numba(cpu_target):
-    from pykern.cudadrv.devicearray import DeviceNDArray
+    from pykern.numba_compat.cudadrv.devicearray import DeviceNDArray
 
     arr = DeviceNDArray((1, 10), (800, 8), np.float64)  # relaxed strides: a length-1 axis
     assert arr.flags["C_CONTIGUOUS"] and arr.flags["F_CONTIGUOUS"]
@@ -605,7 +606,7 @@ def test_device_ndarray_constructor_allocates_as_numba(cpu_target):
 
 
 def test_driver_memset_and_raw_copies(cpu_target):
-    from pykern.cudadrv import driver
+    from pykern.numba_compat.cudadrv import driver
 
     host = cuda.pinned_array(10, dtype=np.uint32)
     host.fill(123)

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import float64, libdevice, uint64
-from pykern.generated import define
+from pykern import float64, uint64
+from pykern.lang import libdevice
+from pykern.jit.generated import define
 
 ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.errors import CompileError
+from pykern.core.errors import CompileError
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -704,7 +704,7 @@ def test_reshape_spellings_and_writes_through_the_view():
 
 
 def test_reshape_to_another_size_is_empty_and_a_debug_value_error():
-    from pykern.errors import KernelValueError
+    from pykern.core.errors import KernelValueError
 
     def k(a, n, out):
         out[0] = a.reshape(n, 5).size

@@ -482,7 +482,7 @@ def test_localmem_dtype_spellings(dtype):
 
 def test_localmem_invalid_string_dtype():
     # test_localmem.py TestCudaLocalMem.test_invalid_string_dtype
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     with pytest.raises(CompileError):
         @cuda.jit(cuda.void(cuda.int32[::1]))
@@ -775,7 +775,7 @@ def test_sm_issue_5073():
 
 def test_sm_invalid_array_types():
     # test_sm.py TestSharedMemory.test_invalid_array_type
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     def unsupported_type():
         arr = cuda.shared.array(10, dtype=np.dtype("O"))  # noqa: F841
@@ -1359,7 +1359,7 @@ def test_intrinsics_fill3d_threadidx():
 def test_intrinsics_nonliteral_grid_errors():
     # test_intrinsics.py test_nonliteral_grid_error / test_nonliteral_gridsize_error (numba:
     # TypingError "RequireLiteralValue"; pykern's compile-time error is a CompileError)
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     for f in (_nonliteral_grid, _nonliteral_gridsize):
         with pytest.raises(CompileError):
@@ -3165,7 +3165,7 @@ def test_sm_creation_global_constant_shapes():
 def test_sm_creation_invalid_shapes_fail_at_jit(fn, sig):
     # test_sm_creation.py test_global_build_list / test_invalid_1 .. test_invalid_4: numba's
     # TypingError is raised by cuda.jit(signature) itself; pykern's is a located CompileError
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     with pytest.raises(CompileError):
         cuda.jit(sig)(fn)
@@ -3189,7 +3189,7 @@ def test_sm_creation_dtype_spellings(dtype):
 def test_sm_creation_invalid_string_dtype_fails_at_jit():
     # test_sm_creation.py test_invalid_string_dtype (numba: "Invalid NumPy dtype specified:
     # 'int33'" from the decorator)
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     with pytest.raises(CompileError, match="Invalid NumPy dtype specified: 'int33'"):
         @cuda.jit(cuda.void(cuda.int32[::1]))
@@ -3269,7 +3269,7 @@ def test_slicing_assign_empty_slice():
 def test_transpose_kernel():
     # test_transpose.py TestTranspose.test_transpose / test_transpose_record /
     # test_transpose_bool / test_transpose_view
-    from pykern.kernels.transpose import transpose
+    from pykern.numba_compat.kernels.transpose import transpose
 
     for rows, cols, dtype in ((5, 6, np.float64), (128, 128, np.complex128), (1025, 512, np.float64)):
         x = np.arange(rows * cols, dtype=dtype).reshape(cols, rows)
@@ -3778,7 +3778,7 @@ def test_gufunc_old_style_scalar_as_array():
 
 
 # ------------------------------------------------------------ test_overload.py
-from pykern.extending import overload  # noqa: E402
+from pykern.numba_compat.extending import overload  # noqa: E402
 
 
 def generic_func_1():
@@ -4156,7 +4156,7 @@ def test_device_func_casting():
 def test_declare_device_is_a_documented_compile_error():
     # test_device_func.py TestDeclareDevice: cuda.declare_device links CUDA C/C++ (CUSource),
     # which pykern documents it does not do; it says so when declared
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     with pytest.raises(CompileError, match="declare_device"):
         cuda.declare_device("f1", "int32(float32[:])")
@@ -4234,7 +4234,7 @@ def test_recursion_fib(which):
 
 def test_recursion_runaway():
     # test_recursion.py TestSelfRecursion.test_runaway
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     with pytest.raises(CompileError, match="cannot type infer runaway recursion"):
         @cuda.jit("void()")
@@ -4243,12 +4243,7 @@ def test_recursion_runaway():
 
 
 # -------------------------------------------------------------- test_random.py
-from pykern.random import (  # noqa: E402
-    xoroshiro128p_normal_float32,
-    xoroshiro128p_normal_float64,
-    xoroshiro128p_uniform_float32,
-    xoroshiro128p_uniform_float64,
-)
+from pykern.lang.random import xoroshiro128p_normal_float32, xoroshiro128p_normal_float64, xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64
 
 UNIFORM = 1
 NORMAL = 2
@@ -5628,7 +5623,7 @@ def test_const_string_assignments_are_refused_as_documented():
     # test_const_string.py TestConstString: numba stores "XYZ"/b"XYZ" into <U12/S12 arrays and
     # record fields. pykern documents strings as not yet supported (README "Not yet"); these
     # programs are refused with a clear error, not run with wrong contents.
-    from pykern.errors import CompileError, LaunchError
+    from pykern.core.errors import CompileError, LaunchError
 
     @cuda.jit
     def str_assign(arr):

@@ -16,9 +16,11 @@ import pytest
 
 import pykern
 import pykern as cuda
-from pykern.errors import HipError
-from pykern.runtime import hip, memory, streams
-from pykern.runtime.devices import compute_capability_of
+from pykern.core.errors import HipError
+from pykern.runtime.hip import library as hip
+from pykern.runtime.memory import arrays as memory
+from pykern.runtime import streams
+from pykern.runtime.device_registry import compute_capability_of
 
 
 @pytest.fixture(autouse=True)
@@ -379,7 +381,9 @@ def test_small_device_array_and_dispatcher_names():
 
 
 def test_cudadrv_names():
-    from pykern.cudadrv import devicearray, driver, devices
+    from pykern.numba_compat.cudadrv import devicearray
+    from pykern.numba_compat.cudadrv import driver
+    from pykern.numba_compat.cudadrv import devices
 
     d = cuda.to_device(np.arange(3.0))
     assert cuda.cudadrv.devicearray.DeviceNDArray is cuda.DeviceNDArray and isinstance(d, devicearray.DeviceNDArray)

@@ -13,7 +13,7 @@ import pytest
 
 import pykern as cuda
 from pykern import float32, float64, int8, int32, int64, uint32, uint64
-from pykern.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
+from pykern.lang.random import create_xoroshiro128p_states, xoroshiro128p_uniform_float32
 
 pytestmark = pytest.mark.usefixtures("cpu_uncached")
 

@@ -239,8 +239,7 @@ def test_fields_of_a_global_record_are_constants():
 
 
 def test_xoroshiro128p_type_and_typeof_spell_signatures():
-    from pykern.random import (create_xoroshiro128p_states, xoroshiro128p_type,
-                               xoroshiro128p_uniform_float64)
+    from pykern.lang.random import create_xoroshiro128p_states, xoroshiro128p_type, xoroshiro128p_uniform_float64
 
     a = np.zeros(8)
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pykern as cuda
-from pykern.errors import CompileError
+from pykern.core.errors import CompileError
 
 pytestmark = pytest.mark.usefixtures("cpu_uncached")
 

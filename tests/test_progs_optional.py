@@ -265,7 +265,7 @@ def pair_or_fall(x):
 
 def test_falling_off_a_tuple_return_is_a_compile_error():
     # numba: an Optional tuple, which pykern has not (a `r is None` of a tuple would fold to False)
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
     f = cuda.jit(device=True)(pair_or_fall)
 
     @cuda.jit

@@ -22,8 +22,8 @@ import pytest
 
 import pykern as cuda
 from frontend_helpers import compile_error, define
-from pykern import abi
-from pykern.errors import CompileError, KernelRuntimeError, kernel_exception
+from pykern.core import abi
+from pykern.core.errors import CompileError, KernelRuntimeError, kernel_exception
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

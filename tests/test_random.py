@@ -1,4 +1,4 @@
-"""pykern.random: numba.cuda.random's xoroshiro128+ API -- numba's states for a seed (checked
+"""pykern.lang.random: numba.cuda.random's xoroshiro128+ API -- numba's states for a seed (checked
 against numba's sequential algorithm, written out below), bit-exact streams, sane distributions."""
 
 import time
@@ -7,16 +7,7 @@ import numpy as np
 import pytest
 
 import pykern
-from pykern.random import (
-    create_xoroshiro128p_states,
-    init_xoroshiro128p_states,
-    xoroshiro128p_dtype,
-    xoroshiro128p_next,
-    xoroshiro128p_normal_float32,
-    xoroshiro128p_normal_float64,
-    xoroshiro128p_uniform_float32,
-    xoroshiro128p_uniform_float64,
-)
+from pykern.lang.random import create_xoroshiro128p_states, init_xoroshiro128p_states, xoroshiro128p_dtype, xoroshiro128p_next, xoroshiro128p_normal_float32, xoroshiro128p_normal_float64, xoroshiro128p_uniform_float32, xoroshiro128p_uniform_float64
 
 M64 = (1 << 64) - 1
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 import pykern as cuda
 from pykern.codegen import get_target
-from pykern.codegen.lower import lower_module
-from pykern.codegen.ranges import value_range
-from pykern.codegen.target import launch_register_range
+from pykern.codegen.lowering.module import lower_module
+from pykern.codegen.lowering.ranges import value_range
+from pykern.codegen.target_interface import launch_register_range
 from pykern.frontend import compile_ir
 from pykern.frontend import types as T
 from pykern.frontend.signature import parse_signature
@@ -84,8 +84,8 @@ def test_bounds_not_provably_int32_keep_i64(fn, sig):
 
 def test_block_sum_loop_phi_is_i32_after_optimisation():
     """What the amdgpu code needs: the optimised loop still counts in i32 (clang's ``int k``)."""
-    from pykern.codegen.amdgpu import AmdgpuTarget
-    from pykern.codegen.target import CompileOptions
+    from pykern.codegen.amdgpu.target import AmdgpuTarget
+    from pykern.codegen.target_interface import CompileOptions
 
     mod = compile_ir(warps_loop, parse_signature("void(int64[::1])")[1], is_kernel=True)
     art = AmdgpuTarget(arch="gfx942").compile(mod, CompileOptions())

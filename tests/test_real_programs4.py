@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import float32, float64, int32, types, void
-from pykern.random import (create_xoroshiro128p_states, xoroshiro128p_normal_float32,
-                           xoroshiro128p_uniform_float32)
+from pykern import float32, float64, int32, void
+from pykern.numba_compat import numba_types as types
+from pykern.lang.random import create_xoroshiro128p_states, xoroshiro128p_normal_float32, xoroshiro128p_uniform_float32
 
 pytestmark = pytest.mark.usefixtures("cpu_uncached")
 
@@ -962,8 +962,10 @@ def test_option_pricing_paths_with_normal_draws():
 def test_numba_device_attribute_names_read_hip_attributes(monkeypatch):
     # on a GPU, dev.<NAME> is hipDeviceGetAttribute of HIP's attribute of that name (no GPU here:
     # the read is recorded); the cpu device answers every name the GPU one does
-    from pykern import compat
-    from pykern.runtime import devices, hip, hip_api
+    from pykern.numba_compat import host_api as compat
+    from pykern.runtime import device_registry as devices
+    from pykern.runtime.hip import library as hip
+    from pykern.runtime.hip import api as hip_api
 
     asked = []
     monkeypatch.setattr(hip, "lib", lambda: "L")
@@ -985,7 +987,7 @@ def test_numba_device_attribute_names_read_hip_attributes(monkeypatch):
 
 def test_black_scholes_and_twiddles_with_libdevice():
     # libdevice spellings: normcdf for the cumulative normal, sincospi for exact DFT twiddles
-    from pykern import libdevice
+    from pykern.lang import libdevice
 
     @cuda.jit
     def black_scholes(S, K, T, r, v, call, put):

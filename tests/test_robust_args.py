@@ -11,7 +11,7 @@ import pytest
 
 import cpu_helpers
 import pykern as cuda
-from pykern.errors import CompileError, LaunchError
+from pykern.core.errors import CompileError, LaunchError
 
 
 pytestmark = pytest.mark.usefixtures("cpu_uncached")

@@ -12,7 +12,7 @@ import pytest
 import cpu_helpers
 import pykern as cuda
 from fuzz.isolate import outcome
-from pykern.errors import CompileError, LaunchError
+from pykern.core.errors import CompileError, LaunchError
 
 LDS_BYTES = 64 * 1024  # every AMD GPU pykern targets has 64 KiB of LDS per workgroup
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import pykern as cuda
 from frontend_helpers import compile_error, jit
-from pykern.errors import KernelValueError
+from pykern.core.errors import KernelValueError
 
 SET = settings(max_examples=30, deadline=None)
 I64MIN, I64MAX = -(2**63), 2**63 - 1
@@ -558,7 +558,7 @@ def test_compile_time_shapes_that_fit_compile():
 
 
 def test_record_slices_are_refused():
-    from pykern.errors import CompileError
+    from pykern.core.errors import CompileError
 
     rec = np.dtype([("x", np.float32), ("y", np.int32)])
 
@@ -594,8 +594,8 @@ def test_slice_assignments_build_for_amdgpu(arch):
 def test_amdgpu_debug_records_a_value_kind():
     import struct
 
-    from pykern.abi import ERROR_KINDS, format_error_record
-    from pykern.errors import error_class_for_kind
+    from pykern.core.abi import ERROR_KINDS, format_error_record
+    from pykern.core.errors import error_class_for_kind
 
     raw = struct.pack("<iiqqqqqqqqq", ERROR_KINDS["value"], 0, 0, 0, 0, 3, 0, 0, 1, 0, 0)
     text = format_error_record(raw, ["k.py:4: cannot assign slice from input of different size"])

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from pykern.runtime import streams
-from pykern.runtime.memory import device_array, to_device
+from pykern.runtime.memory.arrays import device_array, to_device
 from pykern.runtime.streams import Event, Stream, as_stream, default_stream, event, stream, synchronize
 
 CPU = {"target": "cpu"}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from pykern.runtime.memory import device_array, to_device
+from pykern.runtime.memory.arrays import device_array, to_device
 from pykern.runtime.streams import default_stream, event, stream, synchronize
 
 pytestmark = pytest.mark.amdgpu

@@ -45,9 +45,9 @@ def test_default_without_device_nodes_does_not_load_hip(tmp_path):
     # target does not load libamdhip64 to ask
     r = run('''
         import warnings, numpy as np, pykern as cuda
-        from pykern.runtime.hip_presence import hip_loaded_in_process
+        from pykern.runtime.hip.presence import hip_loaded_in_process
         warnings.simplefilter("always")
-        print(cuda.current_target(), hip_loaded_in_process(), "pykern.runtime.hip" in __import__("sys").modules)
+        print(cuda.current_target(), hip_loaded_in_process(), "pykern.runtime.hip.library" in __import__("sys").modules)
     ''', tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["cpu", "[]", "False"]

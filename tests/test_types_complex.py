@@ -355,7 +355,7 @@ def test_cmath_part_wider_than_the_component_type(monkeypatch):
     """A cmath device function whose branches give a part float64 here and float32 there
     (numba unifies the variable to float64): the frontend took the tuple's parts to be
     float32 and stopped with "internal error: invalid IR ... Tuple(float64, float32)"."""
-    from pykern import stubs
+    from pykern.lang import stubs
 
     monkeypatch.setattr(stubs.DEVICE_LIBRARIES["cmath"], "cexp", _cexp_widening)
 
@@ -479,7 +479,7 @@ def test_frozen_complex_number_methods():
 def test_complex_kernel_arguments_pack_like_the_abi():
     import struct
 
-    from pykern.codegen import abi
+    from pykern.codegen import abi_map as abi
     from pykern.runtime import kernargs
 
     argtypes = (T.float32, T.complex64, T.complex128, T.Array(T.complex64, 1, "C"))

@@ -11,9 +11,9 @@ import subprocess
 
 import pytest
 
-from pykern.codegen import abi
-from pykern.codegen.amdgpu import AmdgpuTarget
-from pykern.codegen.target import CompileOptions
+from pykern.codegen import abi_map as abi
+from pykern.codegen.amdgpu.target import AmdgpuTarget
+from pykern.codegen.target_interface import CompileOptions
 from pykern.frontend import compile_ir
 
 ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]

@@ -46,7 +46,7 @@ import types
 import weakref
 from typing import Any
 
-from .. import sources
+from pykern.core import sources
 
 __all__ = ["fingerprint", "value_digest", "source_digest"]
 
@@ -382,7 +382,7 @@ class _Seen:
         self.sync = False
         self.overloaded: list[str] = []
         # numba.extending's registry, if anything imported it: without it nothing is overloaded
-        ext = sys.modules.get("pykern.frontend.extending")
+        ext = sys.modules.get("pykern.frontend.user_overloads")
         self.overloads = getattr(ext, "_templates", None) or None
 
 
@@ -398,7 +398,7 @@ def _is_overloaded(value: Any, registry: dict, depth: int = 0) -> bool:
 
 
 def _is_sync_stub(value: Any) -> bool:
-    name = getattr(value, "_pk_name", None) if type(value).__module__ == "pykern.stubs" else None
+    name = getattr(value, "_pk_name", None) if type(value).__module__ == "pykern.lang.stubs" else None
     return isinstance(name, str) and name.rpartition(".")[2] in SYNC_NAMES
 
 
