@@ -75,7 +75,7 @@ class _CodeFacts:
 #: Names of the kernel-language functions whose code on the cpu target carries its source line
 #: (barrier and wave-op sites name it in the divergent-barrier report). A function that names
 #: one, or reads a stub of one under another name, is keyed by its location on the cpu target.
-#: Covers ``frontend.ir.intrinsic_names("barrier"/"wave")`` (tests/test_cache_dependencies.py).
+#: Covers ``frontend.ir.intrinsic_names("barrier"/"wave")`` (tests/runtime/cache/test_cache_dependencies.py).
 SYNC_NAMES = frozenset({
     "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "grid_sync", "syncwarp",
     "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "all_sync",
