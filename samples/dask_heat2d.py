@@ -35,7 +35,7 @@ def main():
     import dask.array as da
     from distributed import Client, LocalCluster
 
-    import pykern.host.dask as pkd
+    import pykern.dask as pkd
 
     n, alpha = opt.n, np.float64(0.2)
     u0 = np.zeros((n, n))

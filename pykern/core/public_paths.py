@@ -28,6 +28,7 @@ PUBLIC_PATHS = {
     "pykern.kernels": "pykern.numba_compat.kernels",
     "pykern.types": "pykern.numba_compat.numba_types",
     "pykern.extending": "pykern.numba_compat.extending",
+    "pykern.args": "pykern.jit.arg_hints",
 }
 
 

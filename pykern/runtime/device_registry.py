@@ -6,7 +6,7 @@ across ROCm releases); only ``gcnArchName`` needs the properties struct, which
 
 Example (on an MI210)::
 
-    from pykern.runtime import devices
+    from pykern.runtime import device_registry as devices
     if devices.get_device_count():
         d = devices.select_device(0)
         d.arch, d.wave_size, d.code_object_version    # ('gfx90a', 64, 5)

@@ -275,7 +275,8 @@ def test_real_library_unload_of_an_invalid_module_is_a_hip_error():
         """
         import json
         from pykern.core.errors import HipError
-        from pykern.runtime import hip, hip_launch
+        from pykern.runtime.hip import library as hip
+        from pykern.runtime.hip import launch as hip_launch
         try:
             lib = hip.lib()
         except HipError as e:
@@ -314,11 +315,15 @@ _LOOP = r"""
 import gc, json, os, sys, threading
 import numpy as np
 import pykern as cuda
-from pykern import bounded, compiler, sources
+from pykern.core import bounded
+from pykern.jit import compiler
+from pykern.core import sources
 from pykern.frontend import local_defs, fingerprint, resolve
-from pykern.runtime import cpu_executor, kernargs
-from pykern import arguments, launch_config
-from pykern.codegen import cpu_tiers
+from pykern.runtime import kernargs
+from pykern.runtime.cpu import executor as cpu_executor
+from pykern.jit import arguments
+from pykern.jit import launch_config
+from pykern.codegen.cpu import tiers as cpu_tiers
 
 N = int(sys.argv[1])
 a = np.zeros(4)

@@ -168,7 +168,7 @@ FIRST_CALL = textwrap.dedent('''
     a = np.arange(1024, dtype=np.float32); b = np.zeros_like(a)
     k[4, 256](a, b, 1024)
     assert (b == 2 * a + 1).all()
-    from pykern import llvm_host
+    from pykern.core import llvm_host
     print(llvm_host._all_targets, " ".join(m for m in ("socket", "pykern.runtime.hip.library", "ctypes.util")
                                            if m in sys.modules) or "-")
 ''')

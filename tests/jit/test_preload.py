@@ -38,9 +38,9 @@ def test_on_loads_the_compile_path_and_stores_nothing(tmp_path):
     out = run(tmp_path, textwrap.dedent("""
         import sys
         import pykern, pykern.jit.preload as p
-        from pykern import llvm_host
+        from pykern.core import llvm_host
         assert p.wait(120) and p.done()
-        from pykern.runtime import cache_key
+        from pykern.runtime.cache import key as cache_key
         print(llvm_host._initialised, "pykern.codegen.cpu.target" in sys.modules, "pykern.frontend.lower_ast" in sys.modules,
               {"pykern", "llvm"} <= set(cache_key._memo))  # the identities every first key reads
         import os

@@ -177,7 +177,7 @@ sys.path.insert(0, sys.argv[1])
 import attackmod
 a = np.zeros(64)
 attackmod.k[1, 64](a)
-from pykern.codegen import cpu_tiers
+from pykern.codegen.cpu import tiers as cpu_tiers
 cpu_tiers.wait_all(300)  # the O3 build stores the entry after the launch
 from pykern.runtime.cache import default_cache
 ov = next(iter(attackmod.k.overloads.values()))
@@ -314,7 +314,7 @@ import itertools, json, linecache, sys, textwrap, warnings
 warnings.simplefilter("error", category=UserWarning)  # a cache warning here would be a bug
 import numpy as np
 import pykern as cuda
-from pykern.codegen import cpu_tiers
+from pykern.codegen.cpu import tiers as cpu_tiers
 cuda.set_target("cpu")
 ns = {"__name__": "__main__", "cuda": cuda, "np": np}
 serial = itertools.count()

@@ -70,7 +70,7 @@ a = np.arange(256, dtype=np.float32)
 out = np.zeros_like(a)
 kmod.scale[4, 64](a, out, np.float32(3))
 wall = time.perf_counter() - t
-from pykern.codegen import cpu_tiers
+from pykern.codegen.cpu import tiers as cpu_tiers
 from pykern.runtime.cache import default_cache
 cpu_tiers.wait_all(300)  # a first call's O3 build stores the entry after the call returned
 c = default_cache()
@@ -486,8 +486,8 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 import kernels
-from pykern import compiler
-from pykern import arguments
+from pykern.jit import compiler
+from pykern.jit import arguments
 from pykern.runtime.cache import default_cache
 out = {}
 x = np.ones(8, np.float32)

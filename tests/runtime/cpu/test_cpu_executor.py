@@ -66,7 +66,7 @@ def test_artifact_pickles_and_loads_in_fresh_process_without_llvm_optimisation(t
             raise AssertionError("LLVM optimisation re-run on a cached artifact")
         llvm_util.optimize = boom
         llvm_util.parse_and_verify = boom
-        from pykern.runtime import cpu_executor
+        from pykern.runtime.cpu import executor as cpu_executor
         art = pickle.loads(open({str(path)!r}, "rb").read())
         k = cpu_executor.load(art)
         x = np.arange(10, dtype=np.float64); out = np.zeros(10)

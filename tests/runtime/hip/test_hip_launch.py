@@ -200,7 +200,7 @@ def test_loading_without_a_gpu_is_a_hip_error(tmp_path):
         f"""
         import json
         from pykern.core.errors import HipError
-        from pykern.runtime import hip_launch
+        from pykern.runtime.hip import launch as hip_launch
         try:
             hip_launch.module_cache.module(open({str(path)!r}, "rb").read(), 0)
             print(json.dumps(None))

@@ -42,7 +42,8 @@ def test_library_loads_and_reports_no_device():
         """
         import json, ctypes
         from pykern.core.errors import HipError
-        from pykern.runtime import hip, devices
+        from pykern.runtime.hip import library as hip
+        from pykern.runtime import device_registry as devices
         L = hip.load_library()
         res = {"path": L.path, "source": L.source, "version": L.runtime_version()}
         try:
@@ -81,7 +82,7 @@ def test_failing_calls_raise_hiperror_not_crash():
         """
         import json, ctypes
         from pykern.core.errors import HipError
-        from pykern.runtime import hip
+        from pykern.runtime.hip import library as hip
         L = hip.lib()
         got = []
         p = ctypes.c_void_p()
@@ -105,7 +106,7 @@ def test_bad_explicit_path_lists_places_tried(tmp_path):
         """
         import json
         from pykern.core.errors import HipError
-        from pykern.runtime import hip
+        from pykern.runtime.hip import library as hip
         try:
             hip.load_library(); print(json.dumps(None))
         except HipError as e:
@@ -125,7 +126,7 @@ def test_not_found_lists_every_default_place(tmp_path):
     out = run_py(
         """
         import json
-        from pykern.runtime import hip
+        from pykern.runtime.hip import library as hip
         print(json.dumps(hip.candidates()))
         """,
         env_extra={"ROCM_PATH": str(tmp_path)},
@@ -150,7 +151,7 @@ def test_non_hip_library_is_refused_with_reason(tmp_path):
         """
         import json
         from pykern.core.errors import HipError
-        from pykern.runtime import hip
+        from pykern.runtime.hip import library as hip
         try:
             hip.load_library(); print(json.dumps(None))
         except HipError as e:
@@ -167,7 +168,7 @@ def test_copy_already_loaded_in_process_is_preferred():
         """
         import ctypes, json
         pre = ctypes.CDLL("libamdhip64.so.5")   # as torch would have done
-        from pykern.runtime import hip
+        from pykern.runtime.hip import library as hip
         L = hip.load_library()
         print(json.dumps([L.source, L.path]))
         """,
