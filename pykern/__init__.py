@@ -30,8 +30,8 @@ from pykern.core.errors import KernelIndexError, KernelValueError, KernelZeroDiv
 from pykern.frontend.types import boolean, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64, void
 from pykern.lang.stubs import *  # noqa: F401,F403  (the kernel-language namespace)
 from pykern.lang.stubs import __all__ as _kernel_names
-from pykern.jit.dispatcher import jit
-from pykern.jit.aot import compile as _compile
+from pykern.dispatch.dispatcher import jit
+from pykern.dispatch.aot import compile as _compile
 from pykern.core.tracebacks import trimmed as _trimmed
 from pykern.lang import complex_math as _cmath_lib  # noqa: F401,E402,E501  (register the device libraries)
 from pykern.lang import warp as _warp_lib
@@ -143,9 +143,9 @@ _LAZY = {
     "event_elapsed_time": ("pykern.runtime.streams", "event_elapsed_time"),
     "list_devices": ("pykern.runtime.device_registry", "list_devices"),
     "PerformanceWarning": ("pykern.runtime", "PerformanceWarning"),
-    "In": ("pykern.jit.arg_hints", "In"),
-    "Out": ("pykern.jit.arg_hints", "Out"),
-    "InOut": ("pykern.jit.arg_hints", "InOut"),
+    "In": ("pykern.dispatch.arg_hints", "In"),
+    "Out": ("pykern.dispatch.arg_hints", "Out"),
+    "InOut": ("pykern.dispatch.arg_hints", "InOut"),
     "vectorize": ("pykern.host.ufuncs", "vectorize"),
     "guvectorize": ("pykern.host.ufuncs", "guvectorize"),
     "Reduce": ("pykern.host.reduce", "Reduce"),
@@ -223,7 +223,7 @@ __all__ = [
 ]
 
 # In a notebook or REPL the compile path (LLVM, frontend, codegen) loads on a thread while the
-# user writes the next cell; scripts and cache-only processes stay lean (see pykern/jit/preload.py).
-from pykern.jit import preload as _preload  # noqa: E402
+# user writes the next cell; scripts and cache-only processes stay lean (see pykern/dispatch/preload.py).
+from pykern.dispatch import preload as _preload  # noqa: E402
 
 _preload.start()

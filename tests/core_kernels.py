@@ -249,7 +249,7 @@ def _compile_jobs(kernels, jobs, outdir):
     """Compile each (kernel index, arch) of ``jobs`` with ``pykern.compile``;
     returns {"index arch": facts or {"error": text}}."""
     import pykern
-    from pykern.jit.dispatcher import Dispatcher
+    from pykern.dispatch.dispatcher import Dispatcher
 
     out = {}
     for ki, arch in jobs:

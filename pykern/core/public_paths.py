@@ -24,18 +24,19 @@ PUBLIC_PATHS = {
     "pykern.libdevice": "pykern.lang.libdevice",
     "pykern.dask": "pykern.host.dask",
     "pykern.compat": "pykern.numba_compat.host_api",
+    "pykern.cudadrv.memory": "pykern.numba_compat.cudadrv.driver_memory",
     "pykern.cudadrv": "pykern.numba_compat.cudadrv",
     "pykern.kernels": "pykern.numba_compat.kernels",
     "pykern.types": "pykern.numba_compat.numba_types",
     "pykern.extending": "pykern.numba_compat.extending",
-    "pykern.args": "pykern.jit.arg_hints",
+    "pykern.args": "pykern.dispatch.arg_hints",
 }
 
 
 def home_of(fullname: str) -> str | None:
     """The module a public path names (``pykern.cudadrv.driver`` ->
     ``pykern.numba_compat.cudadrv.driver``), or None when it is not an alias."""
-    for public, home in PUBLIC_PATHS.items():
+    for public, home in PUBLIC_PATHS.items():  # the more specific path first
         if fullname == public or fullname.startswith(public + "."):
             return home + fullname[len(public):]
     return None

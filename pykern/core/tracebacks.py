@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import os
 
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pykern/, from pykern/core/
 
 
 def full_traceback() -> bool:

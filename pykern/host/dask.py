@@ -24,7 +24,7 @@ Example::
     y = pkd.map_overlap(smooth, x, depth=1, boundary="none")   # halos exchanged by dask
     y.compute()
 
-Kernels travel to worker processes by value (``pickle``, see ``pykern/jit/serialize.py``)
+Kernels travel to worker processes by value (``pickle``, see ``pykern/dispatch/serialize.py``)
 and compile there on first use; workers that share a cache directory
 (``PYKERN_CACHE_DIR``, the default per user on one machine) reuse one another's
 compiles. On the ``hip`` target each block is copied to the worker's GPU and back;
@@ -59,7 +59,7 @@ class block_kernel:
 
     def __init__(self, kernel, args=(), dtype=None, threads=None, steps=1):
         if getattr(kernel, "__pykern_device__", True):
-            raise TypeError(f"pykern.host.dask needs a kernel (@pykern.jit, not device=True), got {kernel!r}")
+            raise TypeError(f"pykern.dask needs a kernel (@pykern.jit, not device=True), got {kernel!r}")
         self.kernel = kernel
         self.args = tuple(args)
         self.dtype = None if dtype is None else np.dtype(dtype)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pykern.jit.generated import as_def, define, is_device_operand
+from pykern.dispatch.generated import as_def, define, is_device_operand
 
 #: threads per block of the reduction kernels
 BLOCK = 256
@@ -119,7 +119,7 @@ class Reduce:
     returns None; an empty array gives ``init``."""
 
     def __init__(self, functor):
-        from pykern.jit.dispatcher import Dispatcher
+        from pykern.dispatch.dispatcher import Dispatcher
 
         py = getattr(functor, "py_func", functor)
         if not callable(py) or not hasattr(py, "__code__"):
@@ -137,7 +137,7 @@ class Reduce:
         k = self._kernels.get(key)
         if k is None:
             from pykern.lang import stubs
-            from pykern.jit.dispatcher import Dispatcher
+            from pykern.dispatch.dispatcher import Dispatcher
 
             ns = {"cuda": stubs, "np": np, "DT": dtype.type, "fn": self._device, "CONTIGUOUS": target == "cpu",
                   "__name__": getattr(self._device.py_func, "__module__", None) or __name__}

@@ -37,7 +37,8 @@ import numpy as np
 
 from pykern.core.errors import LaunchError
 from pykern.frontend import types as T
-from pykern.jit.generated import as_def, define, is_device_operand
+from pykern.dispatch.generated import as_def, define, is_device_operand
+from pykern.runtime import current_target
 
 _MAX_NDIM = 4  # kernel arrays have 1 to 4 dimensions
 
@@ -182,7 +183,7 @@ class CUDAUFunc:
     kernels on scalars (it is a device function too)."""
 
     def __init__(self, func, signatures=None, **options):
-        from pykern.jit.dispatcher import Dispatcher
+        from pykern.dispatch.dispatcher import Dispatcher
         from pykern.frontend import parse_signature
 
         func = as_def(func)
@@ -224,7 +225,7 @@ class CUDAUFunc:
         key = (ndim, tuple(argtypes))
         k = self._kernels.get(key)
         if k is None:
-            from pykern.jit.dispatcher import Dispatcher
+            from pykern.dispatch.dispatcher import Dispatcher
             from pykern.lang import stubs
 
             nin = len(argtypes)
@@ -246,7 +247,6 @@ class CUDAUFunc:
 
     def __call__(self, *args, out=None, stream=0):
         from pykern.runtime.memory.arrays import DeviceArray, device_array
-        from pykern.runtime import current_target
 
         if len(args) == self.nin + 1:
             _no_duplicate_out(out)
@@ -358,7 +358,7 @@ class CUDAUFunc:
         return self._reduce_halves(left, held, stream) if n // 2 > 1 else left
 
     def __reduce__(self):
-        """Pickled by value as its device function is (``pykern/jit/serialize.py``) with its signatures
+        """Pickled by value as its device function is (``pykern/dispatch/serialize.py``) with its signatures
         and options: a ufunc travels to Dask workers and ``multiprocessing`` as a kernel does."""
         return (_rebuild_ufunc, (self._device, self._sigs, self.options))
 
@@ -386,7 +386,7 @@ class CUDAGUFunc:
     (broadcast) dimensions, one thread per loop index."""
 
     def __init__(self, func, signatures, layout, **options):
-        from pykern.jit.dispatcher import Dispatcher
+        from pykern.dispatch.dispatcher import Dispatcher
         from pykern.frontend import parse_signature
         from pykern.frontend import types as T
 
@@ -414,7 +414,7 @@ class CUDAGUFunc:
         key = (loop_ndim, tuple(argtypes), tuple(scalar_args))
         k = self._kernels.get(key)
         if k is None:
-            from pykern.jit.dispatcher import Dispatcher
+            from pykern.dispatch.dispatcher import Dispatcher
             from pykern.lang import stubs
 
             n = len(argtypes)
@@ -437,7 +437,6 @@ class CUDAGUFunc:
     def __call__(self, *args, out=None, stream=0):
         from pykern.frontend import types as T
         from pykern.runtime.memory.arrays import DeviceArray, device_array
-        from pykern.runtime import current_target
 
         outs = list(args[self.nin:])
         if len(args) not in (self.nin, self.nin + self.nout):
@@ -567,7 +566,7 @@ def _add_unit_axis(d):
 def _ufunc_options(options: dict, unknown_error) -> dict:
     """numba's checks of ``vectorize``/``guvectorize`` options: ``nopython=True`` is redundant (a
     warning), ``nopython=False`` an error, other unknown options ``unknown_error(names)``."""
-    from pykern.jit.dispatcher import _KNOWN_OPTIONS
+    from pykern.dispatch.dispatcher import _KNOWN_OPTIONS
 
     if "nopython" in options:
         if not options.pop("nopython"):

@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from pykern.jit.dispatcher import jit
-from pykern.jit.generated import define
+from pykern.dispatch.dispatcher import jit
+from pykern.dispatch.generated import define
 
 # numpy's messages for reductions of an empty array
 _EMPTY = {

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from pykern.jit.dispatcher import jit
+from pykern.dispatch.dispatcher import jit
 
 _LN10 = math.log(10.0)
 _LOG2E = 1.0 / math.log(2.0)

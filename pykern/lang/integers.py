@@ -9,7 +9,7 @@ unsigned type holds -- and converts the result back, so ``gcd(INT_MIN, 0)`` is `
 
 from __future__ import annotations
 
-from pykern.jit.dispatcher import jit
+from pykern.dispatch.dispatcher import jit
 
 
 @jit(device=True)

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from pykern.jit.dispatcher import jit
+from pykern.dispatch.dispatcher import jit
 from pykern.frontend.types import float32, float64, int32, int64, uint32, uint64
 from pykern.lang.stubs import brev as _brev, cbrt as _cbrt_stub, clz as _clz, ffs as _ffs, fma as _fma_stub, popc as _popc
 

@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from pykern.jit.dispatcher import jit
+from pykern.dispatch.dispatcher import jit
 
 xoroshiro128p_dtype = np.dtype([("s0", np.uint64), ("s1", np.uint64)], align=True)
 

@@ -15,7 +15,7 @@ Example (what the frontend calls for ``m = cuda.match_any_sync(mask, v)``)::
 from __future__ import annotations
 
 from pykern.lang import stubs as cuda
-from pykern.jit.dispatcher import jit
+from pykern.dispatch.dispatcher import jit
 from pykern.frontend.types import uint64
 
 

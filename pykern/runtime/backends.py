@@ -4,11 +4,11 @@
 arguments at the artifact's parameter offsets and runs it. Each target is one
 backend class with the same methods, chosen by name once per overload. (What
 the arguments' types are, and so which overload runs, is the dispatcher's
-business: ``pykern.jit.arguments``.)
+business: ``pykern.dispatch.arguments``.)
 
 Example::
 
-    ov = dispatcher._get_overload(pykern.jit.arguments.argument_types(args, "k")[0])
+    ov = dispatcher._get_overload(pykern.dispatch.arguments.argument_types(args, "k")[0])
     launch(ov, args, (4, 1, 1), (256, 1, 1), 0, 0)
 """
 
@@ -157,7 +157,7 @@ MAX_FAST_PATHS = 64
 def fast_path(ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
     """``fast(args) -> bool`` for launches of ``ov`` with this configuration
     (which a full launch just accepted) and arguments matching ``guards``
-    (``pykern.jit.arguments.launch_guards``): the checks, flattening, packing and
+    (``pykern.dispatch.arguments.launch_guards``): the checks, flattening, packing and
     the call in one generated function, False with nothing done when the
     arguments or ``prologue``'s checks do not match. None when the target has
     no fast path for this launch. Cached on the overload."""

@@ -10,7 +10,7 @@ from that one list, so they cannot disagree.
 
 Example::
 
-    >>> from pykern import abi
+    >>> from pykern.core import abi
     >>> params = abi.layout([abi.ArrayArg(1), abi.ScalarArg("i")])
     >>> [(p.role, p.offset) for p in params]
     [('data', 0), ('shape', 8), ('stride', 16), ('scalar', 24)]
@@ -209,7 +209,7 @@ def get_flattener(params, nargs: int):
 def flatten_values(params, values, nargs: int | None = None) -> list:
     """Flatten launch values per the ABI: arrays -> [ptr, *shape, *strides(bytes)].
 
-    >>> from pykern import abi
+    >>> from pykern.core import abi
     >>> params = abi.layout([abi.ScalarArg("i"), abi.TupleArg((abi.ScalarArg("f"), abi.ScalarArg("?")))])
     >>> flatten_values(params, (3, (1.5, True)), nargs=2)
     [3, 1.5, True]
@@ -449,7 +449,7 @@ def _refuse():
 
 def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict):
     """``fast(values) -> bool``: check that ``values`` match ``guards`` (one per
-    argument, from ``pykern.jit.arguments.launch_guards``), then run ``body`` with
+    argument, from ``pykern.dispatch.arguments.launch_guards``), then run ``body`` with
     ``{vals}`` replaced by the flat values in ``packer``'s order, for
     ``_pack_into`` (its ``struct``'s; a value that does not fit raises one of
     ``PACK_ERRORS``); False, with nothing done, when a guard fails.

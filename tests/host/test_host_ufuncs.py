@@ -225,9 +225,9 @@ def test_hip_host_path_copies_in_and_back(cpu_target, monkeypatch):
     """The "hip" branch of the host logic (host arrays copied to device arrays,
     results copied back; device arrays stay) run with cpu memory: only the
     target the ufunc sees is switched, launches and allocations stay on cpu."""
-    from pykern import runtime as targets
+    from pykern.host import ufuncs
 
-    monkeypatch.setattr(targets, "current_target", lambda: "hip")
+    monkeypatch.setattr(ufuncs, "current_target", lambda: "hip")
     x = np.linspace(0, 2, 30).reshape(5, 6)
     r = _hyp(x, 2.0)
     assert isinstance(r, np.ndarray)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.jit.arg_hints import wrap_arg
+from pykern.dispatch.arg_hints import wrap_arg
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 

@@ -14,7 +14,7 @@ import pytest
 import pykern as cuda
 from pykern import float64, uint64
 from pykern.lang import libdevice
-from pykern.jit.generated import define
+from pykern.dispatch.generated import define
 
 ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
 

@@ -17,7 +17,7 @@ gfx942/gfx11 ISA files).
 
 Example::
 
-    >>> from pykern.codegen import devicelibs
+    >>> from pykern.codegen.amdgpu import devicelibs
     >>> devicelibs.needed_libs(["__ocml_sin_f64", "foo"])
     ['ocml']
 """

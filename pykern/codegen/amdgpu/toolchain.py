@@ -11,7 +11,7 @@ shared object (ET_DYN), which only a linker makes. Places tried, in order:
 
 Example::
 
-    >>> from pykern.codegen import toolchain
+    >>> from pykern.codegen.amdgpu import toolchain
     >>> hsaco = toolchain.link_shared(object_bytes)   # doctest: +SKIP
 """
 

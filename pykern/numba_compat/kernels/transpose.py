@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pykern.jit import dispatcher
+from pykern.dispatch import dispatcher
 from pykern.lang import stubs as cuda
 
 _TILE = 16

@@ -14,7 +14,7 @@ Where the library comes from, in order:
 
 Example::
 
-    >>> from pykern.runtime import hip
+    >>> from pykern.runtime.hip import library as hip
     >>> ok, why = hip.available()      # never raises
     >>> if ok:
     ...     n = hip.device_count()

@@ -331,7 +331,7 @@ def test_options_override_and_launch_bounds():
 
 
 def test_compile_with_resolved_options():
-    # what pykern.jit.compiler does: resolve first, then compile with the result
+    # what pykern.dispatch.compiler does: resolve first, then compile with the result
     for arch, cov in [("gfx942", 5), ("gfx90a:xnack-:sramecc+", 4), ("gfx1100", 6)]:
         t = AmdgpuTarget(arch=arch, code_object_version=cov)
         opts = t.resolve_options(CompileOptions())

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.jit import compiler
+from pykern.dispatch import compiler
 from pykern.codegen.cpu import tiers as cpu_tiers
 from pykern.codegen.artifact import KernelArtifact
 from pykern.frontend import parse_signature

@@ -486,8 +486,8 @@ import json, sys
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 import kernels
-from pykern.jit import compiler
-from pykern.jit import arguments
+from pykern.dispatch import compiler
+from pykern.dispatch import arguments
 from pykern.runtime.cache import default_cache
 out = {}
 x = np.ones(8, np.float32)
@@ -542,7 +542,7 @@ def test_runtime_code_object_version_is_part_of_the_key(tmp_path, monkeypatch):
     entry built for v4 must never be what a v5 runtime's lookup returns (a
     shared cache or a bundle serves both)."""
     import pykern
-    from pykern.jit import compiler
+    from pykern.dispatch import compiler
     from pykern.frontend import parse_signature
 
     monkeypatch.setenv("PYKERN_CACHE_DIR", str(tmp_path / "c"))

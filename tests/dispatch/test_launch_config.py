@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import pykern
-from pykern.jit.launch_config import normalize_config
+from pykern.dispatch.launch_config import normalize_config
 
 
 def test_ints_and_tuples_become_3d():

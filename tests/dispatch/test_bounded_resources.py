@@ -201,9 +201,9 @@ def test_policy_fast_paths_step_aside_after_an_eviction(monkeypatch):
     """The generated launch bakes the function handle in: after an eviction it must
     refuse (the full launch reloads) and a new one be made with the new handle."""
     import pykern as cuda
-    from pykern.jit import compiler
+    from pykern.dispatch import compiler
     from pykern import runtime as targets
-    from pykern.jit.arguments import argument_types
+    from pykern.dispatch.arguments import argument_types
     from pykern.runtime.memory.arrays import DeviceArray, Storage
 
     d = RecordingDriver()
@@ -316,13 +316,13 @@ import gc, json, os, sys, threading
 import numpy as np
 import pykern as cuda
 from pykern.core import bounded
-from pykern.jit import compiler
+from pykern.dispatch import compiler
 from pykern.core import sources
 from pykern.frontend import local_defs, fingerprint, resolve
 from pykern.runtime import kernargs
 from pykern.runtime.cpu import executor as cpu_executor
-from pykern.jit import arguments
-from pykern.jit import launch_config
+from pykern.dispatch import arguments
+from pykern.dispatch import launch_config
 from pykern.codegen.cpu import tiers as cpu_tiers
 
 N = int(sys.argv[1])

@@ -26,9 +26,9 @@ import functools
 import os
 import threading
 
-from pykern.jit.arguments import argument_types
+from pykern.dispatch.arguments import argument_types
 from pykern.core.errors import CompileError, LaunchError, LaunchRuntimeError, LaunchValueError
-from pykern.jit.launch_config import _plain as _plain_config, normalize_config
+from pykern.dispatch.launch_config import _plain as _plain_config, normalize_config
 from pykern.runtime import _chosen, current_target
 from pykern.core.display import Listing, Resources, show
 from pykern.core.tracebacks import cut_frames, trimmed
@@ -75,7 +75,7 @@ class Dispatcher:
         #: in a loop: a constant of the caller's code) needs no type checks and no hashing
         self._last_launcher = (_NO_CONFIG, None)
         self._epoch = object()  # replaced whenever overloads are dropped: fast paths made before refuse
-        from pykern.jit.compiler import fork_safe_rlock
+        from pykern.dispatch.compiler import fork_safe_rlock
 
         self._lock = fork_safe_rlock()  # a forked child finds it free
         self._signatures = []  # eager (return, argtypes)
@@ -187,7 +187,7 @@ class Dispatcher:
             argtypes, args = argument_types(args, self.__name__, target)
         except LaunchError:
             # cuda.In(x)/Out/InOut hints are not types: looked for only when typing fails (no cost otherwise)
-            from pykern.jit.arg_hints import convert
+            from pykern.dispatch.arg_hints import convert
 
             hinted = convert(args, stream)
             if hinted is None:
@@ -217,7 +217,7 @@ class Dispatcher:
         It re-checks what ``launch`` decides per call: no extensions, the same
         target, no device function redefined, no overload dropped, and that no
         one replaced ``launch`` on this dispatcher (a spy sees every launch)."""
-        from pykern.jit.arguments import launch_guards
+        from pykern.dispatch.arguments import launch_guards
 
         guards = launch_guards(args, argtypes, target)
         if guards is None:
@@ -372,7 +372,7 @@ class Dispatcher:
         with self._lock:
             ov = self._overloads.get(key)
             if ov is None:
-                from pykern.jit.compiler import build_overload
+                from pykern.dispatch.compiler import build_overload
 
                 ov = build_overload(self, target, argtypes)
                 self._overloads[key] = ov
@@ -458,7 +458,7 @@ class Dispatcher:
         show(Listing("".join(parts).rstrip("\n"), "python"), file)  # rich in a notebook, printed elsewhere
 
     def _amdgpu(self, sig, arch):
-        from pykern.jit.compiler import compile_amdgpu
+        from pykern.dispatch.compiler import compile_amdgpu
 
         self._no_device_listing("inspect_asm/resources")
         argtypes = self._sig_argtypes(sig)
@@ -496,8 +496,8 @@ class Dispatcher:
 
     def __reduce__(self):
         """Pickled by value (source, frozen globals, options, eager signatures), never
-        its compiled code: see ``pykern/jit/serialize.py``."""
-        from pykern.jit import serialize
+        its compiled code: see ``pykern/dispatch/serialize.py``."""
+        from pykern.dispatch import serialize
 
         return (_unpickle, serialize.dispatcher_state(self))
 
@@ -703,7 +703,7 @@ def jit(func_or_sig=None, device=False, **options):
 
 def _unpickle(state: dict, digest: str) -> Dispatcher:
     """``Dispatcher.__reduce__``'s other half (the one rebuilt in this process already, if any)."""
-    from pykern.jit import serialize
+    from pykern.dispatch import serialize
 
     return serialize.rebuild_dispatcher(state, digest, _from_pickle)
 

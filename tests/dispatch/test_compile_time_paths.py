@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern.jit import compiler
+from pykern.dispatch import compiler
 from pykern.codegen.amdgpu import toolchain
 from pykern.core.errors import CompileError
 from pykern.frontend import parse_signature

@@ -7,8 +7,8 @@ Example::
 
 from __future__ import annotations
 
-from pykern.jit.compiler import CompiledKernel, compile_amdgpu
-from pykern.jit.dispatcher import Dispatcher
+from pykern.dispatch.compiler import CompiledKernel, compile_amdgpu
+from pykern.dispatch.dispatcher import Dispatcher
 from pykern.core.errors import CompileError
 from pykern.frontend import parse_signature
 

@@ -14,7 +14,7 @@ Jupyter, ``python -i``, the REPL), ``on`` (always), ``off`` (never).
 
 Example::
 
-    PYKERN_PRELOAD=on python -c "import pykern, pykern.jit.preload as p; p.wait(); print(p.done())"
+    PYKERN_PRELOAD=on python -c "import pykern, pykern.dispatch.preload as p; p.wait(); print(p.done())"
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _load() -> None:
 
         llvm()  # the dlopen and target initialisation release the GIL: they overlap the user's cells
         host_target_machine()
-        from pykern.jit import compiler  # noqa: F401
+        from pykern.dispatch import compiler  # noqa: F401
         from pykern.codegen.lowering import module as lower  # noqa: F401  (with the frontend, llvmlite.ir: every target's path)
         from pykern.frontend import lower_ast  # noqa: F401
 
@@ -73,8 +73,8 @@ def _exercise_compile():
         return None  # a GPU session compiles for an arch known only once a device is asked for
     import numpy as np
 
-    from pykern.jit.compiler import Overload, _cache_key, compile_artifact, compile_options
-    from pykern.jit.dispatcher import Dispatcher
+    from pykern.dispatch.compiler import Overload, _cache_key, compile_artifact, compile_options
+    from pykern.dispatch.dispatcher import Dispatcher
     from pykern.frontend.types import float32
     from pykern.runtime import backends as rt_launch
 

@@ -93,7 +93,7 @@ def test_eight_threads_with_the_disk_cache(tmp_path, monkeypatch):
     pykern.set_target("cpu")
     # rounds 0 and 1 compile the same sources: round 1 hits the disk cache (the
     # reuse map is cleared in between) while other threads store
-    from pykern.jit import compiler
+    from pykern.dispatch import compiler
 
     def make(r, t):
         if t == 0 and r == 1:
@@ -104,7 +104,7 @@ def test_eight_threads_with_the_disk_cache(tmp_path, monkeypatch):
 
 
 def test_recursion_limit_is_restored_after_concurrent_compiles(cpu_uncached):
-    from pykern.jit import compiler
+    from pykern.dispatch import compiler
 
     before = sys.getrecursionlimit()
     inside = []

@@ -1,4 +1,4 @@
-"""The interactive preload (``pykern/jit/preload.py``): in a notebook or REPL, ``import pykern``
+"""The interactive preload (``pykern/dispatch/preload.py``): in a notebook or REPL, ``import pykern``
 loads LLVM and the compile path on a thread and compiles a throw-away kernel, so that the
 user's first kernel waits only for its own compile; scripts and cache-only processes keep
 the LLVM-free import."""
@@ -37,7 +37,7 @@ def test_on_loads_the_compile_path_and_stores_nothing(tmp_path):
     cache = tmp_path / "cache"
     out = run(tmp_path, textwrap.dedent("""
         import sys
-        import pykern, pykern.jit.preload as p
+        import pykern, pykern.dispatch.preload as p
         from pykern.core import llvm_host
         assert p.wait(120) and p.done()
         from pykern.runtime.cache import key as cache_key
@@ -54,7 +54,7 @@ def test_on_loads_the_compile_path_and_stores_nothing(tmp_path):
 
 
 def test_a_script_stays_lean_by_default(tmp_path):
-    out = run(tmp_path, "import sys, pykern, pykern.jit.preload as p\n"
+    out = run(tmp_path, "import sys, pykern, pykern.dispatch.preload as p\n"
               "print(p._thread is None, 'llvmlite.binding' in sys.modules)", PYKERN_PRELOAD=None)
     assert out.split() == ["True", "False"]
 
@@ -62,14 +62,14 @@ def test_a_script_stays_lean_by_default(tmp_path):
 @pytest.mark.parametrize("setting, started", [(None, True), ("auto", True), ("off", False)])
 def test_an_interactive_session_preloads_unless_turned_off(tmp_path, setting, started):
     # ``python -i`` runs the command, then reads the REPL's input from stdin (empty here)
-    out = run(tmp_path, "import pykern, pykern.jit.preload as p\nprint('started', p._thread is not None, p.wait(120))", "-i",
+    out = run(tmp_path, "import pykern, pykern.dispatch.preload as p\nprint('started', p._thread is not None, p.wait(120))", "-i",
               PYKERN_PRELOAD=setting)
     assert f"started {started} True" in out
 
 
 def test_ipython_in_the_process_counts_as_interactive(tmp_path):
     pytest.importorskip("IPython")
-    out = run(tmp_path, "import IPython, pykern, pykern.jit.preload as p\nprint(p._thread is not None)", PYKERN_PRELOAD=None)
+    out = run(tmp_path, "import IPython, pykern, pykern.dispatch.preload as p\nprint(p._thread is not None)", PYKERN_PRELOAD=None)
     assert out.split() == ["True"]
 
 
@@ -91,7 +91,7 @@ def test_a_fork_right_after_import_compiles_in_the_child(tmp_path):
 def test_the_warm_up_kernel_compiles(monkeypatch):
     """``_load`` swallows errors (the user's compile reports its own): a warm-up kernel that
     stopped compiling would quietly stop helping, so it is compiled here."""
-    from pykern.jit import preload
+    from pykern.dispatch import preload
 
     monkeypatch.setattr("pykern.runtime._chosen", ["cpu"])
     monkeypatch.delenv("PYKERN_TARGET", raising=False)

@@ -70,7 +70,7 @@ def _run(script: str, tmp_path, timeout: float, **env):
 
 REDEFINE = '''
     warm, n = {warm}, {n}
-    from pykern.codegen import cpu_tiers  # an O3 build in flight holds its kernel until adopted
+    from pykern.codegen.cpu import tiers as cpu_tiers  # an O3 build in flight holds its kernel until adopted
     for i in range(warm):  # imports, the LLVM pages a compile touches, the reuse map full
         k = cell(i, "warm"); run(k, i)
     del k; cpu_tiers.wait_all(); gc.collect()
@@ -167,7 +167,7 @@ def test_out_of_file_descriptors_is_reported_as_such(tmp_path):
 
 def test_reuse_map_is_bounded_lru(monkeypatch):
     from pykern.core import bounded
-    from pykern.jit import compiler
+    from pykern.dispatch import compiler
 
     monkeypatch.setenv("PYKERN_MEMORY_CACHE_ENTRIES", "3")
     saved = compiler._in_memory.copy()

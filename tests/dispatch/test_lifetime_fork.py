@@ -96,7 +96,7 @@ def test_fork_handlers_release_every_lock_in_parent_and_child():
     """The handlers take pykern's and llvmlite's locks before the fork and give
     them back on both sides (a lock left held would hang the next compile)."""
     import pykern  # noqa: F401  (registers the handlers)
-    from pykern.jit import compiler
+    from pykern.dispatch import compiler
     from pykern.codegen.cpu import target as cpu  # noqa: F401  (their locks join the list)
     from pykern.codegen import llvm_util
 

@@ -16,7 +16,7 @@ import pytest
 
 import pykern as cuda
 from pykern.core import abi
-from pykern.jit import compiler
+from pykern.dispatch import compiler
 from pykern.runtime.cpu import executor as cpu_executor
 from pykern.runtime.hip import api as hip_api
 from pykern.runtime.hip import launch as hip_launch

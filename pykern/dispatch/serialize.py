@@ -11,11 +11,11 @@ with the same cache key as the original (same source, name, file, line and globa
 so workers sharing a cache directory find one another's (and the client's) compiles.
 
 A process that receives the same kernel many times (a Dask worker running one task per
-block) gets the same :class:`~pykern.jit.dispatcher.Dispatcher` back each time, so its
+block) gets the same :class:`~pykern.dispatch.dispatcher.Dispatcher` back each time, so its
 compiled overloads are reused rather than reloaded.
 
 This module knows kernels only by their attributes (``py_func``, ``options``, ...):
-``pykern.jit.dispatcher`` calls it to pickle and to unpickle, and makes the rebuilt
+``pykern.dispatch.dispatcher`` calls it to pickle and to unpickle, and makes the rebuilt
 Dispatcher itself, so the import runs one way.
 
 Example::

@@ -256,9 +256,9 @@ def _on_fake_hip(k, args, hip):
         from bench_hip_launch import _fake_kernel
     finally:
         sys.path.pop(0)
-    from pykern.jit import compiler
+    from pykern.dispatch import compiler
     from pykern import runtime as targets
-    from pykern.jit.arguments import argument_types
+    from pykern.dispatch.arguments import argument_types
     from pykern.runtime.hip import launch as hip_launch
 
     argtypes = argument_types(args, k.__name__)[0]
