@@ -333,6 +333,12 @@ class Target(abc.ABC):
         Example: ``get_target("cpu").fp_contract() is False``."""
         return False
 
+    def bf16_convert(self) -> bool:
+        """True when float32 -> bfloat16 (round to nearest-even) is one instruction that LLVM
+        selects for ``fptrunc float to bfloat`` (amdgpu: gfx950); else ``lowering/bf16.py``
+        rounds with integer operations. Default: False."""
+        return False
+
     @abc.abstractmethod
     def math(self, fx, name: str, args: list, fty):
         """Float math function ``name`` (an INTRINSICS math name such as

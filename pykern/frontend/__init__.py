@@ -74,6 +74,7 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     by mangled name. Raises ``CompileError`` for anything unsupported.
     """
     from pykern.frontend import analysis
+    from pykern.frontend import bf16_widen
     from pykern.frontend import ir
     from pykern.frontend import verify
     from pykern.frontend.lower_ast import FunctionLowerer, ModuleBuilder
@@ -89,6 +90,7 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
         keep = analysis.reachable(module)
         module.functions = {n: module.functions[n] for n in keep}
         analysis.scan(module)
+        bf16_widen.widen_module(module)
     except CompileError:
         raise
     except RecursionError:

@@ -591,6 +591,9 @@ class AmdgpuTarget(Target):
         """a*b+c fuses into FMAs by default, as hipcc's ``-ffp-contract=fast``."""
         return True
 
+    def bf16_convert(self) -> bool:
+        return self.arch_info.bf16_convert
+
     def math(self, fx, name: str, args: list, fty):
         ir = _ir()
         b = fx.builder
