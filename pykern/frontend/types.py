@@ -315,6 +315,40 @@ class Void(Type):
     __repr__ = __str__
 
 
+@dataclass(frozen=True, repr=False)
+class Fragment(Type):
+    """A matrix fragment (rocWMMA's / CUDA wmma's): one wave's share of an ``m x n x k``
+    multiply-accumulate operand. ``use`` is "matrix_a" (m x k), "matrix_b" (k x n) or
+    "accumulator" (m x n); ``layout`` "row" or "col" for matrix_a/b (how ``load_matrix_sync``
+    reads memory), "" for an accumulator. A fragment variable names storage the wave owns
+    (registers on a GPU), changed in place by ``fill``/``load``/``mma``.
+
+    >>> str(Fragment("matrix_a", 16, 16, 16, float16, "row"))
+    'fragment(matrix_a, 16, 16, 16, float16, row)'
+    """
+
+    use: str
+    m: int
+    n: int
+    k: int
+    dtype: Type
+    layout: str = ""
+
+    def __str__(self) -> str:
+        tail = f", {self.layout}" if self.layout else ""
+        return f"fragment({self.use}, {self.m}, {self.n}, {self.k}, {self.dtype}{tail})"
+
+    __repr__ = __str__
+
+    @property
+    def rows(self) -> int:
+        return self.k if self.use == "matrix_b" else self.m
+
+    @property
+    def cols(self) -> int:
+        return self.k if self.use == "matrix_a" else self.n
+
+
 #: Where an array's memory lives. "global" is device memory passed in as an
 #: argument; "shared" is per-block (LDS); "local" is per-thread (private);
 #: "const" is read-only data frozen into the code object.

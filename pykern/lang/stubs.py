@@ -135,6 +135,15 @@ bf16 = Namespace(
     "numba.cuda's cuda.bf16: bfloat16 conversions (every rounding mode), arithmetic, comparisons and math.",
 )
 
+#: rocWMMA's / CUDA wmma's matrix-fragment API (lowered by frontend/matrix.py)
+WMMA_NAMES = ("fragment", "fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync",
+              "matrix_a", "matrix_b", "accumulator", "row_major", "col_major", "mem_row_major", "mem_col_major")
+wmma = Namespace(
+    "wmma",
+    {n: Stub(f"wmma.{n}", f"wmma.{n}: see pykern.frontend.matrix (rocWMMA's / CUDA wmma's {n}).") for n in WMMA_NAMES},
+    "Matrix fragments on the matrix cores (MFMA on CDNA, WMMA on RDNA3/4; the cpu computes the same function).",
+)
+
 _WAVE_NAMES = (
     "shfl_sync",
     "shfl_up_sync",
@@ -248,6 +257,7 @@ __all__ = [
     "literal_unroll",
     "fp16",
     "bf16",
+    "wmma",
     "cg",
     *_WAVE_NAMES,
     *_BIT_NAMES,

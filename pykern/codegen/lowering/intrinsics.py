@@ -27,6 +27,7 @@ BARRIER_KINDS = ir.intrinsic_names("barrier")  # Target.barrier (kind argument)
 WAVE_OPS = ir.intrinsic_names("wave")  # Target.wave_op
 _MATH_NAMES = frozenset(ir.intrinsic_names("math"))  # Target.math
 _BF16_NAMES = frozenset(ir.intrinsic_names("bf16"))  # lowering/bf16.py
+_MATRIX_NAMES = frozenset(ir.intrinsic_names("matrix"))  # Target.matrix_op
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
 
@@ -58,6 +59,8 @@ class IntrinsicLowering:
         args = [self.expr(a) for a in e.args]
         if n in _BF16_NAMES:
             return self.bf16_intrinsic(e, args)
+        if n in _MATRIX_NAMES:
+            return tgt.matrix_op(self, e, args)
         if n in ("popc", "clz", "ffs", "brev"):
             return self._bit_op(n, args[0], e)
         if n in ("isnan", "isinf", "isfinite"):

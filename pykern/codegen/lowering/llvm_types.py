@@ -44,6 +44,8 @@ class TypeMap:
             return I1
         if isinstance(t, T.Integer):
             return L.IntType(t.bits)
+        if isinstance(t, T.Fragment):  # the wave's private storage (Target.matrix_op)
+            return self.ptr("local")
         if isinstance(t, T.BFloat):  # its bits (lowering/bf16.py)
             return L.IntType(16)
         if isinstance(t, T.Float):
