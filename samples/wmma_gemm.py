@@ -30,8 +30,10 @@ def make_gemm(dtype):
         col0 = cuda.blockIdx.y * TN
         tid = cuda.threadIdx.x
         nthreads = cuda.blockDim.x
-        a = wmma.fragment(wmma.matrix_a, 16, 16, 16, dtype, wmma.row_major)
-        b = wmma.fragment(wmma.matrix_b, 16, 16, 16, dtype, wmma.row_major)
+        a0 = wmma.fragment(wmma.matrix_a, 16, 16, 16, dtype, wmma.row_major)
+        a1 = wmma.fragment(wmma.matrix_a, 16, 16, 16, dtype, wmma.row_major)
+        b0 = wmma.fragment(wmma.matrix_b, 16, 16, 16, dtype, wmma.row_major)
+        b1 = wmma.fragment(wmma.matrix_b, 16, 16, 16, dtype, wmma.row_major)
         c00 = wmma.fragment(wmma.accumulator, 16, 16, 16, cuda.float32)
         c01 = wmma.fragment(wmma.accumulator, 16, 16, 16, cuda.float32)
         c10 = wmma.fragment(wmma.accumulator, 16, 16, 16, cuda.float32)
@@ -45,15 +47,14 @@ def make_gemm(dtype):
                 sA[t // TK, t % TK] = A[row0 + t // TK, k0 + t % TK]
                 sB[t // TN, t % TN] = B[k0 + t // TN, col0 + t % TN]
             cuda.syncthreads()
-            wmma.load_matrix_sync(b, sB, 0, TN)
-            wmma.load_matrix_sync(a, sA, 0, TK)
-            wmma.mma_sync(c00, a, b, c00)
-            wmma.load_matrix_sync(a, sA, 16 * TK, TK)
-            wmma.mma_sync(c10, a, b, c10)
-            wmma.load_matrix_sync(b, sB, 16, TN)
-            wmma.mma_sync(c11, a, b, c11)
-            wmma.load_matrix_sync(a, sA, 0, TK)
-            wmma.mma_sync(c01, a, b, c01)
+            wmma.load_matrix_sync(a0, sA, 0, TK)
+            wmma.load_matrix_sync(a1, sA, 16 * TK, TK)
+            wmma.load_matrix_sync(b0, sB, 0, TN)
+            wmma.load_matrix_sync(b1, sB, 16, TN)
+            wmma.mma_sync(c00, a0, b0, c00)
+            wmma.mma_sync(c01, a0, b1, c01)
+            wmma.mma_sync(c10, a1, b0, c10)
+            wmma.mma_sync(c11, a1, b1, c11)
             cuda.syncthreads()
         n = C.shape[1]
         wmma.store_matrix_sync(C, row0 * n + col0, c00, n, wmma.mem_row_major)
