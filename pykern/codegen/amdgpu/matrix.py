@@ -24,7 +24,7 @@ from pykern.core import matrix_shapes
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
 from pykern.codegen.lowering.llvm_types import I1, I32, I64
-from pykern.codegen.lowering.matrix import element_ptr, memory_index
+from pykern.codegen.lowering.matrix import element_ptr, memory_index, untyped
 
 I16 = L.IntType(16)
 I8 = L.IntType(8)
@@ -210,10 +210,10 @@ class AmdgpuMatrix:
         vt = self._vec(e, e.type)
         ptr = fx.target.local_array(fx, "frag", vt, 1)
         fx.builder.store(L.Constant(vt, None), ptr)
-        return ptr
+        return untyped(fx, ptr, fx.types.value(e.type))
 
     def frag_fill(self, fx, e, args):
-        frag, v = args
+        frag, v = args[0], fx.cast(args[1], e.args[1].type, e.args[0].type.dtype)
         layout, n, et, _ = self.operand(e, e.args[0].type)
         b = fx.builder
         out = L.Constant(L.VectorType(et, n), None)

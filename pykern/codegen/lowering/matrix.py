@@ -46,6 +46,14 @@ def counted_loop(fx, n: int, body) -> None:
     b.position_at_end(done)
 
 
+def untyped(fx, ptr, ptr_type):
+    """``ptr`` as the untyped pointer a fragment variable holds (llvmlite keeps an alloca's element
+    type on its pointer and would index through it; a struct field has the declared type)."""
+    b = fx.builder
+    box = b.insert_value(L.Constant(L.LiteralStructType([ptr_type]), None), ptr, 0)
+    return b.extract_value(box, 0)
+
+
 def element_ptr(fx, array, at: T.Array, flat):
     """Address of ``array.flat[flat]`` (a C-contiguous array; ``flat`` an i64)."""
     b = fx.builder
@@ -71,14 +79,14 @@ class ReferenceMatrix:
         n = ft.rows * ft.cols
         ptr = fx.target.local_array(fx, "frag", et, n)
         fx.builder.store(L.Constant(L.ArrayType(et, n), None), ptr)
-        return ptr
+        return untyped(fx, ptr, fx.types.value(ft))
 
     def _slot(self, fx, ft, frag, idx):
         return fx.builder.gep(frag, [idx], source_etype=fx.types.memory(ft.dtype))
 
     def frag_fill(self, fx, e, args):
         ft = e.args[0].type
-        frag, v = args
+        frag, v = args[0], fx.cast(args[1], e.args[1].type, ft.dtype)  # the row's signature cannot tie them
         counted_loop(fx, ft.rows * ft.cols, lambda i: fx.builder.store(v, self._slot(fx, ft, frag, i)))
 
     def _each(self, fx, ft, offset, ldm, layout, body):
