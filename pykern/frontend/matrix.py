@@ -169,3 +169,33 @@ def _marker_value(lw, node, which):
 HANDLERS = {"wmma.fragment": _fragment, "wmma.fill_fragment": _fill, "wmma.load_matrix_sync": _load,
             "wmma.store_matrix_sync": _store, "wmma.mma_sync": _mma,
             **{f"wmma.{n}": _marker_value for n in _USES + tuple(_LAYOUTS) + tuple(_MEM_LAYOUTS)}}
+
+
+def inline_fragment_functions(module) -> None:
+    """Mark every device function that makes, takes or returns a fragment ``force_inline``: a
+    fragment is the address of its maker's private storage, which must outlive the call (and on a
+    GPU stays in registers only inside one function)."""
+    for fn in module.functions.values():
+        if fn.is_kernel:
+            continue
+        types = [p.type for p in fn.params] + [fn.return_type]
+        if any(isinstance(t, T.Fragment) for t in types) or _makes_fragment(fn.body):
+            fn.force_inline = True
+
+
+def _makes_fragment(stmts) -> bool:
+    stack = list(stmts)
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, ir.Intrinsic) and n.name == "frag_new":
+            return True
+        for name in ir.fields(n):
+            v = getattr(n, name)
+            for x in (v if isinstance(v, list) else [v]):
+                if isinstance(x, (ir.Expr, ir.Stmt)):
+                    stack.append(x)
+    return False

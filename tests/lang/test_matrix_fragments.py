@@ -166,3 +166,28 @@ def test_compile_errors_name_the_line(src, msg, tmp_path):
     with pytest.raises(CompileError, match=msg) as ei:
         cuda.jit(ns["k"])[1, 64](np.zeros(256, np.float32))
     assert "frag_err.py:" in str(ei.value)
+
+
+@cuda.jit(device=True)
+def _make_filled():
+    c = wmma.fragment(wmma.accumulator, 16, 16, 16, cuda.float32)
+    wmma.fill_fragment(c, 3.0)
+    return c
+
+
+@cuda.jit(device=True)
+def _store(D, c):
+    wmma.store_matrix_sync(D, 0, c, 16, wmma.mem_row_major)
+
+
+@cuda.jit
+def fragments_through_device_functions(D):
+    c = _make_filled()
+    _store(D, c)
+
+
+def test_fragments_made_and_passed_by_device_functions():
+    # the maker is inlined (force_inline): its storage outlives the call
+    D = np.zeros((16, 16), np.float32)
+    fragments_through_device_functions[1, 64](D)
+    np.testing.assert_array_equal(D, np.full((16, 16), 3.0, np.float32))

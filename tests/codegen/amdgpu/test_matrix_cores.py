@@ -173,3 +173,13 @@ def test_gemm_sample_inner_loop(arch, kind, mnemonic):
     ck = cuda.compile(kern, sig, arch=arch)
     assert instructions_in_loops(ck.asm).count(mnemonic) >= 4  # the four mma_sync of a k step
     no_scratch(ck)
+
+
+def test_fragments_through_device_functions_stay_in_registers():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                    "lang"))
+    from test_matrix_fragments import fragments_through_device_functions
+
+    for arch in ("gfx942", "gfx1100"):
+        ck = cuda.compile(fragments_through_device_functions, "void(float32[:, ::1])", arch=arch)
+        no_scratch(ck)
