@@ -20,12 +20,6 @@ DEFAULT_MAX_SHARED_BYTES = 64 * 1024
 #: Local (private) array bytes per thread allowed by default (see Target.max_local_bytes).
 DEFAULT_MAX_LOCAL_BYTES = 64 * 1024
 
-#: Selects the cpu target's wave size (32 or 64) at compile time.
-CPU_WAVESIZE_ENV = "PYKERN_CPU_WAVESIZE"
-#: ``coroutine`` makes the cpu target run every barrier kernel as coroutines (default: work-item
-#: loops where the kernel allows, ``codegen/cpu_regions.py``); read at compile time.
-CPU_BARRIERS_ENV = "PYKERN_CPU_BARRIERS"
-
 
 @dataclass(frozen=True)
 class CompileOptions:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
 
 
 # the data lower.py and the targets exchange (kept apart so that lower.py need not import this module)
-from pykern.codegen.contract import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite
+from pykern.codegen.contract import DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite
 
 
 #: largest griddim.* a launch allows (``hip_launch.LaunchLimits``, ``cpu_executor._dim3``)

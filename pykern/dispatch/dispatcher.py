@@ -43,7 +43,6 @@ def _load_rt_launch():
     _rt_launch = launch
     return launch
 
-_DEFAULT_ARCH = "gfx942"
 _NO_CONFIG = object()  # what no launch configuration is (see ``Dispatcher._last_launcher``)
 
 # Bumped whenever a device function is (re)defined, e.g. its notebook cell re-run: kernels
@@ -525,15 +524,14 @@ def _sig_text(argtypes):
 
 
 def _active_arch():
-    import os
-
     from pykern import runtime as targets
+    from pykern.core import settings
 
     if targets.current_target() == "hip":
         from pykern.runtime import device_registry as devices
 
         return devices.get_device().arch_target_id
-    return os.environ.get("PYKERN_ARCH", _DEFAULT_ARCH)
+    return settings.get("PYKERN_ARCH")
 
 
 class _Launch:

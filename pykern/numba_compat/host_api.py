@@ -34,7 +34,12 @@ class CpuDevice:
 
     @property
     def wave_size(self) -> int:
-        return 32 if os.environ.get("PYKERN_CPU_WAVESIZE", "").strip() == "32" else 64
+        from pykern.core import settings
+
+        try:
+            return settings.get("PYKERN_CPU_WAVESIZE")
+        except settings.SettingError:  # the compile reports it; the device reports the default
+            return settings.default("PYKERN_CPU_WAVESIZE")
 
     #: numba's ``(major, minor)``. The cpu target claims 8.0 (Ampere): numba.cuda gates nothing that
     #: pykern lacks below it, so a program choosing a code path by it takes the one it would on a

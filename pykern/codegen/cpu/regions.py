@@ -33,15 +33,15 @@ paths); ``regions`` or unset picks regions whenever the kernel qualifies.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from llvmlite import ir as L
 
+from pykern.core import settings
 from pykern.frontend import ir
 from pykern.frontend import types as T
 from pykern.codegen import llvm_util
-from pykern.codegen.contract import CPU_BARRIERS_ENV, SyncSite
+from pykern.codegen.contract import SyncSite
 from pykern.codegen.lowering.module import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _walk, _zero, _sizeof, range_trip
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
@@ -356,7 +356,7 @@ def _divergent_tail(seq, uniform, later=False) -> bool:
 
 def plan(module: ir.Module, uses: dict):
     """The region plan of ``module``'s kernel, or None when it must take the coroutine path."""
-    if os.environ.get(CPU_BARRIERS_ENV, "").strip() == "coroutine":
+    if settings.get("PYKERN_CPU_BARRIERS") == "coroutine":
         return None
     k = module.kernel
     kb, kw, _ = uses.get(k.name, (False, False, False))

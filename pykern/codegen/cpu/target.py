@@ -41,12 +41,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import os
 import string
 import types
 
 from llvmlite import ir as L
 
+from pykern.core import settings
 from pykern.core.abi import ERROR_KINDS
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
@@ -54,7 +54,7 @@ from pykern.core.llvm_host import host_id, host_target_machine, host_triple  # n
 from pykern.core.llvm_host import quick_target_machine
 from pykern.codegen import llvm_util
 from pykern.codegen.artifact import KernelArtifact
-from pykern.codegen.target_interface import CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
+from pykern.codegen.target_interface import DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -119,12 +119,10 @@ class CpuTarget(Target):
 
     # ---- options / module
     def default_wave_size(self, options: CompileOptions) -> int:
-        env = os.environ.get(CPU_WAVESIZE_ENV, "").strip()
-        if env in ("", "64"):
-            return 64
-        if env == "32":
-            return 32
-        raise CompileError(f"PYKERN_CPU_WAVESIZE must be 32 or 64, not {env!r}")
+        try:
+            return settings.get("PYKERN_CPU_WAVESIZE")
+        except settings.SettingError as e:
+            raise CompileError(str(e)) from None
 
     def resolve_options(self, options):
         options = super().resolve_options(options)

@@ -21,6 +21,8 @@ import re
 import sys
 from typing import Any, Callable, Iterable, Mapping
 
+from pykern.core import settings
+
 __all__ = ["CacheKey", "build_key", "diff_parts", "pykern_identity", "llvm_identity", "host_cpu_identity",
            "KEY_FORMAT"]
 
@@ -170,7 +172,7 @@ def pykern_identity() -> dict[str, str]:
         pkg = sys.modules.get("pykern")
         version = getattr(pkg, "__version__", None) or "0+unknown"
         pkgdir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        build = os.environ.get("PYKERN_BUILD_ID") or _record_stamp(pkgdir, "pykern", str(version)) or _tree_stamp(pkgdir)
+        build = settings.get("PYKERN_BUILD_ID") or _record_stamp(pkgdir, "pykern", str(version)) or _tree_stamp(pkgdir)
         _memo["pykern"] = {"version": str(version), "build": build}
     return dict(_memo["pykern"])
 
