@@ -33,14 +33,12 @@ class KernelArtifact:
     max_block_size: int = 1024
     #: cpu: "fast" (plain thread loop) or "coroutine" (barrier/wave-op scheduler)
     execution: str = ""
-    #: host cpu name/features the binary was built for (cpu only; cache key part)
-    host: str = ""
     #: cpu: the object linked into a shared library (binutils ``ld -shared``, else ld.lld), so a
     #: cached kernel loads with ``dlopen`` -- no LLVM in the process; b"" when no
     #: linker was found (then ``binary`` goes through MCJIT)
     shared_object: bytes = b""
-    #: cpu: ``pykern.core.hostinfo.cpu_identity()`` of the compiling host (checked
-    #: without LLVM before ``shared_object`` is loaded)
+    #: cpu: ``pykern.core.hostinfo.cpu_identity()`` of the compiling host (the loader checks it,
+    #: without LLVM, before loading ``shared_object`` or ``binary``)
     host_cpu: str = ""
     #: the kernel syncs its grid (cg.this_grid().sync()): it needs a cooperative launch
     cooperative: bool = False

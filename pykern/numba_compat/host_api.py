@@ -79,14 +79,12 @@ class CpuDevice:
 
 
 def _cpu_clock_khz() -> int:
+    from pykern.core.hostinfo import cpuinfo
+
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("cpu MHz"):
-                    return int(float(line.split(":")[1]) * 1000)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+        return int(float((cpuinfo() or {})["cpu MHz"]) * 1000)
+    except (KeyError, ValueError):
+        return 0
 
 
 #: numba's ``CU_DEVICE_ATTRIBUTE_*`` names (``runtime.devices.NUMBA_ATTRIBUTES``) on the cpu target: the

@@ -50,7 +50,8 @@ from pykern.core import settings
 from pykern.core.abi import ERROR_KINDS
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
-from pykern.core.llvm_host import host_id, host_target_machine, host_triple  # noqa: F401  (host_id: codegen.cpu's name)
+from pykern.core.hostinfo import cpu_identity
+from pykern.core.llvm_host import host_target_machine, host_triple
 from pykern.core.llvm_host import quick_target_machine
 from pykern.codegen import llvm_util
 from pykern.codegen.artifact import KernelArtifact
@@ -551,7 +552,7 @@ class CpuTarget(Target):
         # the sites' messages (file:line of each barrier and wave op) live in the runner, not in
         # ``text``: one kernel text at two places must not share a symbol, whose loaded code
         # (``cpu_executor._loaded``) would report the other place's lines
-        digest = hashlib.sha1((text + repr(sites) + repr(opts) + host_id()).encode()).hexdigest()[:16]
+        digest = hashlib.sha1((text + repr(sites) + repr(opts) + cpu_identity()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
         # the runner's per-worker frame area holds the region path's per-thread slots
@@ -561,7 +562,6 @@ class CpuTarget(Target):
                           fcap, info.target_facts.get("array_align", 16))
         build = functools.partial(_machine_code, text, tmpl, symbol, info.kernel_name)
         optimized, obj = build("quick" if quick else opts.opt)
-        from pykern.core.hostinfo import cpu_identity
         from pykern.codegen import abi_map as abi
 
         art = KernelArtifact(
@@ -581,7 +581,6 @@ class CpuTarget(Target):
             wave_size=opts.wave_size,
             max_block_size=min(1024, opts.max_block_size or 1024),
             execution="coroutine" if coroutine else "regions" if regions else "fast",
-            host=host_id(),
             host_cpu=cpu_identity(),
             cooperative=any(grid_sites),
             exceptions=list(info.exceptions),

@@ -44,7 +44,7 @@ from __future__ import annotations
 import os
 
 from pykern.core import settings
-from pykern.runtime.cache.key import KEY_FORMAT, CacheKey, _memo, build_key, diff_parts, host_cpu_identity, llvm_identity, pykern_identity
+from pykern.runtime.cache.key import KEY_FORMAT, CacheKey, _memo, build_key, diff_parts, llvm_identity, pykern_identity
 from pykern.runtime.cache.store import DEFAULT_MAX_BYTES, ENTRY_SUFFIX, FORMAT_VERSION, MAGIC, CacheEntry, CacheWarning, Claim, KernelCache, _BadEntry, _decode_entry, _decode_header, _encode_entry, cache_enabled_by_env, default_cache_dir, parse_age, parse_size
 
 __all__ = [

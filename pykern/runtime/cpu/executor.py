@@ -180,14 +180,11 @@ def load(artifact) -> "CpuKernel":
     if k is not None:
         return k
     _check_code(artifact)
+    _check_host(artifact)
     if artifact.shared_object:
         return _load_shared_object(artifact)
-    from pykern.core.llvm_host import LLVM_LOCK, host_id, llvm
+    from pykern.core.llvm_host import LLVM_LOCK, llvm
 
-    if artifact.host and artifact.host != host_id():
-        raise LaunchError(
-            f"cpu artifact was compiled for another host ({artifact.host}); recompile it here ({host_id()})"
-        )
     with _lock, LLVM_LOCK:
         k = _loaded.get(artifact.name)
         if k is None:
@@ -213,15 +210,19 @@ def _check_code(artifact) -> None:
         raise LaunchError(f"cannot load the cpu kernel {artifact.name}: its code is {problem}")
 
 
-def _load_shared_object(artifact) -> "CpuKernel":
-    """dlopen the artifact's linked shared library: no LLVM in the process, so a
-    kernel from the disk cache is ready in well under a millisecond."""
+def _check_host(artifact) -> None:
+    """Refuse code built for another host (an artifact pickled elsewhere): its instructions may not exist here."""
     from pykern.core.hostinfo import cpu_identity
 
     if artifact.host_cpu and artifact.host_cpu != cpu_identity():
         raise LaunchError(
             f"cpu artifact was compiled for another host ({artifact.host_cpu}); recompile it here ({cpu_identity()})"
         )
+
+
+def _load_shared_object(artifact) -> "CpuKernel":
+    """dlopen the artifact's linked shared library: no LLVM in the process, so a
+    kernel from the disk cache is ready in well under a millisecond."""
     with _lock:
         k = _loaded.get(artifact.name)
         if k is not None:
