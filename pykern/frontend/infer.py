@@ -452,10 +452,6 @@ def math2_arg_type(lt, lweak, rt, rweak) -> T.Type:
 # intrinsic signatures (the verifier's reading of ``ir.INTRINSICS``)
 # --------------------------------------------------------------------------
 
-#: intrinsics that are block barriers / wave operations (for analysis.py)
-BARRIER_INTRINSICS = frozenset(ir.intrinsic_names("barrier"))
-WAVE_INTRINSICS = frozenset(ir.intrinsic_names("wave"))
-
 #: signature type variables: what each may stand for
 _TYPE_VARS = {
     "x": lambda t: t.is_scalar,

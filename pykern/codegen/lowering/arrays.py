@@ -20,14 +20,8 @@ from llvmlite import ir as L
 from pykern.core.abi import UNSIGNED_INDEX
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.analysis import is_dynamic_shape
 from pykern.codegen.lowering.llvm_types import I8, I64, _sizeof, _zero
-
-
-def _is_dynamic_shape(shape) -> bool:
-    """``shared.array(0, dtype)``: the dynamic shared buffer."""
-    if isinstance(shape, int):
-        return shape == 0
-    return tuple(shape) == (0,)
 
 
 def _element_align(arr):
@@ -299,7 +293,7 @@ class ArrayLowering:
             count *= int(s)
         itemsize = _sizeof(t.dtype)
         if e.space == "shared":
-            if _is_dynamic_shape(shape):
+            if is_dynamic_shape(shape):
                 ptr = self.target.dynamic_shared(self, et)
                 nb = self.target.dynamic_shared_bytes(self)
                 if nb is None:
