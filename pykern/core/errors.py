@@ -1,8 +1,17 @@
-"""The three error kinds a pykern user sees.
+"""The error kinds a pykern user sees: four, each a ``PykernError``.
 
-Every error that reaches the user is one of these (or a subclass), so that a
-notebook user gets a readable message pointing at their own code instead of a
-traceback from inside the compiler.
+* ``CompileError`` -- a kernel cannot be compiled (``CompileValueError`` for an out-of-range
+  compile-time value);
+* ``LaunchError`` -- a launch refused before anything ran (``LaunchValueError``,
+  ``LaunchRuntimeError``);
+* ``HipError`` -- a HIP runtime call failed;
+* ``KernelRuntimeError`` -- a kernel failed while running (``KernelIndexError``,
+  ``KernelZeroDivisionError``, ``KernelValueError`` under ``debug=True``).
+
+Every error pykern raises on purpose is one of these (or a subclass), so that a notebook user
+gets a readable message pointing at their own code instead of a traceback from inside the
+compiler. A ``debug=True`` kernel's own ``raise``/``assert`` reaches the host as the user's
+exception class (``kernel_exception``).
 """
 
 from __future__ import annotations
