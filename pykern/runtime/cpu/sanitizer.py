@@ -179,7 +179,7 @@ class _Shadow:
         for aname, data, shape, strides in self.arrays:
             idx = _index_of(addr - data, shape, strides, nbytes)
             if idx is not None:
-                return f"array '{aname}' element {list(idx)}"
+                return f"array '{aname}' element {[int(i) for i in idx]}"
         off = addr - shared_base
         total = self.ctx.static + self._dyn
         if shared_base and 0 <= off < max(total, 1):
@@ -187,10 +187,11 @@ class _Shadow:
                 n = int(np.prod(sshape)) * isz
                 if soff <= off < soff + n:
                     flat = (off - soff) // isz
-                    return f"shared array '{sname}' element {list(np.unravel_index(flat, sshape))}"
+                    shown = name if name != "array" else sname  # the kernel's variable, not the symbol
+                    return f"shared array '{shown}' element {[int(i) for i in np.unravel_index(flat, sshape)]}"
             if off >= self.ctx.static:
                 return f"dynamic shared array '{name}' element [{(off - self.ctx.static) // nbytes}]"
-        return f"local or other array '{name}'"
+        return f"local array '{name}'"  # (argument arrays and shared memory were looked at above)
 
     def _access(self, rec, kind, site):
         t, b = self._coords(int(rec["thr"]))
