@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -57,15 +58,31 @@ assert ctypes.sizeof(SanCtx) == 160
 _REC = np.dtype([("thr", "<u4"), ("ep", "<u4"), ("wep", "<u2"), ("gep", "<u2"), ("site", "<u2"), ("flags", "<u2")])
 
 
-class Hazard:
-    """One reported hazard: ``kind`` "race" or "uninitialized", ``count`` (instances alike: the
-    same kind and access sites), ``text`` (what the error message says about it)."""
+class Access(NamedTuple):
+    """One side of a hazard: ``kind`` "read"/"write"/"atomic", where in the source, which thread
+    and block (3-tuples), and the barrier interval (barriers its block had passed)."""
 
-    def __init__(self, kind, text, key):
-        self.kind, self.text, self.key, self.count = kind, text, key, 0
+    kind: str
+    file: str
+    line: int
+    col: int
+    thread: tuple
+    block: tuple
+    interval: int
+
+
+class Hazard:
+    """One reported hazard: ``kind`` "race" or "uninitialized", ``where`` (the array and element),
+    ``first``/``second`` (the two ``Access``es of a race, in the order they ran; an uninitialised
+    read has only ``second``), ``count`` (instances alike: the same kind and access sites) and
+    ``text`` (what the error message says about it)."""
+
+    def __init__(self, kind, where, first, second, text, key):
+        self.kind, self.where, self.first, self.second = kind, where, first, second
+        self.text, self.key, self.count = text, key, 0
 
     def __repr__(self):
-        return f"<Hazard {self.kind} x{self.count}>"
+        return f"<Hazard {self.kind} on {self.where} x{self.count}>"
 
 
 class _Shadow:
@@ -193,20 +210,25 @@ class _Shadow:
                 return f"dynamic shared array '{name}' element [{(off - self.ctx.static) // nbytes}]"
         return f"local array '{name}'"  # (argument arrays and shared memory were looked at above)
 
-    def _access(self, rec, kind, site):
+    def _access(self, rec, kind, site) -> Access:
         t, b = self._coords(int(rec["thr"]))
         _k, f, line, col, _name, _n = site
-        return f"{kind} at {f}:{line}:{col + 1} by thread {t} of block {b}"
+        return Access(kind, f, line, col + 1, t, b, int(rec["ep"]))
+
+    @staticmethod
+    def _say(a: Access) -> str:
+        return f"{a.kind} at {a.file}:{a.line}:{a.col} by thread {a.thread} of block {a.block}"
 
     def _describe(self, rkind, addr, cur, prev, prevkind, bar, shared_base, key):
         acc = self.sites["access"]
         csite = acc[int(cur["site"])]
         kind = _KINDS[int(cur["flags"])]
         where = self._where(addr, csite, shared_base)
+        second = self._access(cur, kind, csite)
         if rkind == 2:
-            text = (f"uninitialized read: {self._access(cur, kind, csite)} reads {where}, which nothing has "
+            text = (f"uninitialized read: {self._say(second)} reads {where}, which nothing has "
                     f"written {'since the block started' if 'shared' in where else 'since its allocation'}")
-            return Hazard("uninitialized", f"kernel '{self.kname}': {text}", key)
+            return Hazard("uninitialized", where, None, second, f"kernel '{self.kname}': {text}", key)
         psite = acc[int(prev["site"])]
         pkind = _KINDS[int(prevkind)]
         ct, cb = self._coords(int(cur["thr"]))
@@ -222,9 +244,9 @@ class _Shadow:
             why = (f"different blocks, grid-sync interval {int(cur['gep'])} (first in barrier interval "
                    f"{int(prev['ep'])} of its block, second in interval {int(cur['ep'])}): only a grid sync or the "
                    "end of the launch orders different blocks")
-        text = (f"data race on {where}:\n    first:  {self._access(prev, pkind, psite)}\n"
-                f"    second: {self._access(cur, kind, csite)}\n    {why}")
-        return Hazard("race", f"kernel '{self.kname}': {text}", key)
+        first = self._access(prev, pkind, psite)
+        text = f"data race on {where}:\n    first:  {self._say(first)}\n    second: {self._say(second)}\n    {why}"
+        return Hazard("race", where, first, second, f"kernel '{self.kname}': {text}", key)
 
     def _same_warp(self, a, b):
         nt, ws = self.ctx.nthreads, self.ctx.wave
