@@ -434,7 +434,26 @@ entry:
   %s32 = lshr i32 %sk, 2
   %site = trunc i32 %s32 to i16
   %a0 = ptrtoint ptr %addr to i64
-  br label %loop
+  ; an access within one page (all but misaligned ones): its bytes' entries follow each other
+  %po = and i64 %a0, $PAGE_MASK
+  %pend = add i64 %po, %n
+  %onepage = icmp ule i64 %pend, $PAGE
+  br i1 %onepage, label %first, label %loop
+first:
+  %e0 = call ptr @pykern.san.entry(ptr %san, i64 %a0)
+  %e0null = icmp eq ptr %e0, null
+  br i1 %e0null, label %exit, label %floop
+floop:
+  %fi = phi i64 [ 0, %first ], [ %fi1, %floop ]
+  %fq = phi i1 [ false, %first ], [ %fq2, %floop ]
+  %fa = add i64 %a0, %fi
+  %feo = mul i64 %fi, $ENTRY
+  %fe = getelementptr i8, ptr %e0, i64 %feo
+  %fq2 = call i1 @pykern.san.byte(ptr %san, ptr %t, ptr %fe, i64 %fa, i32 %thr, i32 %ep, i16 %wep, i16 %gep,
+                                  i16 %site, i32 %kind, i32 %flags, i1 %fq)
+  %fi1 = add i64 %fi, 1
+  %fmore = icmp ult i64 %fi1, %n
+  br i1 %fmore, label %floop, label %exit
 loop:
   %i = phi i64 [ 0, %entry ], [ %i1, %cont ]
   %q = phi i1 [ false, %entry ], [ %q2, %cont ]
@@ -571,5 +590,5 @@ def checker_ir(layout: dict) -> str:
     """The checker's IR text; ``layout``: the cpu target's ``T_*``/``B_*``/``C_*`` offsets by name."""
     names = dict(layout)
     names.update({k: v for k, v in globals().items() if k[:2] in ("S_", "F_", "R_") and isinstance(v, int)})
-    names.update(PAGE_BITS=PAGE_BITS, PAGE_MASK=(1 << PAGE_BITS) - 1, ENTRY=ENTRY_BYTES)
+    names.update(PAGE_BITS=PAGE_BITS, PAGE_MASK=(1 << PAGE_BITS) - 1, PAGE=1 << PAGE_BITS, ENTRY=ENTRY_BYTES)
     return _TEXT.substitute(names)
