@@ -76,12 +76,8 @@ class CpuBackend:
         max_dynamic = MAX_SHARED_BYTES - static
 
         coop = getattr(ov.artifact, "cooperative", False)
-        if ov.artifact.sanitize:  # the checker names the launch's arrays and tracks device arrays' writes
-            from pykern.runtime.cpu import sanitizer
-
-            sanitized = functools.partial(sanitizer.run, ov.kernel, kernel_name=name)
-        else:
-            sanitized = None
+        # sanitize=: the checker names the launch's arrays and tracks device arrays' writes
+        sanitized = functools.partial(ov.kernel.run_sanitized, kernel_name=name) if ov.artifact.sanitize else None
 
         def launch(args, grid, block, stream, shared):
             check_block(block)

@@ -485,9 +485,7 @@ class CpuKernel:
         (the dispatcher): ``grid``/``block`` valid 3-tuples, ``argbuf`` a
         bytearray of at least max(8, kernarg_size) bytes."""
         if self.artifact.sanitize:
-            from pykern.runtime.cpu import sanitizer
-
-            return sanitizer.run(self, grid, block, dynamic_shared, argbuf)
+            return self.run_sanitized(grid, block, dynamic_shared, argbuf)
         buf = ctypes.c_char.from_buffer(argbuf)  # the packed bytes themselves, no copy
         nblocks = grid[0] * grid[1] * grid[2]
         try:
@@ -529,6 +527,14 @@ class CpuKernel:
             self._raise(ctx, block)
         if not ctx.cancel:  # a cancelled launch may still have workers touching it
             self._spare_ctx.append(ctx)
+
+    def run_sanitized(self, grid, block, dynamic_shared: int, argbuf: bytearray, args=(), kernel_name=None) -> None:
+        """``run`` of a kernel compiled with ``sanitize=`` (``sanitizer.run``); ``args``: the launch's
+        values (device arrays' unwritten bytes), ``kernel_name`` for the reports."""
+        from pykern.runtime.cpu import sanitizer
+
+        sanitizer.run(self, LaunchCtx(grid, block, dynamic_shared), grid, block, dynamic_shared, argbuf, args,
+                      kernel_name)
 
     def fixed_launch(self, grid, block, dynamic_shared: int, size: int):
         """``(body, namespace)`` for ``kernargs.compile_guarded``: run this

@@ -350,10 +350,9 @@ def _array_arguments(artifact, argbuf):
     return [(n, d, tuple(s), tuple(st)) for n, d, s, st in out]
 
 
-def run(kernel, grid, block, dynamic_shared, argbuf, args=(), kernel_name=None) -> None:
-    """Run a sanitized ``kernel`` (a ``CpuKernel``) and report its hazards (``SanitizerError``)."""
-    from pykern.runtime.cpu.executor import LaunchCtx
-
+def run(kernel, ctx, grid, block, dynamic_shared, argbuf, args=(), kernel_name=None) -> None:
+    """Run a sanitized ``kernel`` (a ``CpuKernel``) with the fresh launch context ``ctx`` and
+    report its hazards (``SanitizerError``)."""
     art = kernel.artifact
     modes = art.sanitize
     uninit = []
@@ -366,7 +365,6 @@ def run(kernel, grid, block, dynamic_shared, argbuf, args=(), kernel_name=None) 
     shadow = _Shadow(art, kernel_name or art.name, grid, block, dynamic_shared, checks(modes),
                      _array_arguments(art, bytes(argbuf)), [(s, b) for s, b in uninit], art.cooperative)
     nblocks = grid[0] * grid[1] * grid[2]
-    ctx = LaunchCtx(grid, block, dynamic_shared)
     ctx.san = ctypes.addressof(shadow.ctx)
     args_p, ctx_p = ctypes.addressof(buf), ctypes.addressof(ctx)
     if art.cooperative:
