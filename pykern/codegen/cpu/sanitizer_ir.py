@@ -47,6 +47,12 @@ F_RACE, F_INIT, F_LOCK = 1, 2, 4
 #: report kinds
 R_RACE, R_UNINIT = 1, 2
 
+def _byte_call(result, entry, addr, quiet):
+    """The checker's call for one byte: ``%result`` = reported, from shadow entry ``%entry``."""
+    return (f"  %{result} = call i1 @pykern.san.byte(ptr %san, ptr %t, ptr %{entry}, i64 %{addr}, i32 %thr, "
+            f"i32 %ep, i16 %wep, i16 %gep, i16 %site, i32 %kind, i32 %flags, i1 %{quiet})\n")
+
+
 _TEXT = string.Template(r"""
 
 define internal ptr @pykern.san.ctx(ptr %t) alwaysinline {
@@ -449,9 +455,7 @@ floop:
   %fa = add i64 %a0, %fi
   %feo = mul i64 %fi, $ENTRY
   %fe = getelementptr i8, ptr %e0, i64 %feo
-  %fq2 = call i1 @pykern.san.byte(ptr %san, ptr %t, ptr %fe, i64 %fa, i32 %thr, i32 %ep, i16 %wep, i16 %gep,
-                                  i16 %site, i32 %kind, i32 %flags, i1 %fq)
-  %fi1 = add i64 %fi, 1
+""" + _byte_call("fq2", "fe", "fa", "fq") + r"""  %fi1 = add i64 %fi, 1
   %fmore = icmp ult i64 %fi1, %n
   br i1 %fmore, label %floop, label %exit
 loop:
@@ -465,9 +469,7 @@ body:
   %enull = icmp eq ptr %e, null
   br i1 %enull, label %skip, label %check
 check:
-  %qc = call i1 @pykern.san.byte(ptr %san, ptr %t, ptr %e, i64 %a, i32 %thr, i32 %ep, i16 %wep, i16 %gep,
-                                 i16 %site, i32 %kind, i32 %flags, i1 %q)
-  br label %cont
+""" + _byte_call("qc", "e", "a", "q") + r"""  br label %cont
 skip:
   br label %cont
 cont:

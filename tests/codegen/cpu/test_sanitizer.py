@@ -421,22 +421,8 @@ def test_device_arrays_remember_what_was_written(monkeypatch):
 
 # ---- options, modes, results
 def test_clean_results_equal_unsanitized_ones():
-    @cuda.jit
-    def plain(a, out):
-        s = cuda.shared.array(64, float32)
-        t = cuda.threadIdx.x
-        s[t] = a[cuda.grid(1)]
-        cuda.syncthreads()
-        k = 32
-        while k > 0:
-            if t < k:
-                s[t] += s[t + k]
-            cuda.syncthreads()
-            k //= 2
-        if t == 0:
-            out[cuda.blockIdx.x] = s[0]
-
-    checked = cuda.jit(plain.py_func, sanitize="all")
+    plain = cuda.jit(tree_sum.py_func)  # the same kernel, unsanitized
+    checked = cuda.jit(tree_sum.py_func, sanitize="all")
     a = np.random.default_rng(1).random(64 * 8).astype(np.float32)
     o1, o2 = np.zeros(8, np.float32), np.zeros(8, np.float32)
     plain[8, 64](a, o1)
