@@ -55,3 +55,9 @@ class KernelArtifact:
     #: debug=True: the exceptions the kernel's ``raise``/``assert`` report, ``(class
     #: "module:qualname", constant args)``; a "raise" error record's value indexes it
     exceptions: list = field(default_factory=list)
+    #: cpu, sanitize=: the checks compiled in (a canonical list, ``core/sanitize.py``); "" for none
+    sanitize: str = ""
+    #: cpu, sanitize=: what a report names -- ``access``: the access sites (kind, file, line, col,
+    #: array), ``sync``: the barrier/wave-op sites' descriptions, ``shared``: static shared arrays
+    #: by name, ``(offset, shape, itemsize)``
+    sanitizer_sites: dict = field(default_factory=dict)

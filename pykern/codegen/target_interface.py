@@ -275,6 +275,16 @@ class Target(abc.ABC):
             slot.align = align
         return slot
 
+    def sanitize_access(self, fx, ptr, nbytes: int, kind: str, site: int) -> None:
+        """``sanitize=``: check an access of ``nbytes`` at ``ptr`` ("read", "write", "atomic") from
+        access site ``site`` before it happens. Only the cpu target checks (the dispatcher drops
+        the option for GPU builds)."""
+        raise NotImplementedError(f"the {self.name} target has no sanitizer")
+
+    def sanitize_fresh(self, fx, ptr, nbytes: int) -> None:
+        """``sanitize=``: ``nbytes`` at ``ptr`` are a new local array (nothing written yet)."""
+        raise NotImplementedError(f"the {self.name} target has no sanitizer")
+
     def const_array(self, fx, name: str, data: bytes, elem_type, count: int):
         """Pointer to read-only data ``data`` (C-order bytes). Default: a
         private constant global in ``address_space('const')``."""

@@ -136,6 +136,23 @@ class KernelValueError(KernelRuntimeError, ValueError):
     (numba raises ``ValueError``), or that pykern cannot do without a temporary."""
 
 
+class SanitizerError(KernelRuntimeError):
+    """A launch of a kernel compiled with ``sanitize=`` found hazards: data races or reads of
+    memory nothing wrote. ``reports`` lists them (``SanitizerReport``-like objects with
+    ``kind``, ``count``, ``first``/``second`` access and ``text``); the message names each.
+
+    Example: ``except pykern.SanitizerError as e: print(e.reports[0].text)``"""
+
+    def __init__(self, message: str, reports=()):
+        super().__init__(message)
+        self.reports = list(reports)
+
+
+class SanitizerWarning(UserWarning):
+    """What a ``sanitize="...,warn"`` launch issues instead of raising ``SanitizerError``; also
+    issued once when a kernel compiled for a GPU asks for the sanitizer (a cpu-target feature)."""
+
+
 def error_class_for_kind(kind: int):
     """The exception class of a kernel error record's kind (both targets use
     1 = index out of bounds, 3 = division by zero, 7 = a bad value (slice assignment); others:

@@ -117,6 +117,7 @@ class ModuleLowering:
             uses_dynamic_shared=d,
             wave_size=options.wave_size or 64,
             debug=options.debug,
+            sanitize=options.sanitize,
             function_uses=uses,
         )
         target.analyse(module, self.info)
@@ -132,6 +133,16 @@ class ModuleLowering:
         site = SyncSite(len(self.info.sync_sites), kind, loc)
         self.info.sync_sites.append(site)
         return site
+
+    def access_site(self, kind: str, loc, array: str, nbytes: int) -> int:
+        """The id of a sanitized array access (``KernelInfo.access_sites``), one per source
+        position, kind and array (an inlined device function's accesses share their sites)."""
+        key = (kind, loc.file if loc else "", loc.line if loc else 0, loc.col if loc else 0, array, nbytes)
+        ids = self.info.target_facts.setdefault("access_site_ids", {})
+        if key not in ids:
+            ids[key] = len(self.info.access_sites)
+            self.info.access_sites.append(key)
+        return ids[key]
 
     def cstring(self, text: str):
         if text not in self._strings:

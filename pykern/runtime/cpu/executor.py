@@ -67,10 +67,12 @@ class LaunchCtx(ctypes.Structure):
         # cooperative launches (cg.this_grid().sync()): arrived, generation,
         # exited blocks, blocks -- see codegen/cpu.py _GRIDBAR
         ("gbar", ctypes.c_int32 * 4),
+        # sanitize=: the checker's context (runtime/cpu/sanitizer.py), null otherwise
+        ("san", ctypes.c_void_p),
     ]
 
 
-assert ctypes.sizeof(LaunchCtx) == 176
+assert ctypes.sizeof(LaunchCtx) == 184
 
 _RUNFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
@@ -483,6 +485,8 @@ class CpuKernel:
         """``launch`` without the checks, for callers that made them once
         (the dispatcher): ``grid``/``block`` valid 3-tuples, ``argbuf`` a
         bytearray of at least max(8, kernarg_size) bytes."""
+        if self.artifact.sanitize:
+            return self.run_sanitized(grid, block, dynamic_shared, argbuf)
         buf = ctypes.c_char.from_buffer(argbuf)  # the packed bytes themselves, no copy
         nblocks = grid[0] * grid[1] * grid[2]
         try:
@@ -525,6 +529,14 @@ class CpuKernel:
         if not ctx.cancel:  # a cancelled launch may still have workers touching it
             self._spare_ctx.append(ctx)
 
+    def run_sanitized(self, grid, block, dynamic_shared: int, argbuf: bytearray, args=(), kernel_name=None) -> None:
+        """``run`` of a kernel compiled with ``sanitize=`` (``sanitizer.run``); ``args``: the launch's
+        values (device arrays' unwritten bytes), ``kernel_name`` for the reports."""
+        from pykern.runtime.cpu import sanitizer
+
+        sanitizer.run(self, LaunchCtx(grid, block, dynamic_shared), grid, block, dynamic_shared, argbuf, args,
+                      kernel_name)
+
     def fixed_launch(self, grid, block, dynamic_shared: int, size: int):
         """``(body, namespace)`` for ``kernargs.compile_guarded``: run this
         kernel with one configuration already checked (normalised 3-tuples),
@@ -535,7 +547,7 @@ class CpuKernel:
         pointers made once: converting Python ints at the native call costs
         ~0.6 us of a ~2 us launch, building a context more."""
         nblocks = grid[0] * grid[1] * grid[2]
-        if getattr(self.artifact, "cooperative", False) or not (
+        if self.artifact.sanitize or getattr(self.artifact, "cooperative", False) or not (
                 nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK):
             return None
         spare: list = []
