@@ -18,12 +18,9 @@ Example::
 
 from __future__ import annotations
 
-import os
 
 #: the checks, in canonical order
 CHECKS = ("bounds", "init", "race")
-#: the environment variable of the process-wide setting, read at each compile
-ENV = "PYKERN_SANITIZE"
 #: distinct hazards a launch names in its error/warning (the rest are counted)
 REPORT_LIMIT = 20
 
@@ -57,11 +54,13 @@ def parse_modes(value) -> str:
 def process_setting() -> str:
     """``PYKERN_SANITIZE`` as a canonical list ('' when unset); a bad value is a ValueError
     naming the variable."""
-    raw = os.environ.get(ENV, "")
+    from pykern.core import settings
+
+    raw = settings.get("PYKERN_SANITIZE") or ""
     try:
         return parse_modes(raw)
     except ValueError as e:
-        raise ValueError(f"{ENV}={raw!r}: {e}") from None
+        raise ValueError(f"PYKERN_SANITIZE={raw!r}: {e}") from None
 
 
 def combine(decorator_value, process_value: str | None = None) -> str:

@@ -175,6 +175,10 @@ SETTINGS: dict[str, Setting] = {s.name: s for s in (
     Setting("PYKERN_CPU_BARRIERS", choice("auto", "coroutine", fold_case=False), "auto",
             "coroutine runs every cpu-target kernel with barriers as coroutines, not as work-item loops.",
             "auto or coroutine", cache_key=("cpu",)),
+    Setting("PYKERN_SANITIZE", text, "",
+            "cpu-target checks added to every kernel: race, init, bounds, all (comma list; warn: warn, do not raise).",
+            "race, init, bounds, all, warn or a comma list (an error otherwise)",
+            key_note="the checks are compile options, part of the key"),
     Setting("PYKERN_TIERS", flag, True,
             "Start a cpu kernel on quickly built code while the O3 build runs (off: O3 at once).", _ON_OFF),
     # the toolchain
