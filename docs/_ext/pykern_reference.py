@@ -27,10 +27,16 @@ logger = logging.getLogger(__name__)
 
 
 def _section(directive, ident: str, title: str) -> nodes.section:
-    sec = nodes.section(ids=[nodes.make_id(ident)], names=[nodes.fully_normalize_name(ident)])
+    """A section whose HTML id is ``ident`` with dots as dashes, case kept: ``pykern.stream`` and
+    ``pykern.Stream`` are different names (tests/docs/test_docs_reference.py looks ids up)."""
+    sec = nodes.section(ids=[anchor(ident)])
     sec += nodes.title(text=title)
-    directive.state.document.note_implicit_target(sec, sec)
     return sec
+
+
+def anchor(ident: str) -> str:
+    """The HTML id of a generated entry."""
+    return ident.replace(".", "-").replace("_", "-")
 
 
 def _doc_block(text: str) -> nodes.Node:

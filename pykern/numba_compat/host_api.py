@@ -285,6 +285,13 @@ class _MemoryManager:
 
 
 def current_context() -> Context:
+    """The context of the current device, as numba's ``cuda.current_context()``: memory queries
+    and raw allocations (``memalloc``, ``memhostalloc``, ``mempin``, ``memallocmanaged``).
+
+    Example::
+
+        free, total = pykern.current_context().get_memory_info()
+    """
     return Context(get_current_device())
 
 
