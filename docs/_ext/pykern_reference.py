@@ -99,7 +99,7 @@ def public_entries():
 
 class ApiDirective(SphinxDirective):
     def run(self):
-        result = []
+        groups = {}
         for name, kind, sig, doc in public_entries():
             if not doc.strip():
                 logger.warning("pykern.%s is public (pykern.__all__) but has no docstring", name,
@@ -107,8 +107,18 @@ class ApiDirective(SphinxDirective):
             sec = _section(self, f"pykern.{name}", f"pykern.{name}")
             sec += nodes.paragraph(text=f"{kind}" + (f"  {name}{sig}" if sig else ""))
             sec += _doc_block(doc or "(undocumented)")
-            result.append(sec)
+            groups.setdefault(_GROUPS.get(kind, "Objects"), []).append(sec)
+        result = []
+        for title in sorted(groups, key=lambda g: _ORDER.index(g) if g in _ORDER else len(_ORDER)):
+            group = _section(self, f"api-{title.lower()}", title)
+            group.extend(groups[title])
+            result.append(group)
         return result
+
+
+# how the API page groups public names, by what they are (``_kind``)
+_GROUPS = {"function": "Functions", "class": "Classes", "module": "Modules"}
+_ORDER = ["Functions", "Classes", "Objects", "Modules"]
 
 
 class KernelNamespaceDirective(SphinxDirective):
@@ -125,7 +135,7 @@ class KernelNamespaceDirective(SphinxDirective):
                 doc = inspect.getdoc(o) or ""
                 if not doc.strip():
                     logger.warning("cuda.%s has no doc in pykern/lang/stubs.py", full, location=self.get_location())
-                names.append((nodes.literal(text=f"cuda.{full}"), doc))
+                names.append((nodes.literal(text=f"cuda.{full}"), doc.replace("``", "")))
         sec = _section(self, "kernel-names", "Names inside kernels")
         sec += _table(["name", "meaning"], names, [1, 3])
         ops = [(nodes.literal(text=n), op.category, nodes.literal(text=op.signature),
