@@ -1150,7 +1150,8 @@ _BUILTINS = {
 
 def _print(lw, node):
     """``print(a, "text", b)``: one line, items separated by spaces, formatted as
-    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False)."""
+    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False; complex
+    numbers, which numba.cuda cannot print, as ``(1.000000-2.000000j)``)."""
     for kw in node.keywords:
         raise lw.error(f"print() keyword '{kw.arg}' is not supported in kernels", node,
                        "print numbers and string literals separated by commas")
@@ -1194,6 +1195,9 @@ def _print_item(lw, v, a, args):
     if isinstance(t, T.Integer):
         args.append(lw.cast(v, T.int64 if t.signed else T.uint64, a))
         return "%llu" if not t.signed else "%lld"
+    if isinstance(t, T.Complex):  # numba.cuda has no format for it: Python's shape, numba's %f parts
+        args += [lw.cast(p, T.float64, a) for p in _parts(lw, v, a)]
+        return "(%f%+fj)"
     args.append(lw.cast(v, T.float64, a))
     return "%f"
 
