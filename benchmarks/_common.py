@@ -31,7 +31,7 @@ REPO = os.path.dirname(HERE)
 # no AMD GPU on the machines this was written on).
 os.environ.setdefault("PYKERN_TARGET", "cpu")
 # Steady-state rows time O3 code from the first launch on: a first call otherwise runs
-# first-tier code until its O3 build is swapped in (pykern/codegen/cpu_tiers.py; the same O3
+# first-tier code until its O3 build is swapped in (pykern/codegen/cpu/tiers.py; the same O3
 # code either way). The first-call rows turn tiers on in their children (FIRST_CALL_ENV).
 os.environ.setdefault("PYKERN_TIERS", "off")
 #: environment of a child that times a first call as a user's process makes it

@@ -127,7 +127,7 @@ def run(quick: bool = False) -> list:
             f"{med(nocache_cpu) * 1e3:.0f} ms; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"),
         Row("6 cache", "first call in a notebook session, cache off (import in an earlier cell, call 1 s later)",
             med(nb_first) * 1e3, 50.0, "ms", "target (issue 15 item 2)", "<= 50 ms", 1.0,
-            f"saxpy n=1e5, median of {reps}; the preload (pykern/preload.py) loaded LLVM and the compile path "
+            f"saxpy n=1e5, median of {reps}; the preload (pykern/dispatch/preload.py) loaded LLVM and the compile path "
             f"and compiled a throw-away kernel during the pause; a script calling right after import is the row above"),
         Row("6 cache", "first launch in a new process: warm vs cold disk cache", w, c, "ms",
             "cold (compile + store)", "—", None,

@@ -8,7 +8,7 @@ as disassembled by llvm-objdump-22 (padding after the last s_endpgm excluded)
 and the VGPR count (``.vgpr_count`` of the amdhsa metadata: pykern's from
 ``CompiledKernel.metadata``, clang's from ``llvm-readelf-22 --notes``).
 Target (issue 15 item 5): match or beat clang (ratio <= 1). The tests
-(tests/test_amdgpu_quality.py) hold a 10% budget as a regression guard.
+(tests/codegen/amdgpu/test_amdgpu_quality.py) hold a 10% budget as a regression guard.
 
 Run alone: ``python benchmarks/bench_codegen.py [--quick]``.
 """

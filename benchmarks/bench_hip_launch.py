@@ -44,7 +44,7 @@ class _CountingHip:
 def _fake_kernel(artifact):
     """A HipKernel for ``artifact`` as ``HipKernel.__init__`` would build it on a
     gfx942 device, minus the device queries and module load."""
-    from pykern.runtime import hip_launch
+    from pykern.runtime.hip import launch as hip_launch
     from pykern.runtime.kernargs import get_packer, kernarg_size
 
     k = object.__new__(hip_launch.HipKernel)
@@ -59,7 +59,7 @@ def _fake_kernel(artifact):
 
 
 def _fake_device_array(n, ptr):
-    from pykern.runtime.memory import DeviceArray, Storage
+    from pykern.runtime.memory.arrays import DeviceArray, Storage
 
     return DeviceArray((n,), (4,), np.float32, Storage(ptr, 4 * n, "hip"))
 
@@ -83,9 +83,9 @@ def _compiled_stub_library():
     import ctypes
     import types
 
-    from pykern.llvm_host import llvm, new_host_target_machine
-    from pykern.runtime import hip_api
-    from pykern.runtime.hip import HipLibrary
+    from pykern.core.llvm_host import llvm, new_host_target_machine
+    from pykern.runtime.hip import api as hip_api
+    from pykern.runtime.hip.library import HipLibrary
 
     ll = llvm()
     eng = ll.create_mcjit_compiler(ll.parse_assembly(""), new_host_target_machine())
@@ -110,8 +110,8 @@ def _per_call_us(fn, number):
 def _fake_hip_kernel(nargs):
     """``(kernel, args)``: a new do-nothing kernel of ``nargs`` fake device arrays with
     a gfx942 overload assembled without a device."""
-    from pykern import compiler
-    from pykern.arguments import argument_types
+    from pykern.dispatch import compiler
+    from pykern.dispatch.arguments import argument_types
 
     k = trivial_kernel(nargs)
     args = [_fake_device_array(16, 0x10000 * (i + 1)) for i in range(nargs)]
@@ -122,8 +122,8 @@ def _fake_hip_kernel(nargs):
 
 
 def run(quick: bool = False) -> list:
-    from pykern import targets
-    from pykern.runtime import hip_launch
+    from pykern import runtime as targets
+    from pykern.runtime.hip import launch as hip_launch
 
     number = 3000 if not quick else 500
     repeat = 7 if not quick else 3
@@ -166,7 +166,7 @@ def _stub_row(k, args, nargs, lib, calls, number, repeat):
     """The same launches through a ``HipLibrary`` whose ``hipModuleLaunchKernel`` is
     machine code: what a process with libamdhip64 pays (the checked ctypes binding,
     or pykern's native call of it) up to the driver's own work."""
-    from pykern.runtime import hip_launch
+    from pykern.runtime.hip import launch as hip_launch
 
     saved, hip_launch._hip = hip_launch._hip, (lambda: lib)
     try:

@@ -9,7 +9,7 @@ For 1, 4, 16 and 64 device-array arguments:
   blocks) replaced by a Python no-op for the duration of the measurement, so it
   times everything from ``k[g, b](...)`` up to, not including, the executor's
   call into compiled code. This reaches into a private attribute of
-  ``pykern.runtime.cpu_executor`` (an adapter in this file, pykern is not
+  ``pykern.runtime.cpu.executor`` (an adapter in this file, pykern is not
   modified); when that attribute is gone the row says so.
 
 numba-cuda anchors from the issue (NVIDIA GPU, real launches): 5.9 µs for 1

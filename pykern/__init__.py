@@ -23,36 +23,24 @@ that ``import pykern`` stays fast.
 
 from __future__ import annotations
 
-from . import sources as _sources
-from .errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
-from .errors import KernelIndexError, KernelValueError, KernelZeroDivisionError  # noqa: F401
-from .frontend.types import (
-    boolean,
-    complex64,
-    complex128,
-    float16,
-    float32,
-    float64,
-    int8,
-    int16,
-    int32,
-    int64,
-    intp,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    void,
-)
-from .stubs import *  # noqa: F401,F403  (the kernel-language namespace)
-from .stubs import __all__ as _kernel_names
-from .dispatcher import jit
-from .aot import compile as _compile
-from .tracebacks import trimmed as _trimmed
-from . import _cmath as _cmath_lib, _warp as _warp_lib, _reductions as _reductions_lib, _integers as _integers_lib  # noqa: F401,E402,E501  (register the device libraries)
-from .targets import current_target, set_target
+from pykern.core import public_paths as _public_paths
+from pykern.core import sources as _sources
+from pykern.core.errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
+from pykern.core.errors import KernelIndexError, KernelValueError, KernelZeroDivisionError  # noqa: F401
+from pykern.frontend.types import boolean, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64, void
+from pykern.lang.stubs import *  # noqa: F401,F403  (the kernel-language namespace)
+from pykern.lang.stubs import __all__ as _kernel_names
+from pykern.dispatch.dispatcher import jit
+from pykern.dispatch.aot import compile as _compile
+from pykern.core.tracebacks import trimmed as _trimmed
+from pykern.lang import complex_math as _cmath_lib  # noqa: F401,E402,E501  (register the device libraries)
+from pykern.lang import warp as _warp_lib
+from pykern.lang import array_reductions as _reductions_lib
+from pykern.lang import integers as _integers_lib
+from pykern.runtime import current_target, set_target
 
-_sources.install_if_asked()  # PYKERN_EXEC_SOURCES=1: remember every exec()'d text (pykern/sources.py)
+_public_paths.install()  # pykern.random, pykern.cudadrv, ...: numba's paths to modules kept by role
+_sources.install_if_asked()  # PYKERN_EXEC_SOURCES=1: remember every exec()'d text (pykern/core/sources.py)
 
 compile = _trimmed(_compile)  # a CompileError points at the caller, not at pykern's frames
 
@@ -62,12 +50,15 @@ __version__ = "0.1.0"
 # process -- needs these (none loads LLVM or the HIP library). Loading them with
 # the package keeps that first launch to a few milliseconds, well inside the
 # import budget (issue 6: import < 150 ms, first cached launch < 5 ms beyond it).
-from .runtime import launch as _launch_path  # noqa: E402,F401
-from .runtime import cache as _cache, cpu_executor as _cpu_executor, kernargs as _kernargs  # noqa: E402,F401
-from .frontend import fingerprint as _fingerprint  # noqa: E402,F401
-from .codegen import abi as _abi, artifact as _artifact  # noqa: E402,F401
-from .runtime import memory as _memory  # noqa: E402,F401  (DeviceArray: argument flattening)
-from . import hostinfo as _hostinfo  # noqa: E402,F401
+from pykern.runtime import backends as _launch_path  # noqa: E402,F401
+from pykern.runtime import cache as _cache  # noqa: E402,F401
+from pykern.runtime.cpu import executor as _cpu_executor
+from pykern.runtime import kernargs as _kernargs
+from pykern.frontend import fingerprint as _fingerprint  # noqa: E402,F401
+from pykern.codegen import abi_map as _abi  # noqa: E402,F401
+from pykern.codegen import artifact as _artifact
+from pykern.runtime.memory import arrays as _memory  # noqa: E402,F401  (DeviceArray: argument flattening)
+from pykern.core import hostinfo as _hostinfo  # noqa: E402,F401
 
 bool_ = boolean
 
@@ -81,7 +72,7 @@ def from_dtype(dtype):
         @pykern.jit(pykern.void(rec[:], rec))
         def k(a, r): ...
     """
-    from .frontend.types import from_dtype as _from_dtype
+    from pykern.frontend.types import from_dtype as _from_dtype
 
     return _from_dtype(dtype)
 
@@ -90,7 +81,7 @@ def typeof(value):
     """The kernel type of a value, as ``numba.typeof``: ``typeof(np.zeros(3, np.float32))`` is
     ``float32[::1]``, usable in signatures (``pykern.jit((pykern.typeof(a),))``); a ``ValueError``
     for a value kernels cannot take (numba's error for an untypeable value)."""
-    from .frontend.typeof import typeof as _typeof
+    from pykern.frontend.typeof import typeof as _typeof
 
     try:
         return _typeof(value)
@@ -107,20 +98,20 @@ double = float64
 
 # name -> (module, attribute): host API loaded lazily on first access
 _LAZY = {
-    "to_device": ("pykern.runtime.memory", "to_device"),
-    "device_array": ("pykern.runtime.memory", "device_array"),
-    "device_array_like": ("pykern.runtime.memory", "device_array_like"),
-    "pinned_array": ("pykern.runtime.memory", "pinned_array"),
-    "pinned_array_like": ("pykern.runtime.memory", "pinned_array_like"),
-    "mapped_array_like": ("pykern.runtime.memory", "mapped_array_like"),
-    "managed_array": ("pykern.runtime.memory", "managed_array"),
-    "DeviceNDArray": ("pykern.runtime.memory", "DeviceArray"),
-    "DeviceArray": ("pykern.runtime.memory", "DeviceArray"),
-    "as_cuda_array": ("pykern.compat", "as_cuda_array"),
-    "as_device_array": ("pykern.runtime.memory", "as_device_array"),
-    "from_dlpack": ("pykern.runtime.memory", "from_dlpack"),
-    "is_cuda_array": ("pykern.runtime.memory", "is_device_array"),
-    "from_cuda_array_interface": ("pykern.compat", "from_cuda_array_interface"),
+    "to_device": ("pykern.runtime.memory.arrays", "to_device"),
+    "device_array": ("pykern.runtime.memory.arrays", "device_array"),
+    "device_array_like": ("pykern.runtime.memory.arrays", "device_array_like"),
+    "pinned_array": ("pykern.runtime.memory.arrays", "pinned_array"),
+    "pinned_array_like": ("pykern.runtime.memory.arrays", "pinned_array_like"),
+    "mapped_array_like": ("pykern.runtime.memory.arrays", "mapped_array_like"),
+    "managed_array": ("pykern.runtime.memory.arrays", "managed_array"),
+    "DeviceNDArray": ("pykern.runtime.memory.arrays", "DeviceArray"),
+    "DeviceArray": ("pykern.runtime.memory.arrays", "DeviceArray"),
+    "as_cuda_array": ("pykern.numba_compat.host_api", "as_cuda_array"),
+    "as_device_array": ("pykern.runtime.memory.arrays", "as_device_array"),
+    "from_dlpack": ("pykern.runtime.memory.arrays", "from_dlpack"),
+    "is_cuda_array": ("pykern.runtime.memory.arrays", "is_device_array"),
+    "from_cuda_array_interface": ("pykern.numba_compat.host_api", "from_cuda_array_interface"),
     "stream": ("pykern.runtime.streams", "stream"),
     "default_stream": ("pykern.runtime.streams", "default_stream"),
     "legacy_default_stream": ("pykern.runtime.streams", "legacy_default_stream"),
@@ -129,43 +120,43 @@ _LAZY = {
     "synchronize": ("pykern.runtime.streams", "synchronize"),
     "Stream": ("pykern.runtime.streams", "Stream"),
     "Event": ("pykern.runtime.streams", "Event"),
-    "select_device": ("pykern.compat", "select_device"),
-    "declare_device": ("pykern.compat", "declare_device"),
-    "compile_ptx": ("pykern.compat", "compile_ptx"),
-    "compile_ptx_for_current_device": ("pykern.compat", "compile_ptx_for_current_device"),
-    "compile_for_current_device": ("pykern.compat", "compile_for_current_device"),
-    "set_memory_manager": ("pykern.compat", "set_memory_manager"),
-    "external_stream": ("pykern.compat", "external_stream"),
-    "defer_cleanup": ("pykern.compat", "defer_cleanup"),
-    "require_context": ("pykern.cudadrv.devices", "require_context"),
-    "profile_start": ("pykern.compat", "profile_start"),
-    "profile_stop": ("pykern.compat", "profile_stop"),
-    "profiling": ("pykern.compat", "profiling"),
-    "mapped": ("pykern.compat", "mapped"),
-    "is_bfloat16_supported": ("pykern.compat", "is_bfloat16_supported"),
-    "DeviceRecord": ("pykern.runtime.memory", "DeviceRecord"),
-    "get_current_device": ("pykern.compat", "get_current_device"),
-    "current_context": ("pykern.compat", "current_context"),
-    "close": ("pykern.compat", "close"),
-    "pinned": ("pykern.compat", "pinned"),
-    "mapped_array": ("pykern.compat", "mapped_array"),
+    "select_device": ("pykern.numba_compat.host_api", "select_device"),
+    "declare_device": ("pykern.numba_compat.host_api", "declare_device"),
+    "compile_ptx": ("pykern.numba_compat.host_api", "compile_ptx"),
+    "compile_ptx_for_current_device": ("pykern.numba_compat.host_api", "compile_ptx_for_current_device"),
+    "compile_for_current_device": ("pykern.numba_compat.host_api", "compile_for_current_device"),
+    "set_memory_manager": ("pykern.numba_compat.host_api", "set_memory_manager"),
+    "external_stream": ("pykern.numba_compat.host_api", "external_stream"),
+    "defer_cleanup": ("pykern.numba_compat.host_api", "defer_cleanup"),
+    "require_context": ("pykern.numba_compat.cudadrv.devices", "require_context"),
+    "profile_start": ("pykern.numba_compat.host_api", "profile_start"),
+    "profile_stop": ("pykern.numba_compat.host_api", "profile_stop"),
+    "profiling": ("pykern.numba_compat.host_api", "profiling"),
+    "mapped": ("pykern.numba_compat.host_api", "mapped"),
+    "is_bfloat16_supported": ("pykern.numba_compat.host_api", "is_bfloat16_supported"),
+    "DeviceRecord": ("pykern.runtime.memory.arrays", "DeviceRecord"),
+    "get_current_device": ("pykern.numba_compat.host_api", "get_current_device"),
+    "current_context": ("pykern.numba_compat.host_api", "current_context"),
+    "close": ("pykern.numba_compat.host_api", "close"),
+    "pinned": ("pykern.numba_compat.host_api", "pinned"),
+    "mapped_array": ("pykern.numba_compat.host_api", "mapped_array"),
     "event_elapsed_time": ("pykern.runtime.streams", "event_elapsed_time"),
-    "list_devices": ("pykern.runtime.devices", "list_devices"),
+    "list_devices": ("pykern.runtime.device_registry", "list_devices"),
     "PerformanceWarning": ("pykern.runtime", "PerformanceWarning"),
-    "In": ("pykern.args", "In"),
-    "Out": ("pykern.args", "Out"),
-    "InOut": ("pykern.args", "InOut"),
-    "vectorize": ("pykern.ufuncs", "vectorize"),
-    "guvectorize": ("pykern.ufuncs", "guvectorize"),
-    "Reduce": ("pykern.reduction", "Reduce"),
-    "reduce": ("pykern.reduction", "reduce"),
-    "CudaSupportError": ("pykern.cudadrv.error", "CudaSupportError"),  # numba.cuda re-exports it
+    "In": ("pykern.dispatch.arg_hints", "In"),
+    "Out": ("pykern.dispatch.arg_hints", "Out"),
+    "InOut": ("pykern.dispatch.arg_hints", "InOut"),
+    "vectorize": ("pykern.host.ufuncs", "vectorize"),
+    "guvectorize": ("pykern.host.ufuncs", "guvectorize"),
+    "Reduce": ("pykern.host.reduce", "Reduce"),
+    "reduce": ("pykern.host.reduce", "reduce"),
+    "CudaSupportError": ("pykern.numba_compat.cudadrv.error", "CudaSupportError"),  # numba.cuda re-exports it
 }
 
 
 def __getattr__(name):
     if name == "gpus":  # evaluated on access: the devices present now
-        from .compat import _gpus
+        from pykern.numba_compat.host_api import _gpus
 
         return _gpus()
     if name == "cuda":  # `from pykern import cuda`: a numba program's `from numba import cuda`, changed
@@ -173,11 +164,11 @@ def __getattr__(name):
     if name in ("random", "cudadrv", "kernels", "libdevice", "types"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice, .types (loaded on first use)
         import importlib
 
-        return importlib.import_module(f"pykern.{name}")
+        return importlib.import_module(_public_paths.home_of(f"pykern.{name}"))
     if name == "devicearray":  # numba.cuda.devicearray: the cudadrv module, as numba re-exports it
         import importlib
 
-        return importlib.import_module("pykern.cudadrv.devicearray")
+        return importlib.import_module("pykern.numba_compat.cudadrv.devicearray")
     spec = _LAZY.get(name)
     if spec is None:
         raise AttributeError(f"module 'pykern' has no attribute {name!r}")
@@ -211,7 +202,7 @@ def cuda_error():
 def detect() -> bool:
     """Print the targets and devices found (like numba.cuda.detect, whose first line is
     "Found N CUDA devices"); returns True."""
-    from .runtime import hip
+    from pykern.runtime.hip import library as hip
 
     ok, reason = hip.available()
     where = "AMD GPUs, through HIP" if current_target() == "hip" else "the pykern cpu target"
@@ -232,7 +223,7 @@ __all__ = [
 ]
 
 # In a notebook or REPL the compile path (LLVM, frontend, codegen) loads on a thread while the
-# user writes the next cell; scripts and cache-only processes stay lean (see pykern/preload.py).
-from . import preload as _preload  # noqa: E402
+# user writes the next cell; scripts and cache-only processes stay lean (see pykern/dispatch/preload.py).
+from pykern.dispatch import preload as _preload  # noqa: E402
 
 _preload.start()

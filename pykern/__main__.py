@@ -32,17 +32,18 @@ def _info(args) -> int:
         rows.append(("llvmlite", f"{llvmlite.__version__} (LLVM {'.'.join(map(str, llvm.llvm_version_info))})"))
     except Exception as e:  # pragma: no cover - llvmlite is a dependency
         rows.append(("llvmlite", f"missing: {e}"))
-    from pykern.runtime import hip
+    from pykern.runtime.hip import library as hip
 
     ok, reason = hip.available()
     rows.append(("hip", reason))
     if ok:
-        from pykern.runtime import devices
+        from pykern.runtime import device_registry as devices
 
         for d in devices.list_devices():
             rows.append((f"  device {d.id}", f"{d.name} {d.arch_target_id}"))
     rows.append(("target", pykern.current_target() if os.environ.get("PYKERN_TARGET") or ok else "cpu (no usable AMD GPU)"))
-    from pykern.codegen import devicelibs, toolchain
+    from pykern.codegen.amdgpu import devicelibs
+    from pykern.codegen.amdgpu import toolchain
 
     try:
         rows.append(("ld.lld", " ".join(toolchain.find_lld())))
@@ -148,7 +149,7 @@ def _compile(args, want_asm: bool) -> int:
             f.write(ck.code_object)
         print(f"wrote {out}: kernel {ck.name} for {', '.join(archs)} ({len(ck.code_object)} bytes)")
     if export:
-        from pykern.runtime.cache_bundle import export_cache
+        from pykern.runtime.cache.bundle import export_cache
 
         n = export_cache(cache, export, used)
         print(f"exported {n} cache entr{'y' if n == 1 else 'ies'} to {export}")
@@ -212,11 +213,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["cache"]:
-        from pykern.runtime.cache_cli import main as cache_main
+        from pykern.runtime.cache.cli import main as cache_main
 
         return cache_main(argv[1:])
     args = _parser().parse_args(argv)
-    from pykern.errors import PykernError
+    from pykern.core.errors import PykernError
 
     try:
         if args.command == "info":

@@ -25,7 +25,7 @@ os.environ.setdefault("PYKERN_CACHE_DIR", tempfile.mkdtemp(prefix="pykern-test-c
 @contextlib.contextmanager
 def _on_the_cpu_target():
     import pykern
-    from pykern import targets
+    from pykern import runtime as targets
 
     saved = list(targets._chosen)
     pykern.set_target("cpu")
@@ -56,7 +56,7 @@ def cache_env(monkeypatch):
     """No cache setting from the environment and a fixed build id ("test-build"), so cache
     keys do not change when someone edits the tree; the memoised build identity is
     forgotten before and after."""
-    from pykern.runtime import cache_key
+    from pykern.runtime.cache import key as cache_key
 
     for k in ("PYKERN_CACHE", "PYKERN_CACHE_DIR", "PYKERN_CACHE_MAX_BYTES", "PYKERN_CACHE_EXPLAIN"):
         monkeypatch.delenv(k, raising=False)
@@ -76,7 +76,7 @@ def pytest_collection_modifyitems(config, items):
     marked = [it for it in items if it.get_closest_marker("amdgpu") is not None]
     if not marked:
         return
-    from pykern.runtime import hip
+    from pykern.runtime.hip import library as hip
 
     ok, reason = hip.available()
     if ok:

@@ -1,14 +1,14 @@
 """Collect the core suite's Python kernels and compile each for AMDGPU archs.
 
-The core suite is every Python-source kernel that tests/test_cpu_kernels.py,
-tests/test_frontend_e2e.py, tests/test_codegen_semantics.py, tests/test_numerics_semantics.py and the samples
+The core suite is every Python-source kernel that tests/codegen/cpu/test_cpu_kernels.py,
+tests/frontend/test_frontend_e2e.py, tests/codegen/cpu/test_codegen_semantics.py, tests/lang/test_numerics_semantics.py and the samples
 (samples/*.py) compile for the cpu target. Rather than copying those kernels,
 this module runs them -- in its own process, since it patches pykern -- and
 records every (kernel function, argument types, options) the frontend is asked
 to lower. Each distinct (fingerprint, signature, options) is then compiled with
 ``pykern.compile`` for every arch asked, and the code objects and pykern's own
 facts about them (flat parameters, parsed metadata) are written to a directory
-for an independent checker (tests/test_amdgpu_core_suite.py, llvm-readelf-22).
+for an independent checker (tests/codegen/amdgpu/test_amdgpu_core_suite.py, llvm-readelf-22).
 
 Run as a script::
 
@@ -30,18 +30,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 #: The test modules whose Python kernels form the core suite.
-CORE_TEST_MODULES = ["tests/test_cpu_kernels.py", "tests/test_frontend_e2e.py", "tests/test_codegen_semantics.py",
-                     "tests/test_numerics_semantics.py"]
+CORE_TEST_MODULES = ["tests/codegen/cpu/test_cpu_kernels.py", "tests/frontend/test_frontend_e2e.py", "tests/codegen/cpu/test_codegen_semantics.py",
+                     "tests/lang/test_numerics_semantics.py"]
 
 #: A second, broader list: the test modules of features added after the core suite
 #: (raise/assert, complex, float16, random, printing, slices, reductions, local
 #: functions, datetimes, ...), compiled for fewer archs (``--suite broad``; no samples).
 #: Chosen so that running them on cpu stays fast: the whole-tests sweep over every
-#: module is ``--suite all`` (tests/test_amdgpu_core_suite.py, marked slow).
-BROAD_TEST_MODULES = ["tests/test_optional_args.py", "tests/test_lang_globals.py", "tests/test_random.py",
-                      "tests/test_np_alloc.py", "tests/test_program_idioms.py", "tests/test_numba_doc_examples.py",
-                      "tests/test_datetime.py", "tests/test_numpy_ufunc_parity.py", "tests/test_types_fp16.py",
-                      "tests/test_lang_calls.py", "tests/test_raise_assert.py", "tests/test_types_complex.py"]
+#: module is ``--suite all`` (tests/codegen/amdgpu/test_amdgpu_core_suite.py, marked slow).
+BROAD_TEST_MODULES = ["tests/frontend/test_optional_args.py", "tests/lang/test_lang_globals.py", "tests/lang/test_random.py",
+                      "tests/lang/test_np_alloc.py", "tests/programs/test_program_idioms.py", "tests/numba_parity/test_numba_doc_examples.py",
+                      "tests/lang/test_datetime.py", "tests/numba_parity/test_numpy_ufunc_parity.py", "tests/lang/test_types_fp16.py",
+                      "tests/lang/test_lang_calls.py", "tests/frontend/test_raise_assert.py", "tests/lang/test_types_complex.py"]
 #: pytest arguments of each suite's run besides its modules: tests named for amdgpu
 #: compile for it themselves, and the disk-cache test runs its kernel in a child
 #: process (no cpu kernel recorded here either way), so the broad run leaves them out
@@ -67,8 +67,9 @@ def suite_modules(suite: str) -> list:
     if suite == "broad":
         return list(BROAD_TEST_MODULES)
     if suite == "all":
-        names = sorted(f for f in os.listdir(HERE) if f.startswith("test_") and f.endswith(".py"))
-        return [f"tests/{f}" for f in names if not any(f.startswith(p) for p in ALL_SUITE_SKIP)]
+        names = sorted(os.path.relpath(os.path.join(d, f), ROOT) for d, _, fs in os.walk(HERE) for f in fs
+                       if f.startswith("test_") and f.endswith(".py"))
+        return [n for n in names if not any(os.path.basename(n).startswith(p) for p in ALL_SUITE_SKIP)]
     raise ValueError(f"unknown suite {suite!r}: core, broad or all")
 
 
@@ -110,8 +111,8 @@ class Recorder:
 
     def install(self):
         import pykern.frontend as frontend
-        from pykern.codegen.cpu import CpuTarget
-        from pykern.codegen.target import CompileOptions
+        from pykern.codegen.cpu.target import CpuTarget
+        from pykern.codegen.target_interface import CompileOptions
 
         real_compile_ir = frontend.compile_ir
         real_cpu_compile = CpuTarget.compile
@@ -222,7 +223,8 @@ def _signature(argtypes):
 
 
 def _uses_local_arrays(fn, argtypes, opts):
-    from pykern.frontend import compile_ir, ir
+    from pykern.frontend import compile_ir
+    from pykern.frontend import ir
 
     mod = compile_ir(fn, list(argtypes), debug=bool(opts.get("debug")))
     found = []
@@ -247,7 +249,7 @@ def _compile_jobs(kernels, jobs, outdir):
     """Compile each (kernel index, arch) of ``jobs`` with ``pykern.compile``;
     returns {"index arch": facts or {"error": text}}."""
     import pykern
-    from pykern.dispatcher import Dispatcher
+    from pykern.dispatch.dispatcher import Dispatcher
 
     out = {}
     for ki, arch in jobs:

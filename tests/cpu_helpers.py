@@ -17,10 +17,10 @@ import numpy as np
 
 import pykern as cuda
 from pykern.codegen import get_target
-from pykern.codegen.target import CompileOptions
+from pykern.codegen.target_interface import CompileOptions
 from pykern.frontend import ir
 from pykern.frontend import types as T
-from pykern.runtime import cpu_executor
+from pykern.runtime.cpu import executor as cpu_executor
 
 #: how the cpu target runs a kernel with plain barriers in uniform control flow: work-item loops,
 #: unless PYKERN_CPU_BARRIERS=coroutine forces coroutines (CI runs the barrier tests both ways)

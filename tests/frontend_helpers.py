@@ -12,8 +12,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from pykern import stubs as cuda
-from pykern.errors import CompileError
+from pykern.lang import stubs as cuda
+from pykern.core.errors import CompileError
 from pykern.frontend import compile_ir, parse_signature
 from pykern.frontend import types as T
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict
 
-from .target import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
+from pykern.codegen.target_interface import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
 
 #: Environment variables a target reads while compiling (they decide the code,
 #: so they belong in cache keys).
@@ -22,21 +22,21 @@ _ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV, CPU_BARRIERS_ENV), "amdgpu": ()}
 def get_target(name: str, **opts) -> Target:
     """A target by name: "cpu", or "amdgpu"/"hip" (``arch=``,
     ``code_object_version=``, ... passed to ``AmdgpuTarget``)."""
-    from . import llvm_util
+    from pykern.codegen import llvm_util
 
     # the compiler asks for a target right before running the frontend: the
     # first time in a process, LLVM loads and initialises on a thread meanwhile
     if name == "cpu":
-        from ..llvm_host import host_target_machine, quick_target_machine
+        from pykern.core.llvm_host import host_target_machine, quick_target_machine
 
         # before importing .cpu: its llvmlite.ir import (~5 ms) overlaps the dlopen too
         llvm_util.warm_up_in_background(host_target_machine, *([quick_target_machine] if opts.get("tiered") else []))
-        from .cpu import CpuTarget
+        from pykern.codegen.cpu.target import CpuTarget
 
         return CpuTarget(**opts)
     if name in ("amdgpu", "hip", "amdgcn"):
-        from .amdgpu import AmdgpuTarget
-        from .codeobject import target_machine
+        from pykern.codegen.amdgpu.target import AmdgpuTarget
+        from pykern.codegen.amdgpu.codeobject import target_machine
 
         t = AmdgpuTarget(**opts)
         llvm_util.warm_up_in_background(lambda: target_machine(t.arch_info.name, t.arch_info.llvm_features, 3))

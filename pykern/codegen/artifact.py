@@ -19,7 +19,7 @@ class KernelArtifact:
     target: str  #: "cpu" or "amdgpu"
     arch: Optional[str]  #: gfx target id, None on cpu
     name: str  #: kernel symbol (cpu: the ``run_blocks`` entry symbol)
-    params: list  #: list[pykern.abi.FlatParam]
+    params: list  #: list[pykern.core.abi.FlatParam]
     kernarg_size: int
     llvm_ir: str  #: optimised LLVM IR text
     binary: bytes  #: cpu: host relocatable object; amdgpu: linked ET_DYN code object
@@ -39,7 +39,7 @@ class KernelArtifact:
     #: cached kernel loads with ``dlopen`` -- no LLVM in the process; b"" when no
     #: linker was found (then ``binary`` goes through MCJIT)
     shared_object: bytes = b""
-    #: cpu: ``pykern.hostinfo.cpu_identity()`` of the compiling host (checked
+    #: cpu: ``pykern.core.hostinfo.cpu_identity()`` of the compiling host (checked
     #: without LLVM before ``shared_object`` is loaded)
     host_cpu: str = ""
     #: the kernel syncs its grid (cg.this_grid().sync()): it needs a cooperative launch

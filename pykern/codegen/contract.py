@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
-from ..errors import SourceLoc
+from pykern.core.errors import SourceLoc
 
 #: Shared memory (LDS) per block allowed by default (see Target.max_shared_bytes).
 DEFAULT_MAX_SHARED_BYTES = 64 * 1024

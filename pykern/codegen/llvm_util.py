@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import threading
 
-from .. import llvm_host
-from ..errors import CompileError
+from pykern.core import llvm_host
+from pykern.core.errors import CompileError
 
 # one initialisation and one lock for every user of LLVM in the process (codegen and the runtime)
-from ..llvm_host import LLVM_LOCK, llvm  # noqa: E402,F401
+from pykern.core.llvm_host import LLVM_LOCK, llvm  # noqa: E402,F401
 
 
 _warmup_started = False

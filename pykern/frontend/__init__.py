@@ -17,7 +17,7 @@ conditions prune the dead branch), ``for`` over ``range``/1-d arrays/tuples,
 Expressions: arithmetic, comparisons (chained), ``and/or/not``, conditional
 expressions, tuples, indexing (``a[i, j]``, ``a[i][j]``, tuple-valued indices,
 negative constants), ``.shape/.size/.ndim/.strides/.dtype``, calls of the
-kernel namespace (``pykern.stubs``), ``math``/numpy math, builtins
+kernel namespace (``pykern.lang.stubs``), ``math``/numpy math, builtins
 (abs min max round int float bool len pow range), scalar type constructors and
 device functions (positional, keyword and default arguments; types, functions
 and needed int literals as compile-time arguments; declared signatures convert),
@@ -52,16 +52,16 @@ Example::
 
 from __future__ import annotations
 
-from ..errors import CompileError, SourceLoc
-from .signature import Signature, parse_signature, parse_type
-from .typeof import typeof
+from pykern.core.errors import CompileError, SourceLoc
+from pykern.frontend.signature import Signature, parse_signature, parse_type
+from pykern.frontend.typeof import typeof
 
 __all__ = ["typeof", "parse_signature", "parse_type", "compile_ir", "source_of", "Signature"]
 
 
 def source_of(pyfunc):
     """``(source_text, filename, first_line)`` of ``pyfunc``, dedented (see ``resolve.source_of``)."""
-    from .resolve import source_of as _source_of
+    from pykern.frontend.resolve import source_of as _source_of
 
     return _source_of(pyfunc)
 
@@ -73,8 +73,10 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     ``module.functions`` holds the device functions it calls, transitively,
     by mangled name. Raises ``CompileError`` for anything unsupported.
     """
-    from . import analysis, ir, verify
-    from .lower_ast import FunctionLowerer, ModuleBuilder
+    from pykern.frontend import analysis
+    from pykern.frontend import ir
+    from pykern.frontend import verify
+    from pykern.frontend.lower_ast import FunctionLowerer, ModuleBuilder
 
     if hasattr(pyfunc, "py_func") and not hasattr(pyfunc, "__code__"):
         pyfunc = pyfunc.py_func

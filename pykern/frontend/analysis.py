@@ -19,7 +19,8 @@ Example::
 
 from __future__ import annotations
 
-from . import infer, ir
+from pykern.frontend import infer
+from pykern.frontend import ir
 
 
 def _walk_exprs(stmts):

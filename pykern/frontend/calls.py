@@ -21,11 +21,15 @@ import math
 
 import numpy as np
 
-from .. import stubs
-from . import extending, infer, ir, local_defs, np_scalar
-from . import types as T
-from ..errors import CompileError, CompileValueError
-from .values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
+from pykern.lang import stubs
+from pykern.frontend import user_overloads as extending
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import local_defs
+from pykern.frontend import np_scalar
+from pykern.frontend import types as T
+from pykern.core.errors import CompileError, CompileValueError
+from pykern.frontend.values import BoundMethod, PartialIndex, PyObj, is_pure, is_weak, weakval
 
 # ---------------------------------------------------------------- tables
 
@@ -86,7 +90,7 @@ def lower_call(lw, fobj, node):
         if r is not None:
             return r
     if isinstance(f, np.ufunc):  # np.sin(x, out) on arrays (numba accepts it), np.add(a, b) on scalars
-        from .ufunc_loops import array_form
+        from pykern.frontend.ufunc_loops import array_form
 
         r = array_form(lw, f, node, name)
         if r is not None:
@@ -254,7 +258,7 @@ def _reduction_type(which, dt):
 
 def _array_reduction(lw, node, name, which, base=None):
     """``np.sum(a)``, ``a.max()``, ``np.nanmean(a)``... of a whole array: a call of the generated
-    device function of ``pykern/_reductions.py``."""
+    device function of ``pykern/lang/array_reductions.py``."""
     if node.keywords or len(node.args) != (0 if base is not None else 1):
         raise lw.error(f"{name}() in kernels reduces a whole array: {name}(a) or a.{which}(); "
                        "axis=, dtype=, out= and other arguments are not supported", node,
@@ -453,7 +457,7 @@ def _np_alloc(lw, node, name, which):
         src = lw.value(a["a"])
         if not isinstance(src.type, T.Array):
             raise lw.error(f"{name}() in kernels takes an array, not a {src.type}", a["a"])
-        from .slice_store import static_shape
+        from pykern.frontend.slice_store import static_shape
 
         shape = static_shape(lw, src)
         if shape is None or None in shape:
@@ -477,7 +481,7 @@ def _np_alloc(lw, node, name, which):
     arr = lw.temp(ir.AllocArray(f"{lw.name}__local{lw.alloc_count}", "local", tuple(shape), t, lw.loc(node)), node)
     lw.__dict__.setdefault("fixed_shapes", {})[arr.name] = tuple(shape)  # z = np.zeros(...): z's shape is known
     if kind != "empty" and 0 not in shape:
-        from .slice_store import store
+        from pykern.frontend.slice_store import store
 
         value = fill if kind == "full" else lw.const({"zeros": 0, "ones": 1}[kind], dtype, node)
         store(lw, arr, value, node)
@@ -1466,7 +1470,7 @@ def _device_call_with(lw, dev, name, node, pnames, given, defaults, first_defaul
         arg_nodes.append(a)
     ret = None
     if sigs:
-        from . import overloads
+        from pykern.frontend import signature_choice as overloads
 
         try:
             ret, sig_types = overloads.choose(sigs, [a.type for a in args], f"device function '{name}'",
@@ -2251,7 +2255,7 @@ _MATCH_TYPES = (T.int32, T.int64, T.uint32, T.uint64, T.float32, T.float64)
 
 def _match(lw, node, which):
     """``match_any_sync(mask, value)`` / ``match_all_sync(mask, value)`` as pykern
-    device functions over shuffles and ballots (``pykern/_warp.py``); the masks are
+    device functions over shuffles and ballots (``pykern/lang/warp.py``); the masks are
     64-bit (a wave has up to 64 lanes)."""
     _nargs(lw, node, which, 2)
     mask = _mask(lw, node.args[0])

@@ -17,8 +17,8 @@ Example: ``delta[i] = end[i] - start[i]`` of two ``datetime64[D]`` arrays stores
 
 from __future__ import annotations
 
-from . import ir
-from . import types as T
+from pykern.frontend import ir
+from pykern.frontend import types as T
 
 NAT = -(1 << 63)
 _LINEAR = ("W", "D", "h", "m", "s", "ms", "us", "ns", "ps", "fs", "as")

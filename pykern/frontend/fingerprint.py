@@ -46,7 +46,7 @@ import types
 import weakref
 from typing import Any
 
-from .. import sources
+from pykern.core import sources
 
 __all__ = ["fingerprint", "value_digest", "source_digest"]
 
@@ -75,7 +75,7 @@ class _CodeFacts:
 #: Names of the kernel-language functions whose code on the cpu target carries its source line
 #: (barrier and wave-op sites name it in the divergent-barrier report). A function that names
 #: one, or reads a stub of one under another name, is keyed by its location on the cpu target.
-#: Covers ``frontend.ir.intrinsic_names("barrier"/"wave")`` (tests/test_cache_dependencies.py).
+#: Covers ``frontend.ir.intrinsic_names("barrier"/"wave")`` (tests/runtime/cache/test_cache_dependencies.py).
 SYNC_NAMES = frozenset({
     "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "grid_sync", "syncwarp",
     "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync", "ballot_sync", "all_sync",
@@ -382,7 +382,7 @@ class _Seen:
         self.sync = False
         self.overloaded: list[str] = []
         # numba.extending's registry, if anything imported it: without it nothing is overloaded
-        ext = sys.modules.get("pykern.frontend.extending")
+        ext = sys.modules.get("pykern.frontend.user_overloads")
         self.overloads = getattr(ext, "_templates", None) or None
 
 
@@ -398,7 +398,7 @@ def _is_overloaded(value: Any, registry: dict, depth: int = 0) -> bool:
 
 
 def _is_sync_stub(value: Any) -> bool:
-    name = getattr(value, "_pk_name", None) if type(value).__module__ == "pykern.stubs" else None
+    name = getattr(value, "_pk_name", None) if type(value).__module__ == "pykern.lang.stubs" else None
     return isinstance(name, str) and name.rpartition(".")[2] in SYNC_NAMES
 
 

@@ -88,8 +88,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import ir
-from . import types as T
+from pykern.frontend import ir
+from pykern.frontend import types as T
 
 
 class InferError(Exception):

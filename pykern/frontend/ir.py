@@ -31,8 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from ..errors import SourceLoc
-from . import types as T
+from pykern.core.errors import SourceLoc
+from pykern.frontend import types as T
 
 # --------------------------------------------------------------------------
 # Node classes: what @dataclass(eq=False) gave them, made on first use
@@ -729,7 +729,7 @@ class Raise(Stmt):
     also inside a device function, which is therefore always inlined). ``cls`` names the
     exception class as ``module:qualname`` ("builtins:ValueError"), ``args`` are its constant
     arguments; under ``debug=True`` the first raising thread's exception is raised on the host
-    after the launch (``pykern.errors.kernel_exception``)."""
+    after the launch (``pykern.core.errors.kernel_exception``)."""
 
     cls: str
     args: tuple = ()

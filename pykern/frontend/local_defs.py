@@ -23,9 +23,9 @@ import copy
 import sys
 import weakref
 
-from ..errors import CompileError
-from . import resolve
-from .values import NOT_CONST
+from pykern.core.errors import CompileError
+from pykern.frontend import resolve
+from pykern.frontend.values import NOT_CONST
 
 class LocalFunction:
     """A nested ``def`` as the enclosing function sees it: callable like a device function."""

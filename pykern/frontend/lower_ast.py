@@ -35,15 +35,17 @@ import ast
 import copy
 import re
 
-from ..errors import CompileError, SourceLoc
-from . import ir, prune, versions
-from . import types as T
-from .lower_exprs import ExpressionLowering
-from .lower_index import IndexLowering
-from .lower_loops import LoopLowering
-from .lower_stmts import StatementLowering
-from .resolve import FunctionEnv, ParsedFunction
-from .values import NeedReturnType, NeedType, ValueLowering, as_const_value
+from pykern.core.errors import CompileError, SourceLoc
+from pykern.frontend import ir
+from pykern.frontend import prune
+from pykern.frontend import versions
+from pykern.frontend import types as T
+from pykern.frontend.lower_exprs import ExpressionLowering
+from pykern.frontend.lower_index import IndexLowering
+from pykern.frontend.lower_loops import LoopLowering
+from pykern.frontend.lower_stmts import StatementLowering
+from pykern.frontend.resolve import FunctionEnv, ParsedFunction
+from pykern.frontend.values import NeedReturnType, NeedType, ValueLowering, as_const_value
 
 _MAX_PASSES = 30
 

@@ -14,10 +14,15 @@ import types as pytypes
 
 import numpy as np
 
-from .. import stubs
-from . import calls, datetimes, infer, ir, local_defs, records
-from . import types as T
-from .values import PYOPS, ArrayCTypes, ArrayFlat, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
+from pykern.lang import stubs
+from pykern.frontend import calls
+from pykern.frontend import datetimes
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import local_defs
+from pykern.frontend import records
+from pykern.frontend import types as T
+from pykern.frontend.values import PYOPS, ArrayCTypes, ArrayFlat, BoundMethod, NeedType, PartialIndex, PyObj, as_const_value, fold_cast, is_pure, is_weak, weakval
 
 _BINOPS = {
     ast.Add: "+",

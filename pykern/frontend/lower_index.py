@@ -10,9 +10,10 @@ import enum
 
 import numpy as np
 
-from . import ir, records
-from . import types as T
-from .values import ArrayFlat, NeedsConstant, PartialIndex, PyObj, is_pure
+from pykern.frontend import ir
+from pykern.frontend import records
+from pykern.frontend import types as T
+from pykern.frontend.values import ArrayFlat, NeedsConstant, PartialIndex, PyObj, is_pure
 
 
 def selectable_tuple(t: T.Tuple) -> bool:

@@ -10,13 +10,14 @@ import builtins
 
 import numpy as np
 
-from .. import stubs
-from . import infer, ir
-from . import types as T
-from .calls import NOT_STATIC, static_value
-from .lower_index import selectable_tuple
-from .lower_stmts import MEET_HINT
-from .values import ArrayFlat, PartialIndex, PyObj, weakval
+from pykern.lang import stubs
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import types as T
+from pykern.frontend.calls import NOT_STATIC, static_value
+from pykern.frontend.lower_index import selectable_tuple
+from pykern.frontend.lower_stmts import MEET_HINT
+from pykern.frontend.values import ArrayFlat, PartialIndex, PyObj, weakval
 
 
 class LoopLowering:

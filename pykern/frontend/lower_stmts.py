@@ -10,10 +10,15 @@ import ast
 
 import numpy as np
 
-from .. import stubs
-from . import infer, ir, local_defs, records, slice_store, versions
-from . import types as T
-from .values import NeedType, PartialIndex, PyObj, as_const_value, is_pure
+from pykern.lang import stubs
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import local_defs
+from pykern.frontend import records
+from pykern.frontend import slice_store
+from pykern.frontend import versions
+from pykern.frontend import types as T
+from pykern.frontend.values import NeedType, PartialIndex, PyObj, as_const_value, is_pure
 
 #: what an exception argument may be: constants the host can rebuild the exception from
 _EXCEPTION_ARG_TYPES = (str, bytes, bool, int, float, complex, type(None))

@@ -18,10 +18,11 @@ import math
 
 import numpy as np
 
-from .. import stubs
-from . import infer, ir
-from . import types as T
-from .values import is_weak, weakval
+from pykern.lang import stubs
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import types as T
+from pykern.frontend.values import is_weak, weakval
 
 
 def _arg(lw, node, name, k=0, nargs=1, complex_ok=False):
@@ -245,7 +246,7 @@ def _int_float(t):
 def _gcd_lcm(lw, node, name, which):
     """``np.gcd``/``np.lcm`` of integers in the type of numba's loop for them: the absolute
     values as unsigned (``abs(INT_MIN)`` is ``2**(n-1)`` there), Euclid's loop in
-    ``pykern/_integers.py``, the result converted back (wrapping as numpy's does)."""
+    ``pykern/lang/integers.py``, the result converted back (wrapping as numpy's does)."""
     if len(node.args) != 2 or node.keywords:
         raise lw.error(f"{name}() takes 2 arguments in kernels", node)
     a, b = lw.value(node.args[0]), lw.value(node.args[1])

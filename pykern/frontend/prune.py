@@ -21,7 +21,7 @@ import operator
 
 import numpy as np
 
-from . import types as T
+from pykern.frontend import types as T
 
 _UNKNOWN = object()
 _CONSTANT_TYPES = (bool, int, float, complex, str, type(None))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import ast
 
-from . import ir
-from . import types as T
+from pykern.frontend import ir
+from pykern.frontend import types as T
 
 
 def is_record_ref(t) -> bool:
@@ -122,7 +122,7 @@ def copy(lw, dest: ir.Expr, src: ir.Expr, node) -> None:
     if dest.type.dtype != src.type.dtype:
         raise lw.error(f"cannot assign a record of {src.type.dtype} to one of {dest.type.dtype}", node,
                        "both records need the same dtype; assign the fields one by one")
-    from . import slice_store  # slice_store lowers through the statement lowering, which imports us
+    from pykern.frontend import slice_store  # slice_store lowers through the statement lowering, which imports us
 
     dest, src = lw.once(dest, node), lw.once(src, node)
     for name, ft, _ in dest.type.dtype.fields:

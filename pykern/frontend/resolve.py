@@ -28,8 +28,8 @@ import textwrap
 import types
 import weakref
 
-from .. import sources
-from ..errors import CompileError, SourceLoc
+from pykern.core import sources
+from pykern.core.errors import CompileError, SourceLoc
 
 _MISSING = object()
 
@@ -75,7 +75,7 @@ def source_of(pyfunc):
         lines = None
         # the lines the key was made from (``fingerprint.current_source``: those of a file
         # deleted since are kept)
-        from .fingerprint import code_lines
+        from pykern.frontend.fingerprint import code_lines
 
         span = code_lines(pyfunc) if hasattr(pyfunc, "__globals__") else None
         if span is not None:
@@ -98,7 +98,7 @@ def _def_lines(pyfunc):
     first use costs ~7-10 ms in a process (``inspect.getsourcelines``): the def block that
     ``fingerprint.code_lines`` finds and the cache key digests. None (ask inspect) unless
     that text parses as exactly one function definition."""
-    from .fingerprint import code_lines
+    from pykern.frontend.fingerprint import code_lines
 
     if getattr(pyfunc, "__name__", "<lambda>") == "<lambda>" or not hasattr(pyfunc, "__globals__"):
         return None
@@ -147,7 +147,7 @@ class ParsedFunction:
         self.name = _describe(pyfunc)
         # the lines the text came from (messages quote them): not a pseudo-file's linecache
         # entry that holds another text
-        from .fingerprint import current_source
+        from pykern.frontend.fingerprint import current_source
 
         raw = current_source(pyfunc) if hasattr(pyfunc, "__globals__") else None
         raw_lines = raw.splitlines(True) if isinstance(raw, str) else raw or linecache.getlines(self.filename)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 
-from ..errors import CompileError
-from . import types as T
-from .types import Signature  # noqa: F401  (defined with the types it is made of)
+from pykern.core.errors import CompileError
+from pykern.frontend import types as T
+from pykern.frontend.types import Signature  # noqa: F401  (defined with the types it is made of)
 
 _ACCEPTED = (
     "accepted: 'ret(arg, ...)' or '(arg, ...)' with scalar names (int8..int64, uint8..uint64, "

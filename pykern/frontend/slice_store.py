@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import ast
 
-from . import ir
-from . import types as T
+from pykern.frontend import ir
+from pykern.frontend import types as T
 
 I64 = T.int64
 _MISMATCH = "cannot assign slice from input of different size"

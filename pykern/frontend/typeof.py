@@ -15,8 +15,8 @@ import enum
 
 import numpy as np
 
-from . import types as T
-from .fingerprint import cuda_array_interface
+from pykern.frontend import types as T
+from pykern.frontend.fingerprint import cuda_array_interface
 
 def typeof(value) -> T.Type:
     """The kernel type of ``value``; ``TypeError`` (with the reason) if it has none.

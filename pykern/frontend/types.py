@@ -41,7 +41,7 @@ class _Sized:
 
     @property
     def bitwidth(self) -> int:
-        """numba's name of ``bits`` (overload functions read it: ``pykern.types``)."""
+        """numba's name of ``bits`` (overload functions read it: ``pykern.numba_compat.numba_types``)."""
         return self.bits
 
     @property

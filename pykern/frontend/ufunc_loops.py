@@ -21,7 +21,7 @@ import ast
 
 import numpy as np
 
-from . import types as T
+from pykern.frontend import types as T
 
 #: ufuncs that are Python operators
 _BINARY_OPS = {

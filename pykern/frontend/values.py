@@ -21,12 +21,13 @@ import warnings
 
 import numpy as np
 
-from .. import stubs
-from ..errors import CompileError
-from . import infer, ir
-from . import types as T
-from .fingerprint import cuda_array_interface
-from .typeof import typeof
+from pykern.lang import stubs
+from pykern.core.errors import CompileError
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import types as T
+from pykern.frontend.fingerprint import cuda_array_interface
+from pykern.frontend.typeof import typeof
 
 
 class PyObj:
@@ -315,7 +316,7 @@ class ValueLowering:
                 return ir.Const(e.value, e.type, e.loc)  # a typed constant from here on
             return e
         if T.is_datetime(e.type) or T.is_datetime(t):
-            from . import datetimes
+            from pykern.frontend import datetimes
 
             return datetimes.cast(self, e, t, node)
         if isinstance(t, T.Optional) and (e.type.is_scalar or isinstance(e.type, T.Optional)):

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import CompileError
-from . import infer, ir
-from . import types as T
+from pykern.core.errors import CompileError
+from pykern.frontend import infer
+from pykern.frontend import ir
+from pykern.frontend import types as T
 
 
 class _Bad(Exception):

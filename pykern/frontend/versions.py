@@ -27,7 +27,7 @@ import ast
 import copy
 import re
 
-from .local_defs import captures
+from pykern.frontend.local_defs import captures
 
 _SUFFIX = "$s"
 # a version (t$s1), and a literal_unroll copy of a loop variable (t$u12_0, lower_loops.unroll_body)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import warnings
 
-from pykern.errors import LaunchError
+from pykern.core.errors import LaunchError
 
 TARGETS = ("cpu", "hip")
 ENV_TARGET = "PYKERN_TARGET"
@@ -62,11 +62,11 @@ def current_target() -> str:
             _require_hip()
         _chosen[:] = [env]
         return env
-    from pykern.runtime.hip_presence import no_device_nodes
+    from pykern.runtime.hip.presence import no_device_nodes
 
     ok, reason = False, no_device_nodes()
     if reason is None:
-        from pykern.runtime import hip
+        from pykern.runtime.hip import library as hip
 
         ok, reason = hip.available()
     if ok:
@@ -78,7 +78,7 @@ def current_target() -> str:
 
 
 def _require_hip() -> None:
-    from pykern.runtime import hip
+    from pykern.runtime.hip import library as hip
 
     ok, reason = hip.available()
     if not ok:
@@ -103,8 +103,8 @@ def get_version() -> tuple:
     """``cuda.runtime.get_version()`` of numba: ``(major, minor)`` of the runtime kernels launch
     through -- here the HIP runtime's (e.g. ``(6, 2)``), ``(0, 0)`` where libamdhip64 does not load
     (the cpu target needs none)."""
-    from pykern.errors import HipError
-    from pykern.runtime import hip
+    from pykern.core.errors import HipError
+    from pykern.runtime.hip import library as hip
 
     try:
         v = hip.lib().runtime_version()

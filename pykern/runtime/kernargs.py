@@ -1,6 +1,6 @@
 """Kernel arguments: flatten launch values and pack them at the kernel's parameter offsets.
 
-The layout is the artifact's: its ``FlatParam`` list (``pykern.abi``), which
+The layout is the artifact's: its ``FlatParam`` list (``pykern.core.abi``), which
 says for every flat parameter where its value is in the launch arguments
 (``path``), what it is (``role``: scalar, array data pointer, shape, stride)
 and how it is stored (``code``, a ``struct`` character, at ``offset``). Both
@@ -10,7 +10,7 @@ from that one list, so they cannot disagree.
 
 Example::
 
-    >>> from pykern import abi
+    >>> from pykern.core import abi
     >>> params = abi.layout([abi.ArrayArg(1), abi.ScalarArg("i")])
     >>> [(p.role, p.offset) for p in params]
     [('data', 0), ('shape', 8), ('stride', 16), ('scalar', 24)]
@@ -26,9 +26,9 @@ import re
 import struct
 import sys
 
-from pykern.abi import kernarg_size, scalar_name  # noqa: F401  (kernarg_size re-exported: callers size buffers with it)
-from pykern.bounded import LRU
-from pykern.errors import LaunchError
+from pykern.core.abi import kernarg_size, scalar_name  # noqa: F401  (kernarg_size re-exported: callers size buffers with it)
+from pykern.core.bounded import LRU
+from pykern.core.errors import LaunchError
 
 
 # --------------------------------------------------------------------------- flatten
@@ -89,7 +89,7 @@ def _find_ndarray_data_offset():
 
 def _device_array_class():
     try:
-        from pykern.runtime.memory import DeviceArray
+        from pykern.runtime.memory.arrays import DeviceArray
 
         return DeviceArray
     except ImportError:  # numpy-less use of kernargs: no fast path
@@ -209,7 +209,7 @@ def get_flattener(params, nargs: int):
 def flatten_values(params, values, nargs: int | None = None) -> list:
     """Flatten launch values per the ABI: arrays -> [ptr, *shape, *strides(bytes)].
 
-    >>> from pykern import abi
+    >>> from pykern.core import abi
     >>> params = abi.layout([abi.ScalarArg("i"), abi.TupleArg((abi.ScalarArg("f"), abi.ScalarArg("?")))])
     >>> flatten_values(params, (3, (1.5, True)), nargs=2)
     [3, 1.5, True]
@@ -427,7 +427,7 @@ def _native_arrays(params, guards, body: str):
         want = (_NPY_C if g[3] else 0) | (_NPY_F if g[4] else 0) | (_NPY_W if g[5] else 0)
         entries.append((g[1], g[2], _NPY_MASK, want, data[0].offset, [p.offset for p in shapes],
                         [p.offset for p in strides]))
-    from . import native_guard
+    from pykern.runtime import native_guard
 
     fn = native_guard.make(entries)
     if fn is None:
@@ -449,7 +449,7 @@ def _refuse():
 
 def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict):
     """``fast(values) -> bool``: check that ``values`` match ``guards`` (one per
-    argument, from ``pykern.arguments.launch_guards``), then run ``body`` with
+    argument, from ``pykern.dispatch.arguments.launch_guards``), then run ``body`` with
     ``{vals}`` replaced by the flat values in ``packer``'s order, for
     ``_pack_into`` (its ``struct``'s; a value that does not fit raises one of
     ``PACK_ERRORS``); False, with nothing done, when a guard fails.
@@ -488,7 +488,7 @@ def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict
         lines.append(f"    {', '.join(f'v{i}' for i in range(nargs))}{',' if nargs == 1 else ''} = values")
     lines += prologue.splitlines()
     if count_down:  # (the list decrement costs ~30 ns; see native_guard.UPGRADE_AFTER)
-        from . import native_guard
+        from pykern.runtime import native_guard
 
         ns.update(_left=native_guard.countdown, _upgrade=native_guard.upgrade)
         lines += ["    _left[0] -= 1", "    if _left[0] < 0: return _upgrade()"]

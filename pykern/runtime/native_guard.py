@@ -305,7 +305,7 @@ def _build():
     bptr = _cdata_pointer_offset()
     if bptr is None or ctypes.sizeof(ctypes.c_void_p) != 8 or not _probe_arrays():
         return None
-    from ..llvm_host import LLVM_LOCK, _host_cpu, _tm_lock, llvm
+    from pykern.core.llvm_host import LLVM_LOCK, _host_cpu, _tm_lock, llvm
 
     api = ctypes.pythonapi
     incref = ctypes.cast(api.Py_IncRef, ctypes.c_void_p).value

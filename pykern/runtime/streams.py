@@ -22,11 +22,12 @@ import itertools
 import time
 import weakref
 
-from pykern.runtime import hip_api, resolve_target
+from pykern.runtime import resolve_target
+from pykern.runtime.hip import api as hip_api
 
 
 def _hip():
-    from pykern.runtime.hip import lib
+    from pykern.runtime.hip.library import lib
 
     return lib()
 
@@ -192,7 +193,7 @@ def default_stream(target: str | None = None) -> Stream:
     t = resolve_target(target)
     dev = 0
     if t == "hip":
-        from pykern.runtime.devices import current_device_id
+        from pykern.runtime.device_registry import current_device_id
 
         dev = current_device_id()
     s = _defaults.get((t, dev))
@@ -217,7 +218,7 @@ def stream(target: str | None = None) -> Stream:
     t = resolve_target(target)
     if t != "hip":
         return Stream(0, t, 0)
-    from pykern.runtime.devices import current_device_id, ensure_current
+    from pykern.runtime.device_registry import current_device_id, ensure_current
 
     dev = current_device_id()
     ensure_current(dev)
@@ -232,7 +233,7 @@ def external_stream(ptr, target: str | None = None) -> Stream:
     t = resolve_target(target)
     dev = 0
     if t == "hip":
-        from pykern.runtime.devices import current_device_id
+        from pykern.runtime.device_registry import current_device_id
 
         dev = current_device_id()
     return Stream(int(ptr), t, dev, owned=False)

@@ -132,7 +132,7 @@ class _Gen:
             fn = r.choice(["np.lcm", "np.gcd", "np.fmod"])
             return f"{fn}({r.choice(['np.uint8', 'np.int8', 'np.uint16', 'np.int32'])}({a}), {r.choice([2, 3, 6, 12, 200])})"
         if c == 22:  # a constant division by zero in a branch that never runs (i >= 0) compiles, as in
-            # numba (where it runs, debug=True raises ZeroDivisionError: tests/test_robust_numba_differential.py)
+            # numba (where it runs, debug=True raises ZeroDivisionError: tests/robustness/test_robust_numba_differential.py)
             return f"({a} if i >= 0 else {r.randint(-9, 9)} {r.choice(['//', '%'])} 0)"
         if c == 17:  # numpy's shift rule: counts >= 64 and negative (run-time) counts shift all out
             return f"({a} {r.choice(['<<', '>>'])} ({r.choice(self.int_vars)} % 80 - 8))"

@@ -209,7 +209,7 @@ def check_program(prog: gen.Program, options=None, reference=None, amdgpu=False)
     ``reference`` replaces ``reference_outputs`` (to test the judge itself);
     ``amdgpu``: a program that ran is also compiled for gfx942 (code object only)."""
     import pykern
-    from pykern.errors import CompileError, PykernError
+    from pykern.core.errors import CompileError, PykernError
 
     res = {"id": prog.ident, "kind": prog.kind, "mutation": prog.mutation}
     try:

@@ -1,0 +1,791 @@
+"""Typed IR (``frontend.ir``) -> LLVM IR (``llvmlite.ir``), target-independent.
+
+One ``_x_<NodeClass>`` method per expression node and ``_s_<NodeClass>`` per
+statement. Everything that differs between targets goes through the
+``Target`` methods (``codegen/target.py``); there is no ``if target ==``.
+
+This module holds the module and function structure (kernel and device functions, locals,
+kernel arguments rebuilt from their flat parameters), statements and control flow, calls
+(inlined or not) and the facts gathered before lowering (``scan``). ``FunctionLowering``
+gathers the node methods of its mixins, one module each:
+
+* ``lower_scalar.py`` -- constants, arithmetic, comparisons, conversions;
+* ``lower_arrays.py`` -- element access and bounds checks, views, shared/local/const arrays;
+* ``lower_intrinsics.py`` -- intrinsics (registers, barriers, wave ops, math...) and atomics;
+* ``lower_values.py`` -- the LLVM type of each pykern type, shared helpers.
+
+Every local variable is an entry-block ``alloca`` (mem2reg/SROA clean up).
+
+Example::
+
+    lowered = lower_module(ir_module, get_target("cpu"), CompileOptions())
+    print(lowered.llmodule)
+"""
+
+from __future__ import annotations
+
+import numbers
+
+from llvmlite import ir as L
+
+from pykern.core.errors import CompileError
+from pykern.frontend import ir
+from pykern.frontend import types as T
+from pykern.codegen import abi_map as abi
+from pykern.codegen.contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
+from pykern.codegen.lowering.arrays import ArrayLowering, _is_dynamic_shape
+from pykern.codegen.lowering.intrinsics import BARRIER_KINDS, WAVE_OPS, IntrinsicLowering
+from pykern.codegen.lowering.scalars import ScalarLowering
+from pykern.codegen.lowering.llvm_types import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_regions reads _sizeof here)
+from pykern.codegen.lowering.ranges import fits_int32, value_range
+
+
+# --------------------------------------------------------------------------
+# analysis
+# --------------------------------------------------------------------------
+
+
+def _parts(n):
+    """The fields of IR node ``n`` that hold IR: nodes and lists of them."""
+    return [v for v in n.__dict__.values() if isinstance(v, (ir.Expr, ir.Stmt, list))]
+
+
+def _walk(node):
+    """Yield every Expr/Stmt reachable from ``node`` (a node or a list)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(reversed(n))
+            continue
+        if isinstance(n, (ir.Expr, ir.Stmt)):
+            yield n
+            stack.extend(_parts(n))
+
+
+def _const_trips(s: ir.ForRange):
+    """The iteration count of a ``range`` loop whose bounds are constants, else None."""
+    if not all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) or s.step.value == 0:
+        return None
+    return len(range(s.start.value, s.stop.value, s.step.value))
+
+
+def _unrolled_size(node, functions: dict, memo: dict) -> int:
+    """Frontend IR nodes of ``node`` (a node or a list) as full unrolling would copy them:
+    a nested ``range`` loop with constant bounds counts its trip count times its body, a
+    call its callee's body (LLVM inlines device functions), any other loop its body once
+    (its trip count is unknown here; LLVM's cost model decides on it, copy by copy)."""
+    if isinstance(node, list):
+        return sum(_unrolled_size(n, functions, memo) for n in node)
+    if not isinstance(node, (ir.Expr, ir.Stmt)):
+        return 0
+    if isinstance(node, ir.ForRange):
+        trips = _const_trips(node)
+        body = _unrolled_size(node.body, functions, memo)
+        return 4 + max(1, trips if trips is not None else 1) * body
+    n = 1
+    if isinstance(node, ir.Call) and node.func in functions:
+        if node.func not in memo:
+            memo[node.func] = 1 << 30  # a recursive call: never unrolled
+            memo[node.func] = _unrolled_size(functions[node.func].body, functions, memo)
+        n += memo[node.func]
+    return n + _unrolled_size(_parts(node), functions, memo)
+
+
+def _unroll_over_local(s: ir.ForRange, trips: int, budget: int, functions: dict) -> bool:
+    """Whether the ``range`` loop ``s`` of ``trips`` iterations (a constant) gets
+    ``llvm.loop.unroll.full``: its body indexes a local array and ``trips`` times the
+    body's unrolled size (:func:`_unrolled_size`) is within the target's ``budget``
+    (``Target.local_unroll_budget``)."""
+    if budget <= 0 or trips < 2:
+        return False
+    if trips * _unrolled_size(s.body, functions, {}) > budget:
+        return False
+    return any(isinstance(n, (ir.Load, ir.Store)) and getattr(n.array.type, "space", None) == "local"
+               for n in _walk(s.body))
+
+
+def scan(module: ir.Module) -> dict:
+    """Per function name: (uses_barrier, uses_wave_ops, uses_dynamic_shared), transitive."""
+    funcs = dict(module.functions)
+    for fn in list(funcs.values()):
+        funcs.setdefault(fn.name, fn)  # callers look functions up by key, targets by fn.name
+    funcs[module.kernel.name] = module.kernel
+    direct = {}
+    calls = {}
+    for name, fn in funcs.items():
+        b = w = d = False
+        cs = set()
+        for n in _walk(fn.body):
+            if isinstance(n, ir.Intrinsic):
+                if n.name in BARRIER_KINDS:
+                    b = True
+                elif n.name in WAVE_OPS:
+                    w = True
+            elif isinstance(n, ir.AllocArray) and n.space == "shared" and _is_dynamic_shape(n.shape):
+                d = True
+            elif isinstance(n, ir.Call):
+                cs.add(n.func)
+        direct[name] = [b, w, d]
+        calls[name] = cs
+    changed = True
+    while changed:
+        changed = False
+        for name in funcs:
+            for c in calls[name]:
+                if c not in direct:
+                    continue
+                for k in range(3):
+                    if direct[c][k] and not direct[name][k]:
+                        direct[name][k] = True
+                        changed = True
+    return {k: tuple(v) for k, v in direct.items()}
+
+
+# --------------------------------------------------------------------------
+# module
+# --------------------------------------------------------------------------
+
+
+class ModuleLowering:
+    """Lowers one ``ir.Module`` (a kernel and its device functions)."""
+
+    def __init__(self, module: ir.Module, target, options: CompileOptions):
+        self.module = module
+        self.target = target
+        self.options = options
+        self.types = TypeMap(target)
+        self.fp_contract = bool(target.fp_contract()) and options.fma  # asked once per module
+        kname = module.kernel.name
+        self.llmodule = L.Module(name=kname)
+        self.llmodule.triple = target.triple()
+        self.llmodule.data_layout = target.data_layout()
+        uses = scan(module)
+        b, w, d = uses.get(kname, (False, False, False))
+        self.uses = uses
+        self.info = KernelInfo(
+            kernel_name=kname,
+            uses_barrier=b,
+            uses_wave_ops=w,
+            uses_dynamic_shared=d,
+            wave_size=options.wave_size or 64,
+            debug=options.debug,
+            function_uses=uses,
+        )
+        target.analyse(module, self.info)
+        self._device_fns = {}  # name -> llvm Function
+        self._pending = []  # (ir.Function, llvm Function)
+        self._strings = {}
+        self._shared_offsets = {}
+        self.local_bytes = 0  # local.array bytes of every function lowered so far
+        self.poll_interval = int(target.loop_poll_interval() or 0)
+
+    # ---- helpers used by FunctionLowering
+    def new_site(self, kind: str, loc) -> SyncSite:
+        site = SyncSite(len(self.info.sync_sites), kind, loc)
+        self.info.sync_sites.append(site)
+        return site
+
+    def cstring(self, text: str):
+        if text not in self._strings:
+            data = bytearray(text.encode("utf-8")) + b"\0"
+            ty = L.ArrayType(I8, len(data))
+            g = L.GlobalVariable(self.llmodule, ty, f"__pykern_str{len(self._strings)}")
+            g.global_constant = True
+            g.linkage = "private"
+            g.initializer = L.Constant(ty, data)
+            self._strings[text] = g
+        return self._strings[text]
+
+    def intrinsic(self, name, ret, argtypes):
+        g = self.llmodule.globals.get(name)
+        if g is None:
+            g = L.Function(self.llmodule, L.FunctionType(ret, list(argtypes)), name)
+        return g
+
+    def shared_offset(self, name: str, nbytes: int, align: int) -> int:
+        if name not in self._shared_offsets:
+            off = (self.info.static_shared_bytes + align - 1) // align * align
+            self._shared_offsets[name] = off
+            self.info.shared.append((name, off, nbytes, align))
+            self.info.static_shared_bytes = off + nbytes
+        return self._shared_offsets[name]
+
+    def device_function(self, fn: ir.Function):
+        """The LLVM function of a (non-inlined) device function, declared on demand."""
+        f = self._device_fns.get(fn.name)
+        if f is None:
+            argtys = [self.types.value(p.type) for p in fn.params] + list(self.target.hidden_param_types())
+            fnty = L.FunctionType(self.types.value(fn.return_type), argtys)
+            f = L.Function(self.llmodule, fnty, _sanitize("__pykern_dev_" + fn.name))
+            f.linkage = "internal"
+            self._device_fns[fn.name] = f
+            self._pending.append((fn, f))
+        return f
+
+    def run(self) -> LoweredKernel:
+        k = self.module.kernel
+        params = abi.flatten_params([p.type for p in k.params], [p.name for p in k.params])
+        ptypes = [self.types.param(p) for p in params]
+        kfn = self.target.define_kernel(self.llmodule, self.info, params, ptypes, self.options)
+        fx = (self.target.kernel_lowering(self.info) or FunctionLowering)(self, k, kfn, is_kernel=True)
+        fx.lower_kernel(params)
+        while self._pending:
+            fn, f = self._pending.pop()
+            FunctionLowering(self, fn, f, is_kernel=False).lower_device()
+        return LoweredKernel(self.llmodule, kfn, params, self.info, self.options, self.module)
+
+
+def _sanitize(name: str) -> str:
+    return "".join(c if (c.isalnum() or c in "_.$") else "_" for c in name)
+
+
+def range_trip(b, start, stop, step, llty, signed):
+    """Iteration count of ``range(start, stop, step)``, computed in unsigned arithmetic of the
+    same width (no overflow for any bounds); a zero step gives 0 iterations."""
+    zero = L.Constant(llty, 0)
+    one = L.Constant(llty, 1)
+    if signed:
+        pos = b.icmp_signed(">", step, zero)
+        neg = b.icmp_signed("<", step, zero)
+        up_n = b.icmp_signed(">", stop, start)
+        dn_n = b.icmp_signed(">", start, stop)
+    else:
+        pos = b.icmp_unsigned("!=", step, zero)
+        neg = L.Constant(I1, 0)
+        up_n = b.icmp_unsigned(">", stop, start)
+        dn_n = L.Constant(I1, 0)
+    safe_step = b.select(b.icmp_unsigned("==", step, zero), one, step)
+    abs_step = b.select(neg, b.neg(safe_step), safe_step)
+    dist = b.select(pos, b.sub(stop, start), b.sub(start, stop))
+    cnt = b.add(b.udiv(b.sub(dist, one), abs_step), one)
+    nonempty = b.select(pos, up_n, b.and_(neg, dn_n))
+    return b.select(nonempty, cnt, zero)
+
+
+def lower_module(module: ir.Module, target, options: CompileOptions) -> LoweredKernel:
+    """Lower ``module`` for ``target``; returns the unverified llvmlite module + facts."""
+    return ModuleLowering(module, target, options).run()
+
+
+# --------------------------------------------------------------------------
+# functions
+# --------------------------------------------------------------------------
+
+
+class _InlineFrame:
+    def __init__(self, slot, exit_block, fn):
+        self.slot = slot
+        self.exit = exit_block
+        self.fn = fn
+
+
+class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
+    """Lowers one function body; this is the ``fx`` the Target methods get. Statements,
+    control flow and calls are here; the mixins lower scalars, arrays and intrinsics."""
+
+    # the module's, the same for every function lowered into it (read from ``ml``, never copied)
+    target = property(lambda self: self.ml.target)
+    options = property(lambda self: self.ml.options)
+    info = property(lambda self: self.ml.info)
+    types = property(lambda self: self.ml.types)
+    module = property(lambda self: self.ml.llmodule)
+
+    def __init__(self, ml: ModuleLowering, irfn: ir.Function, llfn, is_kernel: bool):
+        self.ml = ml
+        self.function = llfn
+        self.ir_function = irfn
+        self.is_kernel = is_kernel
+        nh = len(self.target.hidden_param_types())
+        self.hidden = list(llfn.args[len(llfn.args) - nh:]) if nh else []
+        self._entry = llfn.append_basic_block("entry")
+        self._abuilder = L.IRBuilder(self._entry)
+        body = llfn.append_basic_block("body")
+        self.builder = L.IRBuilder(body)
+        self.loc = irfn.loc
+        self.scopes = [{}]
+        self.loops = []  # (continue_block, break_block)
+        self.inline = []  # stack of _InlineFrame
+        self.inline_chain = [irfn.name]
+
+    # ---- the fx API for targets
+    def alloca(self, lltype, name=""):
+        a = self._abuilder.alloca(lltype, name=name)
+        return a
+
+    def intrinsic(self, name, ret, argtypes):
+        return self.ml.intrinsic(name, ret, argtypes)
+
+    def cstring(self, text):
+        return self.ml.cstring(text)
+
+    def fail(self, msg, loc=None, hint=None):
+        raise CompileError(msg, loc or self.loc, hint)
+
+    # ---- structure
+    def _declare_locals(self, fn: ir.Function, prefix=""):
+        scope = {}
+        for name, ty in fn.locals.items():
+            if isinstance(ty, T.Void):
+                continue
+            llty = self.types.value(ty)
+            scope[name] = slot = self.alloca(llty, name=prefix + name)
+            # a variable assigned on one path only reads as 0 on the others (as
+            # documented), never as LLVM's undef, which may be any value
+            self.builder.store(_zero(llty), slot)
+        return scope
+
+    def _finish(self):
+        self._abuilder.branch(self.function.blocks[1])
+
+    def _new_block(self, name):
+        return self.function.append_basic_block(name)
+
+    def _ensure_open(self):
+        """After a terminator, continue emitting into a fresh (dead) block."""
+        if self.builder.block.is_terminated:
+            self.builder.position_at_end(self._new_block("dead"))
+
+    def lower_kernel(self, params):
+        fn = self.ir_function
+        self.scopes = [self._declare_locals(fn)]
+        self.target.kernel_prologue(self)
+        args = list(self.function.args)
+        # rebuild each kernel argument from its flat parameters
+        by_arg = {}
+        for p, a in zip(params, args):
+            by_arg.setdefault(p.arg_index, []).append(a)
+        for i, prm in enumerate(fn.params):
+            vals = list(by_arg.get(i, []))
+            v = self._unflatten(prm.type, vals)
+            if prm.name in self.scopes[-1]:
+                self.builder.store(v, self.scopes[-1][prm.name])
+        self.lower_block(fn.body)
+        if not self.builder.block.is_terminated:
+            self.target.kernel_return(self)
+        self._finish()
+
+    def _unflatten(self, t, vals):
+        b = self.builder
+        if isinstance(t, T.Array):
+            st = self.types.value(t)
+            v = _zero(st)
+            v = b.insert_value(v, vals.pop(0), 0)
+            for k in range(t.ndim):
+                v = b.insert_value(v, vals.pop(0), [1, k])
+            for k in range(t.ndim):
+                v = b.insert_value(v, vals.pop(0), [2, k])
+            return v
+        if isinstance(t, T.Tuple):
+            v = _zero(self.types.value(t))
+            for k, e in enumerate(t.elems):
+                v = b.insert_value(v, self._unflatten(e, vals), k)
+            return v
+        if isinstance(t, T.Complex):  # two flat parameters (abi.py)
+            v = b.insert_value(_zero(self.types.value(t)), vals.pop(0), 0)
+            return b.insert_value(v, vals.pop(0), 1)
+        a = vals.pop(0)
+        if isinstance(t, T.Boolean):
+            return b.icmp_unsigned("!=", a, L.Constant(I8, 0))
+        return a
+
+    def lower_device(self):
+        fn = self.ir_function
+        self.scopes = [self._declare_locals(fn)]
+        for prm, a in zip(fn.params, self.function.args):
+            if prm.name in self.scopes[-1]:
+                self.builder.store(a, self.scopes[-1][prm.name])
+        self.lower_block(fn.body)
+        if not self.builder.block.is_terminated:
+            self._ret_default()
+        self._finish()
+
+    def _ret_default(self):
+        rt = self.function.function_type.return_type
+        if isinstance(rt, L.VoidType):
+            self.builder.ret_void()
+        else:
+            self.builder.ret(_zero(rt))
+
+    def stop_thread(self):
+        """Leave the thread (debug failure): kernel return, or a zero result
+        from a device function (its caller continues; the error is recorded)."""
+        if self.is_kernel:
+            self.target.kernel_return(self)
+        else:
+            self._ret_default()
+
+    def exit_thread(self):
+        """Leave the thread for good (``raise``). A device function that can raise is always
+        inlined (``_x_Call``), so this is the kernel's return; the work-item-loop lowering
+        (``cpu_regions``) marks the thread exited instead."""
+        if not self.is_kernel:
+            self.fail("internal error: 'raise' in a device function that is not inlined")
+        self.target.kernel_return(self)
+
+    def debug_failure(self, fail_bb, ok_bb, kind, text, values):
+        """Fill ``fail_bb``, where a ``debug=True`` check failed: record a ``kind`` error
+        "<file>:<line>: <text> in `<source line>`" with the three i64 ``values``
+        (``Target.record_error``) and leave the thread; code continues at ``ok_bb``."""
+        self.builder.position_at_end(fail_bb)
+        where, src = self._where()
+        msg = f"{where}: {text}" + (f" in `{src}`" if src else "")
+        self.target.record_error(self, kind, msg, values)
+        self.stop_thread()
+        self.builder.position_at_end(ok_bb)
+
+    def _where(self):
+        """("<file>:<line>", the stripped source line or "") of the node being lowered."""
+        loc = self.loc
+        where = f"{loc.file}:{loc.line}" if loc else "<unknown>"
+        return where, (loc.source_line or "").strip() if loc else ""
+
+    def var(self, name):
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        self.fail(f"internal error: unknown variable {name!r}")
+
+    # ---- statements
+    def lower_block(self, stmts):
+        for s in stmts:
+            self._ensure_open()
+            if s.loc is not None:
+                self.loc = s.loc
+            m = getattr(self, "_s_" + type(s).__name__, None)
+            if m is None:
+                self.fail(f"internal error: cannot lower statement {type(s).__name__}")
+            m(s)
+
+    def _s_Assign(self, s):
+        v = self.expr(s.value)
+        self.builder.store(v, self.var(s.target))
+
+    def _s_ExprStmt(self, s):
+        self.expr(s.value)
+
+    def _s_If(self, s):
+        b = self.builder
+        then_bb = self._new_block("if.then")
+        else_bb = self._new_block("if.else") if s.orelse else None
+        end_bb = self._new_block("if.end")
+        self._branch_on(s.cond, then_bb, else_bb or end_bb)
+        b.position_at_end(then_bb)
+        self.lower_block(s.then)
+        if not b.block.is_terminated:
+            b.branch(end_bb)
+        if else_bb is not None:
+            b.position_at_end(else_bb)
+            self.lower_block(s.orelse)
+            if not b.block.is_terminated:
+                b.branch(end_bb)
+        b.position_at_end(end_bb)
+
+    def _s_While(self, s):
+        b = self.builder
+        head = self._new_block("while.head")
+        body = self._new_block("while.body")
+        latch = self._new_block("while.latch") if self.ml.poll_interval else head
+        end = self._new_block("while.end")
+        b.branch(head)
+        b.position_at_end(head)
+        self._branch_on(s.cond, body, end)
+        b.position_at_end(body)
+        self.loops.append((latch, end))
+        self.lower_block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        if latch is not head:
+            b.position_at_end(latch)
+            self._poll()
+            b.branch(head)
+        b.position_at_end(end)
+
+    def _poll(self):
+        """Ask the target whether the thread must stop (e.g. Ctrl-C on cpu);
+        if so leave it like a failed debug bounds check does."""
+        stop = self.target.loop_poll(self)
+        if stop is None:
+            return
+        b = self.builder
+        stop_bb = self._new_block("poll.stop")
+        go_bb = self._new_block("poll.go")
+        b.cbranch(stop, stop_bb, go_bb)
+        b.position_at_end(stop_bb)
+        self.stop_thread()
+        b.position_at_end(go_bb)
+
+    def _narrow_range(self, s) -> bool:
+        """Whether ``range`` loop ``s`` may count in i32 although its type is wider: its start
+        and stop provably lie in int32 and its step is a non-zero int32 constant. Then every
+        value the loop variable takes lies in [start, stop) (or (stop, start]), so the i32
+        arithmetic below (trip count unsigned, ``start + k*step`` modulo 2**32) is exact and
+        its sign extension is the variable's value; nothing past the last value is computed
+        (no ``stop + step - 1``)."""
+        ty = s.start.type
+        if not (type(ty) is T.Integer and ty.signed and ty.bits > 32):
+            return False
+        step = s.step.value if isinstance(s.step, ir.Const) else None
+        if not (isinstance(step, numbers.Integral) and step != 0 and fits_int32((int(step), int(step)))):
+            return False
+        special = lambda name, axis: self.target.special_register_range(self, name, axis)  # noqa: E731
+        return fits_int32(value_range(s.start, special)) and fits_int32(value_range(s.stop, special))
+
+    def _s_ForRange(self, s):
+        b = self.builder
+        ty = s.start.type
+        llty = self.types.value(ty)
+        signed = getattr(ty, "signed", True)
+        start = self.expr(s.start)
+        stop = self.expr(s.stop)
+        step = self.expr(s.step)
+        var_llty = None
+        if self._narrow_range(s):
+            # a 64-bit counter costs amdgpu two scalar adds and a 64-bit compare per
+            # iteration (clang's ``int k`` one each); LLVM never narrows one itself
+            var_llty, llty = llty, L.IntType(32)
+            start, stop, step = (b.trunc(v, llty) for v in (start, stop, step))
+        zero = L.Constant(llty, 0)
+        one = L.Constant(llty, 1)
+        trip = range_trip(b, start, stop, step, llty, signed)
+        kslot = self.alloca(llty, name="range.k")
+        b.store(zero, kslot)
+        poll = self.ml.poll_interval
+        trips = _const_trips(s)
+        if poll and trips is not None and trips <= poll:
+            poll = 0  # a short loop of known length: no poll, so LLVM may unroll it whole
+        unroll = not poll and trips is not None and _unroll_over_local(
+            s, trips, self.target.local_unroll_budget(), self.ml.module.functions)
+        if poll:
+            # strip-mined: the inner loop runs at most `poll` iterations with no
+            # extra exit (LLVM may still vectorise it); the poll sits between chunks
+            chunk = self._new_block("for.chunk")
+            polled = self._new_block("for.poll")
+            b.branch(chunk)
+            b.position_at_end(chunk)
+            k0 = b.load(kslot)
+            if llty.width == 64:
+                # k0 < 2**62 unless a loop runs 2**62 iterations (146 years at
+                # 1 GHz); in the known bits it lets LLVM bound k as it does
+                # without strip-mining (no negative-index fix-ups: vector loads)
+                k0 = b.and_(k0, L.Constant(llty, (1 << 62) - 1))
+                b.store(k0, kslot)
+            left = b.sub(trip, k0)
+            climit = L.Constant(llty, min(poll, (1 << (llty.width - 1)) - 1))
+            cend = b.select(b.icmp_unsigned(">", left, climit), b.add(k0, climit), trip)
+        else:
+            cend = trip
+        head = self._new_block("for.head")
+        body = self._new_block("for.body")
+        latch = self._new_block("for.latch")
+        end = self._new_block("for.end")
+        b.branch(head)
+        b.position_at_end(head)
+        k = b.load(kslot)
+        if poll:
+            b.cbranch(b.icmp_unsigned("<", k, cend), body, polled)
+            b.position_at_end(polled)
+            self._poll()
+            b.cbranch(b.icmp_unsigned("<", b.load(kslot), trip), chunk, end)
+        else:
+            b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
+        b.position_at_end(body)
+        v = b.add(start, b.mul(k, step))
+        b.store(v if var_llty is None else b.sext(v, var_llty), self.var(s.var))
+        self.loops.append((latch, end))
+        self.lower_block(s.body)
+        self.loops.pop()
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        b.store(b.add(b.load(kslot), one), kslot)
+        back = b.branch(head)
+        if unroll:
+            from pykern.codegen.llvm_util import full_unroll
+
+            back.set_metadata("llvm.loop", full_unroll(self.module))
+        b.position_at_end(end)
+
+    def _s_Break(self, s):
+        if not self.loops:
+            self.fail("'break' outside a loop")
+        self.builder.branch(self.loops[-1][1])
+
+    def _s_Continue(self, s):
+        if not self.loops:
+            self.fail("'continue' outside a loop")
+        self.builder.branch(self.loops[-1][0])
+
+    def _s_Raise(self, s):
+        """The thread stops (numba.cuda: the kernel returns the exception's code). Under
+        debug=True it first records a "raise" error: the exception's index in
+        ``info.exceptions`` and "<file>:<line>: `<source line>`" (its first thread wins)."""
+        if self.info.debug:
+            table = self.info.exceptions
+            # repr tells 1, 1.0 and True apart, which == does not
+            same = [k for k, (c, a) in enumerate(table) if c == s.cls and repr(a) == repr(s.args)]
+            if not same:
+                table.append((s.cls, s.args))
+            where, src = self._where()
+            msg = f"{where}" + (f": `{src}`" if src else "")
+            index = same[0] if same else len(table) - 1
+            i64 = L.IntType(64)
+            self.target.record_error(self, "raise", msg, [L.Constant(i64, index), L.Constant(i64, 0), L.Constant(i64, 0)])
+        self.exit_thread()
+
+    def _s_Return(self, s):
+        b = self.builder
+        val = self.expr(s.value) if s.value is not None else None
+        if self.inline:
+            fr = self.inline[-1]
+            if val is not None and fr.slot is not None:
+                b.store(val, fr.slot)
+            b.branch(fr.exit)
+        elif self.is_kernel:
+            self.target.kernel_return(self)
+        elif val is None or isinstance(self.function.function_type.return_type, L.VoidType):
+            b.ret_void()
+        else:
+            b.ret(val)
+
+    # ---- expressions
+    def expr(self, e):
+        if e.loc is not None:
+            self.loc = e.loc
+        m = getattr(self, "_x_" + type(e).__name__, None)
+        if m is None:
+            self.fail(f"internal error: cannot lower expression {type(e).__name__}")
+        return m(e)
+
+    def _x_Var(self, e):
+        return self.builder.load(self.var(e.name))
+
+    def _branch_on(self, e, true_bb, false_bb):
+        """Branch on the truth of condition ``e``, an ``and``/``or``/``not`` of
+        them as one conditional branch per operand (what clang emits for ``if (a
+        && b)``), not a bool phi that SimplifyCFG turns into an ``and`` computing
+        ``b`` on every path: kept apart, the operands stay in the blocks they
+        guard, where the code that needs them already computed them (tiled
+        matmul: one instruction fewer per guarded load). Same short-circuit
+        evaluation either way."""
+        if isinstance(e, ir.BoolOp):
+            if e.loc is not None:
+                self.loc = e.loc
+            for v in e.values[:-1]:
+                nxt = self._new_block("bool.next")
+                if e.op == "and":
+                    self._branch_on(v, nxt, false_bb)
+                else:
+                    self._branch_on(v, true_bb, nxt)
+                self.builder.position_at_end(nxt)
+            self._branch_on(e.values[-1], true_bb, false_bb)
+        elif isinstance(e, ir.UnaryOp) and e.op == "not":
+            self._branch_on(e.operand, false_bb, true_bb)
+        else:
+            val = self.expr(e)
+            if val.type != I1:
+                val = self._to_bool(val, e.type)
+            self.builder.cbranch(val, true_bb, false_bb)
+
+    def _x_BoolOp(self, e):
+        b = self.builder
+        end = self._new_block("bool.end")
+        incoming = []
+        for i, v in enumerate(e.values):
+            val = self.expr(v)
+            if val.type != I1:
+                val = self._to_bool(val, v.type)
+            if i == len(e.values) - 1:
+                incoming.append((val, b.block))
+                b.branch(end)
+            else:
+                nxt = self._new_block("bool.next")
+                incoming.append((val, b.block))
+                if e.op == "and":
+                    b.cbranch(val, nxt, end)
+                else:
+                    b.cbranch(val, end, nxt)
+                b.position_at_end(nxt)
+        b.position_at_end(end)
+        phi = b.phi(I1)
+        for v, bb in incoming:
+            phi.add_incoming(v, bb)
+        return phi
+
+    def _x_IfExp(self, e):
+        b = self.builder
+        cond = self.expr(e.cond)
+        tb = self._new_block("ifx.then")
+        eb = self._new_block("ifx.else")
+        end = self._new_block("ifx.end")
+        b.cbranch(cond, tb, eb)
+        b.position_at_end(tb)
+        tv = self.expr(e.then)
+        tbb = b.block
+        b.branch(end)
+        b.position_at_end(eb)
+        ev = self.expr(e.orelse)
+        ebb = b.block
+        b.branch(end)
+        b.position_at_end(end)
+        phi = b.phi(tv.type)
+        phi.add_incoming(tv, tbb)
+        phi.add_incoming(ev, ebb)
+        return phi
+
+    # ---- tuples
+    def _x_TupleExpr(self, e):
+        v = _zero(self.types.value(e.type))
+        for k, el in enumerate(e.elems):
+            v = self.builder.insert_value(v, self.expr(el), k)
+        return v
+
+    def _x_TupleGet(self, e):
+        return self.builder.extract_value(self.expr(e.value), e.index)
+
+    # ---- calls
+    def _x_Call(self, e):
+        fn = self.ml.module.functions.get(e.func)
+        if fn is None:
+            self.fail(f"internal error: unknown device function {e.func!r}")
+        args = [self.expr(a) for a in e.args]
+        if fn.raises or getattr(fn, "force_inline", False) or self.target.must_inline(fn, self.info):
+            return self._inline_call(fn, args, e)
+        f = self.ml.device_function(fn)
+        return self.builder.call(f, args + list(self.hidden))
+
+    def _inline_call(self, fn, args, e):
+        if fn.name in self.inline_chain:
+            self.fail(
+                f"recursive call of device function '{fn.pyname or fn.name}' cannot be inlined",
+                e.loc,
+                "device functions that can raise (and, on cpu, those with barriers or compiled with "
+                "debug=True) cannot recurse; use a loop" if fn.raises else
+                "GPU kernels with barriers (or debug=True on cpu) cannot recurse; use a loop",
+            )
+        b = self.builder
+        rt = fn.return_type
+        slot = None if isinstance(rt, T.Void) else self.alloca(self.types.value(rt), name=f"{fn.name}.ret")
+        if slot is not None:
+            b.store(_zero(self.types.value(rt)), slot)
+        scope = self._declare_locals(fn, prefix=f"{fn.pyname or fn.name}.")
+        for prm, a in zip(fn.params, args):
+            if prm.name in scope:
+                b.store(a, scope[prm.name])
+        exit_bb = self._new_block(f"inl.{_sanitize(fn.pyname or fn.name)}.end")
+        saved = (self.scopes, self.loops, self.loc)
+        self.scopes = [scope]
+        self.loops = []
+        self.inline.append(_InlineFrame(slot, exit_bb, fn))
+        self.inline_chain.append(fn.name)
+        try:
+            self.lower_block(fn.body)
+            if not b.block.is_terminated:
+                b.branch(exit_bb)
+        finally:
+            self.inline.pop()
+            self.inline_chain.pop()
+            self.scopes, self.loops, self.loc = saved
+        b.position_at_end(exit_bb)
+        return b.load(slot) if slot is not None else None

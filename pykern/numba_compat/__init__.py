@@ -1,0 +1,1 @@
+"""pykern/numba_compat"""

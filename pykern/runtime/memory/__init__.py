@@ -1,0 +1,1 @@
+"""pykern/runtime/memory"""
