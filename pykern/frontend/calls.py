@@ -2131,6 +2131,8 @@ def _fp16(lw, node, which):
 
 
 _STUB_HANDLERS.update({f"fp16.{n}": _fp16 for n in stubs._FP16_NAMES})
+_STUB_HANDLERS.update(__import__("pykern.frontend.bf16_calls", fromlist=["HANDLERS"]).HANDLERS)
+_STUB_HANDLERS.update(__import__("pykern.frontend.matrix", fromlist=["HANDLERS"]).HANDLERS)
 
 
 # ---------------------------------------------------------------- more math and intrinsics (lang2)

@@ -526,6 +526,9 @@ _TYPE_VARS = {
     "f": lambda t: isinstance(t, T.Float),
     "c": lambda t: isinstance(t, T.Complex),
     "p": lambda t: t in (T.int64, T.uint64, T.float64, T.boolean),
+    # matrix fragments: one variable per operand of a multiply-accumulate (they differ in use)
+    **{v: (lambda t: isinstance(t, T.Fragment)) for v in ("m", "md", "ma", "mb", "mc")},
+    "a": lambda t: isinstance(t, T.Array),
 }
 _parsed: dict = {}
 

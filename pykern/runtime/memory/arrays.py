@@ -651,8 +651,9 @@ class DeviceArray:
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         view = np.asarray(_HostWindow(self.ptr, self.shape, self.strides, self.dtype, self.storage, self.storage.readonly))
-        # a structured dtype comes back from the interface's descr with its padding as fields: view it as itself
-        return view.view(self.dtype) if self.dtype.fields else view
+        # a structured dtype comes back from the interface's descr with its padding as fields, an
+        # extension dtype (ml_dtypes' bfloat16) as raw "V2" bytes: view either as itself
+        return view.view(self.dtype) if self.dtype.fields or view.dtype != self.dtype else view
 
     # -- copies
     def _default_stream(self, stream):
