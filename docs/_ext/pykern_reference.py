@@ -155,13 +155,15 @@ class LibdeviceDirective(SphinxDirective):
         rows = []
         for name in sorted(n for n in vars(libdevice) if not n.startswith("_")):
             obj = getattr(libdevice, name)
-            sigs = getattr(obj, "sigs", None) or getattr(obj, "signatures", None)
+            # the signatures the device function was declared with (numba's libdevice signatures);
+            # the dispatcher keeps them as (return type, argument types)
+            sigs = [f"{ret}({', '.join(map(str, args))})" for ret, args in getattr(obj, "_signatures", None) or ()]
             if not (hasattr(obj, "py_func") or callable(obj)) or inspect.ismodule(obj) or inspect.isclass(obj):
                 continue
             if getattr(obj, "__module__", libdevice.__name__) not in (libdevice.__name__, None) and not hasattr(obj, "py_func"):
                 continue
             if sigs:
-                sig = "; ".join(str(s) for s in sigs)
+                sig = "; ".join(sigs)
             else:
                 py = getattr(obj, "py_func", obj)
                 sig = name + _signature(py) if inspect.isfunction(py) else ""
