@@ -36,6 +36,7 @@ BENCHMARKS = [
     ("bench_codegen", "code quality vs clang-22 (gfx942, gfx1100)"),
     ("bench_matrix", "matrix-core GEMM loop vs HIP builtins (clang-22); cpu GEMM vs numpy"),
     ("bench_cache", "compile cache"),
+    ("bench_sanitizer", "the kernel sanitizer's cost on the cpu target vs the unsanitized kernel"),
     ("bench_numba", "optional numba reference (separate venv)"),
 ]
 

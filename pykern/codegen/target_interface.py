@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
 
 
 # the data lower.py and the targets exchange (kept apart so that lower.py need not import this module)
-from pykern.codegen.contract import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite
+from pykern.codegen.contract import DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite
 
 
 #: largest griddim.* a launch allows (``hip_launch.LaunchLimits``, ``cpu_executor._dim3``)
@@ -274,6 +274,16 @@ class Target(abc.ABC):
         if align:
             slot.align = align
         return slot
+
+    def sanitize_access(self, fx, ptr, nbytes: int, kind: str, site: int) -> None:
+        """``sanitize=``: check an access of ``nbytes`` at ``ptr`` ("read", "write", "atomic") from
+        access site ``site`` before it happens. Only the cpu target checks (the dispatcher drops
+        the option for GPU builds)."""
+        raise NotImplementedError(f"the {self.name} target has no sanitizer")
+
+    def sanitize_fresh(self, fx, ptr, nbytes: int) -> None:
+        """``sanitize=``: ``nbytes`` at ``ptr`` are a new local array (nothing written yet)."""
+        raise NotImplementedError(f"the {self.name} target has no sanitizer")
 
     def const_array(self, fx, name: str, data: bytes, elem_type, count: int):
         """Pointer to read-only data ``data`` (C-order bytes). Default: a

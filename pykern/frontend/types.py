@@ -612,22 +612,6 @@ def python_scalar_type(value, too_big):
     return None
 
 
-def is_integer(t: Type) -> bool:
-    return isinstance(t, Integer)
-
-
-def is_float(t: Type) -> bool:
-    return isinstance(t, Float)
-
-
-def is_number(t: Type) -> bool:
-    return isinstance(t, (Integer, Float, Boolean, Complex))
-
-
-def is_complex(t: Type) -> bool:
-    return isinstance(t, Complex)
-
-
 def complex_of(t: Type) -> "Complex":
     """The complex type numpy gives a real type next to a complex value
     (float32/float16 -> complex64, everything else -> complex128)."""

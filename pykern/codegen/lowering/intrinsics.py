@@ -308,6 +308,7 @@ class IntrinsicLowering:
         arr = self.expr(e.array)
         ptr = self.element_ptr(e.array, arr, e.indices)
         vals = [self.expr(v) for v in e.values]
+        self.sanitize_access(ptr, e.array, "atomic", e.loc)
         t = e.type
         space = e.array.type.space
         scope = self.target.shared_atomic_syncscope() if space == "shared" else self.target.atomic_syncscope()
