@@ -29,6 +29,7 @@ BENCHMARKS = [
     ("bench_saxpy", "saxpy on the cpu target vs numpy"),
     ("bench_matmul", "tiled matmul on the cpu target vs numpy"),
     ("bench_reduce", "cuda.reduce on the cpu target vs numpy.sum"),
+    ("bench_stream", "STREAM copy/scale/add/triad kernels on the cpu target vs C (clang-22 -fopenmp)"),
     ("bench_barriers", "barrier kernels on the cpu target: work-item loops vs coroutines vs C (clang-22)"),
     ("bench_launch", "per-launch host overhead"),
     ("bench_hip_launch", "per-launch host overhead on the hip path, driver call counted"),

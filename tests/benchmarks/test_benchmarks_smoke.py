@@ -23,6 +23,8 @@ EXPECTED_CASES = [
     ("6 cache", "first launch in a new process"),
     ("6 cache", "notebook redefinition (same source"),
     ("6 cache", "notebook redefinition, PYKERN_CACHE=off"),
+    *[("10 STREAM (cpu)", f"{op} {kind}") for op in ("copy", "scale", "add", "triad")
+      for kind in ("device arrays", "host numpy arrays")],
 ]
 
 
