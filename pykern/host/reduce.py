@@ -75,6 +75,28 @@ def _cores() -> int:
 
 _CORES = None
 
+#: the one-thread launch of a small reduction: the same tuple object each time, which the
+#: dispatcher's ``k[...]`` recognises without looking into it
+_ONE = (1, 1)
+
+
+def _runtime():
+    """The runtime names a call uses, imported once (an import statement in the call costs
+    ~0.5 us each, a tenth of a small reduction)."""
+    global _RT
+    if _RT is None:
+        import types
+
+        from pykern.runtime import current_target
+        from pykern.runtime.memory.arrays import DeviceArray, as_device_array, device_array, to_device
+
+        _RT = types.SimpleNamespace(current_target=current_target, DeviceArray=DeviceArray,
+                                    as_device_array=as_device_array, device_array=device_array, to_device=to_device)
+    return _RT
+
+
+_RT = None
+
 
 def blocks_for(n: int, target: str) -> int:
     """Blocks of the first pass for ``n`` elements on ``target`` (``BLOCK`` threads each on a
@@ -161,29 +183,6 @@ def reduce_cpu(src, n, dst, init, use_init, per):
 """
 
 
-#: the one-thread launch of a small reduction: the same tuple object each time, which the
-#: dispatcher's ``k[...]`` recognises without looking into it
-_ONE = (1, 1)
-
-
-def _runtime():
-    """The runtime names a call uses, imported once (an import statement in the call costs
-    ~0.5 us each, a tenth of a small reduction)."""
-    global _RT
-    if _RT is None:
-        import types
-
-        from pykern.runtime import current_target
-        from pykern.runtime.memory.arrays import DeviceArray, as_device_array, device_array, to_device
-
-        _RT = types.SimpleNamespace(current_target=current_target, DeviceArray=DeviceArray,
-                                    as_device_array=as_device_array, device_array=device_array, to_device=to_device)
-    return _RT
-
-
-_RT = None
-
-
 class Reduce:
     """``Reduce(fn)(arr, size=None, res=None, init=0, stream=0)``: reduce a 1-d
     host or device array with binary function ``fn`` (a Python function or a
@@ -223,15 +222,16 @@ class Reduce:
 
     def __call__(self, arr, size=None, res=None, init=0, stream=0):
         rt = _runtime()
+        as_device_array = rt.as_device_array
         if type(arr) is not np.ndarray and type(arr) is not rt.DeviceArray:
-            arr = rt.as_device_array(arr) if is_device_operand(arr) else np.asarray(arr)
+            arr = as_device_array(arr) if is_device_operand(arr) else np.asarray(arr)
         if res is not None and is_device_operand(res):
-            res = rt.as_device_array(res)  # a foreign array (cupy...): written through a zero-copy view
+            res = as_device_array(res)  # a foreign array (cupy...): written through a zero-copy view
         if arr.ndim != 1:
             raise TypeError("only support 1D array")  # numba's message
         if size is not None:
             arr = arr[:size]
-        dtype = arr.dtype
+        dtype = np.dtype(arr.dtype)
         init = dtype.type(init)
         n = arr.shape[0]
         if n < 1:
