@@ -106,6 +106,44 @@ def blocks_for(n: int, target: str) -> int:
     return max(1, min(MAX_BLOCKS, -(-n // BLOCK)))
 
 
+def _cpu_source(w: int) -> str:
+    """The cpu kernel: thread ``t`` folds ``src[t*per : (t+1)*per]`` (clipped to ``n``) into
+    ``dst[t]``, through ``w`` lanes; ``init`` last when ``use_init``."""
+    halves, h = [], w // 2
+    while h:
+        halves.append(f"""            for k in range({h}):
+                lanes[k] = DT(fn(lanes[k], lanes[k + {h}]))
+""")
+        h //= 2
+    # indices as uint64 (U): never negative, so no wrap-around code per access, which would keep
+    # LLVM from seeing consecutive loads
+    return f"""
+def reduce_cpu(src, n, dst, init, use_init, per):
+    t = cuda.grid(1)
+    lo = t * per
+    if lo < n:
+        hi = min(lo + per, n)
+        acc = src[U(lo)]
+        i = lo + 1
+        if hi - i >= {2 * w}:
+            lanes = cuda.local.array({w}, DT)
+            for k in range({w}):
+                lanes[k] = src[U(i + k)]
+            i += {w}
+            m = (hi - i) // {w} * {w}
+            for j in range(i, i + m, {w}):
+                for k in range({w}):
+                    lanes[k] = DT(fn(lanes[k], src[U(j + k)]))
+            i += m
+{"".join(halves)}            acc = DT(fn(acc, lanes[0]))
+        for j in range(i, hi):
+            acc = DT(fn(acc, src[U(j)]))
+        if use_init != 0:
+            acc = DT(fn(acc, init))
+        dst[U(t)] = acc
+"""
+
+
 _SOURCE = f"""
 def reduce_kernel(src, n, dst, init, use_init):
     vals = cuda.shared.array({BLOCK}, DT)
@@ -142,44 +180,6 @@ def reduce_kernel(src, n, dst, init, use_init):
         if use_init != 0:
             r = DT(fn(r, init))
         dst[cuda.blockIdx.x] = r
-"""
-
-
-def _cpu_source(w: int) -> str:
-    """The cpu kernel: thread ``t`` folds ``src[t*per : (t+1)*per]`` (clipped to ``n``) into
-    ``dst[t]``, through ``w`` lanes; ``init`` last when ``use_init``."""
-    halves, h = [], w // 2
-    while h:
-        halves.append(f"""            for k in range({h}):
-                lanes[k] = DT(fn(lanes[k], lanes[k + {h}]))
-""")
-        h //= 2
-    # indices as uint64 (U): never negative, so no wrap-around code per access, which would keep
-    # LLVM from seeing consecutive loads
-    return f"""
-def reduce_cpu(src, n, dst, init, use_init, per):
-    t = cuda.grid(1)
-    lo = t * per
-    if lo < n:
-        hi = min(lo + per, n)
-        acc = src[U(lo)]
-        i = lo + 1
-        if hi - i >= {2 * w}:
-            lanes = cuda.local.array({w}, DT)
-            for k in range({w}):
-                lanes[k] = src[U(i + k)]
-            i += {w}
-            m = (hi - i) // {w} * {w}
-            for j in range(i, i + m, {w}):
-                for k in range({w}):
-                    lanes[k] = DT(fn(lanes[k], src[U(j + k)]))
-            i += m
-{"".join(halves)}            acc = DT(fn(acc, lanes[0]))
-        for j in range(i, hi):
-            acc = DT(fn(acc, src[U(j)]))
-        if use_init != 0:
-            acc = DT(fn(acc, init))
-        dst[U(t)] = acc
 """
 
 
