@@ -754,14 +754,15 @@ class CpuTarget(Target):
         b.ret_void()
 
 
-def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple:
+def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level, checkpoint=None) -> tuple:
     """(optimised IR text, object code) of a kernel module ``text`` linked with its runner
     ``tmpl``, only ``symbol`` exported; ``level`` an O-level or ``"quick"`` (the first tier).
 
     No shared library here: the compiling process has LLVM loaded and runs the object through
     MCJIT (~1 ms), where running a linker costs 5-10 ms and a process start. A copy stored in
     the disk cache gets one (``with_shared_object``), so that other processes load it without
-    LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now."""
+    LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now. ``checkpoint()``,
+    called between the stages, may raise to end a build whose result is no longer wanted."""
     with llvm_util.LLVM_LOCK:
         # a context per kernel: the global one would grow with every kernel
         # compiled (a notebook redefines kernels all day)
@@ -779,12 +780,16 @@ def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple
                 llmod.verify()
             except RuntimeError as e:
                 raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
+            if checkpoint is not None:
+                checkpoint()
             if level == "quick":
                 tm = quick_target_machine()
                 llvm_util.optimize_quick(llmod, tm)
             else:
                 tm = host_target_machine()
                 llvm_util.optimize(llmod, tm, level)
+            if checkpoint is not None:
+                checkpoint()
             optimized = str(llmod)
             obj = bytes(tm.emit_object(llmod))
     _check_symbols(obj, kname)
