@@ -624,25 +624,38 @@ class CUDAGUFunc:
         launch = self._kernel(len(kloop), sig, scalar_args).forall(nloop)
         nin = self.nin
         overlap = ufunc_plans.may_overlap
+        # each result as the kernel gets it: a '()' output is a 1-element view per loop index
+        as_operand = [ufunc_plans.identity if core else (_add_unit_axis if ops.any_device or outs and
+                                                          isinstance(outs[k], DeviceArray) else _unit_axis)
+                      for k, (_, core) in enumerate(shapes)]
+        if outs:
+            pairs = list(zip(range(nin), same_ok))
+
+            def run(args, _out):
+                given = args[nin:]
+                for o in given:  # the full path decides what to read from a copy
+                    for k, ok in pairs:
+                        if overlap(args[k], o, ok):
+                            return ufunc_plans.MISS
+                operands = [c(a) for c, a in zip(convs, args)]
+                operands += [m(c(o)) for m, c, o in zip(as_operand, out_convs, given)]
+                launch(*operands, nloop)
+                return given[0] if len(given) == 1 else tuple(given)
+
+            return run
+        # new results: what the full path returns, a reshape (a host 0-d result as its scalar)
+        finish = [(lambda r, s=shape: r.reshape(s) if s else r) if ops.any_device else
+                  (lambda r, s=shape: r.reshape(s)[()] if s == () else r if r.shape == s else r.reshape(s))
+                  for shape, _ in shapes]
 
         def run(args, _out):
-            given = args[nin:]
-            for o in given:  # the full path decides what to read from a copy
-                for a, ok in zip(args[:nin], same_ok):
-                    if overlap(a, o, ok):
-                        return ufunc_plans.MISS
+            results = [new() for new in news]
             operands = [c(a) for c, a in zip(convs, args)]
-            results = [c(o) for c, o in zip(out_convs, given)] if given else [new() for new in news]
-            for res, (_, core) in zip(results, shapes):
-                operands.append(res if core else (_add_unit_axis(res) if isinstance(res, DeviceArray)
-                                                  else res[..., None]))
+            operands += [m(r) for m, r in zip(as_operand, results)]
             launch(*operands, nloop)
-            if given:
-                rets = given
-            else:
-                rets = [(r.reshape(shape) if shape else r) if isinstance(r, DeviceArray) else
-                        (r.reshape(shape)[()] if shape == () else r.reshape(shape)) for r, (shape, _) in zip(results, shapes)]
-            return rets[0] if len(rets) == 1 else tuple(rets)
+            if len(results) == 1:
+                return finish[0](results[0])
+            return tuple(f(r) for f, r in zip(finish, results))
 
         return run
 
@@ -741,6 +754,10 @@ def _rebuild_ufunc(device, sigs, options):
 
 def _rebuild_gufunc(device, sigs, layout, options):
     return CUDAGUFunc(device.py_func, sigs, layout, **options)
+
+
+def _unit_axis(a):
+    return a[..., None]
 
 
 def _add_unit_axis(d):
