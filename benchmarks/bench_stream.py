@@ -23,13 +23,11 @@ from __future__ import annotations
 import ctypes
 import os
 import statistics
-import subprocess
-import tempfile
 import time
 
 import numpy as np
 
-from _common import Row, clang, main_for
+from _common import Row, build_c_library, main_for
 
 import pykern as cuda
 
@@ -95,18 +93,9 @@ OPS = {
 
 def c_reference():
     """(ctypes library, "") or (None, why not)."""
-    cc = clang()
-    if cc is None:
-        return None, "clang-22 not installed (apt-get install clang-22 libomp-22-dev)"
-    d = tempfile.mkdtemp(prefix="pykern-bench-stream-")
-    src, lib = os.path.join(d, "stream.c"), os.path.join(d, "stream.so")
-    with open(src, "w") as f:
-        f.write(C_SOURCE)
-    p = subprocess.run([cc, "-O3", "-march=native", "-ffp-contract=off", "-fopenmp", "-shared", "-fPIC", src,
-                        "-o", lib], capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, "clang -fopenmp failed (apt-get install libomp-22-dev?): " + (p.stderr.strip().splitlines()
-                                                                                    or ["?"])[-1][:120]
+    lib, why = build_c_library(C_SOURCE, ["-ffp-contract=off", "-fopenmp"], "pykern-bench-stream-")
+    if lib is None:
+        return None, why + " (apt-get install clang-22 libomp-22-dev)"
     os.environ.setdefault("KMP_BLOCKTIME", "0")  # read when libomp starts its threads
     try:
         so = ctypes.CDLL(lib)
@@ -117,7 +106,7 @@ def c_reference():
     so.scale_c.argtypes = [fp, fp, ctypes.c_float, ctypes.c_long]
     so.add_c.argtypes = [fp, fp, fp, ctypes.c_long]
     so.triad_c.argtypes = [fp, fp, fp, ctypes.c_float, ctypes.c_long]
-    return so, os.path.basename(cc)
+    return so, ""
 
 
 def run(quick: bool = False) -> list:

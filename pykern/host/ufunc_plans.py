@@ -19,8 +19,8 @@ Example::
 
     plans = PlanCache()
     key = call_key((x, 2.0), None)
-    plan = plans.get(key)              # MISS the first time: call the full path, then
-    plans.put(key, make_plan())        # ...and replay it: plan((x, 2.0), None)
+    r = plans.replay(key, (x, 2.0), None)   # MISS the first time: take the full path, then
+    plans.learn(key, make_plan)             # the next call with this key replays the plan
 """
 
 from __future__ import annotations
@@ -71,20 +71,27 @@ def call_key(args, out):
 
 
 class PlanCache:
-    """Call key -> :class:`Plan` (or None: no plan for that key), at most ``MAX_PLANS``."""
+    """Call key -> plan (or None: no plan for that key), at most ``MAX_PLANS``."""
 
     __slots__ = ("_map",)
 
     def __init__(self):
         self._map = {}
 
-    def get(self, key, default=MISS):
-        return self._map.get(key, default)
-
     def put(self, key, plan) -> None:
         if len(self._map) >= MAX_PLANS:
             self._map.clear()
         self._map[key] = plan
+
+    def replay(self, key, args, out):
+        """What the plan for ``key`` returns for this call, or ``MISS`` (no plan, or it gives way)."""
+        plan = self._map.get(key) if key is not None else None
+        return plan(args, out) if plan is not None else MISS
+
+    def learn(self, key, make_plan) -> None:
+        """After a full call with ``key`` succeeded: remember ``make_plan()`` (None: no plan) once."""
+        if key is not None and key not in self._map:
+            self.put(key, make_plan())
 
 
 def may_overlap(a, out, same_ok: bool = True) -> bool:

@@ -277,15 +277,10 @@ class CUDAUFunc:
     def __call__(self, *args, out=None, stream=0):
         # a call like an earlier one replays that one's decisions (``ufunc_plans``)
         key = ufunc_plans.call_key(args, out) if (stream is None or stream == 0) and len(args) == self.nin else None
-        if key is not None:
-            plan = self._plans.get(key)
-            if plan is not None and plan is not ufunc_plans.MISS:
-                r = plan(args, out)
-                if r is not ufunc_plans.MISS:
-                    return r
-        r = self._call(*args, out=out, stream=stream)
-        if key is not None and self._plans.get(key) is ufunc_plans.MISS:
-            self._plans.put(key, self._plan(args, out))
+        r = self._plans.replay(key, args, out)
+        if r is ufunc_plans.MISS:
+            r = self._call(*args, out=out, stream=stream)
+            self._plans.learn(key, lambda: self._plan(args, out))
         return r
 
     def _input_types(self, ops):
@@ -532,15 +527,10 @@ class CUDAGUFunc:
         key = None
         if out is None and (stream is None or stream == 0) and len(args) in (self.nin, self.nin + self.nout):
             key = ufunc_plans.call_key(args, None)
-        if key is not None:
-            plan = self._plans.get(key)
-            if plan is not None and plan is not ufunc_plans.MISS:
-                r = plan(args, None)
-                if r is not ufunc_plans.MISS:
-                    return r
-        r = self._call(*args, out=out, stream=stream)
-        if key is not None and self._plans.get(key) is ufunc_plans.MISS:
-            self._plans.put(key, self._plan(args))
+        r = self._plans.replay(key, args, None)
+        if r is ufunc_plans.MISS:
+            r = self._call(*args, out=out, stream=stream)
+            self._plans.learn(key, lambda: self._plan(args))
         return r
 
     def _bind(self, args, outs, target, stream):
