@@ -214,7 +214,7 @@ class ExpressionLowering:
                 if attr == "itemsize":
                     return self.const(size, T.int64, node, weak=True)
                 return ir.BinOp("*", ir.ArrayAttr(base, "size", None, T.int64, loc), ir.Const(size, T.int64, loc), T.int64, loc)
-            if attr in ("transpose", "view", "reshape", "copy", "fill", "item") or attr in calls.ARRAY_REDUCTION_METHODS:
+            if calls.has_method("array", attr):
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -239,7 +239,7 @@ class ExpressionLowering:
             if attr in t.names:  # a namedtuple field
                 return self.tuple_get(base, t.names.index(attr), node)
             raise self.error(f"tuples have no attribute '{attr}'", node)
-        if isinstance(t, (T.Integer, T.Boolean)) and attr == "bit_count":
+        if calls.has_method(calls.method_kind(t), attr):
             return PyObj(BoundMethod(base, attr), f"{attr}")
         if attr in ("real", "imag") and t.is_scalar:
             return calls.real_imag(self, base, attr, node)
@@ -730,7 +730,7 @@ class ExpressionLowering:
         if any(isinstance(a, ast.Starred) for a in node.args):
             node = self.expand_starred(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
-            m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
+            m = calls.number_method(self, node)  # z.conjugate() of a number
             if m is not None:
                 return m
         fobj = self.expr(node.func)

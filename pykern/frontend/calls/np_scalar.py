@@ -21,6 +21,7 @@ from pykern.lang import stubs
 from pykern.frontend import infer
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.calls.registry import lowers
 from pykern.frontend.values import is_weak, weakval
 
 
@@ -65,6 +66,7 @@ def _math(lw, name, args, t, node):
     return ir.Intrinsic(name, list(args), t, {}, lw.loc(node))
 
 
+@lowers(np.sign)
 def np_sign(lw, node, name):
     v = _arg(lw, node, name)
     t = v.type
@@ -81,6 +83,7 @@ def np_sign(lw, node, name):
     return _if(lw, _cmp(lw, ">", v, _c(lw, zero, t, node), node), _c(lw, one, t, node), neg, node)
 
 
+@lowers(np.square)
 def np_square(lw, node, name):
     v = _arg(lw, node, name)
     if isinstance(v.type, T.Boolean):
@@ -88,6 +91,7 @@ def np_square(lw, node, name):
     return _bin(lw, "*", v, v, node)
 
 
+@lowers(np.reciprocal)
 def np_reciprocal(lw, node, name):
     """Floats: ``1 / x``. Integers: C's ``1 / x`` -- 1 for 1, -1 for -1, else 0 (0 for 0:
     pykern's integer division by zero)."""
@@ -103,6 +107,7 @@ def np_reciprocal(lw, node, name):
     return _if(lw, _cmp(lw, "==", v, _c(lw, 1, t, node), node), _c(lw, 1, t, node), result, node)
 
 
+@lowers(np.signbit)
 def np_signbit(lw, node, name):
     """The sign bit: of -0.0 and of a negative NaN too (``copysign(1, x) < 0``)."""
     v = _arg(lw, node, name)
@@ -126,6 +131,7 @@ def _two_floats(lw, node, name):
     return lw.once(lw.cast(a, ct, node), node), lw.once(lw.cast(b, ct, node), node), ct, rt
 
 
+@lowers(np.heaviside)
 def np_heaviside(lw, node, name):
     """numpy's loop: NaN for NaN, ``h`` at 0, 0 below, 1 above."""
     x, h, ct, rt = _two_floats(lw, node, name)
@@ -158,14 +164,17 @@ def _logaddexp(lw, node, name, base2: bool):
     return lw.cast(r, rt, node)
 
 
+@lowers(np.logaddexp)
 def np_logaddexp(lw, node, name):
     return _logaddexp(lw, node, name, False)
 
 
+@lowers(np.logaddexp2)
 def np_logaddexp2(lw, node, name):
     return _logaddexp(lw, node, name, True)
 
 
+@lowers(np.float_power)
 def np_float_power(lw, node, name):
     """``x ** y`` in float64 (numpy's float_power has float64 loops only, and complex128)."""
     if len(node.args) != 2 or node.keywords:
@@ -175,6 +184,7 @@ def np_float_power(lw, node, name):
     return lw.binop("**", lw.cast(a, ct, node), lw.cast(b, ct, node), node)
 
 
+@lowers(np.round, np.around)
 def np_round(lw, node, name):
     """``np.round(x, decimals=0)`` of a number, as numpy rounds: half to even (``rint``); with
     ``decimals`` (a constant) ``rint(x * 10**d) / 10**d`` in x's float type (``/`` and ``*``
@@ -206,6 +216,7 @@ def np_round(lw, node, name):
     return lw.cast(r, t, node)
 
 
+@lowers(np.spacing)
 def np_spacing(lw, node, name):
     """``np.spacing(x)``: the distance from ``x`` to the next float away from zero (toward +inf
     for +-0.0), negative for negative ``x``; NaN for +-inf and NaN -- numpy's ``npy_spacing``,
@@ -260,17 +271,12 @@ def _magnitude(lw, v, u, node):
     return _if(lw, _cmp(lw, "<", v, _c(lw, 0, v.type, node), node), negated, bits, node)
 
 
+@lowers(np.gcd)
 def np_gcd(lw, node, name):
     return _gcd_lcm(lw, node, name, "gcd")
 
 
+@lowers(np.lcm)
 def np_lcm(lw, node, name):
     return _gcd_lcm(lw, node, name, "lcm")
 
-
-HANDLERS = {
-    np.gcd: np_gcd, np.lcm: np_lcm, np.spacing: np_spacing,
-    np.sign: np_sign, np.square: np_square, np.reciprocal: np_reciprocal, np.signbit: np_signbit,
-    np.heaviside: np_heaviside, np.logaddexp: np_logaddexp, np.logaddexp2: np_logaddexp2,
-    np.float_power: np_float_power, np.round: np_round, np.around: np_round,
-}  # fmt: skip
