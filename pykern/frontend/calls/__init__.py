@@ -1,7 +1,7 @@
 """Calls inside kernels, each lowered to IR by the handler ``registry`` holds for the object
 called (``cuda.shared.array``, ``math.sin``, ``np.sum``, ``len``, ``operator.add``...), else
-for its kind (device functions, types, classes) or, for ``value.method()``, for (kind of
-value, method). ``lower_call`` (``lower_exprs.ExpressionLowering.expr_Call``) is the entry;
+for its kind (types, classes) or, for ``value.method()``, for (kind of value, method); device
+functions, user overloads and ufuncs on arrays come first. ``lower_call`` (``lower_exprs.ExpressionLowering.expr_Call``) is the entry;
 the typing rules are ``infer``'s.
 
 The handlers, by domain (each module registers its own when imported below):
@@ -25,10 +25,10 @@ from __future__ import annotations
 
 # the domain modules register their handlers as they load
 from pykern.frontend.calls import array_methods, atomics, builtin_funcs, complex_funcs, conversions  # noqa: F401
-from pykern.frontend.calls import cuda_math, devices, fp16, groups, math_module, memory  # noqa: F401
+from pykern.frontend.calls import cuda_math, fp16, groups, math_module, memory  # noqa: F401
 from pykern.frontend.calls import np_alloc, np_info, np_math, np_scalar, operators, printing  # noqa: F401
 from pykern.frontend.calls import reductions, rounding, threads, vectors, warps  # noqa: F401
-from pykern.frontend.calls import overloads, registry, ufunc_arrays
+from pykern.frontend.calls import devices, overloads, registry, ufunc_arrays
 from pykern.frontend.calls.complex_values import complex_div, complex_order, complex_pow, number_method, real_imag
 from pykern.frontend.calls.groups import group_attr
 from pykern.frontend.calls.powers import float_int_power, is_float_int_power
@@ -43,9 +43,10 @@ def lower_call(lw, fobj, node):
     """The IR of call ``node`` of ``fobj`` (a ``PyObj``: the called object and its spelling)."""
     f = fobj.value
     name = fobj.name or getattr(f, "__name__", "function")
-    # what comes before pykern's own meaning of f, in this order: a user's @overload of it,
-    # then a ufunc applied to arrays (np.sin(x, out))
-    for first in (overloads.lower_overloaded, ufunc_arrays.array_form):
+    # what comes before the registry's meaning of f, in this order: a device function (whatever
+    # it was bound to: `builtins.abs = my_device_abs`), a user's @overload of f, a ufunc applied
+    # to arrays (np.sin(x, out))
+    for first in (devices.lower_callee, overloads.lower_overloaded, ufunc_arrays.array_form):
         r = first(lw, f, node, name)
         if r is not None:
             return r

@@ -17,7 +17,6 @@ from pykern.frontend import local_defs
 from pykern.frontend import signature_choice
 from pykern.frontend import types as T
 from pykern.frontend.calls.arguments import strong
-from pykern.frontend.calls.registry import lowers_kind
 from pykern.frontend.calls.static_args import NOT_STATIC, is_literal, static_value
 from pykern.frontend.values import PyObj
 
@@ -35,8 +34,10 @@ def is_callee(f) -> bool:
         hasattr(f, "py_func") and (hasattr(f, "__pykern_device__") or _numba_dispatcher(f)))
 
 
-@lowers_kind(is_callee)
-def _callee(lw, f, node, name):
+def lower_callee(lw, f, node, name):
+    """The call ``node`` of ``f`` when ``f`` is a device function, else None."""
+    if not is_callee(f):
+        return None
     if isinstance(f, local_defs.LocalFunction):  # a nested def: its captured run-time locals first
         node = local_defs.call(lw, f, node)
     return device_call(lw, f, name, node)

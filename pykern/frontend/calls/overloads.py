@@ -11,16 +11,15 @@ from pykern.core.errors import CompileError
 from pykern.frontend import types as T
 from pykern.frontend import user_overloads
 from pykern.frontend.calls.arguments import strong
-from pykern.frontend.calls.devices import device_call, is_callee
+from pykern.frontend.calls.devices import device_call
 from pykern.frontend.values import PyObj
 from pykern.lang import stubs
 
 
 def lower_overloaded(lw, f, node, name):
     """The call ``node`` of ``f`` through its overloads; None when ``f`` has none that applies
-    and pykern has a meaning of its own for it. Kernel-language names and device functions
-    keep theirs."""
-    if isinstance(f, stubs.Stub) or is_callee(f) or not user_overloads.is_overloaded(f):
+    and pykern has a meaning of its own for it. Kernel-language names keep theirs."""
+    if isinstance(f, stubs.Stub) or not user_overloads.is_overloaded(f):
         return None
     if any(kw.arg is None for kw in node.keywords):
         raise lw.error("**kwargs in a call is not supported in kernels", node)

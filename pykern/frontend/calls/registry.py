@@ -11,7 +11,7 @@ A domain module registers a handler for the objects it lowers (as numba-cuda's
 
 ``name`` is how the call is spelt (``np.sin``), or a kernel-language function's own name
 (``shared.array``) whatever the kernel imported it as. Objects that are not registered one
-by one are lowered by their kind (``lowers_kind``: device functions, classes, types), and
+by one are lowered by their kind (``lowers_kind``: classes, types, unregistered stubs), and
 methods of kernel values by (kind of value, method name) (``lowers_method``). Registering an
 object, kind test or method twice is an error: each call has one home.
 """
