@@ -9,14 +9,10 @@ Example::
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict
 
-from pykern.codegen.target_interface import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
-
-#: Environment variables a target reads while compiling (they decide the code,
-#: so they belong in cache keys).
-_ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV, CPU_BARRIERS_ENV), "amdgpu": ()}
+from pykern.codegen.target_interface import CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
+from pykern.core import settings as _settings
 
 
 def get_target(name: str, **opts) -> Target:
@@ -49,7 +45,8 @@ def key_options(name: str, options: CompileOptions) -> dict:
     without building the target (the warm cache path must not load LLVM).
 
     Example: ``key_options("cpu", CompileOptions())["opt"] == 3``"""
-    settings = asdict(options)
-    for var in _ENV_SETTINGS.get(name, ()):
-        settings[f"env:{var}"] = os.environ.get(var, "")
-    return settings
+    parts = asdict(options)
+    # the settings a target reads while compiling decide its code: their text is keyed as it is
+    for var in _settings.key_settings(name):
+        parts[f"env:{var}"] = _settings.raw(var)
+    return parts

@@ -43,7 +43,6 @@ def _load_rt_launch():
     _rt_launch = launch
     return launch
 
-_DEFAULT_ARCH = "gfx942"
 _NO_CONFIG = object()  # what no launch configuration is (see ``Dispatcher._last_launcher``)
 
 # Bumped whenever a device function is (re)defined, e.g. its notebook cell re-run: kernels
@@ -525,15 +524,14 @@ def _sig_text(argtypes):
 
 
 def _active_arch():
-    import os
-
     from pykern import runtime as targets
+    from pykern.core import settings
 
     if targets.current_target() == "hip":
         from pykern.runtime import device_registry as devices
 
         return devices.get_device().arch_target_id
-    return os.environ.get("PYKERN_ARCH", _DEFAULT_ARCH)
+    return settings.get("PYKERN_ARCH")
 
 
 class _Launch:
@@ -613,6 +611,7 @@ _KNOWN_OPTIONS = {
     "lto",  # numba-cuda's link-time optimisation of NVVM IR: nothing to switch here (one LLVM module)
     "shared_memory_carveout",  # numba-cuda's L1/shared split: checked as numba does, AMD has no such knob
     "nopython", "nogil",  # numba's CPU decorator options, which numba.cuda's target options accept too: no effect
+    "sanitize",  # the cpu target's race / uninitialised-read / bounds checker (core/sanitize.py)
 }
 _CARVEOUTS = ("default", "maxl1", "maxshared")
 
@@ -628,6 +627,10 @@ def _check_options(options):
         raise NotImplementedError("bounds checking is not supported by @jit(boundscheck=True); "
                                   "use @jit(debug=True), which checks every index")
     _check_launch_bounds(options.get("launch_bounds"))
+    if "sanitize" in options:
+        from pykern.core.sanitize import parse_modes
+
+        parse_modes(options["sanitize"])  # a bad value fails at decoration, not at the first launch
     _check_carveout(options.get("shared_memory_carveout"))
     return {k: v for k, v in options.items()
             if k not in ("boundscheck", "lto", "shared_memory_carveout", "nopython", "nogil")}

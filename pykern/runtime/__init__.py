@@ -20,13 +20,12 @@ Example::
 
 from __future__ import annotations
 
-import os
 import warnings
 
+from pykern.core import settings
 from pykern.core.errors import LaunchError
 
 TARGETS = ("cpu", "hip")
-ENV_TARGET = "PYKERN_TARGET"
 
 
 class PerformanceWarning(UserWarning):
@@ -54,10 +53,8 @@ def current_target() -> str:
     """The target launches use now ("cpu" or "hip")."""
     if _chosen:
         return _chosen[0]
-    env = os.environ.get(ENV_TARGET, "").strip().lower()
-    if env:
-        if env not in TARGETS:
-            raise ValueError(f"{ENV_TARGET}={env!r}: expected one of {', '.join(TARGETS)}")
+    env = settings.get("PYKERN_TARGET")  # a value it does not take raises SettingError, a ValueError
+    if env != "auto":
         if env == "hip":
             _require_hip()
         _chosen[:] = [env]

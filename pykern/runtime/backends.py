@@ -14,6 +14,8 @@ Example::
 
 from __future__ import annotations
 
+import functools
+
 from pykern.core.errors import LaunchError, LaunchValueError
 
 # ------------------------------------------------------------------------ backends
@@ -74,6 +76,8 @@ class CpuBackend:
         max_dynamic = MAX_SHARED_BYTES - static
 
         coop = getattr(ov.artifact, "cooperative", False)
+        # sanitize=: the checker names the launch's arrays and tracks device arrays' writes
+        sanitized = functools.partial(ov.kernel.run_sanitized, kernel_name=name) if ov.artifact.sanitize else None
 
         def launch(args, grid, block, stream, shared):
             check_block(block)
@@ -86,6 +90,9 @@ class CpuBackend:
             for i in arrays:  # device memory of another target would be garbage here
                 if getattr(args[i], "target", "cpu") != "cpu":
                     raise LaunchError(f"{name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
+            if sanitized is not None:
+                sanitized(grid, block, shared, pack(flatten(args)), args)
+                return
             run(grid, block, shared, pack(flatten(args)))
 
         launch.packer = pack

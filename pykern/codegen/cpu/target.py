@@ -41,20 +41,21 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import os
 import string
 import types
 
 from llvmlite import ir as L
 
+from pykern.core import settings
 from pykern.core.abi import ERROR_KINDS
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
-from pykern.core.llvm_host import host_id, host_target_machine, host_triple  # noqa: F401  (host_id: codegen.cpu's name)
+from pykern.core.hostinfo import cpu_identity
+from pykern.core.llvm_host import host_target_machine, host_triple
 from pykern.core.llvm_host import quick_target_machine
 from pykern.codegen import llvm_util
 from pykern.codegen.artifact import KernelArtifact
-from pykern.codegen.target_interface import CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
+from pykern.codegen.target_interface import DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -63,7 +64,10 @@ PTR = L.PointerType()
 T_TID, T_LIN, T_BLK, T_STATUS, T_SITE = 0, 12, 16, 24, 28
 T_WVAL, T_WSRC, T_WPRED, T_WRES, T_WBALLOT, T_WACTIVE, T_HANDLE = 32, 40, 44, 48, 56, 64, 72
 T_FRAME = 80  # preallocated coroutine frame memory of FRAME_CAP bytes
-T_SIZE = 96
+# sanitize=: the thread's access record (cpu/sanitizer_ir.py): global id + 1, barriers passed,
+# syncwarps (u16), grid syncs (u16), the sync site it passed last
+T_SAN_THR, T_SAN_EP, T_SAN_WEP, T_SAN_GEP, T_SAN_BAR = 96, 100, 104, 106, 108
+T_SIZE = 112
 #: coroutine frames up to this size live in memory preallocated per worker
 #: (no malloc/free per thread and block); bigger frames fall back to malloc
 FRAME_CAP = 1024
@@ -76,6 +80,8 @@ C_GRID, C_BLOCK, C_DYN, C_ERROR, C_CANCEL, C_KIND, C_MSG1, C_MSG2, C_VALS = 0, 1
 #: grid barrier of cooperative launches (cg.this_grid().sync()): arrived,
 #: generation, exited blocks, blocks in the grid -- i32 each (LaunchCtx.gbar)
 C_GBAR = 160
+#: sanitize=: the sanitizer context (``runtime/cpu/sanitizer.py``), else null
+C_SAN = 176
 # ---- thread status
 RUNNABLE, AT_BARRIER, AT_WAVE, DONE = 0, 1, 2, 3
 #: shared memory per block (static + dynamic), as on the GPUs pykern targets;
@@ -119,12 +125,10 @@ class CpuTarget(Target):
 
     # ---- options / module
     def default_wave_size(self, options: CompileOptions) -> int:
-        env = os.environ.get(CPU_WAVESIZE_ENV, "").strip()
-        if env in ("", "64"):
-            return 64
-        if env == "32":
-            return 32
-        raise CompileError(f"PYKERN_CPU_WAVESIZE must be 32 or 64, not {env!r}")
+        try:
+            return settings.get("PYKERN_CPU_WAVESIZE")
+        except settings.SettingError as e:
+            raise CompileError(str(e)) from None
 
     def resolve_options(self, options):
         options = super().resolve_options(options)
@@ -157,6 +161,11 @@ class CpuTarget(Target):
         return info.target_facts.get("regions")
 
     def analyse(self, module, info):
+        if not info.uses_barrier or info.sanitize:  # work-item regions split at barriers: none to split at
+            # (sanitize=: the checker follows threads through barriers one at a time, as the
+            # coroutine path runs them)
+            info.target_facts["regions"] = None
+            return
         if not info.uses_barrier:  # work-item regions split at barriers: none to split at
             info.target_facts["regions"] = None  # (and cpu_regions' ~2 ms import is not paid)
             return
@@ -198,6 +207,7 @@ class CpuTarget(Target):
 
     def kernel_prologue(self, fx) -> None:
         if not self._coroutine(fx.info):
+            self._sanitize_start(fx)
             return
         b = fx.builder
         mod = fx.module
@@ -250,6 +260,31 @@ class CpuTarget(Target):
         fb.call(coro_end, [hdl, L.Constant(I1, 0), _none_token()])
         fb.ret(hdl)
         fx._cpu_coro = {"final": final, "cleanup": cleanup, "ret": ret, "suspend": coro_suspend}
+        self._sanitize_start(fx)
+
+    # ---- sanitize= (the checker is cpu/sanitizer_ir.py, linked in by finalize)
+    def _sanitize_start(self, fx):
+        if fx.options.sanitize:
+            f = fx.intrinsic("pykern.san.start", L.VoidType(), [PTR, PTR])
+            fx.builder.call(f, [fx.hidden[0], fx.hidden[1]])
+
+    def _sanitize_sync(self, fx, kind: int, site):
+        if fx.options.sanitize:
+            f = fx.intrinsic("pykern.san.sync", L.VoidType(), [PTR, I32, I32])
+            fx.builder.call(f, [fx.hidden[0], L.Constant(I32, kind), L.Constant(I32, site.id)])
+
+    def sanitize_access(self, fx, ptr, nbytes, kind, site):
+        f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32])
+        code = site << 2 | {"read": 0, "write": 1, "atomic": 2}[kind]
+        b = fx.builder
+        p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
+        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code)])
+
+    def sanitize_fresh(self, fx, ptr, nbytes):
+        f = fx.intrinsic("pykern.san.fresh", L.VoidType(), [PTR, PTR, I64])
+        b = fx.builder
+        p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
+        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes)])
 
     def kernel_return(self, fx) -> None:
         if self._coroutine(fx.info):
@@ -321,6 +356,7 @@ class CpuTarget(Target):
         b.fence("seq_cst", "singlethread")
         self._suspend(fx, AT_BARRIER, site.id)
         b.fence("seq_cst", "singlethread")
+        self._sanitize_sync(fx, 1 if kind == "grid_sync" else 0, site)
         if kind in ("syncthreads", "grid_sync"):  # grid_sync: the scheduler also waits for the grid
             return None
         blk = self._blk(fx)
@@ -364,6 +400,8 @@ class CpuTarget(Target):
         b.fence("seq_cst", "singlethread")
         self._suspend(fx, AT_WAVE, site.id)
         b.fence("seq_cst", "singlethread")
+        if name == "syncwarp":  # the only wave op that orders memory (see docs/user/debugging.md, "Kernel sanitizer")
+            self._sanitize_sync(fx, 2, site)
         if name.startswith("shfl"):
             r = b.load(_gep(b, t, T_WRES), typ=I64)
             return b.trunc(r, val.type) if w < 64 else r
@@ -553,7 +591,7 @@ class CpuTarget(Target):
         # the sites' messages (file:line of each barrier and wave op) live in the runner, not in
         # ``text``: one kernel text at two places must not share a symbol, whose loaded code
         # (``cpu_executor._loaded``) would report the other place's lines
-        digest = hashlib.sha1((text + repr(sites) + repr(opts) + host_id()).encode()).hexdigest()[:16]
+        digest = hashlib.sha1((text + repr(sites) + repr(opts) + cpu_identity()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
         # the runner's per-worker frame area holds the region path's per-thread slots
@@ -561,9 +599,12 @@ class CpuTarget(Target):
         grid_sites = [s.kind == "grid_sync" for s in info.sync_sites]
         tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, grid_sites,
                           fcap, info.target_facts.get("array_align", 16))
+        if opts.sanitize:
+            from pykern.codegen.cpu.sanitizer_ir import checker_ir
+
+            tmpl += checker_ir(_NAMES)
         build = functools.partial(_machine_code, text, tmpl, symbol, info.kernel_name)
         optimized, obj = build("quick" if quick else opts.opt)
-        from pykern.core.hostinfo import cpu_identity
         from pykern.codegen import abi_map as abi
 
         art = KernelArtifact(
@@ -583,10 +624,12 @@ class CpuTarget(Target):
             wave_size=opts.wave_size,
             max_block_size=min(1024, opts.max_block_size or 1024),
             execution="coroutine" if coroutine else "regions" if regions else "fast",
-            host=host_id(),
             host_cpu=cpu_identity(),
             cooperative=any(grid_sites),
             exceptions=list(info.exceptions),
+            sanitize=opts.sanitize,
+            sanitizer_sites={"access": list(info.access_sites), "sync": sites,
+                             "shared": dict(info.target_facts.get("shared_layout", {}))} if opts.sanitize else {},
         )
         if quick:
             from pykern.codegen.cpu.tiers import first_tier
@@ -891,7 +934,8 @@ def _names() -> dict:
     in the block state), sizes, thread statuses and error kinds."""
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
-             T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE,
+             T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, T_SAN_THR=T_SAN_THR, T_SAN_EP=T_SAN_EP,
+             T_SAN_WEP=T_SAN_WEP, T_SAN_GEP=T_SAN_GEP, T_SAN_BAR=T_SAN_BAR, C_SAN=C_SAN,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,

@@ -28,14 +28,13 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import threading
 import weakref
 
 from pykern.codegen.artifact import KernelArtifact
+from pykern.core import settings
 
-ENV = "PYKERN_TIERS"
 #: a launch of more threads than this waits for the O3 code: first-tier saxpy is 4-7x slower
 #: per thread (2.9 vs 0.4 ms at 2^20 threads, 61 vs 3.3 ms at 2^23), so past this size the
 #: slower code would cost more than the ~35 ms the first tier saves
@@ -53,7 +52,7 @@ _pending: "weakref.WeakSet[Job]" = weakref.WeakSet()
 
 def enabled() -> bool:
     """``PYKERN_TIERS`` (default on)."""
-    return os.environ.get(ENV, "on").strip().lower() not in ("0", "off", "false", "no")
+    return settings.get("PYKERN_TIERS")
 
 
 def eligible(lowered, text: str, thread_loops: str) -> bool:

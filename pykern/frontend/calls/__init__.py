@@ -8,7 +8,8 @@ The handlers, by domain (each module registers its own when imported below):
 
 - kernel API: ``threads`` (grid, barriers, fences), ``warps`` (shuffles, votes, match),
   ``memory`` (shared/local/const arrays), ``atomics``, ``groups`` (cooperative groups),
-  ``cuda_math`` (popc, fma, cbrt, selp...), ``fp16``, ``vectors`` (``float4(...)``)
+  ``cuda_math`` (popc, fma, cbrt, selp...), ``fp16``, ``vectors`` (``float4(...)``); ``cuda.bf16``
+  and ``wmma`` are ``frontend/bf16_calls.py``'s and ``frontend/matrix.py``'s
 - arrays: ``np_alloc`` (np.zeros..., copies), ``array_methods`` (views, reshape, fill, item),
   ``reductions`` (np.sum, a.max()...), ``np_info`` (np.iinfo, np.finfo, np.dtype)
 - math: ``float_math`` (what they share), ``math_module``, ``np_math`` and ``np_scalar``
@@ -28,6 +29,7 @@ from pykern.frontend.calls import array_methods, atomics, builtin_funcs, complex
 from pykern.frontend.calls import cuda_math, fp16, groups, math_module, memory  # noqa: F401
 from pykern.frontend.calls import np_alloc, np_info, np_math, np_scalar, operators, printing  # noqa: F401
 from pykern.frontend.calls import reductions, rounding, threads, vectors, warps  # noqa: F401
+from pykern.frontend import bf16_calls, matrix  # noqa: F401  (cuda.bf16, wmma: their modules register them)
 from pykern.frontend.calls import devices, overloads, registry, ufunc_arrays
 from pykern.frontend.calls.complex_values import complex_div, complex_order, complex_pow, number_method, real_imag
 from pykern.frontend.calls.groups import group_attr

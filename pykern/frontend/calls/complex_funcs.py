@@ -30,12 +30,14 @@ CMATH_UNARY = {
 
 @lowers(builtins.complex)
 def _complex(lw, node, name):
-    """``complex()``, ``complex(x)``, ``complex(re, im)``: complex128, as Python's complex."""
+    """``complex()``, ``complex(x)``, ``complex(re, im)``: complex128, as Python's complex, but
+    complex64 when the parts are float32 (numba's rule; a literal part stays weak)."""
     a = bind(lw, node, ["real", "imag"], {"real": None, "imag": None}, "complex")
     vals = [scalar(lw, a[k], "complex()") for k in ("real", "imag") if k in a]
     if all(is_weak(v) for v in vals):
         return lw.const(complex(*[v.value for v in vals]), T.complex128, node, weak=True)
-    ct = T.complex128
+    single = all(v.type == T.float32 or (is_weak(v) and type(v.value) in (int, float)) for v in vals)
+    ct = T.complex64 if single else T.complex128
     if len(vals) == 1:
         return lw.cast(vals[0], ct, node)
     re, im = vals
@@ -135,6 +137,20 @@ def _cmath_predicate(lw, node, name, which):
     re, im = parts(lw, v, node)
     a, b = intrinsic(lw, which, [re], T.boolean, node), intrinsic(lw, which, [im], T.boolean, node)
     return lw.make_boolop("and" if which == "isfinite" else "or", [a, b], node)
+
+
+def np_complex_unary(lw, which, z, node):
+    """``np.sign``/``np.reciprocal``/``np.rint``/``np.square`` of the complex value ``z`` as
+    numpy's loops compute them: sign and reciprocal by the library's ``csign``/``crecip``, rint
+    of each part, square as ``z * z``."""
+    z = lw.once(strong(lw, z, node), node)
+    if which == "square":
+        return lw.binop("*", z, z, node)
+    re, im = parts(lw, z, node)
+    if which == "rint":
+        f = z.type.component
+        return make(lw, intrinsic(lw, "rint", [re], f, node), intrinsic(lw, "rint", [im], f, node), z.type, node)
+    return library_complex(lw, {"sign": "csign", "reciprocal": "crecip"}[which], [re, im], z.type, node)
 
 
 def numpy_complex_value(lw, name, z, node):

@@ -68,6 +68,10 @@ def _float(lw, node, name):
             raise lw.error(f"float({text!r}) in a kernel: only 'inf', '-inf' and 'nan' are accepted", node,
                            "write numbers as literals, e.g. 1.5")
         return lw.const(value, T.float64, node, weak=True)
+    if len(node.args) == 1 and not node.keywords:
+        v = scalar(lw, node.args[0], "float")
+        if v.type in (T.float32, T.float64) and not is_weak(v):
+            return v  # numba's float() of a float keeps its type: float(float32) is float32
     return convert(lw, node, "float", T.float64)
 
 

@@ -25,7 +25,11 @@ def numpy_function(name: str):
 
 
 def math_arg(lw, arg_node):
-    v = lw.value(arg_node)
+    return math_arg_value(lw, lw.value(arg_node), arg_node)
+
+
+def math_arg_value(lw, v, arg_node):
+    """``v`` (the value of ``arg_node``), which must be a real number."""
     if not v.type.is_scalar:
         raise lw.error(f"math functions take numbers, not {v.type}", arg_node)
     if isinstance(v.type, T.Complex):
@@ -109,21 +113,33 @@ def _fold_unary(lw, node, fname, name, to_int, v):
 
 
 def binary_math(lw, node, fname, name, ufunc=False):
-    """``math.name(a, b)``, or with ``ufunc`` numpy's ``np.name(a, b)`` in numba's loop type
-    (``np.arctan2(int8, int8)`` is float32)."""
+    """``math.name(a, b)`` by numba.cuda's signatures, or with ``ufunc`` numpy's ``np.name(a, b)``
+    in numba's loop type (``np.arctan2(int8, int8)`` is float32)."""
     nargs(lw, node, fname, 2)
     a, b = math_arg(lw, node.args[0]), math_arg(lw, node.args[1])
     if ufunc:
         ft = infer.float_ufunc_type([(a.type, weakval(a)), (b.type, weakval(b))])
-    else:
-        ft = infer.math2_arg_type(a.type, weakval(a), b.type, weakval(b))
+        return in_float(lw, node, name, [a, b], ft)
+    (_, tb), ft = math2_signature(lw, node, name, a, b)
+    if isinstance(tb, T.Integer):  # math.pow(float32, int32): numba's powi, here pow in float64, rounded once
+        r = intrinsic(lw, name, [lw.cast(a, T.float64, node), lw.cast(b, T.float64, node)], T.float64, node)
+        return lw.cast(r, ft, node)
     return in_float(lw, node, name, [a, b], ft)
 
 
-def predicate(lw, node, fname, name):
-    """``isnan``/``isinf``/``isfinite`` of a real number (integers are finite)."""
+def math2_signature(lw, node, name, a, b):
+    """numba.cuda's signature of ``math.<name>(a, b)`` (``infer.math2_signature``), or a located error."""
+    try:
+        return infer.math2_signature(name, a.type, weakval(a), b.type, weakval(b))
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+
+
+def predicate(lw, node, fname, name, v=None):
+    """``isnan``/``isinf``/``isfinite`` of a real number (integers are finite); ``v``: the
+    argument's value when read already."""
     nargs(lw, node, fname, 1)
-    v = math_arg(lw, node.args[0])
+    v = math_arg(lw, node.args[0]) if v is None else v
     if not isinstance(v.type, T.Float):
         return ir.Const(name == "isfinite", T.boolean, lw.loc(node))
     return intrinsic(lw, name, [v], T.boolean, node)

@@ -16,8 +16,8 @@ from pykern.frontend import infer
 from pykern.frontend import ir
 from pykern.frontend import types as T
 from pykern.frontend.calls.arguments import intrinsic, nargs
-from pykern.frontend.calls.float_math import (binary_math, float_arg, float_args2, in_float, math_arg, predicate,
-                                              unary_math)
+from pykern.frontend.calls.float_math import (binary_math, float_arg, float_args2, in_float, math2_signature, math_arg,
+                                              predicate, unary_math)
 from pykern.frontend.calls.registry import lowers, lowers_each
 from pykern.frontend.values import is_weak, weakval
 
@@ -81,13 +81,20 @@ def _frexp(lw, node, name):
     return ir.TupleExpr([m, ir.TupleGet(r, 1, T.int32, loc)], T.Tuple((ft, T.int32)), loc)
 
 
-@lowers(math.ldexp, np.ldexp)
-def _ldexp(lw, node, name):
+@lowers_each({math.ldexp: False, np.ldexp: True})
+def _ldexp(lw, node, name, ufunc):
     nargs(lw, node, name, 2)
     v, ft = float_arg(lw, node, name)
     e = lw.value(node.args[1])
     if not isinstance(e.type, (T.Integer, T.Boolean)):
         raise lw.error(f"{name}() exponent must be an integer, not {e.type}", node.args[1])
+    if ufunc and ft != T.float16:  # numba's loop: np.ldexp(int8, 2) is float32; a uint64 exponent has none
+        try:
+            (ft, _), _ = infer.ufunc_types(np.ldexp, [(v.type, weakval(v)), (e.type, weakval(e))], name)
+        except infer.InferError as err:
+            raise lw.error(err.msg, node, err.hint) from None
+    elif ft != T.float16 and not is_weak(v):  # numba.cuda's signatures: math.ldexp(int8, n) is float32
+        (_, _), ft = math2_signature(lw, node, "ldexp", v, e)
     loc = lw.loc(node)
     e = lw.cast(e, T.int64, node)
     # clamp to int32 (beyond it the result is 0 or inf anyway) instead of wrapping
@@ -122,6 +129,8 @@ def _nextafter(lw, node, name, ufunc):
     a, b, ft = float_args2(lw, node)
     if ufunc and ft != T.float16:  # numba's loop (np.nextafter(int8, int8) is float32)
         ft = infer.float_ufunc_type([(a.type, weakval(a)), (b.type, weakval(b))])
+    elif ft != T.float16:  # numba's signatures: math.nextafter(float32, uint16) is float64
+        _, ft = math2_signature(lw, node, "nextafter", a, b)
     if ft == T.float16:
         raise lw.error(f"{name}() of float16 is not supported in kernels", node,
                        "convert to float32 first (the next float32 is not the next float16)")

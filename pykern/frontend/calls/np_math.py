@@ -13,18 +13,19 @@ import numpy as np
 from pykern.frontend import infer
 from pykern.frontend import ir
 from pykern.frontend import types as T
-from pykern.frontend.calls.arguments import intrinsic, nargs, scalar
+from pykern.frontend.calls.arguments import intrinsic, nargs, scalar, strong
 from pykern.frontend.calls.builtin_funcs import abs_value
-from pykern.frontend.calls.complex_funcs import CMATH_UNARY, numpy_complex_value
+from pykern.frontend.calls.complex_funcs import CMATH_UNARY, np_complex_unary, numpy_complex_value
 from pykern.frontend.calls.complex_values import library_complex, parts
-from pykern.frontend.calls.float_math import binary_math, math_arg, numpy_function, predicate, unary_math
+from pykern.frontend.calls.float_math import (binary_math, in_float, math_arg, math_arg_value, numpy_function,
+                                              predicate, unary_math)
 from pykern.frontend.calls.registry import lowers, lowers_each
 from pykern.frontend.values import is_weak, weakval
 
 _UNARY = ("sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 log1p sqrt "
           "cbrt floor ceil trunc rint fabs").split()
 #: the unary ufuncs that take complex numbers too (numpy's loops of them)
-_OF_COMPLEX = (*CMATH_UNARY, "log", "log2")
+_OF_COMPLEX = (*CMATH_UNARY, "log", "log2", "rint")
 
 
 @lowers_each({numpy_function(n): n for n in _UNARY})
@@ -34,6 +35,8 @@ def _unary(lw, node, fname, name):
     nargs(lw, node, fname, 1)
     v = scalar(lw, node.args[0], fname)
     if isinstance(v.type, T.Complex):
+        if name == "rint":
+            return np_complex_unary(lw, "rint", v, node)
         return numpy_complex_value(lw, name, v, node)
     return unary_math(lw, node, fname, name, to_int=False, v=v, ufunc=True)
 
@@ -45,7 +48,13 @@ def _binary(lw, node, fname, name):
 
 @lowers_each({np.isnan: "isnan", np.isinf: "isinf", np.isfinite: "isfinite"})
 def _predicate(lw, node, fname, name):
-    return predicate(lw, node, fname, name)
+    nargs(lw, node, fname, 1)
+    v = lw.value(node.args[0])
+    if isinstance(v.type, T.Complex):  # numpy's loops: of the parts
+        re, im = parts(lw, strong(lw, v, node), node)
+        both = [intrinsic(lw, name, [p], T.boolean, node) for p in (re, im)]
+        return ir.BoolOp("and" if name == "isfinite" else "or", both, T.boolean, lw.loc(node))
+    return predicate(lw, node, fname, name, math_arg_value(lw, v, node.args[0]))
 
 
 @lowers(np.abs, np.absolute)
@@ -62,19 +71,20 @@ def _power(lw, node, name):
 
 @lowers(np.fmod)
 def _fmod(lw, node, fname):
-    """``np.fmod``: on integers exact (C remainder, the dividend's sign; by zero 0, as numpy);
-    on floats (or mixed int64/uint64, which promote to float64) the float fmod."""
+    """``np.fmod`` in the type of numba's loop: on integers exact (C remainder, the dividend's
+    sign; by zero 0, as numpy); on floats (or int64 with uint64: float64) the float fmod."""
     nargs(lw, node, fname, 2)
     a, b = math_arg(lw, node.args[0]), math_arg(lw, node.args[1])
-    t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
-    if isinstance(t, T.Float):
-        return binary_math(lw, node, fname, "fmod")
-    if is_weak(a) and is_weak(b):
+    if is_weak(a) and is_weak(b) and not isinstance(a.value, float) and not isinstance(b.value, float):
         x, y = int(a.value), int(b.value)
         r = 0 if y == 0 else (abs(x) % abs(y)) * (-1 if x < 0 else 1)
         return lw.pyconst(r, node)
-    if isinstance(t, T.Boolean):
-        t = T.int8  # numpy: fmod of booleans is int8
+    try:  # numba's loop: an int literal is int64 (np.fmod(int8, 2) is int64), booleans int8
+        (t, _), _ = infer.ufunc_types(np.fmod, [(a.type, weakval(a)), (b.type, weakval(b))], fname)
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+    if isinstance(t, T.Float):
+        return in_float(lw, node, "fmod", [a, b], t)
     return intrinsic(lw, "fmod", [lw.cast(a, t, node), lw.cast(b, t, node)], t, node)
 
 

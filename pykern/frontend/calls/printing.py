@@ -1,6 +1,7 @@
 """``print(a, "text", b)`` in kernels: one line, items separated by spaces, formatted as
 numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``, booleans True/False, tuples and
-``cuda.threadIdx`` & co. as tuples) -- one ``print`` intrinsic of a format and its values."""
+``cuda.threadIdx`` & co. as tuples; complex numbers, which numba.cuda cannot print, as
+``(1.000000-2.000000j)``) -- one ``print`` intrinsic of a format and its values."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import builtins
 from pykern.frontend import ir
 from pykern.frontend import types as T
 from pykern.frontend.calls.arguments import intrinsic
+from pykern.frontend.calls.complex_values import parts
 from pykern.frontend.calls.registry import lowers
 from pykern.frontend.values import PyObj
 from pykern.lang import stubs
@@ -18,7 +20,8 @@ from pykern.lang import stubs
 @lowers(builtins.print)
 def _print(lw, node, name):
     """``print(a, "text", b)``: one line, items separated by spaces, formatted as
-    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False)."""
+    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False; complex
+    numbers, which numba.cuda cannot print, as ``(1.000000-2.000000j)``)."""
     for kw in node.keywords:
         raise lw.error(f"print() keyword '{kw.arg}' is not supported in kernels", node,
                        "print numbers and string literals separated by commas")
@@ -51,8 +54,8 @@ def _print_item(lw, v, a, args):
     if type(t) is T.Tuple and not t.names:
         if not isinstance(v, ir.Var):  # one evaluation however many elements are read
             v = lw.temp(v, a)
-        parts = [_print_item(lw, ir.TupleGet(v, i, e, lw.loc(a)), a, args) for i, e in enumerate(t.elems)]
-        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+        items = [_print_item(lw, ir.TupleGet(v, i, e, lw.loc(a)), a, args) for i, e in enumerate(t.elems)]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     if not t.is_scalar:
         raise lw.error(f"print() in kernels takes numbers and string literals (and tuples of them), not a {t}", a,
                        "print the elements one by one, e.g. print(a[0], a[1])")
@@ -62,6 +65,9 @@ def _print_item(lw, v, a, args):
     if isinstance(t, T.Integer):
         args.append(lw.cast(v, T.int64 if t.signed else T.uint64, a))
         return "%llu" if not t.signed else "%lld"
+    if isinstance(t, T.Complex):  # numba.cuda has no format for it: Python's shape, numba's %f parts
+        args += [lw.cast(p, T.float64, a) for p in parts(lw, v, a)]
+        return "(%f%+fj)"
     args.append(lw.cast(v, T.float64, a))
     return "%f"
 

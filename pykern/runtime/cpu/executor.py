@@ -67,10 +67,12 @@ class LaunchCtx(ctypes.Structure):
         # cooperative launches (cg.this_grid().sync()): arrived, generation,
         # exited blocks, blocks -- see codegen/cpu.py _GRIDBAR
         ("gbar", ctypes.c_int32 * 4),
+        # sanitize=: the checker's context (runtime/cpu/sanitizer.py), null otherwise
+        ("san", ctypes.c_void_p),
     ]
 
 
-assert ctypes.sizeof(LaunchCtx) == 176
+assert ctypes.sizeof(LaunchCtx) == 184
 
 _RUNFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
@@ -180,14 +182,11 @@ def load(artifact) -> "CpuKernel":
     if k is not None:
         return k
     _check_code(artifact)
+    _check_host(artifact)
     if artifact.shared_object:
         return _load_shared_object(artifact)
-    from pykern.core.llvm_host import LLVM_LOCK, host_id, llvm
+    from pykern.core.llvm_host import LLVM_LOCK, llvm
 
-    if artifact.host and artifact.host != host_id():
-        raise LaunchError(
-            f"cpu artifact was compiled for another host ({artifact.host}); recompile it here ({host_id()})"
-        )
     with _lock, LLVM_LOCK:
         k = _loaded.get(artifact.name)
         if k is None:
@@ -213,15 +212,19 @@ def _check_code(artifact) -> None:
         raise LaunchError(f"cannot load the cpu kernel {artifact.name}: its code is {problem}")
 
 
-def _load_shared_object(artifact) -> "CpuKernel":
-    """dlopen the artifact's linked shared library: no LLVM in the process, so a
-    kernel from the disk cache is ready in well under a millisecond."""
+def _check_host(artifact) -> None:
+    """Refuse code built for another host (an artifact pickled elsewhere): its instructions may not exist here."""
     from pykern.core.hostinfo import cpu_identity
 
     if artifact.host_cpu and artifact.host_cpu != cpu_identity():
         raise LaunchError(
             f"cpu artifact was compiled for another host ({artifact.host_cpu}); recompile it here ({cpu_identity()})"
         )
+
+
+def _load_shared_object(artifact) -> "CpuKernel":
+    """dlopen the artifact's linked shared library: no LLVM in the process, so a
+    kernel from the disk cache is ready in well under a millisecond."""
     with _lock:
         k = _loaded.get(artifact.name)
         if k is not None:
@@ -482,6 +485,8 @@ class CpuKernel:
         """``launch`` without the checks, for callers that made them once
         (the dispatcher): ``grid``/``block`` valid 3-tuples, ``argbuf`` a
         bytearray of at least max(8, kernarg_size) bytes."""
+        if self.artifact.sanitize:
+            return self.run_sanitized(grid, block, dynamic_shared, argbuf)
         buf = ctypes.c_char.from_buffer(argbuf)  # the packed bytes themselves, no copy
         nblocks = grid[0] * grid[1] * grid[2]
         try:
@@ -524,6 +529,14 @@ class CpuKernel:
         if not ctx.cancel:  # a cancelled launch may still have workers touching it
             self._spare_ctx.append(ctx)
 
+    def run_sanitized(self, grid, block, dynamic_shared: int, argbuf: bytearray, args=(), kernel_name=None) -> None:
+        """``run`` of a kernel compiled with ``sanitize=`` (``sanitizer.run``); ``args``: the launch's
+        values (device arrays' unwritten bytes), ``kernel_name`` for the reports."""
+        from pykern.runtime.cpu import sanitizer
+
+        sanitizer.run(self, LaunchCtx(grid, block, dynamic_shared), grid, block, dynamic_shared, argbuf, args,
+                      kernel_name)
+
     def fixed_launch(self, grid, block, dynamic_shared: int, size: int):
         """``(body, namespace)`` for ``kernargs.compile_guarded``: run this
         kernel with one configuration already checked (normalised 3-tuples),
@@ -534,7 +547,7 @@ class CpuKernel:
         pointers made once: converting Python ints at the native call costs
         ~0.6 us of a ~2 us launch, building a context more."""
         nblocks = grid[0] * grid[1] * grid[2]
-        if getattr(self.artifact, "cooperative", False) or not (
+        if self.artifact.sanitize or getattr(self.artifact, "cooperative", False) or not (
                 nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK):
             return None
         spare: list = []

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 import sys
 
+from pykern.core import settings
+
 #: the device nodes through which the HIP runtime reaches an AMD GPU: the ROCm kernel driver's
 #: (Linux) and the DirectX one (ROCm under WSL)
 DEVICE_NODES = ("/dev/kfd", "/dev/dxg")
@@ -24,7 +26,7 @@ def no_device_nodes():
     dlopen plus its bindings, inside a cpu-only process's first launch), or None to ask HIP.
     Only for the default choice: an explicit "hip" asks the runtime for its own reason, and a
     copy of the library already loaded or ``PYKERN_HIP_LIBRARY`` is always asked."""
-    if not sys.platform.startswith("linux") or os.environ.get("PYKERN_HIP_LIBRARY"):
+    if not sys.platform.startswith("linux") or settings.get("PYKERN_HIP_LIBRARY"):
         return None
     if any(os.path.exists(n) for n in DEVICE_NODES):
         return None
