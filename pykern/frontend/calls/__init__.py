@@ -1,8 +1,8 @@
 """Calls inside kernels, each lowered to IR by the handler ``registry`` holds for the object
 called (``cuda.shared.array``, ``math.sin``, ``np.sum``, ``len``, ``operator.add``...), else
 for its kind (types, classes) or, for ``value.method()``, for (kind of value, method); device
-functions, user overloads and ufuncs on arrays come first. ``lower_call`` (``lower_exprs.ExpressionLowering.expr_Call``) is the entry;
-the typing rules are ``infer``'s.
+functions, user overloads and ufuncs on arrays come first. ``lower_call`` is the entry
+(``lower_exprs.ExpressionLowering.expr_Call``); the typing rules are ``infer``'s.
 
 The handlers, by domain (each module registers its own when imported below):
 
