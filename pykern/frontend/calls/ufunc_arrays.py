@@ -65,8 +65,10 @@ def _element(f, operands, kind: str):
 
 
 def array_form(lw, f, node, name):
-    """The lowered value of ufunc call ``node``, or None when it is not an
-    array form (scalar calls go on to the usual math lowering)."""
+    """The lowered value of ufunc call ``node``, or None when ``f`` is no ufunc or the call
+    is not an array form (scalar calls go on to the registry's handler of ``f``)."""
+    if not isinstance(f, np.ufunc):
+        return None
     args = list(node.args)
     out_node = None
     for kw in node.keywords:
@@ -100,31 +102,19 @@ def array_form(lw, f, node, name):
         if not isinstance(a, _SIMPLE):
             raise lw.error(f"arguments of np.{f.__name__}(..., out) inside a kernel must be names, attributes, "
                            "subscripts or constants", a, hint="assign the argument to a variable first")
-    nd = out.type.ndim
+    _loop_over_out(lw, f, node, args, vals, out_node, out.type.ndim)
+    return out
+
+
+def _loop_over_out(lw, f, node, args, vals, out_node, nd):
+    """Lower ``for i0 in range(out.shape[0]): ... out[i0, ...] = f(x[i0, ...], ...)``, the
+    inputs broadcast as numpy does (a length-1 axis repeats)."""
     # named by the call's position: the same names on every typing pass
     uid = f"{node.lineno}_{node.col_offset}"
     idx = [f"_pk_uf{uid}_{d}" for d in range(nd)]
     for n in idx:
         lw.local_names.add(n)
-
-    def load(a, v):
-        if not isinstance(getattr(v, "type", None), T.Array):
-            return a
-        k = v.type.ndim
-        if k > nd:
-            raise lw.error(f"np.{f.__name__}: an input has {k} dimensions, the output {nd}", a)
-        items = []
-        for d in range(k):
-            od = nd - k + d
-            # numpy broadcasting: a length-1 axis repeats
-            one = ast.Compare(ast.Subscript(ast.Attribute(a, "shape", ast.Load()), ast.Constant(d), ast.Load()),
-                              [ast.Eq()], [ast.Constant(1)])
-            items.append(ast.IfExp(one, ast.Constant(0), ast.Name(idx[od], ast.Load())))
-        if not items:
-            return ast.Subscript(a, ast.Tuple([], ast.Load()), ast.Load())
-        return ast.Subscript(a, items[0] if k == 1 else ast.Tuple(items, ast.Load()), ast.Load())
-
-    operands = [load(a, v) for a, v in zip(args, vals)]
+    operands = [_element_of(lw, f, a, v, idx) for a, v in zip(args, vals)]
     elem = _element(f, operands, "array")
     if elem is None:
         elem = ast.Call(node.func, operands, [])
@@ -141,7 +131,25 @@ def array_form(lw, f, node, name):
     if _shadowed_range(lw):
         raise lw.error("np ufunc array forms need the builtin range()", node)
     lw.stmt(body)
-    return out
+
+
+def _element_of(lw, f, a, v, idx):
+    """The element of input ``a`` (value ``v``) at the loop indices ``idx``: a scalar is itself."""
+    if not isinstance(getattr(v, "type", None), T.Array):
+        return a
+    nd, k = len(idx), v.type.ndim
+    if k > nd:
+        raise lw.error(f"np.{f.__name__}: an input has {k} dimensions, the output {nd}", a)
+    items = []
+    for d in range(k):
+        od = nd - k + d
+        # numpy broadcasting: a length-1 axis repeats
+        one = ast.Compare(ast.Subscript(ast.Attribute(a, "shape", ast.Load()), ast.Constant(d), ast.Load()),
+                          [ast.Eq()], [ast.Constant(1)])
+        items.append(ast.IfExp(one, ast.Constant(0), ast.Name(idx[od], ast.Load())))
+    if not items:
+        return ast.Subscript(a, ast.Tuple([], ast.Load()), ast.Load())
+    return ast.Subscript(a, items[0] if k == 1 else ast.Tuple(items, ast.Load()), ast.Load())
 
 
 def _shadowed_range(lw) -> bool:

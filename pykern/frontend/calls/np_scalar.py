@@ -22,6 +22,8 @@ from pykern.lang import stubs
 from pykern.frontend import infer
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.calls.complex_funcs import np_complex_unary
+from pykern.frontend.calls.registry import lowers
 from pykern.frontend.values import is_weak, weakval
 
 
@@ -68,10 +70,11 @@ def _math(lw, name, args, t, node):
     return ir.Intrinsic(name, list(args), t, {}, lw.loc(node))
 
 
+@lowers(np.sign)
 def np_sign(lw, node, name):
     v = _arg(lw, node, name, complex_ok=True)
     if isinstance(v.type, T.Complex):
-        return _complex(lw, "sign", v, node)
+        return np_complex_unary(lw, "sign", v, node)
     t = v.type
     if isinstance(t, T.Boolean):  # numpy refuses; numba takes the int8 loop
         v, t = lw.cast(v, T.int8, node), T.int8
@@ -86,21 +89,23 @@ def np_sign(lw, node, name):
     return _if(lw, _cmp(lw, ">", v, _c(lw, zero, t, node), node), _c(lw, one, t, node), neg, node)
 
 
+@lowers(np.square)
 def np_square(lw, node, name):
     v = _arg(lw, node, name, complex_ok=True)
     if isinstance(v.type, T.Complex):
-        return _complex(lw, "square", v, node)
+        return np_complex_unary(lw, "square", v, node)
     if isinstance(v.type, T.Boolean):
         v = lw.cast(v, T.int8, node)  # numba's loop for a boolean: int8 (numpy's too)
     return _bin(lw, "*", v, v, node)
 
 
+@lowers(np.reciprocal)
 def np_reciprocal(lw, node, name):
     """Floats: ``1 / x``. Integers: C's ``1 / x`` -- 1 for 1, -1 for -1, else 0 (0 for 0:
     pykern's integer division by zero)."""
     v = _arg(lw, node, name, complex_ok=True)
     if isinstance(v.type, T.Complex):
-        return _complex(lw, "reciprocal", v, node)
+        return np_complex_unary(lw, "reciprocal", v, node)
     t = v.type
     if isinstance(t, T.Float):
         return _bin(lw, "/", _c(lw, 1.0, t, node), v, node)
@@ -112,12 +117,7 @@ def np_reciprocal(lw, node, name):
     return _if(lw, _cmp(lw, "==", v, _c(lw, 1, t, node), node), _c(lw, 1, t, node), result, node)
 
 
-def _complex(lw, which, z, node):
-    """``np.<which>`` of a complex number: numpy's loop (``calls.np_complex_unary``, reached
-    through the lowerer: calls imports this module)."""
-    return lw.np_complex_unary(which, z, node)
-
-
+@lowers(np.signbit)
 def np_signbit(lw, node, name):
     """The sign bit: of -0.0 and of a negative NaN too (``copysign(1, x) < 0``)."""
     v = _arg(lw, node, name)
@@ -141,6 +141,7 @@ def _two_floats(lw, node, name):
     return lw.once(lw.cast(a, ct, node), node), lw.once(lw.cast(b, ct, node), node), ct, rt
 
 
+@lowers(np.heaviside)
 def np_heaviside(lw, node, name):
     """numpy's loop: NaN for NaN, ``h`` at 0, 0 below, 1 above."""
     x, h, ct, rt = _two_floats(lw, node, name)
@@ -173,14 +174,17 @@ def _logaddexp(lw, node, name, base2: bool):
     return lw.cast(r, rt, node)
 
 
+@lowers(np.logaddexp)
 def np_logaddexp(lw, node, name):
     return _logaddexp(lw, node, name, False)
 
 
+@lowers(np.logaddexp2)
 def np_logaddexp2(lw, node, name):
     return _logaddexp(lw, node, name, True)
 
 
+@lowers(np.float_power)
 def np_float_power(lw, node, name):
     """``x ** y`` in float64 (numpy's float_power has float64 loops only, and complex128)."""
     if len(node.args) != 2 or node.keywords:
@@ -190,6 +194,7 @@ def np_float_power(lw, node, name):
     return lw.binop("**", lw.cast(a, ct, node), lw.cast(b, ct, node), node)
 
 
+@lowers(np.round, np.around)
 def np_round(lw, node, name):
     """``np.round(x, decimals=0)`` of a number, as numpy rounds: half to even (``rint``); with
     ``decimals`` (a constant) ``rint(x * 10**d) / 10**d`` in x's float type (``/`` and ``*``
@@ -221,6 +226,7 @@ def np_round(lw, node, name):
     return lw.cast(r, t, node)
 
 
+@lowers(np.spacing)
 def np_spacing(lw, node, name):
     """``np.spacing(x)``: the distance from ``x`` to the next float away from zero (toward +inf
     for +-0.0), negative for negative ``x``; NaN for +-inf and NaN -- numpy's ``npy_spacing``,
@@ -277,17 +283,12 @@ def _magnitude(lw, v, u, node):
     return _if(lw, _cmp(lw, "<", v, _c(lw, 0, v.type, node), node), negated, bits, node)
 
 
+@lowers(np.gcd)
 def np_gcd(lw, node, name):
     return _gcd_lcm(lw, node, name, "gcd")
 
 
+@lowers(np.lcm)
 def np_lcm(lw, node, name):
     return _gcd_lcm(lw, node, name, "lcm")
 
-
-HANDLERS = {
-    np.gcd: np_gcd, np.lcm: np_lcm, np.spacing: np_spacing,
-    np.sign: np_sign, np.square: np_square, np.reciprocal: np_reciprocal, np.signbit: np_signbit,
-    np.heaviside: np_heaviside, np.logaddexp: np_logaddexp, np.logaddexp2: np_logaddexp2,
-    np.float_power: np_float_power, np.round: np_round, np.around: np_round,
-}  # fmt: skip
