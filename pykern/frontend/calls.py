@@ -102,6 +102,8 @@ def lower_call(lw, fobj, node):
             hint="make the callee a device function: @pykern.jit(device=True)",
         )
     handler = _BUILTINS.get(f) if _hashable(f) else None
+    if handler is None and getattr(f, "__module__", None) == "pdb" and getattr(f, "__name__", "") == "set_trace":
+        handler = _breakpoint
     if handler is not None:
         return handler(lw, node, name)
     if _hashable(f) and f in _operator_table():
@@ -1122,7 +1124,15 @@ _BUILTINS = {
     builtins.pow: _pow,
     builtins.divmod: _divmod,
     builtins.print: lambda lw, node, name: _print(lw, node),
+    builtins.breakpoint: lambda lw, node, name: _breakpoint(lw, node, name),
 }
+
+
+def _breakpoint(lw, node, name):
+    """``breakpoint()`` / ``pdb.set_trace()``: the sim target stops in pdb there."""
+    if node.args or node.keywords:
+        raise lw.error(f"{name}() in kernels takes no arguments", node)
+    return _intr(lw, "breakpoint", [], T.void, node)
 
 
 def _print(lw, node):

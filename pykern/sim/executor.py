@@ -129,8 +129,32 @@ def _threads_of_block(launch, block, bid):
     return [SimThread(launch, block, (x, y, z), bid) for z in range(bz) for y in range(by) for x in range(bx)]
 
 
+#: modules pdb does not stop in while stepping through a kernel (the simulator's own frames)
+SKIP = ["pykern.sim", "pykern.sim.*", "numpy", "numpy.*", "threading"]
+
+
+def _pdb_hook(*args, **kwargs):
+    import pdb
+
+    pdb.Pdb(skip=SKIP).set_trace(sys._getframe(1))
+
+
 def run(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier: bool, warpsize: int = 64) -> None:
     """Run ``kernel`` (a generated Python function) over the grid, one thread at a time."""
+    # breakpoint() in a kernel opens pdb at the kernel's line, stepping over the simulator's
+    # frames -- unless the program chose its own hook (PYTHONBREAKPOINT, sys.breakpointhook)
+    own = sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get("PYTHONBREAKPOINT")
+    if own:
+        sys.breakpointhook = _pdb_hook
+    try:
+        _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier, warpsize)
+    finally:
+        if own:
+            sys.breakpointhook = sys.__breakpointhook__
+        runtime.STATE.thread = None
+
+
+def _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier, warpsize) -> None:
     launch = Launch(griddim, blockdim, warpsize)
     gx, gy, gz = griddim
     for bz in range(gz):
@@ -145,7 +169,6 @@ def run(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier: bool, w
                         _run_one(kernel, args, t, codes)
                         if t.error is not None:
                             raise t.error
-    runtime.STATE.thread = None
 
 
 def _run_block_threaded(kernel, codes, args, threads) -> None:
