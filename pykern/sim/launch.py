@@ -81,11 +81,13 @@ _proxies: dict = {}
 
 
 def _globals_for(py_func) -> dict:
-    import pykern
+    import sys
 
+    top = sys.modules.get("pykern")  # the public face, by name: this layer does not import it
+    faces = {id(top), id(getattr(top, "cuda", None))} - {id(None)}
     g = dict(py_func.__globals__)
     for k, v in list(g.items()):
-        if v is pykern or v is getattr(pykern, "cuda", None):
+        if id(v) in faces:
             p = _proxies.get(id(v))
             if p is None:
                 p = _proxies[id(v)] = _Proxy(v)
