@@ -79,26 +79,39 @@ def mod(a, b):
 def power(a, b):
     dt = np.asarray(a).dtype
     if dt.kind in "iu":
-        e, base = int(b), int(a)
-        if e < 0:
-            return dt.type(1 if base == 1 else (1 if e % 2 == 0 else -1) if base == -1 else 0)
-        bits = dt.itemsize * 8
-        r = pow(base, e, 1 << bits)
-        return np.array(r, dtype=np.uint64 if bits == 64 else np.int64).astype(dt)[()] if dt.kind == "i" or bits == 64 \
-            else dt.type(r)
+        e, base, bits = int(b), int(a), dt.itemsize * 8
+        if e < 0:  # codegen's rule: 1 -> 1, -1 -> +-1 by parity, 0 -> the type's minimum, else 0
+            r = 1 if base == 1 else (-1 if e % 2 else 1) if base == -1 else -(1 << (bits - 1)) if base == 0 else 0
+        else:
+            r = pow(base, e, 1 << bits)
+        return _wrap(r, dt)
     return np.power(a, b)
 
 
-def _shift_count(a, b):
-    return int(b) & (np.asarray(a).dtype.itemsize * 8 - 1)
+def _wrap(v: int, dt):
+    bits = dt.itemsize * 8
+    v &= (1 << bits) - 1
+    if dt.kind == "i" and v >> (bits - 1):
+        v -= 1 << bits
+    return dt.type(v)
 
 
 def shl(a, b):
-    return a << np.asarray(a).dtype.type(_shift_count(a, b))
+    """``a << b``: a count >= the width (or negative: a huge unsigned) shifts everything out."""
+    dt = np.asarray(a).dtype
+    bits = dt.itemsize * 8
+    c = int(b) % (1 << bits)
+    return dt.type(0) if c >= bits else _wrap(int(a) << c, dt)
 
 
 def shr(a, b):
-    return a >> np.asarray(a).dtype.type(_shift_count(a, b))
+    """``a >> b``: arithmetic for signed; a count >= the width leaves 0 or the sign."""
+    dt = np.asarray(a).dtype
+    bits = dt.itemsize * 8
+    c = int(b) % (1 << bits)
+    if c >= bits:
+        return dt.type(-1 if dt.kind == "i" and a < 0 else 0)
+    return dt.type(int(a) >> c)
 
 
 def typed_range(start, stop, step, dt):
@@ -145,7 +158,7 @@ def view(arr, items: tuple):
         if isinstance(it, slice) and it.step == 0:
             return arr[tuple(fixed) + (slice(0, 0),) + (slice(None),) * (len(items) - len(fixed) - 1)]
         fixed.append(it)
-    return arr[tuple(fixed)]
+    return arr[tuple(fixed) + (Ellipsis,)]  # the Ellipsis keeps a 0-d result a view (a record reference)
 
 
 def field(rec, name: str):
