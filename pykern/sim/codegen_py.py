@@ -25,6 +25,9 @@ from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
 
+#: intrinsics read straight from the running thread's state (``executor.SimThread``)
+_SPECIAL = {"thread_idx": "tid", "block_idx": "bid", "block_dim": "bdim", "grid_dim": "gdim"}
+
 _VERSION = re.compile(r"^([A-Za-z_]\w*)(?:\$s\d+|\$u\d+_\d+)+$")
 
 
@@ -124,7 +127,7 @@ class _Fn:
         if isinstance(x, ir.IfExp):
             return f"({e(x.then)} if {e(x.cond)} else {e(x.orelse)})"
         if isinstance(x, ir.Cast):
-            return f"_pk_rt.cast({e(x.value)}, {g.dtype(x.type)})"
+            return g.cast(e(x.value), x.value.type, x.type)
         if isinstance(x, ir.Load):
             return f"{e(x.array)}[{self.index(x.indices)}]"
         if isinstance(x, ir.ArrayAttr):
@@ -139,6 +142,8 @@ class _Fn:
             return f"{e(x.value)}[{x.index}]"
         if isinstance(x, ir.Call):
             return f"{g.fn_name(x.func)}({', '.join(e(a) for a in x.args)})"
+        if isinstance(x, ir.Intrinsic) and x.name in _SPECIAL:
+            return f"_pk_rt.STATE.thread.{_SPECIAL[x.name]}[{x.attrs.get('axis', 0)}]"
         if isinstance(x, ir.Intrinsic):
             args = "".join(e(a) + ", " for a in x.args)
             return f"_pk_rt.intrinsic({x.name!r}, {g.const_obj(x.attrs)}, {g.dtype(x.type)}, {args})"
@@ -213,11 +218,30 @@ class _Module:
     def dtype(self, t) -> str:
         import numpy as np
 
-        if isinstance(t, T.Boolean):
-            return self.const_obj(np.dtype(np.bool_))
-        if isinstance(t, (T.Integer, T.Float, T.Complex, T.Record)):
-            return self.const_obj(t.np_dtype)
-        return "None"
+        if not isinstance(t, (T.Boolean, T.Integer, T.Float, T.Complex, T.Record)):
+            return "None"
+        key = ("dtype", str(t))
+        hit = self._const_keys.get(key)
+        if hit is None:
+            hit = self._const_keys[key] = self.const_obj(np.dtype(np.bool_) if isinstance(t, T.Boolean)
+                                                         else t.np_dtype)
+        return hit
+
+    def cast(self, text: str, src, dst) -> str:
+        """A ``Cast``: the numpy scalar constructor where it is exact (widening integers,
+        int -> float, float -> float), the runtime's rules otherwise."""
+        if src == dst:
+            return text
+        if isinstance(dst, T.Boolean):
+            return f"_pk_np.bool_({text} != 0)"
+        exact = (isinstance(src, T.Integer) and isinstance(dst, T.Integer) and dst.bits >= src.bits
+                 and (dst.signed == src.signed or dst.bits > src.bits and dst.signed)) or \
+            (isinstance(src, (T.Integer, T.Boolean)) and isinstance(dst, (T.Float, T.Complex))) or \
+            (isinstance(src, T.Float) and isinstance(dst, (T.Float, T.Complex))) or \
+            (isinstance(src, T.Boolean) and isinstance(dst, T.Integer))
+        if exact:
+            return f"{self.dtype(dst)}.type({text})"
+        return f"_pk_rt.cast({text}, {self.dtype(dst)})"
 
     def unsupported(self, what: str, loc) -> CompileError:
         return CompileError(f"{what} is not supported on the sim target yet", loc)

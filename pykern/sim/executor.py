@@ -36,6 +36,8 @@ def thread_name(tid, bid) -> str:
 class Launch:
     def __init__(self, griddim, blockdim, warpsize: int):
         self.griddim, self.blockdim, self.warpsize = griddim, blockdim, warpsize
+        self.bdim = tuple(np.int32(v) for v in blockdim)
+        self.gdim = tuple(np.int32(v) for v in griddim)
 
 
 class Block:
@@ -49,24 +51,18 @@ class _Abort(BaseException):
 
 
 class SimThread:
+    __slots__ = ("launch", "block", "tid", "bid", "bdim", "gdim", "linear", "go", "site", "kind", "value",
+                 "result", "done", "error", "abort", "sched")
+
     def __init__(self, launch, block, tid, bid):
         self.launch, self.block = launch, block
-        i32 = np.int32
-        self.tid = tuple(i32(v) for v in tid)
-        self.bid = tuple(i32(v) for v in bid)
-        self.bdim = tuple(i32(v) for v in launch.blockdim)
-        self.gdim = tuple(i32(v) for v in launch.griddim)
+        self.tid, self.bid = tid, bid  # tuples of np.int32
+        self.bdim, self.gdim = launch.bdim, launch.gdim
         bx, by, _ = launch.blockdim
-        self.linear = tid[0] + bx * (tid[1] + by * tid[2])
-        self.go = threading.Event()
-        self.site = None  # (file, line) of the barrier it waits at
-        self.kind = None
-        self.value = None
-        self.result = None
-        self.done = False
-        self.error = None
-        self.abort = False
-        self.sched = None
+        self.linear = int(tid[0]) + bx * (int(tid[1]) + by * int(tid[2]))
+        self.go = None  # a threading.Event when the block runs threaded
+        self.site = self.kind = self.value = self.result = self.error = self.sched = None
+        self.done = self.abort = False
 
     @property
     def name(self) -> str:
@@ -110,8 +106,7 @@ def _located(exc, t, codes) -> BaseException:
 def _run_one(kernel, args, t, codes):
     runtime.STATE.thread = t
     try:
-        with np.errstate(all="ignore"):
-            kernel(*args)
+        kernel(*args)
     except runtime.ThreadExit:
         pass
     except _Abort:
@@ -126,7 +121,10 @@ def _run_one(kernel, args, t, codes):
 
 def _threads_of_block(launch, block, bid):
     bx, by, bz = launch.blockdim
-    return [SimThread(launch, block, (x, y, z), bid) for z in range(bz) for y in range(by) for x in range(bx)]
+    i32 = np.int32
+    bid = tuple(i32(v) for v in bid)
+    xs, ys, zs = ([i32(v) for v in range(n)] for n in (bx, by, bz))
+    return [SimThread(launch, block, (x, y, z), bid) for z in zs for y in ys for x in xs]
 
 
 #: modules pdb does not stop in while stepping through a kernel (the simulator's own frames)
@@ -164,7 +162,8 @@ def _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier, w
                 threads = _threads_of_block(launch, block, (bx, by, bz))
                 if uses_barrier:
                     _run_block_threaded(kernel, codes, args, threads)
-                else:
+                    continue
+                with np.errstate(all="ignore"):  # wraparound is the semantics, not an accident
                     for t in threads:
                         _run_one(kernel, args, t, codes)
                         if t.error is not None:
@@ -177,10 +176,13 @@ def _run_block_threaded(kernel, codes, args, threads) -> None:
     for t in threads:
         t.sched = sched
 
+        t.go = threading.Event()
+
         def body(t=t):
             t.go.wait()
             if not t.abort:
-                _run_one(kernel, args, t, codes)
+                with np.errstate(all="ignore"):  # numpy's error state is per thread
+                    _run_one(kernel, args, t, codes)
             sched.set()
 
         w = threading.Thread(target=body, name=t.name, daemon=True)
