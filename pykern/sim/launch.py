@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from pykern.frontend import types as T
-from pykern.sim import executor, runtime
+from pykern.sim import executor, runtime, watch
 
 _compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # dispatcher -> {argtypes: entry}
 
@@ -119,10 +119,8 @@ def _entry(dispatcher, argtypes):
 
 def _value(a, t):
     if isinstance(t, T.Array):
-        if isinstance(a, np.ndarray):
-            return a
         hv = getattr(a, "_host_view", None)
-        return hv() if hv is not None else np.asarray(a)
+        return watch.wrap(a if isinstance(a, np.ndarray) else hv() if hv is not None else np.asarray(a))
     if isinstance(t, T.Tuple) and isinstance(a, tuple):
         return tuple(_value(v, et) for v, et in zip(a, t.elems))
     if isinstance(t, T.Boolean):
