@@ -20,6 +20,7 @@ Example::
 
 from __future__ import annotations
 
+import os
 import warnings
 
 from pykern.core import settings
@@ -57,8 +58,8 @@ def current_target() -> str:
     if _chosen:
         return _chosen[0]
     env = settings.get("PYKERN_TARGET")  # a value it does not take raises SettingError, a ValueError
-    if env == "auto" and settings.get("NUMBA_ENABLE_CUDASIM"):
-        env = "sim"
+    if env == "auto" and settings.flag(os.environ.get("NUMBA_ENABLE_CUDASIM") or "0"):
+        env = "sim"  # numba's simulator switch (numba's name, so not a PYKERN_ setting)
     if env != "auto":
         if env == "hip":
             _require_hip()
