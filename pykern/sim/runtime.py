@@ -236,7 +236,7 @@ def _minmax(pick):
 def _print(attrs, dt, *args):
     fmt = attrs["format"].replace("%lld", "%d").replace("%llu", "%d")
     vals = tuple(("True" if a else "False") if isinstance(a, np.bool_) else a.item() for a in args)
-    print(fmt % vals, flush=True)
+    print(fmt % vals, end="", flush=True)  # the format holds its own newline
 
 
 def _round(attrs, dt, x):
