@@ -25,6 +25,10 @@ from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
 
+#: block barriers: a ``yield`` of (kind, value) to the executor, which resumes the threads together
+_BARRIERS = {"syncthreads": "syncthreads", "syncthreads_count": "count", "syncthreads_and": "and",
+             "syncthreads_or": "or"}
+
 #: intrinsics read straight from the running thread's state (``executor.SimThread``)
 _SPECIAL = {"thread_idx": "tid", "block_idx": "bid", "block_dim": "bdim", "grid_dim": "gdim"}
 
@@ -141,7 +145,11 @@ class _Fn:
         if isinstance(x, ir.TupleGet):
             return f"{e(x.value)}[{x.index}]"
         if isinstance(x, ir.Call):
-            return f"{g.fn_name(x.func)}({', '.join(e(a) for a in x.args)})"
+            call = f"{g.fn_name(x.func)}({', '.join(e(a) for a in x.args)})"
+            # a callee that reaches a barrier is a generator: the block's threads take turns at it
+            return f"(yield from {call})" if g.module.functions[x.func].uses_barrier else call
+        if isinstance(x, ir.Intrinsic) and x.name in _BARRIERS:
+            return f"(yield ({_BARRIERS[x.name]!r}, {e(x.args[0]) if x.args else 'None'}))"
         if isinstance(x, ir.Intrinsic) and x.name in _SPECIAL:
             return f"_pk_rt.STATE.thread.{_SPECIAL[x.name]}[{x.attrs.get('axis', 0)}]"
         if isinstance(x, ir.Intrinsic):
@@ -207,8 +215,6 @@ class _Module:
         return name
 
     def const(self, value, t) -> str:
-        import numpy as np
-
         key = (repr(value), str(t))
         hit = self._const_keys.get(key)
         if hit is None:

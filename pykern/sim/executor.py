@@ -1,12 +1,12 @@
 """Running a kernel on the sim target: its threads, one at a time, block after block.
 
-A kernel without barriers runs each thread to its end in the caller's own thread
-(so pdb there is the plain pdb of the program). A kernel with barriers runs each
-thread of a block in a Python thread, and a baton lets exactly one run at a time:
-a thread reaching a barrier hands it back; when every thread of the block waits at
-the same barrier (the same source line), they go on in order; threads waiting at
-different barriers is divergence, reported with the lines and threads (threads
-that have ended count as arrived).
+Everything runs in the caller's own thread (pdb there is the program's plain pdb).
+A kernel without barriers runs each thread to its end in turn. In a kernel with
+barriers every function that reaches one is a generator (``codegen_py``): each
+thread of a block runs up to its next barrier, where it yields; when every thread
+of the block waits at the same barrier (the same source line) they go on, in order;
+threads waiting at different barriers is divergence, reported with the lines and
+threads (threads that have ended count as arrived).
 
 Example::
 
@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
+import inspect
 
 import numpy as np
 
 from pykern.core.errors import LaunchError
 from pykern.sim import runtime
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def thread_name(tid, bid) -> str:
@@ -46,13 +45,9 @@ class Block:
         self.dynamic = np.zeros(sharedmem, np.uint8)
 
 
-class _Abort(BaseException):
-    """Unwinds a waiting thread when its block is abandoned (another thread failed)."""
-
-
 class SimThread:
-    __slots__ = ("launch", "block", "tid", "bid", "bdim", "gdim", "linear", "go", "site", "kind", "value",
-                 "result", "done", "error", "abort", "sched")
+    __slots__ = ("launch", "block", "tid", "bid", "bdim", "gdim", "linear", "gen", "site", "kind", "value",
+                 "result", "done", "error")
 
     def __init__(self, launch, block, tid, bid):
         self.launch, self.block = launch, block
@@ -60,30 +55,20 @@ class SimThread:
         self.bdim, self.gdim = launch.bdim, launch.gdim
         bx, by, _ = launch.blockdim
         self.linear = int(tid[0]) + bx * (int(tid[1]) + by * int(tid[2]))
-        self.go = None  # a threading.Event when the block runs threaded
-        self.site = self.kind = self.value = self.result = self.error = self.sched = None
-        self.done = self.abort = False
+        self.gen = None  # the kernel's generator when the block has barriers
+        self.site = self.kind = self.value = self.result = self.error = None
+        self.done = False
 
     @property
     def name(self) -> str:
         return thread_name(self.tid, self.bid)
 
-    def barrier(self, kind, value):
-        if self.sched is None:  # a kernel the scan found no barrier in cannot get here
-            raise LaunchError("barrier reached in a kernel run without a scheduler")
-        self.site, self.kind, self.value = _user_site(sys._getframe(1)), kind, value
-        self.go.clear()
-        self.sched.set()
-        self.go.wait()
-        if self.abort:
-            raise _Abort()
-        runtime.STATE.thread = self
-        return self.result
 
-
-def _user_site(frame):
-    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _HERE:
-        frame = frame.f_back
+def _site_of(gen):
+    """(file, line) where a generator (through its ``yield from`` chain) waits."""
+    while getattr(gen, "gi_yieldfrom", None) is not None:
+        gen = gen.gi_yieldfrom
+    frame = gen.gi_frame
     return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else ("?", 0)
 
 
@@ -103,20 +88,40 @@ def _located(exc, t, codes) -> BaseException:
     return new
 
 
+_ENDED = object()
+
+
+def _resume(gen, value):
+    # its own, fresh frame: pdb (skipping this module) does not trace it, so a kernel's end
+    # (StopIteration) is not reported as an exception in the simulator's frames while stepping
+    try:
+        return gen.send(value)
+    except StopIteration:
+        return _ENDED
+
+
 def _run_one(kernel, args, t, codes):
+    """Run (or resume, for a block with barriers) thread ``t`` up to its end or its next barrier."""
     runtime.STATE.thread = t
     try:
-        kernel(*args)
+        if t.gen is None:
+            r = kernel(*args)
+            if not inspect.isgenerator(r):
+                t.done = True
+                return
+            t.gen = r
+        yielded = _resume(t.gen, t.result)
+        if yielded is not _ENDED:
+            t.kind, t.value = yielded
+            t.site = _site_of(t.gen)
+            return
     except runtime.ThreadExit:
-        pass
-    except _Abort:
         pass
     except (IndexError, ZeroDivisionError, ValueError, TypeError, NotImplementedError, OverflowError) as exc:
         t.error = _located(exc, t, codes)
     except BaseException as exc:  # bdb.BdbQuit (pdb's quit), KeyboardInterrupt: as they are
         t.error = exc
-    finally:
-        t.done = True
+    t.done = True
 
 
 def _threads_of_block(launch, block, bid):
@@ -128,13 +133,27 @@ def _threads_of_block(launch, block, bid):
 
 
 #: modules pdb does not stop in while stepping through a kernel (the simulator's own frames)
-SKIP = ["pykern.sim", "pykern.sim.*", "numpy", "numpy.*", "threading"]
+SKIP = ["pykern.sim", "pykern.sim.*", "numpy", "numpy.*"]
+
+
+def open_pdb(frame) -> None:
+    """pdb stopped at ``frame`` (a kernel's), stepping over the simulator's own frames: those
+    below it on the stack are not traced (a kernel's end is not an event in them)."""
+    import pdb
+
+    debugger = pdb.Pdb(skip=SKIP)
+    ours, f = [], frame.f_back
+    while f is not None:  # found before tracing starts: afterwards every Python call is traced
+        if debugger.is_skipped_module(f.f_globals.get("__name__")):
+            ours.append(f)
+        f = f.f_back
+    debugger.set_trace(frame)
+    for f in ours:
+        f.f_trace = None
 
 
 def _pdb_hook(*args, **kwargs):
-    import pdb
-
-    pdb.Pdb(skip=SKIP).set_trace(sys._getframe(1))
+    open_pdb(sys._getframe(1))
 
 
 def run(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier: bool, warpsize: int = 64) -> None:
@@ -160,57 +179,29 @@ def _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier, w
             for bx in range(gx):
                 block = Block(sharedmem)
                 threads = _threads_of_block(launch, block, (bx, by, bz))
-                if uses_barrier:
-                    _run_block_threaded(kernel, codes, args, threads)
-                    continue
                 with np.errstate(all="ignore"):  # wraparound is the semantics, not an accident
+                    if uses_barrier:
+                        _run_block_barriers(kernel, codes, args, threads)
+                        continue
                     for t in threads:
                         _run_one(kernel, args, t, codes)
                         if t.error is not None:
                             raise t.error
 
 
-def _run_block_threaded(kernel, codes, args, threads) -> None:
-    sched = threading.Event()
-    workers = []
-    for t in threads:
-        t.sched = sched
-
-        t.go = threading.Event()
-
-        def body(t=t):
-            t.go.wait()
-            if not t.abort:
-                with np.errstate(all="ignore"):  # numpy's error state is per thread
-                    _run_one(kernel, args, t, codes)
-            sched.set()
-
-        w = threading.Thread(target=body, name=t.name, daemon=True)
-        workers.append(w)
-        w.start()
-    try:
-        runnable = list(threads)
-        while runnable:
-            for t in runnable:
-                sched.clear()
-                runtime.STATE.thread = t
-                t.go.set()
-                sched.wait()
-                if t.error is not None:
-                    raise t.error
-            waiting = [t for t in threads if not t.done]
-            if not waiting:
-                break
-            _check_convergence(threads, waiting)
-            _barrier_results(waiting)
-            runnable = waiting
-    finally:
-        for t in threads:
-            if not t.done:
-                t.abort = True
-                t.go.set()
-        for w in workers:
-            w.join()
+def _run_block_barriers(kernel, codes, args, threads) -> None:
+    runnable = threads
+    while runnable:
+        for t in runnable:
+            _run_one(kernel, args, t, codes)
+            if t.error is not None:
+                raise t.error
+        waiting = [t for t in threads if not t.done]
+        if not waiting:
+            return
+        _check_convergence(threads, waiting)
+        _barrier_results(waiting)
+        runnable = waiting
 
 
 def _check_convergence(threads, waiting) -> None:

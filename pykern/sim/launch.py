@@ -99,7 +99,7 @@ def _entry(dispatcher, argtypes):
     per = _compiled.setdefault(dispatcher, {})
     hit = per.get(argtypes)
     if hit is None:
-        from pykern.frontend import analysis, compile_ir
+        from pykern.frontend import compile_ir
         from pykern.sim.codegen_py import generate
 
         module = compile_ir(dispatcher.py_func, list(argtypes), is_kernel=True,

@@ -219,12 +219,6 @@ def _special(field_name):
     return read
 
 
-def _barrier(kind):
-    def run(attrs, dt, *args):
-        return STATE.thread.barrier(kind, args[0] if args else None)
-    return run
-
-
 def _math(fn):
     return lambda attrs, dt, *args: dt.type(fn(*args))
 
@@ -250,10 +244,6 @@ INTRINSICS = {
     **{name: _special(f) for name, f in _SPECIAL.items()},
     "warpsize": lambda attrs, dt: dt.type(STATE.thread.launch.warpsize),
     "laneid": lambda attrs, dt: dt.type(STATE.thread.linear % STATE.thread.launch.warpsize),
-    "syncthreads": _barrier("syncthreads"),
-    "syncthreads_count": _barrier("count"),
-    "syncthreads_and": _barrier("and"),
-    "syncthreads_or": _barrier("or"),
     "threadfence_block": lambda attrs, dt: None,
     "threadfence": lambda attrs, dt: None,
     "threadfence_system": lambda attrs, dt: None,

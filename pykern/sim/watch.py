@@ -110,11 +110,9 @@ def _seen(arr, kind, idx, old, new):
         if w.report:
             print(f"watch: {hit}", flush=True)
         if w.stop:
-            import pdb
+            from pykern.sim.executor import open_pdb
 
-            from pykern.sim.executor import SKIP
-
-            pdb.Pdb(skip=SKIP).set_trace(frame)
+            open_pdb(frame)
 
 
 def wrap(arr):

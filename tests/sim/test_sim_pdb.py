@@ -110,7 +110,7 @@ print("OUT", x.tolist())
 
 
 def test_set_trace_after_a_barrier_sees_every_threads_shared_writes(tmp_path):
-    out, path = run_pdb(tmp_path, BARRIER, ["p buf.tolist()", "p cuda.threadIdx.x", "next", "p int(x[2])",
+    out, path = run_pdb(tmp_path, BARRIER, ["p buf.tolist()", "p cuda.threadIdx.x", "p int(buf[7 - t])",
                                             "continue"])
     assert f"> {path}(13)rev()\n-> x[t] = buf[7 - t]" in out
     assert "(Pdb) [0, 10, 20, 30, 40, 50, 60, 70]\n" in out
