@@ -34,6 +34,7 @@ BENCHMARKS = [
     ("bench_hip_launch", "per-launch host overhead on the hip path, driver call counted"),
     ("bench_compile", "cold compile to a gfx942 code object vs clang-22"),
     ("bench_codegen", "code quality vs clang-22 (gfx942, gfx1100)"),
+    ("bench_matrix", "matrix-core GEMM loop vs HIP builtins (clang-22); cpu GEMM vs numpy"),
     ("bench_cache", "compile cache"),
     ("bench_sanitizer", "the kernel sanitizer's cost on the cpu target vs the unsanitized kernel"),
     ("bench_numba", "optional numba reference (separate venv)"),

@@ -28,6 +28,7 @@ from pykern.core import sources as _sources
 from pykern.core.errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
 from pykern.core.errors import KernelIndexError, KernelValueError, KernelZeroDivisionError  # noqa: F401
 from pykern.core.errors import SanitizerError, SanitizerWarning  # noqa: F401
+from pykern.frontend.types import bfloat16  # noqa: F401
 from pykern.frontend.types import boolean, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64, void
 from pykern.lang.stubs import *  # noqa: F401,F403  (the kernel-language namespace)
 from pykern.lang.stubs import __all__ as _kernel_names
@@ -220,7 +221,7 @@ __all__ = [
     "KernelIndexError", "KernelZeroDivisionError", "KernelValueError",
     "SanitizerError", "SanitizerWarning",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
-    "uint8", "uint16", "uint32", "uint64", "void",
+    "uint8", "uint16", "uint32", "uint64", "void", "bfloat16",
     *_kernel_names, *_LAZY, "gpus", "random", "cudadrv", "kernels",
 ]
 

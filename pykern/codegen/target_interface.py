@@ -343,6 +343,21 @@ class Target(abc.ABC):
         Example: ``get_target("cpu").fp_contract() is False``."""
         return False
 
+    def matrix_op(self, fx, e, args):
+        """Lower matrix-fragment intrinsic ``e`` (``frag_new``, ``frag_fill``, ``frag_load``,
+        ``frag_store``, ``frag_mma``; ``args`` its lowered arguments; a fragment is a pointer to
+        the storage ``frag_new`` returns). Default: every lane holds whole tiles and computes
+        element by element (``lowering/matrix.py``), what the cpu target runs."""
+        from pykern.codegen.lowering.matrix import ReferenceMatrix
+
+        return ReferenceMatrix()(fx, e, args)
+
+    def bf16_convert(self) -> bool:
+        """True when float32 -> bfloat16 (round to nearest-even) is one instruction that LLVM
+        selects for ``fptrunc float to bfloat`` (amdgpu: gfx950); else ``lowering/bf16.py``
+        rounds with integer operations. Default: False."""
+        return False
+
     @abc.abstractmethod
     def math(self, fx, name: str, args: list, fty):
         """Float math function ``name`` (an INTRINSICS math name such as

@@ -4,7 +4,7 @@
 (data races on shared and global memory), ``"init"`` (reads of memory nothing wrote),
 ``"bounds"`` (indices checked as under ``debug=True``), ``"all"``, or a comma list of them; plus
 ``"warn"`` to get a ``SanitizerWarning`` instead of a ``SanitizerError``. A kernel is compiled
-with the union of both. The checks run on the cpu target only (see README "Kernel sanitizer").
+with the union of both. The checks run on the cpu target only (see docs/user/debugging.md, "Kernel sanitizer").
 
 Example::
 

@@ -79,6 +79,8 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     by mangled name. Raises ``CompileError`` for anything unsupported.
     """
     from pykern.frontend import analysis
+    from pykern.frontend import bf16_widen
+    from pykern.frontend import matrix
     from pykern.frontend import ir
     from pykern.frontend import verify
     from pykern.frontend.lower_ast import FunctionLowerer, ModuleBuilder
@@ -94,6 +96,8 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
         keep = analysis.reachable(module)
         module.functions = {n: module.functions[n] for n in keep}
         analysis.scan(module)
+        bf16_widen.widen_module(module)
+        matrix.inline_fragment_functions(module)
     except CompileError:
         raise
     except RecursionError:

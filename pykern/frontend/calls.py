@@ -123,10 +123,12 @@ def lower_call(lw, fobj, node):
         if f in unary:
             return _unary_math(lw, node, name, unary[f], to_int=unary[f] in infer.TO_INT)
         if f in np_unary:
-            if np_unary[f] in _CMATH_UNARY or np_unary[f] in ("log", "log2"):  # numpy ufuncs take complex numbers too
+            if np_unary[f] in _CMATH_UNARY or np_unary[f] in ("log", "log2", "rint"):  # numpy ufuncs take complex numbers too
                 _nargs(lw, node, name, 1)
                 v = _scalar(lw, node.args[0], name)
                 if isinstance(v.type, T.Complex):
+                    if np_unary[f] == "rint":
+                        return np_complex_unary(lw, "rint", v, node)
                     return _cmath_value(lw, np_unary[f], v, node)
                 return _unary_math(lw, node, name, np_unary[f], to_int=False, v=v, ufunc=True)
             return _unary_math(lw, node, name, np_unary[f], to_int=False, ufunc=True)
@@ -137,7 +139,7 @@ def lower_call(lw, fobj, node):
         if f in binary or f in np_binary:
             return _binary_math(lw, node, name, binary.get(f) or np_binary[f], ufunc=f in np_binary)
         if f in preds or f in np_preds:
-            return _predicate(lw, node, name, preds.get(f) or np_preds[f])
+            return _predicate(lw, node, name, preds.get(f) or np_preds[f], ufunc=f in np_preds)
         if f in (np.abs, np.absolute):
             return _abs(lw, node, name, ufunc=True)
         if f in _NP_MINMAX:
@@ -680,7 +682,10 @@ def _atomic(lw, node, which):
 
 
 def _math_arg(lw, arg_node):
-    v = lw.value(arg_node)
+    return _math_arg_value(lw, lw.value(arg_node), arg_node)
+
+
+def _math_arg_value(lw, v, arg_node):
     if not v.type.is_scalar:
         raise lw.error(f"math functions take numbers, not {v.type}", arg_node)
     if isinstance(v.type, T.Complex):
@@ -764,25 +769,37 @@ def _binary_math(lw, node, fname, name, ufunc=False):
     a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
     if ufunc:  # numba's loop of the numpy function (np.arctan2(int8, int8) is float32)
         ft = infer.float_ufunc_type([(a.type, infer_weak(a)), (b.type, infer_weak(b))])
-    else:
-        ft = infer.math2_arg_type(a.type, infer_weak(a), b.type, infer_weak(b))
+        return _in_float(lw, node, name, [a, b], ft)
+    (_, tb), ft = _math2_signature(lw, node, name, a, b)
+    if isinstance(tb, T.Integer):  # math.pow(float32, int32): numba's powi, here pow in float64, rounded once
+        r = _intr(lw, name, [lw.cast(a, T.float64, node), lw.cast(b, T.float64, node)], T.float64, node)
+        return lw.cast(r, ft, node)
     return _in_float(lw, node, name, [a, b], ft)
 
 
+def _math2_signature(lw, node, name, a, b):
+    """numba.cuda's signature of ``math.<name>(a, b)`` (``infer.math2_signature``), or a located error."""
+    try:
+        return infer.math2_signature(name, a.type, infer_weak(a), b.type, infer_weak(b))
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+
+
 def _np_fmod(lw, node, fname):
-    """``np.fmod``: on integers exact (C remainder, the dividend's sign; by zero 0, as numpy);
-    on floats (or mixed int64/uint64, which promote to float64) the float fmod."""
+    """``np.fmod`` in the type of numba's loop: on integers exact (C remainder, the dividend's
+    sign; by zero 0, as numpy); on floats (or int64 with uint64: float64) the float fmod."""
     _nargs(lw, node, fname, 2)
     a, b = _math_arg(lw, node.args[0]), _math_arg(lw, node.args[1])
-    t = infer.common_type(a.type, infer_weak(a), b.type, infer_weak(b))
-    if isinstance(t, T.Float):
-        return _binary_math(lw, node, fname, "fmod")
-    if is_weak(a) and is_weak(b):
+    if is_weak(a) and is_weak(b) and not isinstance(a.value, float) and not isinstance(b.value, float):
         x, y = int(a.value), int(b.value)
         r = 0 if y == 0 else (abs(x) % abs(y)) * (-1 if x < 0 else 1)
         return lw.pyconst(r, node)
-    if isinstance(t, T.Boolean):
-        t = T.int8  # numpy: fmod of booleans is int8
+    try:  # numba's loop: an int literal is int64 (np.fmod(int8, 2) is int64), booleans int8
+        (t, _), _ = infer.ufunc_types(np.fmod, [(a.type, infer_weak(a)), (b.type, infer_weak(b))], fname)
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
+    if isinstance(t, T.Float):
+        return _in_float(lw, node, "fmod", [a, b], t)
     return _intr(lw, "fmod", [lw.cast(a, t, node), lw.cast(b, t, node)], t, node)
 
 
@@ -796,9 +813,15 @@ def _math_log(lw, node):
     return ir.BinOp("/", la, lb, ft, lw.loc(node))
 
 
-def _predicate(lw, node, fname, name):
+def _predicate(lw, node, fname, name, ufunc=False):
     _nargs(lw, node, fname, 1)
-    v = _math_arg(lw, node.args[0])
+    v = lw.value(node.args[0]) if ufunc else _math_arg(lw, node.args[0])
+    if ufunc and isinstance(v.type, T.Complex):  # numpy's loops: of the parts
+        re, im = _parts(lw, _strong(lw, v, node), node)
+        parts = [_intr(lw, name, [p], T.boolean, node) for p in (re, im)]
+        return ir.BoolOp("and" if name == "isfinite" else "or", parts, T.boolean, lw.loc(node))
+    if ufunc:
+        v = _math_arg_value(lw, v, node.args[0])
     if not isinstance(v.type, T.Float):
         return ir.Const(name == "isfinite", T.boolean, lw.loc(node))
     return _intr(lw, name, [v], T.boolean, node)
@@ -1059,6 +1082,10 @@ def _float(lw, node, name):
             raise lw.error(f"float({text!r}) in a kernel: only 'inf', '-inf' and 'nan' are accepted", node,
                            "write numbers as literals, e.g. 1.5")
         return lw.const(value, T.float64, node, weak=True)
+    if len(node.args) == 1 and not node.keywords:
+        v = _scalar(lw, node.args[0], "float")
+        if v.type in (T.float32, T.float64) and not is_weak(v):
+            return v  # numba's float() of a float keeps its type: float(float32) is float32
     return _convert(lw, node, "float", T.float64)
 
 
@@ -1137,7 +1164,8 @@ def _breakpoint(lw, node, name):
 
 def _print(lw, node):
     """``print(a, "text", b)``: one line, items separated by spaces, formatted as
-    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False)."""
+    numba.cuda does (ints ``%lld``/``%llu``, floats ``%f``; booleans True/False; complex
+    numbers, which numba.cuda cannot print, as ``(1.000000-2.000000j)``)."""
     for kw in node.keywords:
         raise lw.error(f"print() keyword '{kw.arg}' is not supported in kernels", node,
                        "print numbers and string literals separated by commas")
@@ -1181,6 +1209,9 @@ def _print_item(lw, v, a, args):
     if isinstance(t, T.Integer):
         args.append(lw.cast(v, T.int64 if t.signed else T.uint64, a))
         return "%llu" if not t.signed else "%lld"
+    if isinstance(t, T.Complex):  # numba.cuda has no format for it: Python's shape, numba's %f parts
+        args += [lw.cast(p, T.float64, a) for p in _parts(lw, v, a)]
+        return "(%f%+fj)"
     args.append(lw.cast(v, T.float64, a))
     return "%f"
 
@@ -1726,12 +1757,14 @@ def _np_real_imag(attr):
 
 
 def _complex_builtin(lw, node, name):
-    """``complex()``, ``complex(x)``, ``complex(re, im)``: complex128, as Python's complex."""
+    """``complex()``, ``complex(x)``, ``complex(re, im)``: complex128, as Python's complex, but
+    complex64 when the parts are float32 (numba's rule; a literal part stays weak)."""
     a = _args(lw, node, ["real", "imag"], {"real": None, "imag": None}, "complex")
     vals = [_scalar(lw, a[k], "complex()") for k in ("real", "imag") if k in a]
     if all(is_weak(v) for v in vals):
         return lw.const(complex(*[v.value for v in vals]), T.complex128, node, weak=True)
-    ct = T.complex128
+    single = all(v.type == T.float32 or (is_weak(v) and type(v.value) in (int, float)) for v in vals)
+    ct = T.complex64 if single else T.complex128
     if len(vals) == 1:
         return lw.cast(vals[0], ct, node)
     re, im = vals
@@ -1916,6 +1949,20 @@ def _cmath_unary(fname, pyfunc):
     return handler
 
 
+def np_complex_unary(lw, which, z, node):
+    """``np.sign``/``np.reciprocal``/``np.rint``/``np.square`` of the complex value ``z`` as
+    numpy's loops compute them: sign and reciprocal by ``_cmath.csign``/``crecip``, rint of each
+    part, square as ``z * z``."""
+    z = lw.once(_strong(lw, z, node), node)
+    if which == "square":
+        return lw.binop("*", z, z, node)
+    re, im = _parts(lw, z, node)
+    if which == "rint":
+        f = z.type.component
+        return _make(lw, _intr(lw, "rint", [re], f, node), _intr(lw, "rint", [im], f, node), z.type, node)
+    return _cm_complex(lw, {"sign": "csign", "reciprocal": "crecip"}[which], [re, im], z.type, node)
+
+
 def _cmath_value(lw, name, z, node):
     """numpy's ufunc ``name`` ("sqrt", "log"...) of the complex value ``z``: the cmath
     formulas, with numpy's own special values for infinite and NaN parts."""
@@ -2094,6 +2141,8 @@ def _fp16(lw, node, which):
 
 
 _STUB_HANDLERS.update({f"fp16.{n}": _fp16 for n in stubs._FP16_NAMES})
+_STUB_HANDLERS.update(__import__("pykern.frontend.bf16_calls", fromlist=["HANDLERS"]).HANDLERS)
+_STUB_HANDLERS.update(__import__("pykern.frontend.matrix", fromlist=["HANDLERS"]).HANDLERS)
 
 
 # ---------------------------------------------------------------- more math and intrinsics (lang2)
@@ -2135,12 +2184,19 @@ def _math_frexp(lw, node, name):
     return ir.TupleExpr([m, ir.TupleGet(r, 1, T.int32, loc)], T.Tuple((ft, T.int32)), loc)
 
 
-def _math_ldexp(lw, node, name):
+def _math_ldexp(lw, node, name, ufunc=False):
     _nargs(lw, node, name, 2)
     v, ft = _float_arg(lw, node, name)
     e = lw.value(node.args[1])
     if not isinstance(e.type, (T.Integer, T.Boolean)):
         raise lw.error(f"{name}() exponent must be an integer, not {e.type}", node.args[1])
+    if ufunc and ft != T.float16:  # numba's loop: np.ldexp(int8, 2) is float32; a uint64 exponent has none
+        try:
+            (ft, _), _ = infer.ufunc_types(np.ldexp, [(v.type, infer_weak(v)), (e.type, infer_weak(e))], name)
+        except infer.InferError as err:
+            raise lw.error(err.msg, node, err.hint) from None
+    elif ft != T.float16 and not is_weak(v):  # numba.cuda's signatures: math.ldexp(int8, n) is float32
+        (_, _), ft = _math2_signature(lw, node, "ldexp", v, e)
     loc = lw.loc(node)
     e = lw.cast(e, T.int64, node)
     # clamp to int32 (beyond it the result is 0 or inf anyway) instead of wrapping
@@ -2173,6 +2229,8 @@ def _math_nextafter(lw, node, name, ufunc=False):
     a, b, ft = _float_args2(lw, node)
     if ufunc and ft != T.float16:  # numba's loop (np.nextafter(int8, int8) is float32)
         ft = infer.float_ufunc_type([(a.type, infer_weak(a)), (b.type, infer_weak(b))])
+    elif ft != T.float16:  # numba's signatures: math.nextafter(float32, uint16) is float64
+        _, ft = _math2_signature(lw, node, "nextafter", a, b)
     if ft == T.float16:
         raise lw.error(f"{name}() of float16 is not supported in kernels", node,
                        "convert to float32 first (the next float32 is not the next float16)")
@@ -2230,7 +2288,7 @@ def _lang2_more_calls():
         math.modf: _math_modf,
         math.nextafter: _math_nextafter,
         np.nextafter: lambda lw, node, name: _math_nextafter(lw, node, name, ufunc=True),
-        np.ldexp: _math_ldexp,
+        np.ldexp: lambda lw, node, name: _math_ldexp(lw, node, name, ufunc=True),
     }
     return table
 

@@ -318,7 +318,11 @@ class ExpressionLowering:
         if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
             return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
-            return self.fold(op, lhs.value, rhs.value, node)
+            folded = self.fold(op, lhs.value, rhs.value, node)
+            if folded is not None:
+                return folded
+            # Python raises where the kernel has a result: computed at run time, numba's types
+            lhs, rhs = (ir.Const(v.value, v.type, v.loc) for v in (lhs, rhs))
         if op == "**" and getattr(node, "pk_ufunc", None) is None and calls.is_float_int_power(lhs, rhs):
             return calls.float_int_power(self, lhs, rhs, node)
         if op == "+" and isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
@@ -330,8 +334,6 @@ class ExpressionLowering:
                                         ufunc=getattr(node, "pk_ufunc", None))
         except infer.InferError as e:
             raise self.error(e.msg, node, e.hint) from None
-        if op in ("<<", ">>") and isinstance(rhs, ir.Const) and rhs.value < 0:
-            raise self.error("negative shift count", node)
         if op == "/" and isinstance(opt, T.Complex) and getattr(node, "pk_ufunc", None) is None:
             return calls.complex_div(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
         if op == "**" and isinstance(opt, T.Complex):
@@ -339,6 +341,10 @@ class ExpressionLowering:
         if isinstance(opt, T.Boolean) and op in infer.BOOL_LOOP_OPS:  # np.add(True, True) is True
             op = infer.BOOL_LOOP_OPS[op]
         return ir.BinOp(op, self.cast(lhs, opt, node), self.cast(rhs, opt, node), rt, self.loc(node))
+
+    def np_complex_unary(self, which: str, z: ir.Expr, node) -> ir.Expr:
+        """numpy's loop of ``np.<which>`` on the complex value ``z`` (``calls.np_complex_unary``)."""
+        return calls.np_complex_unary(self, which, z, node)
 
     def expr_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):

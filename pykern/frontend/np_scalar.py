@@ -1,5 +1,6 @@
 """numpy ufuncs on numbers in kernels that are compositions of other operations -- numba.cuda
-takes them from numba's ufunc table: ``np.sign``, ``np.square``, ``np.reciprocal``,
+takes them from numba's ufunc table: ``np.sign``, ``np.square``, ``np.reciprocal`` (of complex
+numbers too),
 ``np.signbit``, ``np.heaviside``, ``np.logaddexp``, ``np.logaddexp2``, ``np.float_power`` and
 ``np.round``/``np.around``,
 each written as numpy's loop computes it (its branches, its constants), in the argument's type
@@ -24,12 +25,14 @@ from pykern.frontend import types as T
 from pykern.frontend.values import is_weak, weakval
 
 
-def _arg(lw, node, name, k=0, nargs=1):
+def _arg(lw, node, name, k=0, nargs=1, complex_ok=False):
     if len(node.args) != nargs or node.keywords:
         raise lw.error(f"{name}() takes {nargs} argument{'s' if nargs > 1 else ''} in kernels", node)
     v = lw.value(node.args[k])
     if not v.type.is_scalar:
         raise lw.error(f"{name}() of a {v.type}: in kernels it takes numbers", node.args[k])
+    if isinstance(v.type, T.Complex) and complex_ok:
+        return v
     if isinstance(v.type, T.Complex):
         raise lw.error(f"{name}() of a complex number is not supported in kernels", node.args[k])
     if is_weak(v):
@@ -66,7 +69,9 @@ def _math(lw, name, args, t, node):
 
 
 def np_sign(lw, node, name):
-    v = _arg(lw, node, name)
+    v = _arg(lw, node, name, complex_ok=True)
+    if isinstance(v.type, T.Complex):
+        return _complex(lw, "sign", v, node)
     t = v.type
     if isinstance(t, T.Boolean):  # numpy refuses; numba takes the int8 loop
         v, t = lw.cast(v, T.int8, node), T.int8
@@ -82,7 +87,9 @@ def np_sign(lw, node, name):
 
 
 def np_square(lw, node, name):
-    v = _arg(lw, node, name)
+    v = _arg(lw, node, name, complex_ok=True)
+    if isinstance(v.type, T.Complex):
+        return _complex(lw, "square", v, node)
     if isinstance(v.type, T.Boolean):
         v = lw.cast(v, T.int8, node)  # numba's loop for a boolean: int8 (numpy's too)
     return _bin(lw, "*", v, v, node)
@@ -91,7 +98,9 @@ def np_square(lw, node, name):
 def np_reciprocal(lw, node, name):
     """Floats: ``1 / x``. Integers: C's ``1 / x`` -- 1 for 1, -1 for -1, else 0 (0 for 0:
     pykern's integer division by zero)."""
-    v = _arg(lw, node, name)
+    v = _arg(lw, node, name, complex_ok=True)
+    if isinstance(v.type, T.Complex):
+        return _complex(lw, "reciprocal", v, node)
     t = v.type
     if isinstance(t, T.Float):
         return _bin(lw, "/", _c(lw, 1.0, t, node), v, node)
@@ -101,6 +110,12 @@ def np_reciprocal(lw, node, name):
     if t.signed:
         result = _if(lw, _cmp(lw, "==", v, _c(lw, -1, t, node), node), _c(lw, -1, t, node), result, node)
     return _if(lw, _cmp(lw, "==", v, _c(lw, 1, t, node), node), _c(lw, 1, t, node), result, node)
+
+
+def _complex(lw, which, z, node):
+    """``np.<which>`` of a complex number: numpy's loop (``calls.np_complex_unary``, reached
+    through the lowerer: calls imports this module)."""
+    return lw.np_complex_unary(which, z, node)
 
 
 def np_signbit(lw, node, name):
@@ -229,19 +244,21 @@ def _int_float(t):
 
 
 def _gcd_lcm(lw, node, name, which):
-    """``np.gcd``/``np.lcm`` of integers in their common type (numpy's loops): the absolute
+    """``np.gcd``/``np.lcm`` of integers in the type of numba's loop for them: the absolute
     values as unsigned (``abs(INT_MIN)`` is ``2**(n-1)`` there), Euclid's loop in
     ``pykern/lang/integers.py``, the result converted back (wrapping as numpy's does)."""
     if len(node.args) != 2 or node.keywords:
         raise lw.error(f"{name}() takes 2 arguments in kernels", node)
-    a, b = (lw.cast(v, T.int8, node) if isinstance(v.type, T.Boolean) and not is_weak(v) else v
-            for v in (lw.value(node.args[0]), lw.value(node.args[1])))  # numba's loop for a boolean: int8
-    if not (isinstance(a.type, T.Integer) and isinstance(b.type, T.Integer)):
-        what = next(v.type for v in (a, b) if not isinstance(v.type, T.Integer))
+    a, b = lw.value(node.args[0]), lw.value(node.args[1])
+    if not all(isinstance(v.type, (T.Integer, T.Boolean)) for v in (a, b)):
+        what = next(v.type for v in (a, b) if not isinstance(v.type, (T.Integer, T.Boolean)))
         raise lw.error(f"{name}() of a {what}: numpy has no loop for it (integers only)", node)
-    t = infer.common_type(a.type, weakval(a), b.type, weakval(b))
-    if not isinstance(t, T.Integer):  # uint64 with int64: numpy's float64, which has no loop
-        raise lw.error(f"{name}() of {a.type} and {b.type}: numpy has no loop for their common type {t}", node)
+    # numba's loop choice: an int literal is int64 (np.lcm(uint8, 2) is int64, 510 for 255), two
+    # booleans take the int8 loop, uint64 with a signed type has none (numpy's would be float64)
+    try:
+        (t, _), _ = infer.ufunc_types(getattr(np, which), [(a.type, weakval(a)), (b.type, weakval(b))], f"np.{which}")
+    except infer.InferError as e:
+        raise lw.error(e.msg, node, e.hint) from None
     u = T.Integer(t.bits, False)
     args = [_magnitude(lw, lw.cast(v, t, node), u, node) for v in (a, b)]
     dev = getattr(stubs.DEVICE_LIBRARIES["integers"], f"{which}_unsigned")

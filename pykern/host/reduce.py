@@ -111,6 +111,19 @@ def reduce_kernel(src, n, dst, init, use_init):
 """
 
 
+def _check_size_and_res(n: int, size, res) -> None:
+    """numba slices ``arr[:size]`` and writes ``res[:1]``, so ``size=-1`` reduced all but the
+    last element and a zero-size ``res`` received nothing: both are refused here."""
+    if size is not None:
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+            raise TypeError(f"size must be an integer, not {type(size).__name__}")
+        if not 0 <= size <= n:
+            raise ValueError(f"size={size}: the array has {n} elements (size counts the first ones to reduce)")
+    if res is not None and (getattr(res, "size", None) or 0) < 1:
+        raise ValueError(f"res must be an array of at least one element (the result goes to res[0]), "
+                         f"got shape {getattr(res, 'shape', None)}")
+
+
 class Reduce:
     """``Reduce(fn)(arr, size=None, res=None, init=0, stream=0)``: reduce a 1-d
     host or device array with binary function ``fn`` (a Python function or a
@@ -156,6 +169,7 @@ class Reduce:
             res = as_device_array(res)  # a foreign array (cupy...): written through a zero-copy view
         if arr.ndim != 1:
             raise TypeError("only support 1D array")  # numba's message
+        _check_size_and_res(arr.shape[0], size, res)
         if size is not None:
             arr = arr[:size]
         dtype = np.dtype(arr.dtype)

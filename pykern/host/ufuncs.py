@@ -135,12 +135,19 @@ class _Operands:
     def shape(self, k):
         return tuple(getattr(self.values[k], "shape", ()))
 
-    def array(self, k, shape, dtype=None):
+    def array(self, k, shape, dtype=None, outs=(), elementwise=True):
         """Operand ``k`` as an array of ``shape`` (broadcast, zero-copy where it can)
-        in ``dtype`` when given, on the target's memory."""
+        in ``dtype`` when given, on the target's memory. Where its memory overlaps one of
+        ``outs`` it is read from a copy, as numpy's ufuncs do (``vadd(a[:-1], a[:-1],
+        out=a[1:])``), unless ``elementwise`` and it is that output element for element."""
+        arr = self._array(self.values[k], shape, dtype)
+        if any(_overlaps(arr, o, elementwise) for o in outs):
+            arr = self._array(_copy_of(self.values[k], self.stream), shape, dtype)
+        return arr
+
+    def _array(self, v, shape, dtype):
         from pykern.runtime.memory.arrays import DeviceArray, to_device
 
-        v = self.values[k]
         if isinstance(v, DeviceArray):
             if dtype is not None and v.dtype != dtype:
                 v = to_device(v.copy_to_host().astype(dtype), stream=self.stream)
@@ -150,6 +157,57 @@ class _Operands:
             base = to_device(np.ascontiguousarray(h), stream=self.stream)
             return _broadcast_device(base, shape)
         return np.broadcast_to(h, shape)
+
+
+def _memory(a):
+    """(address space, first element's address, item size) of an array, or None for a
+    number or an empty array; host arrays and cpu-target device arrays share the host's."""
+    from pykern.runtime.memory.arrays import DeviceArray
+
+    if isinstance(a, DeviceArray):
+        where, ptr, itemsize = ("host" if a.target == "cpu" else a.target), a.ptr, a.dtype.itemsize
+    elif isinstance(a, np.ndarray):
+        where, ptr, itemsize = "host", a.__array_interface__["data"][0], a.itemsize
+    else:
+        return None
+    return None if a.size == 0 else (where, ptr, itemsize)
+
+
+def _overlaps(x, out, elementwise: bool) -> bool:
+    """Whether input view ``x`` must be copied before a launch writes ``out``: their byte
+    ranges meet (numpy's cheap bounds test, which copies when unsure too), and ``x`` is not
+    ``out`` itself element for element (same first address, item size, shape and strides:
+    each element is read by the thread that writes it) or that does not make it safe."""
+    from pykern.runtime.memory.arrays import _span
+
+    mx, mo = _memory(x), _memory(out)
+    if mx is None or mo is None or mx[0] != mo[0]:
+        return False
+    if elementwise and mx[1:] == mo[1:] and tuple(x.shape) == tuple(out.shape) and \
+            tuple(x.strides) == tuple(out.strides):
+        return False
+    lx, hx = _span(x.shape, x.strides, mx[2])
+    lo, ho = _span(out.shape, out.strides, mo[2])
+    return mx[1] + lx < mo[1] + ho and mo[1] + lo < mx[1] + hx
+
+
+def _check_out_cast(name: str, result: np.dtype, out) -> None:
+    """numpy's ``casting='same_kind'`` for an ``out=`` array: a float result into an integer
+    array (or complex into float...) is its ``UFuncTypeError``, a ``TypeError``."""
+    if not np.can_cast(result, out.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc {name!r} output from {np.dtype(result)!r} to {np.dtype(out.dtype)!r} "
+                        "with casting rule 'same_kind'")
+
+
+def _copy_of(v, stream):
+    """A copy of operand ``v`` in new memory of its kind (on ``stream`` for device arrays)."""
+    from pykern.runtime.memory.arrays import DeviceArray, device_array
+
+    if isinstance(v, DeviceArray):
+        c = device_array(v.shape, v.dtype, stream=stream, target=v.target)
+        c.copy_to_device(v, stream=stream)
+        return c
+    return np.array(v)
 
 
 def _resolve(sigs, dtypes, scalars, fname):
@@ -271,12 +329,12 @@ class CUDAUFunc:
             oshape = tuple(out.shape)
             if np.broadcast_shapes(shape, oshape) != oshape:
                 raise ValueError(f"{self.__name__}: out has shape {oshape}, the result {shape}")
+            _check_out_cast(self.__name__, rdt, out)
             shape = oshape
         scalar_result = shape == ()
         kshape = shape if shape else (1,)
         if len(kshape) > _MAX_NDIM:
             return self._by_rows(ops, shape, rdt, out, stream)
-        ins = [ops.array(k, kshape, None) for k in range(self.nin)]
         device_out = isinstance(out, DeviceArray)
         if device_out:
             res = out if out.shape == kshape else out.reshape(kshape)
@@ -286,6 +344,7 @@ class CUDAUFunc:
             res = out.reshape(kshape) if out.shape != kshape else out
         else:
             res = np.empty(kshape, rdt)
+        ins = [ops.array(k, kshape, None, outs=(res,)) for k in range(self.nin)]
         n = int(np.prod(kshape))
         if n:
             self._kernel(len(kshape), argtypes).forall(n, stream=stream)(*ins, res)
@@ -308,7 +367,9 @@ class CUDAUFunc:
         the first axis, on views (numpy's result; a launch per row, so only for this case)."""
         from pykern.runtime.memory.arrays import device_array
 
-        ins = [ops.array(k, shape, None) if np.ndim(ops.values[k]) else ops.values[k] for k in range(self.nin)]
+        given = () if out is None else (out,)  # rows of an input may overlap other rows of out
+        ins = [ops.array(k, shape, None, outs=given) if np.ndim(ops.values[k]) else ops.values[k]
+               for k in range(self.nin)]
         if out is None:
             if ops.target == "hip" and not ops.any_device:
                 return self._by_rows(ops, shape, rdt, device_array(shape, rdt, stream=stream),
@@ -483,21 +544,14 @@ class CUDAGUFunc:
         loop = np.broadcast_shapes(*loops) if loops else ()
         kloop = loop if loop else (1,)  # no loop dimensions: one call
         operands, scalar_args = [], []
-        for k, core in enumerate(self.in_dims):
-            t = sig[k]
-            cshape = tuple(sizes[d] for d in core)
-            arr = ops.array(k, kloop + cshape, _np_dtype(t))
-            is_scalar = not isinstance(t, T.Array)
-            if not core and not is_scalar:  # '()' operand of array type: a 1-element view per loop index
-                arr = arr[..., None] if not isinstance(arr, DeviceArray) else _add_unit_axis(arr)
-            operands.append(arr)
-            scalar_args.append(is_scalar)
         results = []
         for k, core in enumerate(self.out_dims):
             t = sig[self.nin + k]
             cshape = tuple(sizes[d] for d in core)
             rdt = _np_dtype(t)
             given = outs[k] if outs else None
+            if given is not None:
+                _check_out_cast(self.__name__, rdt, given)
             if isinstance(given, DeviceArray):
                 res = _broadcast_device(given, kloop + cshape)
             elif target == "hip" or (ops.any_device and given is None):
@@ -509,6 +563,19 @@ class CUDAGUFunc:
             results.append((res, given, cshape))
             operands.append(res if core else (res[..., None] if not isinstance(res, DeviceArray) else _add_unit_axis(res)))
             scalar_args.append(False)
+        # numpy copies an input that overlaps an output; element for element (no core dimensions
+        # on either side) the very output is read before it is written and needs no copy
+        outs_written = [res for res, _, _ in results]
+        no_core_out = not any(self.out_dims)
+        for k, core in enumerate(self.in_dims):
+            t = sig[k]
+            cshape = tuple(sizes[d] for d in core)
+            arr = ops.array(k, kloop + cshape, _np_dtype(t), outs=outs_written, elementwise=no_core_out and not core)
+            is_scalar = not isinstance(t, T.Array)
+            if not core and not is_scalar:  # '()' operand of array type: a 1-element view per loop index
+                arr = arr[..., None] if not isinstance(arr, DeviceArray) else _add_unit_axis(arr)
+            operands.insert(k, arr)
+            scalar_args.insert(k, is_scalar)
         for arr in operands:
             if arr.ndim > _MAX_NDIM:
                 raise ValueError(f"{self.__name__}: loop and core dimensions give {arr.ndim}-d arrays; "

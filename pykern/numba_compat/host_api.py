@@ -285,6 +285,13 @@ class _MemoryManager:
 
 
 def current_context() -> Context:
+    """The context of the current device, as numba's ``cuda.current_context()``: memory queries
+    and raw allocations (``memalloc``, ``memhostalloc``, ``mempin``, ``memallocmanaged``).
+
+    Example::
+
+        free, total = pykern.current_context().get_memory_info()
+    """
     return Context(get_current_device())
 
 
@@ -403,8 +410,9 @@ def mapped(*arrays, stream=0):
 
 
 def is_bfloat16_supported() -> bool:
-    """False: pykern has no bfloat16 type yet (numba.cuda: True on compute capability >= 8.0)."""
-    return False
+    """True: ``pykern.bfloat16`` and ``pykern.bf16`` work on every target (numba.cuda: True on
+    compute capability >= 8.0). Native conversions on gfx950, float32 arithmetic everywhere."""
+    return True
 
 
 def declare_device(name, sig, link=None, use_cooperative=False):

@@ -167,7 +167,7 @@ def _outside_reads() -> dict:
 
 def test_every_pykern_name_mentioned_or_read_is_declared():
     mentioned = {}
-    for path in [*PKG.rglob("*.py"), ROOT / "README.md", ROOT / "ARCHITECTURE.md"]:
+    for path in [*PKG.rglob("*.py"), ROOT / "README.md", ROOT / "ARCHITECTURE.md", *(ROOT / "docs").rglob("*.md")]:
         for m in re.finditer(r"PYKERN_[A-Z0-9_]*[A-Z0-9]", path.read_text()):
             mentioned.setdefault(m.group(0), str(path.relative_to(ROOT)))
     mentioned.update(_outside_reads())

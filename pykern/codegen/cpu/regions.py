@@ -370,6 +370,8 @@ def plan(module: ir.Module, uses: dict):
         if isinstance(n, ir.Intrinsic) and (n.name in BARRIER_KINDS and n.name != "syncthreads"
                                             or n.name in WAVE_OPS):
             return None
+        if isinstance(n, ir.Intrinsic) and n.name == "frag_new":
+            return None  # a fragment's storage is an alloca: per thread only in a coroutine's frame
     chunks = []
     try:
         seq = _build(k.body, uses, False, chunks)

@@ -400,7 +400,7 @@ class CpuTarget(Target):
         b.fence("seq_cst", "singlethread")
         self._suspend(fx, AT_WAVE, site.id)
         b.fence("seq_cst", "singlethread")
-        if name == "syncwarp":  # the only wave op that orders memory (see README "Kernel sanitizer")
+        if name == "syncwarp":  # the only wave op that orders memory (see docs/user/debugging.md, "Kernel sanitizer")
             self._sanitize_sync(fx, 2, site)
         if name.startswith("shfl"):
             r = b.load(_gep(b, t, T_WRES), typ=I64)

@@ -26,6 +26,8 @@ SPECIAL_REGISTERS = ir.intrinsic_names("special")  # Target.special_register (in
 BARRIER_KINDS = ir.intrinsic_names("barrier")  # Target.barrier (kind argument)
 WAVE_OPS = ir.intrinsic_names("wave")  # Target.wave_op
 _MATH_NAMES = frozenset(ir.intrinsic_names("math"))  # Target.math
+_BF16_NAMES = frozenset(ir.intrinsic_names("bf16"))  # lowering/bf16.py
+_MATRIX_NAMES = frozenset(ir.intrinsic_names("matrix"))  # Target.matrix_op
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
 
@@ -55,6 +57,10 @@ class IntrinsicLowering:
             lane = b.zext(tgt.special_register(self, "laneid", 0), I64)
             return b.sub(b.shl(L.Constant(I64, 1), lane), L.Constant(I64, 1))
         args = [self.expr(a) for a in e.args]
+        if n in _BF16_NAMES:
+            return self.bf16_intrinsic(e, args)
+        if n in _MATRIX_NAMES:
+            return tgt.matrix_op(self, e, args)
         if n in ("popc", "clz", "ffs", "brev"):
             return self._bit_op(n, args[0], e)
         if n in ("isnan", "isinf", "isfinite"):

@@ -340,7 +340,9 @@ class DeviceArray:
         self.target = storage.target
         self.stream = stream
         self._pk_type = None  # the kernel type, memoised by the launcher (shape/strides never change)
-        self._writeback = None  # the host array to_device copied from, for the deprecated to_host()
+        #: a weak reference to the host array to_device copied from, for the deprecated to_host():
+        #: the device array must not keep a (large) host array alive after its user dropped it
+        self._writeback = None
 
     # -- numpy-like attributes
     @property
@@ -649,8 +651,9 @@ class DeviceArray:
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         view = np.asarray(_HostWindow(self.ptr, self.shape, self.strides, self.dtype, self.storage, self.storage.readonly))
-        # a structured dtype comes back from the interface's descr with its padding as fields: view it as itself
-        return view.view(self.dtype) if self.dtype.fields else view
+        # a structured dtype comes back from the interface's descr with its padding as fields, an
+        # extension dtype (ml_dtypes' bfloat16) as raw "V2" bytes: view either as itself
+        return view.view(self.dtype) if self.dtype.fields or view.dtype != self.dtype else view
 
     # -- copies
     def _default_stream(self, stream):
@@ -699,7 +702,11 @@ class DeviceArray:
         warnings.warn("to_host() is deprecated and will be removed", DeprecationWarning, stacklevel=2)
         if self._writeback is None:
             raise ValueError("no associated writeback array")
-        self.copy_to_host(self._writeback, stream=stream)
+        host = self._writeback()
+        if host is None:
+            raise ValueError("the host array to_device copied from no longer exists (to_host() copies back into "
+                             "it and does not keep it alive); use copy_to_host()")
+        self.copy_to_host(host, stream=stream)
 
     def _incompatible(self, op: str, role: str, other):
         """Raise numba's ``check_array_compatibility`` error for ``other`` (the copy's
@@ -1015,7 +1022,7 @@ def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, t
         # a strided view arrives dense in its own axis order (np.empty_like's layout)
         out = device_array_like(ary, stream, target=t)
         if isinstance(obj, np.ndarray):
-            out._writeback = obj
+            out._writeback = weakref.ref(obj)
     if copy:
         out.copy_to_device(ary, stream=stream)
     return out
