@@ -163,7 +163,7 @@ def __getattr__(name):
         return _gpus()
     if name == "cuda":  # `from pykern import cuda`: a numba program's `from numba import cuda`, changed
         return __import__("sys").modules[__name__]
-    if name in ("random", "cudadrv", "kernels", "libdevice", "types"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice, .types (loaded on first use)
+    if name in ("random", "cudadrv", "kernels", "libdevice", "types", "debug"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice, .types (loaded on first use)
         import importlib
 
         return importlib.import_module(_public_paths.home_of(f"pykern.{name}"))

@@ -163,9 +163,9 @@ _ON_OFF = "on or off (1/true/yes, 0/false/no; any other text is on)"
 
 SETTINGS: dict[str, Setting] = {s.name: s for s in (
     # which target, which machine
-    Setting("PYKERN_TARGET", choice("auto", "cpu", "hip"), "auto",
-            "The target kernels run on; auto: hip when a usable AMD GPU is present, else cpu (set_target overrides).",
-            "auto, cpu or hip", invalid="error", key_note="the target it picks is part of every key"),
+    Setting("PYKERN_TARGET", choice("auto", "cpu", "hip", "sim"), "auto",
+            "The target kernels run on; auto: hip with a usable AMD GPU, else cpu; sim: Python for pdb.",
+            "auto, cpu, hip or sim", invalid="error", key_note="the target it picks is part of every key"),
     Setting("PYKERN_ARCH", stripped, "gfx942",
             "The AMD GPU a cpu-target process compiles for when asked for GPU facts (resources, inspect_asm).",
             "an amdgpu target id such as gfx90a, gfx942, gfx1100", key_note="the arch it names is part of the key"),

@@ -18,6 +18,7 @@ import os
 import pickle
 import sys
 import threading
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -375,6 +376,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             target = get_target(codegen_name, **target_opts, **_tiers(codegen_name))
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes, options.debug)
+                _warn_breakpoints(module, codegen_name)
                 artifact = target.compile(module, target.resolve_options(options))
             if module.uncacheable:  # its key would hit for other overloads too: never stored
                 key = disk = None
@@ -398,6 +400,18 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
 
 
 _warned_gpu_sanitize: set = set()
+
+
+def _warn_breakpoints(module, codegen_name: str) -> None:
+    """A ``breakpoint()`` in a kernel stops only on the sim target: a compiled build says it runs past."""
+    from pykern.frontend.analysis import walk
+
+    for f in [*module.functions.values(), module.kernel]:
+        for n in walk(f.body):
+            if getattr(n, "name", None) == "breakpoint" and type(n).__name__ == "Intrinsic":
+                warnings.warn(f"{n.loc}: breakpoint() is ignored on the {codegen_name} target; "
+                              "pykern.set_target('sim') stops there in pdb", stacklevel=2)
+                return
 
 
 def _for_target(options, codegen_name: str, dispatcher):

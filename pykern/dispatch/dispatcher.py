@@ -195,6 +195,11 @@ class Dispatcher:
             for wb in hinted[1]:
                 wb()
             return
+        if target == "sim":  # Python, one thread at a time: no overload, no fast path
+            from pykern.sim.launch import launch as sim_launch
+
+            return sim_launch(self, args, self._match_eager(argtypes) if self._signatures else argtypes,
+                              griddim, blockdim, sharedmem)
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
         if ov is None:
             ov = self._get_overload(argtypes, target)

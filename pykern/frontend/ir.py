@@ -964,6 +964,9 @@ INTRINSICS = {
     "frexp": Op("misc", "(f) -> Tuple(f, int32)", doc="mantissa in [0.5, 1), exponent; (x, 0) for 0/inf/NaN"),
     "ldexp": Op("misc", "(f, int32) -> f"),
     "nanosleep": Op("misc", "(uint32) -> void", effects=True, doc="a back-off hint; see Target.nanosleep"),
+    "breakpoint": Op("misc", "() -> void", effects=True,
+                     doc="breakpoint()/pdb.set_trace(): pdb stops there on the sim target; the compiled "
+                         "targets compile nothing for it (and warn)"),
     "value_error": Op("misc", "() -> void", effects=True,
                       doc="debug=True: record a ValueError (attrs message, optional) and leave the thread; "
                           "nothing without debug (slice assignment's checks)"),

@@ -20,12 +20,16 @@ Example::
 
 from __future__ import annotations
 
+import os
 import warnings
 
 from pykern.core import settings
 from pykern.core.errors import LaunchError
 
-TARGETS = ("cpu", "hip")
+TARGETS = ("cpu", "hip", "sim")
+
+#: where a target's arrays live: the sim target runs kernels as Python over host (cpu) memory
+MEMORY_TARGET = {"cpu": "cpu", "hip": "hip", "sim": "cpu"}
 
 
 class PerformanceWarning(UserWarning):
@@ -50,10 +54,12 @@ def set_target(name: str) -> None:
 
 
 def current_target() -> str:
-    """The target launches use now ("cpu" or "hip")."""
+    """The target launches use now ("cpu", "hip" or "sim")."""
     if _chosen:
         return _chosen[0]
     env = settings.get("PYKERN_TARGET")  # a value it does not take raises SettingError, a ValueError
+    if env == "auto" and settings.flag(os.environ.get("NUMBA_ENABLE_CUDASIM") or "0"):
+        env = "sim"  # numba's simulator switch (numba's name, so not a PYKERN_ setting)
     if env != "auto":
         if env == "hip":
             _require_hip()
@@ -83,7 +89,8 @@ def _require_hip() -> None:
 
 
 def resolve_target(target: str | None = None) -> str:
-    """``target`` validated, or the current target when None.
+    """The memory target of ``target`` validated, or of the current target when None
+    ("cpu" for the sim target, whose kernels run over host memory).
 
     >>> resolve_target("cpu")
     'cpu'
@@ -93,7 +100,7 @@ def resolve_target(target: str | None = None) -> str:
     target = getattr(target, "name", target)  # tolerate a Target-like object
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
-    return target
+    return MEMORY_TARGET[target]
 
 
 def get_version() -> tuple:

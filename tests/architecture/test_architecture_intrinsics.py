@@ -155,10 +155,10 @@ def test_categories_come_from_the_catalogue():
     assert set(lower_intrinsics._MATH_NAMES) == by_cat["math"]
     assert set(lower_intrinsics._FENCES) == by_cat["fence"]
     effects = {n for n, op in ir.INTRINSICS.items() if op.effects}
-    # synchronisation has effects, and so do output, sleeping and debug errors (never merged or dropped)
+    # synchronisation has effects, and so do output, sleeping, debug errors and breakpoints (never merged or dropped)
     assert effects - by_cat["misc"] - by_cat["matrix"] == by_cat["barrier"] | by_cat["fence"] | by_cat["wave"]
     assert by_cat["matrix"] <= effects  # a fragment's storage changes in place: never merged or dropped
-    assert effects & by_cat["misc"] == {"print", "nanosleep", "value_error", "index_error"}
+    assert effects & by_cat["misc"] == {"print", "nanosleep", "value_error", "index_error", "breakpoint"}
     assert frontend_values.PURE_INTRINSICS == set(ir.INTRINSICS) - effects
     # the flags the frontend records and the facts codegen reads come from the rows' categories
     for name in ir.INTRINSICS:

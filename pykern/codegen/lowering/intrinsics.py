@@ -125,6 +125,8 @@ class IntrinsicLowering:
         if n == "nanosleep":
             tgt.nanosleep(self, args[0])
             return None
+        if n == "breakpoint":  # only the sim target stops there (the compile warned)
+            return None
         if n in ("value_error", "index_error"):
             if self.options.debug:
                 fail_bb, after = self._new_block(n), self._new_block(n + ".after")
