@@ -15,8 +15,7 @@ import pykern as cuda
 from pykern import float64, uint64
 from pykern.lang import libdevice
 from pykern.dispatch.generated import define
-
-ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
+from types_helpers import ARCHS
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 

@@ -4,7 +4,6 @@ on the cpu target; the HIP host paths run against the real libamdhip64 (no devic
 the copy logic, against a stand-in library that copies host memory."""
 
 import asyncio
-import ctypes
 import glob
 import doctest
 import importlib
@@ -21,11 +20,7 @@ from pykern.runtime.hip import library as hip
 from pykern.runtime.memory import arrays as memory
 from pykern.runtime import streams
 from pykern.runtime.device_registry import compute_capability_of
-
-
-@pytest.fixture(autouse=True)
-def _cpu():
-    cuda.set_target("cpu")
+from hip_helpers import HostAsHip, hip_array
 
 
 # --------------------------------------------------------------------------- copy_to_host keeps strides
@@ -60,41 +55,12 @@ def test_copy_to_host_into_a_strided_host_array():
     np.testing.assert_array_equal(f, np.arange(12.0).reshape(3, 4))
 
 
-class _HostAsHip:
-    """Stands in for libamdhip64: "device" memory is host memory, copies are memmoves."""
-
-    def __init__(self):
-        self.calls = []
-
-    def hipMemcpy(self, dst, src, n, kind):
-        self.calls.append(("hipMemcpy", n))
-        ctypes.memmove(dst, src, n)
-
-    def hipMemcpyAsync(self, dst, src, n, kind, stream):
-        self.calls.append(("hipMemcpyAsync", n))
-        ctypes.memmove(dst, src, n)
-
-    def hipStreamSynchronize(self, handle):
-        self.calls.append(("hipStreamSynchronize", handle))
-
-    def hipFree(self, ptr):
-        self.calls.append(("hipFree", ptr))
-
-    def hipHostFree(self, ptr):
-        self.calls.append(("hipHostFree", ptr))
-
-
-def _hip_array(host: np.ndarray):
-    st = memory.Storage(host.ctypes.data, host.nbytes, "hip", 0, owner=host)
-    return memory.DeviceArray(host.shape, host.strides, host.dtype, st)
-
-
 def test_copy_to_host_strides_on_the_hip_path(monkeypatch):
-    fake = _HostAsHip()
+    fake = HostAsHip()
     monkeypatch.setattr(memory, "_hip", lambda: fake)
     monkeypatch.setattr(streams, "_hip", lambda: fake)
     h = np.arange(10.0)
-    d = _hip_array(h)
+    d = hip_array(h)
     c = d[1::3].copy_to_host()
     assert c.strides == (24,) and fake.calls == [("hipMemcpy", 56)]  # one copy of the span, as numba
     np.testing.assert_array_equal(c, h[1::3])
@@ -272,7 +238,7 @@ def test_memory_info_is_numbas_named_tuple():
 
 
 def test_defer_cleanup_queues_frees_until_the_outermost_block_ends(monkeypatch):
-    fake = _HostAsHip()
+    fake = HostAsHip()
     monkeypatch.setattr(memory, "_hip", lambda: fake)
     with cuda.defer_cleanup():
         memory._hip_free(0x10)
