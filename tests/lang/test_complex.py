@@ -1,24 +1,25 @@
-"""Complex numbers in kernels (issue 12, item 2): complex64/complex128 scalars and
-arrays, arithmetic with numba's results, promotion as numpy 2 does, ``abs``,
-``.real/.imag/.conjugate()``, ``complex(a, b)``, the ``cmath`` functions
-numba.cuda supports -- run on the cpu target against numpy/Python, compiled for
-the amdgpu archs."""
+"""Complex numbers in kernels: complex64/complex128 scalars and arrays, arithmetic with numba's results
+(the ``/`` operator is CPython's algorithm, ``np.divide`` numpy's Smith division; ``abs`` is
+``math.hypot``), promotion as numpy 2 does, ``.real/.imag/.conjugate()``, ``complex(a, b)`` and
+``np.complex64(re, im)``, the ``cmath`` functions numba.cuda supports (special values as Python's,
+no overflow near the largest floats), numpy ufuncs of complex values -- run on the cpu target
+against numpy/Python, compiled for the amdgpu archs."""
 
 from __future__ import annotations
 
 import cmath
 import math
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import pykern as cuda
+from pykern.core.errors import CompileError
 from pykern.frontend import types as T
 from pykern.frontend.typeof import typeof
 
-from types_helpers import ARCHS, amdgpu_compile, atanh_hard, close_parts, needs_llvm_tools
+from types_helpers import amdgpu_compile, ARCHS, atanh_hard, close_parts, needs_llvm_tools
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -486,3 +487,308 @@ def test_numpy_ufuncs_of_complex_values():
     for got, want in zip(out, [np.sqrt(a), np.exp(a), np.log(a), np.arctanh(a)]):
         assert np.allclose(got, want, rtol=1e-13, atol=0)
     assert same(r, np.abs(a.real))
+
+
+# complex
+@cuda.jit
+def cplx(z, w, out):
+    i = cuda.grid(1)
+    if i < z.size:
+        out[i] = z[i] * w[i] + abs(z[i]) - z[i].conjugate() / w[i] + cmath.exp(z[i])
+
+
+def test_complex_kernel():
+    rng = np.random.default_rng(5)
+    z = (rng.random(50) + 1j * rng.random(50)).astype(np.complex128)
+    w = (rng.random(50) + 1j * rng.random(50) + 0.1).astype(np.complex128)
+    out = np.zeros_like(z)
+    cplx[1, 64](z, w, out)
+    np.testing.assert_allclose(out, z * w + abs(z) - z.conj() / w + np.exp(z), rtol=1e-13)
+
+
+def _divmod_of_complex(a, out):
+    out[0] = divmod(a[0], 1j)[0]
+
+
+def test_divmod_of_complex_is_a_compile_error():
+    k = cuda.jit(_divmod_of_complex)
+    with pytest.raises(cuda.CompileError, match=r"divmod\(\) takes real numbers, not complex128") as e:
+        k[1, 1](np.zeros(1), np.zeros(1))
+    assert "^" in str(e.value)
+
+
+# ------------------------------------------------------------ np.complex64(re, im)
+@pytest.mark.parametrize("ct, ft", [(np.complex64, np.float32), (np.complex128, np.float64)])
+def test_numpy_complex_type_of_two_parts(ct, ft):
+    @cuda.jit
+    def k(out, re, im):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = ct(re[i], im[i])
+        if i == 0:
+            out[3] = ct(1.5, 2)
+
+    re = np.array([1.5, -2.0, 0.1, 0.0], ft)
+    im = np.array([-3.25, 4.0, 1e-3, 0.0], ft)
+    out = np.zeros(4, ct)
+    k[1, 3](out, re, im)
+    want = np.array([ct(complex(r, i)) for r, i in zip(re, im)])
+    want[3] = ct(1.5 + 2j)
+    np.testing.assert_array_equal(out, want)
+    assert out.dtype == ct
+
+
+def test_numpy_complex_type_refuses_complex_parts():
+    @cuda.jit
+    def k(out, re, im):
+        out[0] = np.complex128(re, im)
+
+    with pytest.raises(CompileError, match="real parts"):
+        k[1, 1](np.zeros(1, np.complex128), 1j, 2.0)
+
+
+# ------------------------------------------------------------ cmath special values
+_REALS = [-0.0, 0.0, 1.0, -1.0, -math.pi, math.inf, -math.inf, math.nan]
+
+
+_VALUES = [complex(x, y) for x in _REALS for y in _REALS]
+
+
+_UNARY = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
+          "asin", "acos", "atan", "asinh", "acosh", "atanh"]
+
+
+def _same_complex(got, want, rel):
+    def same(g, w):
+        if math.isnan(w) or math.isnan(g):
+            return math.isnan(w) and math.isnan(g)
+        if math.isinf(w) or math.isinf(g) or w == 0:
+            return g == w
+        return abs(g - w) <= rel * abs(w)
+    return same(got.real, want.real) and same(got.imag, want.imag)
+
+
+def _kernel_applying(fn):
+    @cuda.jit
+    def k(out, z):
+        i = cuda.grid(1)
+        if i < z.size:
+            out[i] = fn(z[i])
+    return k
+
+
+@pytest.mark.parametrize("name", _UNARY)
+def test_cmath_special_values_are_pythons(name):
+    fn = getattr(cmath, name)
+    k = _kernel_applying(fn)
+    for ct, rel in ((np.complex128, 1e-13), (np.complex64, 1e-6)):
+        vals = [v for v in _VALUES if not (ct is np.complex64 and math.isfinite(v.real) and math.isfinite(v.imag))]
+        ok = []
+        for v in vals:
+            v = complex(ct(v))  # the argument as the kernel sees it (-pi rounds up in float32)
+            try:
+                ok.append((v, fn(v)))
+            except ValueError:
+                pass
+        z = np.array([v for v, _ in ok], ct)
+        out = np.zeros_like(z)
+        k[1, len(z)](out, z)
+        bad = [(v, complex(g), w) for (v, w), g in zip(ok, out) if not _same_complex(complex(g), w, rel)]
+        assert not bad, (name, ct, bad[:5])
+
+
+def test_cmath_rect_special_values_are_pythons():
+    @cuda.jit
+    def k(out, r, phi):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = cmath.rect(r[i], phi[i])
+
+    pairs = []
+    for x in _REALS:
+        for y in _REALS:
+            try:
+                pairs.append((x, y, cmath.rect(x, y)))
+            except ValueError:
+                pass
+    r, phi = (np.array([p[k] for p in pairs]) for k in (0, 1))
+    out = np.zeros(len(pairs), np.complex128)
+    k[1, len(pairs)](out, r, phi)
+    bad = [(x, y, complex(g), w) for (x, y, w), g in zip(pairs, out) if not _same_complex(complex(g), w, 1e-13)]
+    assert not bad, bad[:5]
+
+
+def test_atanh_of_an_infinite_imaginary_part_is_a_quarter_turn():
+    # was 3*pi/8 (a finite wrong answer) before the special values
+    k = _kernel_applying(cmath.atanh)
+    z = np.array([complex(0, math.inf), complex(1, -math.inf)])
+    out = np.zeros_like(z)
+    k[1, 2](out, z)
+    np.testing.assert_array_equal(out, [cmath.atanh(v) for v in z])
+
+
+@pytest.mark.parametrize("ct", [np.complex64, np.complex128])
+def test_real_and_imag_of_a_complex_array_are_views(ct):
+    @cuda.jit
+    def k(z, out):
+        re, im = z.real, z.imag
+        out[0] = re.size
+        re[1] = 7.0
+        im[0] += 2.0
+        cuda.atomic.add(z.imag, 2, 1.0)
+        out[1] = z[1:].imag[1]
+
+    z = np.array([1 + 1j, 2 + 2j, 3 + 3j], ct)
+    out = np.zeros(2)
+    k[1, 1](z, out)
+    np.testing.assert_array_equal(z, np.array([1 + 3j, 7 + 2j, 3 + 4j], ct))
+    assert out.tolist() == [3.0, 4.0]
+
+
+# ------------------------------------------------------------ numpy ufuncs of complex values; ufunc closures
+_NP_UNARY = [np.sqrt, np.exp, np.log, np.log10, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
+             np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh, np.arctanh]
+
+
+def _key(v):
+    return "nan" if v != v else (v, math.copysign(1.0, v))
+
+
+@pytest.mark.parametrize("uf", _NP_UNARY, ids=lambda u: u.__name__)
+def test_numpy_ufunc_special_values_of_complex_are_numpys(uf):
+    reps = [-math.inf, -1.0, -0.0, 0.0, 1.0, math.inf, math.nan]
+    z = np.array([complex(x, y) for x in reps for y in reps if not (math.isfinite(x) and math.isfinite(y))])
+    k = _kernel_applying(uf)  # each ufunc its own kernel: the closure's ufunc is part of the cache key
+    out = np.zeros_like(z)
+    k[1, len(z)](out, z)
+    with np.errstate(all="ignore"):
+        want = uf(z)
+    bad = [(v, g, w) for v, g, w in zip(z, out, want)
+           if (_key(g.real), _key(g.imag)) != (_key(w.real), _key(w.imag))]
+    assert not bad, bad[:4]
+
+
+@cuda.jit
+def cdiv(a, b, out):
+    out[0] = a[0] / b[0]
+    out[1] = np.divide(a[0], b[0])
+    z = a[0]
+    z /= b[0]
+    out[2] = z
+
+
+def _cdiv(dt, x, y):
+    a, b = np.array([x], dt), np.array([y], dt)
+    out = np.zeros(3, dt)
+    cdiv[1, 1](a, b, out)
+    return [complex(v) for v in out]
+
+
+def test_complex64_division_operator_is_numbas():
+    # numba: w / w.conjugate() is 0.8000000715255737 (numpy's Smith division: 0.800000011920929)
+    r = _cdiv(np.complex64, 3.3 - 1.1j, 3.3 + 1.1j)
+    assert r[0] == complex(0.8000000715255737, -0.6000000238418579)
+    assert r[2] == r[0]
+    assert r[1] == complex(0.800000011920929, -0.6000000238418579)
+    r = _cdiv(np.complex64, 1 + 0.5j, 1 + 2.5j)
+    assert r[0] == complex(0.3103448152542114, -0.27586206793785095)
+    assert r[1] == complex(0.31034478545188904, -0.27586206793785095)
+
+
+def test_complex128_division_operator_is_numbas():
+    r = _cdiv(np.complex128, 1 + 0.5j, 1 + 2.5j)
+    assert r[0] == r[2] == complex(0.3103448275862069, -0.27586206896551724) == (1 + 0.5j) / (1 + 2.5j)
+    assert r[1] == complex(0.3103448275862069, -0.2758620689655173)
+    r = _cdiv(np.complex128, 3.3 - 1.1j, 3.3 + 1.1j)
+    assert r[0] == complex(0.7999999999999999, -0.6000000000000001)
+    assert r[1] == complex(0.8, -0.6000000000000001)
+
+
+def test_complex_division_special_values_as_numba():
+    for dt in (np.complex64, np.complex128):
+        r = _cdiv(dt, 1 + 1j, complex(math.nan, 1))
+        assert all(math.isnan(v.real) and math.isnan(v.imag) for v in r)
+        r = _cdiv(dt, complex(math.inf, 1), 2)
+        assert all(v.real == math.inf and math.isnan(v.imag) for v in r)
+        r = _cdiv(dt, 1 + 2j, complex(0, math.inf))
+        for v in r:
+            assert v == 0 and math.copysign(1, v.real) == 1 and math.copysign(1, v.imag) == -1
+
+
+@cuda.jit
+def cdiv_arrays(a, b, out):
+    np.divide(a, b, out)
+
+
+def test_complex_divide_ufunc_on_arrays_is_numpys():
+    a = np.array([3.3 - 1.1j], np.complex64)
+    out = np.zeros(1, np.complex64)
+    cdiv_arrays[1, 1](a, a.conjugate(), out)
+    assert out[0].real.item() == 0.800000011920929  # numba's ufunc loop: numpy's Smith division
+
+
+@cuda.jit
+def cabs(a, out):
+    out[0] = abs(a[0])
+    out[1] = np.abs(a[0])
+    out[2] = np.absolute(a[0])
+
+
+def test_complex64_abs_is_hypot():
+    out = np.zeros(3, np.float32)
+    cabs[1, 1](np.array([0.6875 - 0.5j], np.complex64), out)
+    # numpy's np.abs(np.complex64(0.6875-0.5j)) is 0.8500918745994568
+    assert [v.item() for v in out] == [0.8500919342041016] * 3
+    cabs[1, 1](np.array([3.3 - 1.1j], np.complex64), out)
+    assert [v.item() for v in out] == [3.4785053730010986] * 3
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_complex_division_abs_int_power_nditer_compile_for_amdgpu(arch):
+    def k(a, b, out, r, n):
+        out[0] = a[0] / b[0]
+        out[1] = np.divide(a[0], b[0])
+        r[0] = abs(a[0])
+        n[0] = n[1] ** -3
+        for v in np.nditer(r):
+            v[()] = v.item() + 1
+
+    for ct in ("complex64", "complex128"):
+        ft = "float32" if ct == "complex64" else "float64"
+        ck = cuda.compile(k, f"void({ct}[:], {ct}[:], {ct}[:], {ft}[:], int32[:])", arch=arch)
+        assert ck.code_object[:4] == b"\x7fELF"
+
+
+@cuda.jit
+def inverse_large(a, o):
+    for i in range(a.size):
+        z = a[i]
+        o[0, i] = cmath.asinh(z)
+        o[1, i] = cmath.acosh(z)
+        o[2, i] = cmath.asin(z)
+        o[3, i] = cmath.acos(z)
+
+
+def test_complex64_inverse_functions_do_not_overflow_near_flt_max():
+    a = np.array([3e38 + 3e38j, -3e38 + 1j], np.complex64)
+    o = np.zeros((4, 2), np.complex64)
+    inverse_large[1, 1](a, o)
+    c = lambda re, im: complex(np.float32(re), np.float32(im))  # noqa: E731
+    assert [complex(v) for v in o[:, 0]] == [
+        c(89.63656616210938, 0.7853981852531433), c(89.63656616210938, 0.7853981852531433),
+        c(0.7853981852531433, 89.63656616210938), c(0.7853981852531433, -89.63656616210938)]
+    assert [complex(v) for v in o[:, 1]] == [
+        c(-89.28999328613281, 3.333333116818801e-39), c(89.28999328613281, 3.1415927410125732),
+        c(-1.5707963705062866, 89.28999328613281), c(3.1415927410125732, -89.28999328613281)]
+
+
+def test_complex128_inverse_functions_at_large_arguments_are_numbas():
+    a = np.array([3e38 + 3e38j, -1.7e308 + 1e308j], np.complex128)
+    o = np.zeros((4, 2), np.complex128)
+    inverse_large[1, 1](a, o)
+    assert [complex(v) for v in o[:, 0]] == [
+        89.63656659328177 + 0.7853981633974483j, 89.63656659328177 + 0.7853981633974483j,
+        0.7853981633974483 + 89.63656659328177j, 0.7853981633974483 - 89.63656659328177j]
+    assert [complex(v) for v in o[:, 1]] == [
+        -710.5685604015412 + 0.5317240672588056j, 710.5685604015412 + 2.609868586330988j,
+        -1.039072259536091 + 710.5685604015412j, 2.609868586330988 - 710.5685604015412j]

@@ -23,6 +23,7 @@ from pykern.runtime.hip import launch as hip_launch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "samples"))
 import grid_sync  # noqa: E402  (the sample's kernel and its numpy reference)
+from pykern import int32, void
 
 
 @cuda.jit
@@ -85,7 +86,7 @@ def test_grid_sync_not_reached_by_every_block_is_reported(cpu_uncached):
     with pytest.raises(cuda.KernelRuntimeError) as info:
         bad[4, 32](np.zeros(128))
     msg = str(info.value)
-    assert "test_host_cooperative.py" in msg and "3 of 4 blocks" in msg and "1 block(s) ended" in msg
+    assert "test_cooperative_groups.py" in msg and "3 of 4 blocks" in msg and "1 block(s) ended" in msg
 
     @cuda.jit
     def diverge(a):
@@ -185,3 +186,75 @@ def test_hip_cooperative_launch_pieces():
     assert 1 <= per <= 8  # at most 2048 threads per CU
     # 60000 bytes of dynamic LDS leave room for one block per CU
     assert compiler.cooperative_blocks_per_cu(ck.metadata, "gfx942", 256, dynamic_shared=60000) == 1
+
+
+# grid sync cooperative
+@cuda.jit
+def grid_scan(a, tmp):
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    off = 1
+    while off < a.size:
+        v = a[i]
+        if i >= off:
+            v += a[i - off]
+        g.sync()
+        a[i] = v
+        g.sync()
+        off *= 2
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_grid_sync_scan():
+    a = np.arange(256, dtype=np.int64)
+    b = a.copy()
+    grid_scan[4, 64](b, np.zeros(1))
+    np.testing.assert_array_equal(b, np.cumsum(a))
+
+
+@pytest.mark.usefixtures("cpu_target")
+def test_overload_says_whether_it_is_cooperative():
+    @cuda.jit("void(int32[:, ::1])")
+    def rows(m):
+        col = cuda.grid(1)
+        g = cuda.cg.this_grid()
+        for row in range(1, m.shape[0]):
+            m[row, col] = m[row - 1, m.shape[1] - col - 1] + 1
+            g.sync()
+
+    @cuda.jit("void(int32[:, ::1])")
+    def plain(m):
+        m[0, cuda.grid(1)] = 1
+
+    a = np.zeros((16, 64), np.int32)
+    rows[2, 32](a)
+    np.testing.assert_array_equal(a, np.tile(np.arange(16), (64, 1)).T)
+    assert rows.overloads[rows.signatures[0]].cooperative is True
+    assert plain.overloads[plain.signatures[0]].cooperative is False
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_cooperative_groups_doc_example_with_overload_lookup():
+    # numba-cuda docs, "Cooperative Groups": rows computed one after another by the whole grid, the
+    # overload found by its argument types for max_cooperative_grid_blocks
+    @cuda.jit(void(int32[:, ::1]))
+    def sequential_rows(M):
+        col = cuda.grid(1)
+        g = cuda.cg.this_grid()
+        rows = M.shape[0]
+        cols = M.shape[1]
+        for row in range(1, rows):
+            opposite = cols - col - 1
+            M[row, col] = M[row - 1, opposite] + 1
+            g.sync()
+
+    A = np.zeros((128, 256), dtype=np.int32)
+    blockdim = 32
+    griddim = A.shape[1] // blockdim
+    overload = sequential_rows.overloads[(int32[:, ::1],)]
+    assert overload.max_cooperative_grid_blocks(blockdim) >= griddim
+    sequential_rows[griddim, blockdim](A)
+    ref = np.zeros_like(A)
+    for row in range(1, A.shape[0]):
+        ref[row] = ref[row - 1][::-1] + 1
+    assert np.array_equal(A, ref)

@@ -1,19 +1,19 @@
-"""cuda.fp16 (issue 12, item 4): numba.cuda's float16 functions on the cpu target,
-equal to numpy's float16 results (one rounding per operation, as numpy does)
-for every float16 input, and native half instructions on AMD GPUs."""
+"""float16 in kernels: cuda.fp16 (numba.cuda's float16 functions) on the cpu target, equal to numpy's
+float16 results (one rounding per operation, as numpy does) for every float16 input; float16 arrays
+and arithmetic in kernels; native half instructions on AMD GPUs."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import pykern as cuda
 from pykern import fp16
 from pykern.frontend import types as T
 
-from types_helpers import ARCHS, amdgpu_compile, needs_llvm_tools
+from cpu_helpers import run_py
+from types_helpers import amdgpu_compile, ARCHS, needs_llvm_tools
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -180,3 +180,40 @@ def test_native_half_instructions_on_amdgpu(arch, tmp_path):
     _, ops = amdgpu_compile(unary, [h, T.Array(T.float16, 2, "C")], arch, tmp_path)
     assert "v_sqrt_f16" in ops or any(o.startswith("v_sqrt_f16") for o in ops)
     assert any(o.startswith(("v_floor_f16", "v_rndne_f16", "v_trunc_f16", "v_ceil_f16")) for o in ops)
+
+
+rng = np.random.default_rng(1234)
+
+
+def half_ops(a, b, out, cmp_out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * b[i] + a[i] / b[i]
+        cmp_out[i] = a[i] > b[i]
+
+
+def test_float16_arithmetic_and_bool_arrays():
+    a = rng.random(50).astype(np.float16) + np.float16(0.5)
+    b = rng.random(50).astype(np.float16) + np.float16(0.25)
+    out = np.zeros(50, np.float16)
+    c = np.zeros(50, np.bool_)
+    run_py(half_ops, (1,), (64,), a, b, out, c)
+    np.testing.assert_array_equal(out, a * b + a / b)  # each op rounded to half, like numpy
+    assert c.tolist() == (a > b).tolist()
+
+
+# float16
+@cuda.jit
+def f16(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = cuda.fp16.hfma(a[i], b[i], a[i]) + b[i]
+
+
+def test_float16():
+    a = np.linspace(-2, 2, 30).astype(np.float16)
+    b = np.linspace(1, 3, 30).astype(np.float16)
+    out = np.zeros_like(a)
+    f16[1, 32](a, b, out)
+    fma = (a.astype(np.float64) * b + a).astype(np.float16)
+    np.testing.assert_array_equal(out, fma + b)

@@ -1,22 +1,26 @@
-"""The rest of numba.cuda's math and kernel intrinsics (issue 12, item 7):
-math.frexp/ldexp/modf/remainder/nextafter, cuda.cbrt/selp/nanosleep,
-cuda.match_any_sync/match_all_sync (64-bit masks), cuda.atomic.nanmax/nanmin and
-numba's NaN rules of atomic.max/min -- against Python/numpy on the cpu target,
-compiled for the amdgpu archs."""
+"""math-module functions and numba.cuda's math intrinsics in kernels: math.sin ... math.isnan on
+float32/float64 (and their constants), math.frexp/ldexp/modf/remainder/nextafter,
+cuda.cbrt/selp/nanosleep -- against Python/numpy on the cpu target, compiled for the amdgpu archs.
+
+match_*_sync: test_warp_ops.py; atomic.max/min/nanmax/nanmin: test_atomics.py (their kernels are in
+this file's amdgpu build too)."""
 
 from __future__ import annotations
 
 import math
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import pykern as cuda
 from pykern.frontend import types as T
 
-from types_helpers import ARCHS, amdgpu_compile, needs_llvm_tools
+from types_helpers import amdgpu_compile, ARCHS, needs_llvm_tools
+
+# the amdgpu build below also takes the match_*_sync and NaN-rule atomics kernels of their feature files
+from test_atomics import nan_rule_atomics  # tests/lang/test_atomics.py
+from test_warp_ops import match_kernel  # tests/lang/test_warp_ops.py
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -156,7 +160,7 @@ def test_nextafter_of_float16_is_a_located_error(tmp_path):
 
     with pytest.raises(cuda.CompileError, match="float16") as ei:
         k[1, 1](np.zeros(2, np.float16))
-    assert "test_types_math.py:" in str(ei.value)
+    assert "test_math.py:" in str(ei.value)
 
 
 @cuda.jit
@@ -173,76 +177,6 @@ def test_selp_evaluates_both_and_picks_one():
     selp_kernel[1, 4](x, out, calls)
     assert calls[0] == 4  # both operands are arguments: evaluated by every thread (as numba)
     assert out[0] == 1.5 and out[3] == 4.0 and set(out[1:3]) <= {0.0, 1.0, 2.0, 3.0}
-
-
-@cuda.jit
-def match_kernel(v, any_, all_m, all_p):
-    i = cuda.grid(1)
-    if i < v.size:
-        any_[i] = cuda.match_any_sync(0xFFFFFFFF, v[i])
-        m, p = cuda.match_all_sync(-1, v[i])
-        all_m[i] = m
-        all_p[i] = p
-
-
-def expected_match(v, wave):
-    any_, all_m, all_p = [], [], []
-    for i in range(v.size):
-        w0 = i // wave * wave
-        lanes = range(w0, min(w0 + wave, v.size))
-        eq = lambda a, b: a == b or (a != a and b != b)  # noqa: E731
-        any_.append(sum(1 << (j - w0) for j in lanes if eq(v[j], v[i])))
-        allsame = all(eq(v[j], v[w0]) for j in lanes)
-        active = sum(1 << (j - w0) for j in lanes)
-        all_m.append(active if allsame else 0)
-        all_p.append(allsame)
-    return any_, all_m, all_p
-
-
-@settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(0, 3), min_size=1, max_size=150), st.sampled_from([np.int32, np.int64, np.uint32, np.float64]))
-def test_match_sync_hypothesis(vals, dt):
-    v = np.array(vals).astype(dt)
-    if dt == np.float64 and v.size > 3:
-        v[2] = np.nan
-        v[3] = np.nan
-    any_, all_m = np.zeros(v.size, np.uint64), np.zeros(v.size, np.uint64)
-    all_p = np.zeros(v.size, np.bool_)
-    match_kernel[1, v.size](v, any_, all_m, all_p)  # one block: the last wave may be partial
-    ea, em, ep = expected_match(v, 64)
-    assert [int(a) for a in any_] == ea
-    assert [int(a) for a in all_m] == em and list(all_p) == ep
-
-
-@cuda.jit
-def atomics(arr, vals):
-    i = cuda.grid(1)
-    if i < vals.size:
-        cuda.atomic.max(arr, 0, vals[i])
-        cuda.atomic.nanmax(arr, 1, vals[i])
-        cuda.atomic.min(arr, 2, vals[i])
-        cuda.atomic.nanmin(arr, 3, vals[i])
-        cuda.atomic.max(arr, 4, vals[i])
-        cuda.atomic.nanmax(arr, 5, vals[i])
-
-
-@pytest.mark.parametrize("dt", [np.float32, np.float64])
-def test_atomic_nanmax_nanmin_and_numba_nan_rules(dt):
-    vals = np.array([1.0, np.nan, 5.0, -3.0, np.nan, 2.0], dt)
-    arr = np.array([np.nan, np.nan, 0.0, np.nan, 0.0, 0.0], dt)
-    atomics[1, 64](arr, vals)
-    # numba.cuda: max/min leave a NaN element alone and ignore NaN values; nanmax/nanmin treat NaN as missing
-    assert np.isnan(arr[0]) and arr[1] == 5 and arr[2] == -3 and arr[3] == -3 and arr[4] == 5 and arr[5] == 5
-
-
-@settings(max_examples=30, deadline=None)
-@given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=64))
-def test_atomic_max_min_nanmax_nanmin_of_integers(vals):
-    v = np.array(vals, np.int64)
-    lo, hi = -(2**63), 2**63 - 1
-    arr = np.array([lo, lo, hi, hi, lo, lo], np.int64)
-    atomics[1, 64](arr, v)
-    assert arr.tolist() == [v.max(), v.max(), v.min(), v.min(), v.max(), v.max()]
 
 
 def test_nanosleep_runs():
@@ -268,7 +202,7 @@ def test_compiles_for_amdgpu(arch, tmp_path):
                                            T.Array(T.uint64, 1, "C"), T.Array(T.boolean, 1, "C")], arch, tmp_path)
     assert any(o.startswith("ds_bpermute") or "readlane" in o for o in ops)
     f32 = T.Array(T.float32, 1, "C")
-    amdgpu_compile(atomics, [f32, f32], arch, tmp_path)
+    amdgpu_compile(nan_rule_atomics, [f32, f32], arch, tmp_path)
     amdgpu_compile(selp_kernel, [a64, a64, T.Array(T.int64, 1, "C")], arch, tmp_path)
 
     def sleeper(out):
@@ -277,28 +211,6 @@ def test_compiles_for_amdgpu(arch, tmp_path):
 
     _, ops = amdgpu_compile(sleeper, [T.Array(T.int32, 1, "C")], arch, tmp_path)
     assert "s_sleep" in ops
-
-
-def match32(v, any_, all_m, all_p):
-    i = cuda.grid(1)
-    if i < v.size:
-        any_[i] = cuda.match_any_sync(0xFFFFFFFF, v[i])
-        m, p = cuda.match_all_sync(0xFFFFFFFF, v[i])
-        all_m[i] = m
-        all_p[i] = p
-
-
-def test_match_sync_with_32_lane_waves(monkeypatch):
-    from cpu_helpers import run_py
-
-    monkeypatch.setenv("PYKERN_CPU_WAVESIZE", "32")
-    v = np.array([5] * 32 + [1, 2] * 16 + [9] * 10, np.int64)
-    any_, all_m = np.zeros(v.size, np.uint64), np.zeros(v.size, np.uint64)
-    all_p = np.zeros(v.size, np.bool_)
-    run_py(match32, (1,), (v.size,), v, any_, all_m, all_p)
-    ea, em, ep = expected_match(v, 32)
-    assert [int(a) for a in any_] == ea and [int(a) for a in all_m] == em and list(all_p) == ep
-    assert int(any_[0]) == 0xFFFFFFFF and int(any_[32]) == 0x55555555 and int(any_[64]) == 0x3FF
 
 
 def _nearest_cbrt(a: float) -> float:
@@ -328,3 +240,74 @@ def test_cbrt_is_within_an_ulp_of_the_real_cube_root():
     for a, got in zip(x.tolist(), out.tolist()):
         assert within_one_ulp(np.float64(got), _nearest_cbrt(a)), (a, got)
     assert out[-6] == _nearest_cbrt(x[-6].item()) and out[-2] == 0.5
+
+
+# math functions float32
+@cuda.jit
+def mathk(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i, 0] = math.sin(v)
+        out[i, 1] = math.exp(v)
+        out[i, 2] = math.log1p(v)
+        out[i, 3] = math.atan2(v, 1.5)
+        out[i, 4] = math.hypot(v, 3)
+        out[i, 5] = math.erf(v)
+        out[i, 6] = math.tanh(v)
+        out[i, 7] = math.pow(v, 2.5)
+
+
+def test_math_float32():
+    x = np.linspace(0.01, 4, 64).astype(np.float32)
+    out = np.zeros((64, 8), np.float32)
+    mathk[1, 64](x, out)
+    exp = np.stack([np.sin(x), np.exp(x), np.log1p(x), np.arctan2(x, np.float32(1.5)),
+                    np.hypot(x, np.float32(3)),
+                    np.array([math.erf(v) for v in x], np.float32), np.tanh(x),
+                    np.power(x, np.float32(2.5))], 1)
+    np.testing.assert_allclose(out, exp, rtol=2e-6)
+
+
+@cuda.jit
+def mathmisc(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i, 0] = math.copysign(3.0, v)
+        out[i, 1] = math.fabs(v)
+        out[i, 2] = math.isinf(v)
+        out[i, 3] = math.isnan(v)
+        out[i, 4] = math.gamma(v) if v > 0 else 0.0
+        out[i, 5] = math.lgamma(abs(v) + 1)
+        out[i, 6] = math.fmod(v, 0.75) if not math.isinf(v) else 0.0
+        out[i, 7] = math.degrees(v) if not math.isinf(v) else 0.0
+
+
+def test_math_misc64():
+    x = np.array([-2.5, -0.0, 0.0, 0.3, 1.0, 4.5, np.inf, -np.inf], np.float64)
+    out = np.zeros((x.size, 8))
+    mathmisc[1, 8](x, out)
+    for k, v in enumerate(x.tolist()):
+        exp = [math.copysign(3.0, v), math.fabs(v), math.isinf(v), math.isnan(v),
+               math.gamma(v) if v > 0 else 0.0, math.lgamma(abs(v) + 1),
+               math.fmod(v, 0.75) if not math.isinf(v) else 0.0,
+               math.degrees(v) if not math.isinf(v) else 0.0]
+        np.testing.assert_allclose(out[k], exp, rtol=1e-14, err_msg=str(v))
+        assert np.signbit(out[k, 0]) == np.signbit(exp[0])
+
+
+@cuda.jit
+def consts(out):
+    out[0] = math.pi
+    out[1] = math.e
+    out[2] = math.inf
+    out[3] = -math.inf
+    out[4] = math.nan
+    out[5] = math.tau
+
+
+def test_math_constants():
+    out = np.zeros(6)
+    consts[1, 1](out)
+    np.testing.assert_array_equal(out, [math.pi, math.e, math.inf, -math.inf, math.nan, math.tau])

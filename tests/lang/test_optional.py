@@ -371,3 +371,56 @@ def test_optional_ifexp_whose_branch_needs_statements():
     where = {int(x): j for j, x in enumerate(a)}
     expect = [(where[i] + 1 if i in where else -1) if i % 2 == 0 else -5 for i in range(8)]
     assert out.tolist() == expect
+
+
+@cuda.jit(device=True)
+def _maybe_double(x):
+    if x < 0:
+        return
+    return x * 2.0
+
+
+@cuda.jit
+def _guarded(xs, out):
+    i = cuda.threadIdx.x
+    v = _maybe_double(xs[i])
+    best = 5.0
+    if v is not None and v < best:  # v < best is read only when v is not None
+        out[i, 0] = 1
+    out[i, 1] = 7 if v is None or v > 3 else 8
+    out[i, 2] = v if v is not None else -1.0
+    ok = xs[i] > -5 and v is not None and v < 100
+    out[i, 3] = ok
+
+
+def test_an_optional_read_behind_a_none_check_in_and_or_if_else_is_not_read_early():
+    out = np.zeros((3, 4))
+    _guarded[1, 3](np.array([1.0, -1.0, 4.0]), out)
+    assert out.tolist() == [[1, 8, 2, 1], [0, 7, -1, 0], [0, 7, 8, 1]]
+
+
+@cuda.jit(device=True)
+def _search(x):
+    best_val = np.float32(0)
+    found = False
+    for k in range(3):
+        v = _maybe_double(x - k)
+        if v is not None and (not found or v < best_val):
+            best_val = v  # a number here, an optional there: the variable is optional (numba's unify)
+            found = True
+    return found, best_val
+
+
+@cuda.jit
+def _use_search(xs, out):
+    i = cuda.threadIdx.x
+    found, val = _search(xs[i])
+    out[i, 0] = found
+    out[i, 1] = val
+    out[i, 2] = val is None
+
+
+def test_a_variable_assigned_an_optional_and_a_number_is_optional():
+    out = np.zeros((3, 3))
+    _use_search[1, 3](np.array([5.0, 1.0, -3.0]), out)
+    assert out.tolist() == [[1, 6.0, 0], [1, 0.0, 0], [0, 0.0, 0]]
