@@ -13,10 +13,18 @@ import pykern as cuda
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
 
+# numba.tests.enum_usecases' classes
 class Color(enum.Enum):
     red = 1
     green = 2
     blue = 3
+
+
+class Planet(enum.Enum):
+    MERCURY = (3.303e+23, 2.4397e6)
+    VENUS = (4.869e+24, 6.0518e6)
+    EARTH = (5.976e+24, 6.37814e6)
+    MARS = (6.421e+23, 3.3972e6)
 
 
 class Shape(enum.IntEnum):

@@ -14,9 +14,6 @@ import pykern as cuda
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
 
-N = 100
-
-
 def _fill3d_threadidx(ary):
     i = cuda.threadIdx.x
     j = cuda.threadIdx.y

@@ -11,9 +11,6 @@ import pykern as cuda
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
 
-N = 100
-
-
 def test_nondet_for_pre():
     # test_nondet.py TestCudaNonDet.test_for_pre (numpy arrays in place of cupy's)
     @cuda.jit(cuda.void(cuda.float32[:, :], cuda.float32[:, :], cuda.float32[:]))

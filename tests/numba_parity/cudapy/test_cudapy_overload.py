@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
+from pykern.numba_compat.extending import overload
 
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
@@ -64,39 +65,132 @@ def default_values_and_kwargs():
 
 
 GENERIC_FUNCTION_1 = 2
-
-
 CUDA_FUNCTION_1 = 3
-
-
 GENERIC_FUNCTION_2 = 5
-
-
 CUDA_FUNCTION_2 = 7
-
-
 GENERIC_CALLS_GENERIC = 11
-
-
 GENERIC_CALLS_CUDA = 13
-
-
 CUDA_CALLS_GENERIC = 17
-
-
 CUDA_CALLS_CUDA = 19
-
-
+GENERIC_TARGET_OL = 23
 CUDA_TARGET_OL = 29
-
-
 GENERIC_CALLS_TARGET_OL = 31
-
-
 CUDA_CALLS_TARGET_OL = 37
-
-
+GENERIC_TARGET_OL_CALLS_TARGET_OL = 41
 CUDA_TARGET_OL_CALLS_TARGET_OL = 43
+
+
+@overload(generic_func_1, target="generic")
+def _ol_generic_func_1(x):
+    def impl(x):
+        x[0] *= GENERIC_FUNCTION_1
+    return impl
+
+
+@overload(cuda_func_1, target="cuda")
+def _ol_cuda_func_1(x):
+    def impl(x):
+        x[0] *= CUDA_FUNCTION_1
+    return impl
+
+
+@overload(generic_func_2, target="generic")
+def _ol_generic_func_2(x):
+    def impl(x):
+        x[0] *= GENERIC_FUNCTION_2
+    return impl
+
+
+@overload(cuda_func_2, target="cuda")
+def _ol_cuda_func(x):
+    def impl(x):
+        x[0] *= CUDA_FUNCTION_2
+    return impl
+
+
+@overload(generic_calls_generic, target="generic")
+def _ol_generic_calls_generic(x):
+    def impl(x):
+        x[0] *= GENERIC_CALLS_GENERIC
+        generic_func_1(x)
+    return impl
+
+
+@overload(generic_calls_cuda, target="generic")
+def _ol_generic_calls_cuda(x):
+    def impl(x):
+        x[0] *= GENERIC_CALLS_CUDA
+        cuda_func_1(x)
+    return impl
+
+
+@overload(cuda_calls_generic, target="cuda")
+def _ol_cuda_calls_generic(x):
+    def impl(x):
+        x[0] *= CUDA_CALLS_GENERIC
+        generic_func_1(x)
+    return impl
+
+
+@overload(cuda_calls_cuda, target="cuda")
+def _ol_cuda_calls_cuda(x):
+    def impl(x):
+        x[0] *= CUDA_CALLS_CUDA
+        cuda_func_1(x)
+    return impl
+
+
+@overload(target_overloaded, target="generic")
+def _ol_target_overloaded_generic(x):
+    def impl(x):
+        x[0] *= GENERIC_TARGET_OL
+    return impl
+
+
+@overload(target_overloaded, target="cuda")
+def _ol_target_overloaded_cuda(x):
+    def impl(x):
+        x[0] *= CUDA_TARGET_OL
+    return impl
+
+
+@overload(generic_calls_target_overloaded, target="generic")
+def _ol_generic_calls_target_overloaded(x):
+    def impl(x):
+        x[0] *= GENERIC_CALLS_TARGET_OL
+        target_overloaded(x)
+    return impl
+
+
+@overload(cuda_calls_target_overloaded, target="cuda")
+def _ol_cuda_calls_target_overloaded(x):
+    def impl(x):
+        x[0] *= CUDA_CALLS_TARGET_OL
+        target_overloaded(x)
+    return impl
+
+
+@overload(target_overloaded_calls_target_overloaded, target="generic")
+def _ol_generic_calls_target_overloaded_generic(x):
+    def impl(x):
+        x[0] *= GENERIC_TARGET_OL_CALLS_TARGET_OL
+        target_overloaded(x)
+    return impl
+
+
+@overload(target_overloaded_calls_target_overloaded, target="cuda")
+def _ol_generic_calls_target_overloaded_cuda(x):
+    def impl(x):
+        x[0] *= CUDA_TARGET_OL_CALLS_TARGET_OL
+        target_overloaded(x)
+    return impl
+
+
+@overload(default_values_and_kwargs)
+def _ol_default_values_and_kwargs(out, x, y=5, z=6):
+    def impl(out, x, y=5, z=6):
+        out[0], out[1] = x + y, z
+    return impl
 
 
 def _ovk_generic(x):

@@ -11,9 +11,6 @@ import pykern as cuda
 pytestmark = pytest.mark.usefixtures("cpu_target")
 
 
-N = 100
-
-
 def _useless_syncthreads(ary):
     i = cuda.grid(1)
     cuda.syncthreads()
