@@ -13,10 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
+from pykern.core.cpu_context import LDS_BYTES
 from pykern.core.errors import SourceLoc
 
-#: Shared memory (LDS) per block allowed by default (see Target.max_shared_bytes).
-DEFAULT_MAX_SHARED_BYTES = 64 * 1024
+#: Shared memory (LDS) per block allowed by default (see Target.max_shared_bytes): the cpu
+#: target's, which is the LDS of the GPUs pykern targets.
+DEFAULT_MAX_SHARED_BYTES = LDS_BYTES
 #: Local (private) array bytes per thread allowed by default (see Target.max_local_bytes).
 DEFAULT_MAX_LOCAL_BYTES = 64 * 1024
 

@@ -55,14 +55,7 @@ class Overload:
         ``blockdim`` a cooperative launch (a kernel calling
         ``cg.this_grid().sync()``) may have on the current device."""
         dims = tuple(blockdim) if isinstance(blockdim, (tuple, list)) else (blockdim,)
-        threads = 1
-        for d in dims:
-            threads *= int(d)
-        if self.target == "hip":
-            return self.kernel.max_cooperative_blocks(dims, int(dynsmemsize))
-        from pykern.runtime.cpu.executor import max_cooperative_blocks
-
-        return max_cooperative_blocks(threads)
+        return self.kernel.max_cooperative_blocks(dims, int(dynsmemsize))
 
     # numba's ``_Kernel`` resource queries (``k.overloads[sig].get_regs_per_thread()``): the
     # dispatcher's answers for this overload's argument types

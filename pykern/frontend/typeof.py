@@ -15,6 +15,7 @@ import enum
 
 import numpy as np
 
+from pykern.core.strides import layout
 from pykern.frontend import types as T
 from pykern.frontend.fingerprint import cuda_array_interface
 
@@ -77,7 +78,7 @@ def dtype_key(dt: np.dtype):
 def _ndarray_type(a: np.ndarray) -> T.Array:
     flags = a.flags
     ndim = a.ndim
-    # numpy's flags use the same relaxed rule as _contiguous (extents of 1 and empty arrays)
+    # numpy's flags use the relaxed rule of core.strides (extents of 1 and empty arrays)
     layout = "C" if flags.c_contiguous else ("F" if ndim > 1 and flags.f_contiguous else "A")
     key = (dtype_key(a.dtype), ndim, layout, not flags.writeable)
     t = _ARRAY_TYPES.get(key)
@@ -108,33 +109,12 @@ def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:
     return T.from_dtype(dt)
 
 
-def _layout(shape, strides, itemsize) -> str:
-    ndim = len(shape)
-    if _contiguous(shape, strides, itemsize, reversed(range(ndim))):
-        return "C"
-    if ndim > 1 and _contiguous(shape, strides, itemsize, range(ndim)):
-        return "F"
-    return "A"
-
-
-def _contiguous(shape, strides, itemsize, order) -> bool:
-    # numpy's relaxed rule: extents of 1 may have any stride; empty arrays are contiguous
-    if any(s == 0 for s in shape):
-        return True
-    expect = itemsize
-    for d in order:
-        if shape[d] != 1 and strides[d] != expect:
-            return False
-        expect *= shape[d]
-    return True
-
-
 def _array_type(dtype, shape, strides, readonly: bool, what: str) -> T.Array:
     dt = _scalar_of_dtype(dtype, what)
     ndim = len(shape)
     if ndim > T.MAX_NDIM:
         raise TypeError(f"{what} has {ndim} dimensions; kernels take arrays of 0 to {T.MAX_NDIM} dimensions")
-    return T.Array(dt, ndim, _layout(tuple(shape), tuple(strides), np.dtype(dtype).itemsize), readonly=bool(readonly))
+    return T.Array(dt, ndim, layout(tuple(shape), tuple(strides), np.dtype(dtype).itemsize), readonly=bool(readonly))
 
 
 def _cai_type(cai: dict) -> T.Array:

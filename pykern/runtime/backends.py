@@ -33,22 +33,6 @@ def _block_check(ov):
     return check
 
 
-def cooperative_limit_cpu(block) -> int:
-    from pykern.runtime.cpu.executor import max_cooperative_blocks
-
-    return max_cooperative_blocks(block[0] * block[1] * block[2])
-
-
-def _check_cooperative(name, grid, block, limit):
-    """A kernel that syncs its grid needs every block resident at once."""
-    n = grid[0] * grid[1] * grid[2]
-    if n > limit:
-        raise LaunchValueError(
-            f"{name}: grid {grid} has {n} blocks, but a kernel that calls cg.this_grid().sync() runs as a "
-            f"cooperative launch, and at most {limit} blocks of {block[0] * block[1] * block[2]} threads can be "
-            "resident at once (see max_cooperative_grid_blocks)")
-
-
 class CpuBackend:
     """Kernels run by ``cpu_executor`` on host memory (numpy arrays and cpu DeviceArrays)."""
 
@@ -61,7 +45,7 @@ class CpuBackend:
 
     def plan(self, ov):
         """The launch function of ``ov``: everything decidable once is decided here."""
-        from pykern.runtime.cpu.executor import MAX_SHARED_BYTES
+        from pykern.runtime.cpu.executor import launch_check
         from pykern.runtime.kernargs import Packer, array_arguments, get_flattener
 
         params = ov.artifact.params
@@ -69,24 +53,14 @@ class CpuBackend:
         # the executor wants at least 8 bytes even for a kernel without arguments
         pack = Packer(params, max(8, ov.artifact.kernarg_size))
         run = ov.kernel.run
-        check_block = _block_check(ov)
-        arrays = array_arguments(params)
         name = ov.dispatcher.__name__
-        static = ov.artifact.static_shared_bytes
-        max_dynamic = MAX_SHARED_BYTES - static
-
-        coop = getattr(ov.artifact, "cooperative", False)
+        check = launch_check(ov.artifact, name)
+        arrays = array_arguments(params)
         # sanitize=: the checker names the launch's arrays and tracks device arrays' writes
         sanitized = functools.partial(ov.kernel.run_sanitized, kernel_name=name) if ov.artifact.sanitize else None
 
         def launch(args, grid, block, stream, shared):
-            check_block(block)
-            if coop:
-                _check_cooperative(name, grid, block, cooperative_limit_cpu(block))
-            if shared > max_dynamic:
-                raise LaunchValueError(f"{name}: {shared} bytes of dynamic shared memory plus {static} bytes of static "
-                                  f"shared memory exceed the {MAX_SHARED_BYTES} bytes of shared memory (LDS) "
-                                  "a block may use")
+            check(grid, block, shared)
             for i in arrays:  # device memory of another target would be garbage here
                 if getattr(args[i], "target", "cpu") != "cpu":
                     raise LaunchError(f"{name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")

@@ -29,6 +29,7 @@ import sys
 from pykern.core.abi import kernarg_size, scalar_name  # noqa: F401  (kernarg_size re-exported: callers size buffers with it)
 from pykern.core.bounded import LRU
 from pykern.core.errors import LaunchError
+from pykern.core.strides import c_strides
 
 
 # --------------------------------------------------------------------------- flatten
@@ -47,11 +48,7 @@ def _array_parts(a, ndim: int, where: str):
             isz = np.dtype(cai["typestr"]).itemsize
             strides = cai.get("strides")
             if strides is None:
-                strides, acc = [], isz
-                for n in reversed(shape):
-                    strides.append(acc)
-                    acc *= max(n, 1)
-                strides = tuple(reversed(strides))
+                strides = c_strides(shape, isz)
             ptr = cai["data"][0] or 0
         else:
             try:

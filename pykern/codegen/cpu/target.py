@@ -33,7 +33,7 @@ Execution design (see also ``runtime/cpu_executor.py``):
   GPUs' LDS) and 64 KiB of local arrays per thread (``Target.max_*_bytes``).
 
 Per-thread state ``T`` and per-block state ``B`` are byte-addressed structs
-(offsets below); the launch context ``ctx`` is ``cpu_executor.LaunchCtx``.
+(offsets below); the launch context ``ctx`` is ``core/cpu_context.py``'s (the executor's ``LaunchCtx``).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from llvmlite import ir as L
 
 from pykern.core import settings
 from pykern.core.abi import ERROR_KINDS
+from pykern.core.cpu_context import LDS_BYTES, OFFSETS as _CTX
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
 from pykern.core.hostinfo import cpu_identity
@@ -55,7 +56,7 @@ from pykern.core.llvm_host import host_target_machine, host_triple
 from pykern.core.llvm_host import quick_target_machine
 from pykern.codegen import llvm_util
 from pykern.codegen.artifact import KernelArtifact
-from pykern.codegen.target_interface import DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
+from pykern.codegen.target_interface import DEFAULT_MAX_LOCAL_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -78,20 +79,16 @@ FRAME_CAP = 1024
 B_BID, B_BDIM, B_GDIM, B_NTHREADS = 0, 12, 24, 36
 B_SHARED, B_DYNSHARED, B_CTX, B_THREADS, B_BARRES, B_FRAMES = 40, 48, 56, 64, 72, 80
 B_SIZE = 88
-# ---- launch context (must match cpu_executor.LaunchCtx)
-C_GRID, C_BLOCK, C_DYN, C_ERROR, C_CANCEL, C_KIND, C_MSG1, C_MSG2, C_VALS = 0, 12, 24, 32, 36, 40, 48, 56, 64
+# ---- launch context: the executor's LaunchCtx, laid out once in core/cpu_context.py
+C_GRID, C_BLOCK, C_DYN, C_ERROR, C_CANCEL, C_KIND, C_MSG1, C_MSG2, C_VALS = (
+    _CTX[f] for f in ("grid", "block", "dyn_shared", "error", "cancel", "kind", "msg1", "msg2", "vals"))
 #: grid barrier of cooperative launches (cg.this_grid().sync()): arrived,
 #: generation, exited blocks, blocks in the grid -- i32 each (LaunchCtx.gbar)
-C_GBAR = 160
+C_GBAR = _CTX["gbar"]
 #: sanitize=: the sanitizer context (``runtime/cpu/sanitizer.py``), else null
-C_SAN = 176
+C_SAN = _CTX["san"]
 # ---- thread status
 RUNNABLE, AT_BARRIER, AT_WAVE, DONE = 0, 1, 2, 3
-#: shared memory per block (static + dynamic), as on the GPUs pykern targets;
-#: must equal ``cpu_executor.MAX_SHARED_BYTES``. The per-block shared area is
-#: always allocated this big, so that (as in a GPU's LDS) writes past a short
-#: dynamic array land in memory of the block instead of corrupting the heap.
-LDS_BYTES = DEFAULT_MAX_SHARED_BYTES
 #: ``for`` loops poll the launch's cancel flag every this many iterations
 #: (and once at their end); ``while`` loops at every iteration
 POLL_INTERVAL = 1024

@@ -1,5 +1,6 @@
 """numba.cuda.cudadrv.devicearray's names on pykern (see ``pykern.numba_compat.cudadrv``)."""
 
+from pykern.core.strides import is_contiguous as _numpy_contiguous
 from pykern.runtime.memory.arrays import DeviceArray, DeviceRecord, ManagedArray, MappedArray, auto_device
 
 DeviceNDArray = DeviceNDArrayBase = DeviceArray
@@ -43,11 +44,7 @@ def array_core(ary):
 
 
 def is_contiguous(ary) -> bool:
-    """C-contiguous once broadcast and length-1 axes are ignored (numba's ``is_contiguous``)."""
-    size = ary.dtype.itemsize
-    for n, st in zip(reversed(ary.shape), reversed(ary.strides)):
-        if n > 1 and st != 0:
-            if st != size:
-                return False
-            size *= n
-    return True
+    """C-contiguous once broadcast and length-1 axes are ignored (numba's ``is_contiguous``):
+    numpy's rule over the axes of extent > 1 and a nonzero stride."""
+    kept = [(n, st) for n, st in zip(ary.shape, ary.strides) if n > 1 and st != 0]
+    return _numpy_contiguous([n for n, _ in kept], [st for _, st in kept], ary.dtype.itemsize, "C")

@@ -26,13 +26,12 @@ import threading
 import time
 import weakref
 
+from pykern.core import cpu_context
 from pykern.core.abi import ERROR_KINDS, UNSIGNED_INDEX
 from pykern.core.errors import KernelRuntimeError, LaunchError, LaunchValueError
 
-#: shared memory (static + dynamic) per block: the 64 KiB LDS of the GPUs
-#: pykern targets, so that what runs here fits them too. Must equal
-#: ``codegen.cpu.LDS_BYTES`` (the compiled runner always allocates that much).
-MAX_SHARED_BYTES = 64 * 1024
+#: shared memory (static + dynamic) per block (``core/cpu_context.py``: what the compiled runner allocates)
+MAX_SHARED_BYTES = cpu_context.LDS_BYTES
 #: kept for callers of the old name: dynamic shared memory alone never exceeds it
 MAX_DYNAMIC_SHARED = MAX_SHARED_BYTES
 #: blocks*threads below which a launch runs on the calling thread (no pool hand-off)...
@@ -55,29 +54,57 @@ def max_cooperative_blocks(block_threads: int) -> int:
     return max(1, min(COOP_MAX_BLOCKS, _NCPU * per_core))
 
 
+def launch_check(artifact, name: str):
+    """``check(grid, block, dynamic_shared)``, the one check of a cpu launch configuration
+    (``grid``/``block`` normalised 3-tuples): a ``LaunchValueError`` naming kernel ``name`` for
+    more threads per block than ``artifact`` allows, more shared memory (static + dynamic) than a
+    block's LDS, more blocks than the compiled loop counts, or more than a cooperative launch
+    keeps resident. Limits are read once, here (the dispatcher checks every launch).
+
+    >>> from types import SimpleNamespace as NS
+    >>> check = launch_check(NS(max_block_size=256, static_shared_bytes=0), "k")
+    >>> check((4, 1, 1), (512, 1, 1), 0)
+    Traceback (most recent call last):
+    pykern.core.errors.LaunchValueError: k: block (512, 1, 1) of 512 threads exceeds the maximum of 256 threads this kernel allows
+    """
+    limit, static = artifact.max_block_size, artifact.static_shared_bytes
+    max_dynamic = MAX_SHARED_BYTES - static
+    cooperative = getattr(artifact, "cooperative", False)
+
+    def check(grid, block, dynamic_shared):
+        threads = block[0] * block[1] * block[2]
+        if threads > limit:
+            raise LaunchValueError(f"{name}: block {block} of {threads} threads exceeds the maximum of {limit} threads "
+                                   "this kernel allows")
+        if not 0 <= dynamic_shared <= max_dynamic:
+            raise LaunchValueError(
+                f"{name}: {dynamic_shared} bytes of dynamic shared memory plus {static} bytes of static shared memory "
+                f"exceed the {MAX_SHARED_BYTES} bytes of shared memory (LDS) a block may use" if dynamic_shared > 0 else
+                f"{name}: dynamic shared memory size must be >= 0 bytes, got {dynamic_shared}")
+        blocks = grid[0] * grid[1] * grid[2]
+        if blocks >= 1 << 62:
+            raise LaunchValueError(f"{name}: grid {grid} has too many blocks")
+        if cooperative and blocks > max_cooperative_blocks(threads):
+            raise LaunchValueError(
+                f"{name}: grid {grid} has {blocks} blocks, but a kernel that calls cg.this_grid().sync() runs as a "
+                f"cooperative launch, and at most {max_cooperative_blocks(threads)} blocks of {threads} threads can "
+                "be resident at once (see max_cooperative_grid_blocks)")
+
+    return check
+
+
+_CTYPES = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "ptr": ctypes.c_void_p}
+
+
 class LaunchCtx(ctypes.Structure):
-    """Shared by all blocks of one launch; layout fixed by ``codegen/cpu.py``."""
+    """Shared by all blocks of one launch: ``core/cpu_context.py``'s fields, which the compiled code reads."""
 
-    _fields_ = [
-        ("grid", ctypes.c_int32 * 3),
-        ("block", ctypes.c_int32 * 3),
-        ("dyn_shared", ctypes.c_int64),
-        ("error", ctypes.c_int32),
-        ("cancel", ctypes.c_int32),
-        ("kind", ctypes.c_int32),
-        ("pad", ctypes.c_int32),
-        ("msg1", ctypes.c_void_p),
-        ("msg2", ctypes.c_void_p),
-        ("vals", ctypes.c_int64 * 12),
-        # cooperative launches (cg.this_grid().sync()): arrived, generation,
-        # exited blocks, blocks -- see codegen/cpu.py _GRIDBAR
-        ("gbar", ctypes.c_int32 * 4),
-        # sanitize=: the checker's context (runtime/cpu/sanitizer.py), null otherwise
-        ("san", ctypes.c_void_p),
-    ]
+    _fields_ = [(name, _CTYPES[kind] if n == 1 else _CTYPES[kind] * n) for name, kind, n in cpu_context.FIELDS]
 
 
-assert ctypes.sizeof(LaunchCtx) == 184
+# (ctypes lays a structure out as C does, which is how cpu_context computes the offsets codegen uses)
+assert ctypes.sizeof(LaunchCtx) == cpu_context.SIZE
+assert all(getattr(LaunchCtx, f).offset == off for f, off in cpu_context.OFFSETS.items())
 
 _RUNFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
@@ -469,23 +496,22 @@ class CpuKernel:
         art = self.artifact
         grid = _dim3(grid, "grid")
         block = _dim3(block, "block")
-        nthreads = block[0] * block[1] * block[2]
-        if nthreads > art.max_block_size:
-            raise LaunchValueError(f"block of {nthreads} threads exceeds the maximum of {art.max_block_size}")
         dynamic_shared = int(dynamic_shared or 0)
-        max_dynamic = MAX_SHARED_BYTES - art.static_shared_bytes
-        if not 0 <= dynamic_shared <= max_dynamic:
-            raise LaunchValueError(
-                f"dynamic shared memory size must be between 0 and {max_dynamic} bytes (the {MAX_SHARED_BYTES} "
-                f"bytes of shared memory (LDS) of a block less {art.static_shared_bytes} static), got {dynamic_shared}"
-            )
+        launch_check(art, f"kernel {art.name}")(grid, block, dynamic_shared)
         if len(argbuf) < art.kernarg_size:
             raise LaunchError(f"argument buffer has {len(argbuf)} bytes, kernel needs {art.kernarg_size}")
         if len(argbuf) < 8 or not isinstance(argbuf, bytearray):
             argbuf = bytearray(bytes(argbuf).ljust(8, b"\0"))
-        if grid[0] * grid[1] * grid[2] >= 1 << 62:
-            raise LaunchValueError(f"grid {grid} has too many blocks")
         self.run(grid, block, dynamic_shared, argbuf)
+
+    def max_cooperative_blocks(self, block, dynamic_shared: int = 0) -> int:
+        """Blocks of ``block`` (1 to 3 extents) a cooperative launch of this kernel may have, as
+        ``HipKernel.max_cooperative_blocks`` says on its device (shared memory does not limit
+        residency on the cpu)."""
+        threads = 1
+        for d in block:
+            threads *= int(d)
+        return max_cooperative_blocks(threads)
 
     def run(self, grid, block, dynamic_shared: int, argbuf: bytearray) -> None:
         """``launch`` without the checks, for callers that made them once

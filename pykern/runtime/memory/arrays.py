@@ -25,6 +25,7 @@ import weakref
 
 import numpy as np
 
+from pykern.core.strides import c_strides, f_strides, is_contiguous, span
 from pykern.runtime import resolve_target
 from pykern.runtime.memory import dlpack
 from pykern.runtime.hip import api as hip_api
@@ -138,38 +139,6 @@ class Storage:
 
 
 # --------------------------------------------------------------------------- helpers
-def _c_strides(shape, itemsize):
-    strides, acc = [], itemsize
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
-
-
-def _f_strides(shape, itemsize):
-    strides, acc = [], itemsize
-    for n in shape:
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(strides)
-
-
-def _is_contig(shape, strides, itemsize, order):
-    size = 1
-    for n in shape:
-        size *= n
-    if size == 0:
-        return True
-    dims = zip(shape, strides) if order == "F" else zip(reversed(shape), reversed(strides))
-    acc = itemsize
-    for n, s in dims:
-        if n != 1:
-            if s != acc:
-                return False
-            acc *= n
-    return True
-
-
 def _strides_like(shape, strides, itemsize):
     """Contiguous strides that keep the axis order of ``strides``, as
     ``np.empty_like`` (order "K") and numba's ``device_array_like`` give:
@@ -221,19 +190,6 @@ def _squeeze_equal(a, b) -> bool:
     return tuple(n for n in a if n != 1) == tuple(n for n in b if n != 1)
 
 
-def _span(shape, strides, itemsize):
-    """(lo, hi): byte range, relative to the first element, that a view touches."""
-    lo = hi = 0
-    for n, s in zip(shape, strides):
-        if n == 0:
-            return 0, 0
-        if s < 0:
-            lo += (n - 1) * s
-        else:
-            hi += (n - 1) * s
-    return lo, hi + itemsize
-
-
 def _normalize_shape(shape):
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
@@ -272,7 +228,7 @@ def _new_memory(shape, strides, dtype, stream):
     byte ``strides``: the constructors' numba spelling, ``DeviceNDArray(shape, strides, dtype,
     stream=0)`` and ``DeviceRecord(dtype, stream=0)``, whose memory numba allocates."""
     t = resolve_target(None)
-    lo, hi = _span(tuple(shape), tuple(strides), _check_dtype(dtype).itemsize)
+    lo, hi = span(tuple(shape), tuple(strides), _check_dtype(dtype).itemsize)
     storage = Storage.allocate(hi - lo, t)
     return storage, storage.ptr - lo, None if stream in (None, 0) else as_stream(stream, t)
 
@@ -394,10 +350,10 @@ class DeviceArray:
         return self.transpose()
 
     def is_c_contiguous(self) -> bool:
-        return _is_contig(self.shape, self.strides, self.dtype.itemsize, "C")
+        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "C")
 
     def is_f_contiguous(self) -> bool:
-        return _is_contig(self.shape, self.strides, self.dtype.itemsize, "F")
+        return is_contiguous(self.shape, self.strides, self.dtype.itemsize, "F")
 
     @property
     def flags(self) -> dict:
@@ -463,7 +419,7 @@ class DeviceArray:
         ok = self.is_c_contiguous() if order == "C" else self.is_f_contiguous()
         if not ok:
             raise NotImplementedError(f"reshape of a non-{order}-contiguous device array (copy it first)")
-        st = _c_strides if order == "C" else _f_strides
+        st = c_strides if order == "C" else f_strides
         return self._view(newshape, st(newshape, self.dtype.itemsize), self.ptr)
 
     def squeeze(self, axis=None, stream=0) -> "DeviceArray":
@@ -628,7 +584,7 @@ class DeviceArray:
     @property
     def alloc_size(self) -> int:
         """Bytes of memory this view spans (numba's ``alloc_size``)."""
-        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
         return hi - lo
 
     def __setitem__(self, key, value):
@@ -720,13 +676,13 @@ class DeviceArray:
         ``copy_to_host`` result), over a buffer of the byte span they cover."""
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
-        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
         return np.ndarray(self.shape, self.dtype, buffer=np.empty(hi - lo, np.uint8), offset=-lo, strides=self.strides)
 
     def _staged_host_view(self, s: Stream, wait: bool = True) -> np.ndarray:
         """A host copy of the byte span this (strided) view covers, viewed with its strides; complete
         on return unless ``wait`` is false (then after ``s`` synchronizes)."""
-        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
         staging = np.empty(hi - lo, np.uint8)
         _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s, keep=staging)
         if wait and not s.is_default:
@@ -781,7 +737,7 @@ class DeviceArray:
             _copy(self.ptr, host.ctypes.data, self.nbytes, hip_api.hipMemcpyHostToDevice, s, keep=host)
             return
         # strided destination: read the span, overwrite our elements in it, write it back
-        lo, hi = _span(self.shape, self.strides, self.dtype.itemsize)
+        lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
         staging = np.empty(hi - lo, np.uint8)
         _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s)
         if not s.is_default:
@@ -861,7 +817,7 @@ class DeviceRecord(DeviceArray):
         if typ.names is not None:
             return DeviceRecord(typ, self.storage, ptr, self.stream)
         base, shape = typ.subdtype if typ.subdtype is not None else (typ, ())
-        return DeviceArray(shape, _c_strides(shape, base.itemsize), base, self.storage, ptr, self.stream)
+        return DeviceArray(shape, c_strides(shape, base.itemsize), base, self.storage, ptr, self.stream)
 
     def __getitem__(self, name):
         f = self._field(name)
@@ -908,7 +864,7 @@ def _dense_layout(shape, dtype, strides, order):
     if order not in ("C", "F"):
         raise ValueError("order must be 'C' or 'F'")
     if strides is None:
-        return shape, dt, (_c_strides if order == "C" else _f_strides)(shape, dt.itemsize)
+        return shape, dt, (c_strides if order == "C" else f_strides)(shape, dt.itemsize)
     strides = (operator.index(strides),) if isinstance(strides, (int, np.integer)) else tuple(operator.index(x) for x in strides)
     if len(strides) != len(shape):
         raise ValueError(f"strides {strides} do not match shape {shape}")
@@ -1165,7 +1121,7 @@ def from_cuda_array_interface(obj, target: str | None = None) -> DeviceArray:
     if "descr" in cai and len(cai["descr"]) > 1:
         dt = _check_dtype(np.dtype(cai["descr"]))
     strides = cai.get("strides")
-    strides = _c_strides(shape, dt.itemsize) if strides is None else tuple(int(s) for s in strides)
+    strides = c_strides(shape, dt.itemsize) if strides is None else tuple(int(s) for s in strides)
     ptr, readonly = cai["data"]
     ptr = int(ptr or 0)
     stream = cai.get("stream")
@@ -1174,7 +1130,7 @@ def from_cuda_array_interface(obj, target: str | None = None) -> DeviceArray:
             raise ValueError("__cuda_array_interface__ stream 0 is disallowed by the protocol")
         # 1 and 2 are the legacy / per-thread default streams; HIP spells them 0 and 2
         _hip().hipStreamSynchronize(0 if stream == 1 else int(stream))
-    lo, hi = _span(shape, strides, dt.itemsize)
+    lo, hi = span(shape, strides, dt.itemsize)
     dev = 0
     if t == "hip":
         from pykern.runtime.device_registry import current_device_id
@@ -1208,8 +1164,8 @@ def from_dlpack(obj) -> DeviceArray:
     if isinstance(obj, DeviceArray):
         return obj
     v = dlpack.consume(obj)
-    strides = _c_strides(v.shape, v.dtype.itemsize) if v.strides is None else v.strides
-    lo, hi = _span(v.shape, strides, v.dtype.itemsize)
+    strides = c_strides(v.shape, v.dtype.itemsize) if v.strides is None else v.strides
+    lo, hi = span(v.shape, strides, v.dtype.itemsize)
     st = Storage(v.ptr + lo, hi - lo, v.target, v.device, owner=v.owner, readonly=v.readonly)
     return DeviceArray(v.shape, strides, v.dtype, st, v.ptr)
 
