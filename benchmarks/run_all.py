@@ -37,6 +37,7 @@ BENCHMARKS = [
     ("bench_matrix", "matrix-core GEMM loop vs HIP builtins (clang-22); cpu GEMM vs numpy"),
     ("bench_cache", "compile cache"),
     ("bench_sanitizer", "the kernel sanitizer's cost on the cpu target vs the unsanitized kernel"),
+    ("bench_sim", "the sim target (kernels as Python, for pdb): time per thread and per statement"),
     ("bench_numba", "optional numba reference (separate venv)"),
 ]
 
