@@ -387,6 +387,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             # is held until it is (other processes wait for that entry)
             if key is not None:
                 _remember(key.digest, artifact)
+            job.stored = disk is not None  # else the build waits for a second launch (cpu_tiers)
             job.when_done(functools.partial(_keep_tier_two, key, disk, held.pop_all()))
             return artifact, False  # the caller starts the job once the code is loaded
         if key is not None:
@@ -471,8 +472,10 @@ def _follow_tier_two(ov: Overload, job) -> None:
         ov.artifact = final
 
     job.when_done(adopt, first=True)
-    # started only now: loading the first-tier code takes LLVM's lock, which the build holds
-    job.start()
+    # started only now: loading the first-tier code takes LLVM's lock, which the build holds;
+    # a build that nothing stores starts when the kernel is launched again (cpu_tiers)
+    if job.stored:
+        job.start()
 
 
 def _storable(artifact):

@@ -28,6 +28,8 @@ import re
 
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.calls.registry import lowers
+from pykern.lang import stubs
 
 BF = T.bfloat16
 _MODES = ("rn", "rz", "rd", "ru")
@@ -69,6 +71,7 @@ def _isnan(e):
     return ir.Compare("!=", e, e, T.boolean, e.loc)
 
 
+@lowers(*(getattr(stubs.bf16, n) for n in stubs.BF16_NAMES))
 def _bf16(lw, node, which):
     n = which.split(".", 1)[1]
     loc = lw.loc(node)
@@ -166,6 +169,3 @@ def _sat(lw, r, node):
     low = ir.UnaryOp("not", ir.Compare(">=", r, zero, T.boolean, loc), T.boolean, loc)  # negative or NaN
     return ir.IfExp(low, zero, ir.IfExp(ir.Compare(">", r, one, T.boolean, loc), one, r, BF, loc), BF, loc)
 
-
-#: stub name -> handler, merged into the call table (``calls._STUB_HANDLERS``)
-HANDLERS = {f"bf16.{n}": _bf16 for n in __import__("pykern.lang.stubs", fromlist=["BF16_NAMES"]).BF16_NAMES}

@@ -214,7 +214,7 @@ class ExpressionLowering:
                 if attr == "itemsize":
                     return self.const(size, T.int64, node, weak=True)
                 return ir.BinOp("*", ir.ArrayAttr(base, "size", None, T.int64, loc), ir.Const(size, T.int64, loc), T.int64, loc)
-            if attr in ("transpose", "view", "reshape", "copy", "fill", "item") or attr in calls.ARRAY_REDUCTION_METHODS:
+            if calls.has_method("array", attr):
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -239,7 +239,7 @@ class ExpressionLowering:
             if attr in t.names:  # a namedtuple field
                 return self.tuple_get(base, t.names.index(attr), node)
             raise self.error(f"tuples have no attribute '{attr}'", node)
-        if isinstance(t, (T.Integer, T.Boolean)) and attr == "bit_count":
+        if calls.has_method(calls.method_kind(t), attr):
             return PyObj(BoundMethod(base, attr), f"{attr}")
         if attr in ("real", "imag") and t.is_scalar:
             return calls.real_imag(self, base, attr, node)
@@ -341,10 +341,6 @@ class ExpressionLowering:
         if isinstance(opt, T.Boolean) and op in infer.BOOL_LOOP_OPS:  # np.add(True, True) is True
             op = infer.BOOL_LOOP_OPS[op]
         return ir.BinOp(op, self.cast(lhs, opt, node), self.cast(rhs, opt, node), rt, self.loc(node))
-
-    def np_complex_unary(self, which: str, z: ir.Expr, node) -> ir.Expr:
-        """numpy's loop of ``np.<which>`` on the complex value ``z`` (``calls.np_complex_unary``)."""
-        return calls.np_complex_unary(self, which, z, node)
 
     def expr_UnaryOp(self, node):
         if isinstance(node.op, ast.Not):
@@ -736,7 +732,7 @@ class ExpressionLowering:
         if any(isinstance(a, ast.Starred) for a in node.args):
             node = self.expand_starred(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
-            m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
+            m = calls.number_method(self, node)  # z.conjugate() of a number
             if m is not None:
                 return m
         fobj = self.expr(node.func)

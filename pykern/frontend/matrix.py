@@ -28,7 +28,9 @@ from __future__ import annotations
 from pykern.core import matrix_shapes
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.calls.registry import lowers
 from pykern.frontend.values import PyObj
+from pykern.lang import stubs
 
 _USES = ("matrix_a", "matrix_b", "accumulator")
 _LAYOUTS = {"row_major": "row", "col_major": "col"}
@@ -63,6 +65,7 @@ def _nargs(lw, node, which, *counts):
         raise lw.error(f"{which}() takes {' or '.join(map(str, counts))} arguments, got {len(node.args)}", node)
 
 
+@lowers(stubs.wmma.fragment)
 def _fragment(lw, node, which):
     _nargs(lw, node, which, 5, 6)
     use = _marker(lw, node.args[0], "the fragment's use", _USES)
@@ -86,6 +89,7 @@ def _fragment(lw, node, which):
     return ir.Intrinsic("frag_new", [], T.Fragment(use, m, n, k, dt, layout), {}, lw.loc(node))
 
 
+@lowers(stubs.wmma.fill_fragment)
 def _fill(lw, node, which):
     _nargs(lw, node, which, 2)
     f = _frag(lw, node.args[0], "the fragment")
@@ -113,6 +117,7 @@ def _int(lw, node, what):
     return lw.cast(v, T.int64, node)
 
 
+@lowers(stubs.wmma.load_matrix_sync)
 def _load(lw, node, which):
     _nargs(lw, node, which, 4, 5)
     f = _frag(lw, node.args[0], "the fragment")
@@ -131,6 +136,7 @@ def _load(lw, node, which):
     return ir.Intrinsic("frag_load", args, T.void, {"layout": layout}, lw.loc(node))
 
 
+@lowers(stubs.wmma.store_matrix_sync)
 def _store(lw, node, which):
     _nargs(lw, node, which, 5)
     f = _frag(lw, node.args[2], "the fragment", ("accumulator",))
@@ -142,6 +148,7 @@ def _store(lw, node, which):
     return ir.Intrinsic("frag_store", args, T.void, {"layout": layout}, lw.loc(node))
 
 
+@lowers(stubs.wmma.mma_sync)
 def _mma(lw, node, which):
     _nargs(lw, node, which, 4)
     d = _frag(lw, node.args[0], "d", ("accumulator",))
@@ -161,14 +168,10 @@ def _mma(lw, node, which):
     return ir.Intrinsic("frag_mma", [d, a, b, c], T.void, {}, lw.loc(node))
 
 
+@lowers(*(getattr(stubs.wmma, n) for n in _USES + tuple(_LAYOUTS) + tuple(_MEM_LAYOUTS)))
 def _marker_value(lw, node, which):
     raise lw.error(f"{which} is an argument of wmma.fragment/load/store_matrix_sync, not a function", node)
 
-
-#: stub name -> handler, merged into the call table (``calls._STUB_HANDLERS``)
-HANDLERS = {"wmma.fragment": _fragment, "wmma.fill_fragment": _fill, "wmma.load_matrix_sync": _load,
-            "wmma.store_matrix_sync": _store, "wmma.mma_sync": _mma,
-            **{f"wmma.{n}": _marker_value for n in _USES + tuple(_LAYOUTS) + tuple(_MEM_LAYOUTS)}}
 
 
 def inline_fragment_functions(module) -> None:

@@ -38,6 +38,7 @@ import numpy as np
 from pykern.core.errors import LaunchError
 from pykern.frontend import types as T
 from pykern.dispatch.generated import as_def, define, is_device_operand
+from pykern.host import ufunc_plans
 from pykern.runtime import current_target
 
 _MAX_NDIM = 4  # kernel arrays have 1 to 4 dimensions
@@ -236,6 +237,33 @@ def _resolve(sigs, dtypes, scalars, fname):
                       f"signatures: {[str(a) for _, a in sigs]}")
 
 
+def _plan_operand(v, shape, dtype):
+    """How a call plan (``ufunc_plans``) makes an operand like ``v`` into what
+    ``_Operands.array(k, shape, dtype)`` gives the kernel, or None where it makes no plan (a
+    dtype conversion of a device array)."""
+    from pykern.runtime.memory.arrays import DeviceArray
+
+    if isinstance(v, DeviceArray):
+        if dtype is not None and v.dtype != dtype:
+            return None
+        if v.shape == shape:
+            return ufunc_plans.identity
+        lead = len(shape) - v.ndim
+        if lead > 0 and shape[lead:] == v.shape and shape[:lead] == (1,) * lead:  # _broadcast_device's view, made directly
+            return lambda a: DeviceArray(shape, (0,) * lead + a.strides, a.dtype, a.storage, a.ptr, a.stream)
+        return lambda a: _broadcast_device(a, shape)
+    if isinstance(v, np.ndarray):
+        if dtype is not None and v.dtype != dtype:
+            return lambda a: np.broadcast_to(np.asarray(a, dtype=dtype), shape)
+        if v.shape == shape:
+            return ufunc_plans.readonly_view
+        lead = len(shape) - v.ndim
+        if lead > 0 and shape[lead:] == v.shape and shape[:lead] == (1,) * lead:
+            return ufunc_plans.leading_ones(lead)
+        return lambda a: np.broadcast_to(a, shape)
+    return ufunc_plans.spread(shape, dtype)
+
+
 class CUDAUFunc:
     """What ``@vectorize`` returns: call it like a numpy ufunc, or call it from
     kernels on scalars (it is a device function too)."""
@@ -254,6 +282,7 @@ class CUDAUFunc:
         self._sigs = [parse_signature(s) for s in (signatures or [])]
         self._kernels = {}  # (ndim, nin, cast types) -> kernel Dispatcher
         self._lazy_types = {}  # input dtypes -> (ret type, argtypes)
+        self._plans = ufunc_plans.PlanCache()  # call key -> what a call with that key does
         self.nin = func.__code__.co_argcount
         self.nout = 1
 
@@ -304,6 +333,71 @@ class CUDAUFunc:
         return k
 
     def __call__(self, *args, out=None, stream=0):
+        # a call like an earlier one replays that one's decisions (``ufunc_plans``)
+        key = ufunc_plans.call_key(args, out) if (stream is None or stream == 0) and len(args) == self.nin else None
+        r = self._plans.replay(key, args, out)
+        if r is ufunc_plans.MISS:
+            r = self._call(*args, out=out, stream=stream)
+            self._plans.learn(key, lambda: self._plan(args, out))
+        return r
+
+    def _input_types(self, ops):
+        """(dtypes, scalars) of the inputs as ``_types_for`` takes them: a Python scalar is
+        "weak" (NEP 50); a lazily typed ufunc gives it the arrays' type."""
+        dtypes = [ops.dtype(k) for k in range(self.nin)]
+        scalars = ["weak" if type(v) in (int, float) else (not hasattr(v, "ndim") or v.ndim == 0)
+                   for v in ops.values]
+        if not self._sigs:  # lazy: the type of a Python scalar argument depends on the arrays'
+            arrays = [d for d, sc in zip(dtypes, scalars) if sc != "weak"]
+            if arrays:
+                dtypes = [_weak_scalar_dtype(arrays, ops.values[k]) if sc == "weak" else d
+                          for k, (d, sc) in enumerate(zip(dtypes, scalars))]
+        return dtypes, scalars
+
+    def _plan(self, args, out):
+        """The call plan (``ufunc_plans``) of a call like this one (it succeeded), or None where
+        the plans leave it to ``_call``: another target than cpu, more than ``_MAX_NDIM``
+        dimensions, an ``out`` of another shape than the loop's, an empty loop."""
+        target = current_target()
+        if target != "cpu":
+            return None
+        ops = _Operands(args, target, 0)
+        ret, argtypes = self._types_for(*self._input_types(ops))
+        rdt = _np_dtype(ret)
+        shape = np.broadcast_shapes(*(ops.shape(k) for k in range(self.nin)))
+        if out is not None:
+            if tuple(out.shape) != np.broadcast_shapes(shape, tuple(out.shape)):
+                return None
+            shape = tuple(out.shape)
+        kshape = shape if shape else (1,)
+        n = int(np.prod(kshape))
+        if len(kshape) > _MAX_NDIM or not n or (out is not None and tuple(out.shape) != kshape):
+            return None
+        convs = [_plan_operand(v, kshape, None) for v in ops.values]
+        launch = self._kernel(len(kshape), argtypes).forall(n)
+        overlap = ufunc_plans.may_overlap
+        if out is not None:
+            def with_out(args, out):
+                for a in args:
+                    if overlap(a, out):
+                        return ufunc_plans.MISS  # the full path decides what to read from a copy
+                launch(*[c(a) for c, a in zip(convs, args)], out)
+                return out
+
+            return with_out
+        new = ufunc_plans.new_device_array(kshape, rdt) if ops.any_device else (lambda: np.empty(kshape, rdt))
+        to_scalar = shape == () and not ops.any_device
+
+        def fresh(args, out):
+            res = new()
+            launch(*[c(a) for c, a in zip(convs, args)], res)
+            if shape == ():
+                return res.reshape(shape)[()] if to_scalar else res.reshape(())
+            return res
+
+        return fresh
+
+    def _call(self, *args, out=None, stream=0):
         from pykern.runtime.memory.arrays import DeviceArray, device_array
 
         if len(args) == self.nin + 1:
@@ -314,14 +408,7 @@ class CUDAUFunc:
         out = _device_or_host(out)
         target = current_target()
         ops = _Operands(args, target, stream)
-        dtypes = [ops.dtype(k) for k in range(self.nin)]
-        scalars = ["weak" if type(v) in (int, float) else (not hasattr(v, "ndim") or v.ndim == 0)
-                   for v in ops.values]
-        if not self._sigs:  # lazy: the type of a Python scalar argument depends on the arrays'
-            arrays = [d for d, sc in zip(dtypes, scalars) if sc != "weak"]
-            if arrays:
-                dtypes = [_weak_scalar_dtype(arrays, ops.values[k]) if sc == "weak" else d
-                          for k, (d, sc) in enumerate(zip(dtypes, scalars))]
+        dtypes, scalars = self._input_types(ops)
         ret, argtypes = self._types_for(dtypes, scalars)
         rdt = _np_dtype(ret)
         shape = np.broadcast_shapes(*(ops.shape(k) for k in range(self.nin)))
@@ -470,6 +557,7 @@ class CUDAGUFunc:
             if len(argtypes) != self.nin + self.nout:
                 raise TypeError(f"signature has {len(argtypes)} arguments, layout {layout!r} {self.nin + self.nout}")
         self._kernels = {}
+        self._plans = ufunc_plans.PlanCache()  # call key -> what a call with that key does
 
     def _kernel(self, loop_ndim, argtypes, scalar_args):
         key = (loop_ndim, tuple(argtypes), tuple(scalar_args))
@@ -496,24 +584,19 @@ class CUDAGUFunc:
         return k
 
     def __call__(self, *args, out=None, stream=0):
-        from pykern.frontend import types as T
-        from pykern.runtime.memory.arrays import DeviceArray, device_array
+        # a call like an earlier one replays that one's decisions (``ufunc_plans``)
+        key = None
+        if out is None and (stream is None or stream == 0) and len(args) in (self.nin, self.nin + self.nout):
+            key = ufunc_plans.call_key(args, None)
+        r = self._plans.replay(key, args, None)
+        if r is ufunc_plans.MISS:
+            r = self._call(*args, out=out, stream=stream)
+            self._plans.learn(key, lambda: self._plan(args))
+        return r
 
-        outs = list(args[self.nin:])
-        if len(args) not in (self.nin, self.nin + self.nout):
-            n = len(args)
-            raise TypeError(f"{self.__name__}: gufunc accepts {self.nin} positional arguments (the inputs) or "
-                            f"{self.nin + self.nout} positional arguments (inputs and outputs). "
-                            f"Got {n} positional argument{'' if n == 1 else 's'}.")
-        args = args[: self.nin]
-        if out is not None:
-            if outs:
-                _no_duplicate_out(out)
-            outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        if len(outs) not in (0, self.nout):
-            raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs)")
-        outs = [_device_or_host(o) for o in outs]
-        target = current_target()
+    def _bind(self, args, outs, target, stream):
+        """``(operands, signature, core dimension sizes, loop shapes)`` of inputs ``args`` and
+        outputs ``outs``: the signature their dtypes pick, the sizes their shapes bind."""
         ops = _Operands(args, target, stream)
         dtypes = [ops.dtype(k) for k in range(self.nin)]
         scalars = [len(self.in_dims[k]) == 0 and ops.shape(k) == () for k in range(self.nin)]
@@ -541,6 +624,112 @@ class CUDAGUFunc:
             missing = [d for d in core if d not in sizes]
             if missing:
                 raise ValueError(f"{self.__name__}: output dimension(s) {missing} are not given by any input")
+        return ops, sig, sizes, loops
+
+    def _plan(self, args):
+        """The call plan (``ufunc_plans``) of a call like this one (it succeeded; outputs, if
+        any, the last positional arguments), or None where the plans leave it to ``_call``:
+        another target than cpu, an output of another shape than the loop's, an input
+        converted to another dtype on the device, an empty loop."""
+        from pykern.frontend import types as T
+        from pykern.runtime.memory.arrays import DeviceArray
+
+        target = current_target()
+        if target != "cpu":
+            return None
+        outs = list(args[self.nin:])
+        ops, sig, sizes, loops = self._bind(args[: self.nin], outs, target, 0)
+        loop = np.broadcast_shapes(*loops) if loops else ()
+        kloop = loop if loop else (1,)
+        nloop = int(np.prod(kloop))
+        if not nloop:
+            return None
+        convs, scalar_args, same_ok = [], [], []
+        for k, core in enumerate(self.in_dims):
+            t, v = sig[k], ops.values[k]
+            conv = _plan_operand(v, kloop + tuple(sizes[d] for d in core), _np_dtype(t))
+            if conv is None:
+                return None
+            is_scalar = not isinstance(t, T.Array)
+            if not core and not is_scalar:  # '()' operand of array type: a 1-element view per loop index
+                conv = (lambda a, c=conv: _add_unit_axis(c(a))) if isinstance(v, DeviceArray) else \
+                    (lambda a, c=conv: c(a)[..., None]) if isinstance(v, np.ndarray) else \
+                    ufunc_plans.spread(kloop + (1,), _np_dtype(t))  # a number: [..., None] of its spread
+            convs.append(conv)
+            scalar_args.append(is_scalar)
+            same_ok.append(not core and not any(self.out_dims))  # elementwise: reads what it then writes
+        news, shapes, out_convs = [], [], []
+        for k, core in enumerate(self.out_dims):
+            cshape = tuple(sizes[d] for d in core)
+            if outs and tuple(outs[k].shape) != kloop + cshape:
+                if not isinstance(outs[k], DeviceArray):
+                    return None  # a host reshape may copy (then the full path writes back)
+                out_convs.append(_plan_operand(outs[k], kloop + cshape, None))
+            else:
+                out_convs.append(ufunc_plans.identity)
+            rdt = _np_dtype(sig[self.nin + k])
+            news.append(None if outs else ufunc_plans.new_device_array(kloop + cshape, rdt) if ops.any_device
+                        else (lambda s=kloop + cshape, d=rdt: np.empty(s, d)))
+            shapes.append((loop + cshape, bool(core)))
+            scalar_args.append(False)
+        launch = self._kernel(len(kloop), sig, scalar_args).forall(nloop)
+        nin = self.nin
+        overlap = ufunc_plans.may_overlap
+        # each result as the kernel gets it: a '()' output is a 1-element view per loop index
+        as_operand = [ufunc_plans.identity if core else (_add_unit_axis if ops.any_device or outs and
+                                                          isinstance(outs[k], DeviceArray) else _unit_axis)
+                      for k, (_, core) in enumerate(shapes)]
+        if outs:
+            pairs = list(zip(range(nin), same_ok))
+
+            def run(args, _out):
+                given = args[nin:]
+                for o in given:  # the full path decides what to read from a copy
+                    for k, ok in pairs:
+                        if overlap(args[k], o, ok):
+                            return ufunc_plans.MISS
+                operands = [c(a) for c, a in zip(convs, args)]
+                operands += [m(c(o)) for m, c, o in zip(as_operand, out_convs, given)]
+                launch(*operands, nloop)
+                return given[0] if len(given) == 1 else tuple(given)
+
+            return run
+        # new results: what the full path returns, a reshape (a host 0-d result as its scalar)
+        finish = [(lambda r, s=shape: r.reshape(s) if s else r) if ops.any_device else
+                  (lambda r, s=shape: r.reshape(s)[()] if s == () else r if r.shape == s else r.reshape(s))
+                  for shape, _ in shapes]
+
+        def run(args, _out):
+            results = [new() for new in news]
+            operands = [c(a) for c, a in zip(convs, args)]
+            operands += [m(r) for m, r in zip(as_operand, results)]
+            launch(*operands, nloop)
+            if len(results) == 1:
+                return finish[0](results[0])
+            return tuple(f(r) for f, r in zip(finish, results))
+
+        return run
+
+    def _call(self, *args, out=None, stream=0):
+        from pykern.frontend import types as T
+        from pykern.runtime.memory.arrays import DeviceArray, device_array
+
+        outs = list(args[self.nin:])
+        if len(args) not in (self.nin, self.nin + self.nout):
+            n = len(args)
+            raise TypeError(f"{self.__name__}: gufunc accepts {self.nin} positional arguments (the inputs) or "
+                            f"{self.nin + self.nout} positional arguments (inputs and outputs). "
+                            f"Got {n} positional argument{'' if n == 1 else 's'}.")
+        args = args[: self.nin]
+        if out is not None:
+            if outs:
+                _no_duplicate_out(out)
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(outs) not in (0, self.nout):
+            raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs)")
+        outs = [_device_or_host(o) for o in outs]
+        target = current_target()
+        ops, sig, sizes, loops = self._bind(args, outs, target, stream)
         loop = np.broadcast_shapes(*loops) if loops else ()
         kloop = loop if loop else (1,)  # no loop dimensions: one call
         operands, scalar_args = [], []
@@ -622,6 +811,10 @@ def _rebuild_ufunc(device, sigs, options):
 
 def _rebuild_gufunc(device, sigs, layout, options):
     return CUDAGUFunc(device.py_func, sigs, layout, **options)
+
+
+def _unit_axis(a):
+    return a[..., None]
 
 
 def _add_unit_axis(d):

@@ -178,11 +178,14 @@ def test_a_malformed_row_is_refused():
 
 def test_kernel_language_calls_name_catalogued_intrinsics():
     from pykern.frontend import calls
+    from pykern.lang import stubs
 
     # expanded by the frontend into intrinsics, arithmetic or device functions (pykern/lang/warp.py)
     not_intrinsics = {"grid", "gridsize", "shared.array", "local.array", "const.array_like", "selp",
                       "match_any_sync", "match_all_sync"}
-    names = {n for n in calls._STUB_HANDLERS
-             if n not in not_intrinsics and not n.startswith(("atomic.", "cg.", "fp16.", "bf16.", "wmma."))}
+    names = {f._pk_name for f in calls.registry.CALLS
+             if isinstance(f, stubs.Stub) and not isinstance(f, stubs.VectorTypeStub)
+             and f._pk_name not in not_intrinsics
+             and not f._pk_name.startswith(("atomic.", "cg.", "fp16.", "bf16.", "wmma."))}
     assert names and names <= set(ir.INTRINSICS), names - set(ir.INTRINSICS)
     assert set(infer.UNARY_MATH) | set(infer.BINARY_MATH) | set(infer.PREDICATES) <= set(ir.INTRINSICS)

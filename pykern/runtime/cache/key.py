@@ -171,7 +171,7 @@ def pykern_identity() -> dict[str, str]:
     if "pykern" not in _memo:
         pkg = sys.modules.get("pykern")
         version = getattr(pkg, "__version__", None) or "0+unknown"
-        pkgdir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        pkgdir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # pykern/ (from runtime/cache/)
         build = settings.get("PYKERN_BUILD_ID") or _record_stamp(pkgdir, "pykern", str(version)) or _tree_stamp(pkgdir)
         _memo["pykern"] = {"version": str(version), "build": build}
     return dict(_memo["pykern"])

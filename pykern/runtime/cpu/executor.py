@@ -23,6 +23,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+import time
 import weakref
 
 from pykern.core.abi import ERROR_KINDS, UNSIGNED_INDEX
@@ -34,8 +35,12 @@ from pykern.core.errors import KernelRuntimeError, LaunchError, LaunchValueError
 MAX_SHARED_BYTES = 64 * 1024
 #: kept for callers of the old name: dynamic shared memory alone never exceeds it
 MAX_DYNAMIC_SHARED = MAX_SHARED_BYTES
-#: blocks*threads below which a launch runs on the calling thread (no pool hand-off)
+#: blocks*threads below which a launch runs on the calling thread (no pool hand-off)...
 INLINE_WORK = 1 << 15
+#: ...unless its first block took so long that the others would take longer than this (seconds)
+#: on this thread: then the pool runs them. Threads that loop (a reduction's chunk per thread, a
+#: grid-stride loop) make a few blocks a lot of work; the pool's hand-off costs ~20-50 us.
+POOL_AFTER = 200e-6
 #: cooperative launches: the cpu target's "resident threads per compute unit"
 #: (one core plays a GPU CU holding 2048 threads), and a cap on OS threads
 COOP_THREADS_PER_CORE = 2048
@@ -335,6 +340,7 @@ def _dim3(v, what):
 
 _MAIN_IDENT = threading.main_thread().ident
 _get_ident = threading.get_ident
+_perf_counter = time.perf_counter
 
 
 class _SigintWatch:
@@ -518,7 +524,7 @@ class CpuKernel:
                 if nblocks == 1:
                     self._fn(args_p, ctx_p, 0, 1)
                 else:
-                    self._run_inline(args_p, ctx_p, ctx, nblocks)
+                    self._run_inline(args_p, ctx_p, ctx, nblocks, (argbuf, buf))
             finally:
                 if main:
                     _watch.ctx = None
@@ -560,7 +566,7 @@ class CpuKernel:
             return buf, ctx, ctypes.c_void_p(ctypes.addressof(buf)), ctypes.c_void_p(ctypes.addressof(ctx)), both
 
         # ``run`` inline (a Python call is ~5% of the launch); ``_fn`` read per call, a benchmark stubs it
-        call = "_k._fn(args_p, ctx_p, _first, _last)" if nblocks == 1 else "_k._run_inline(args_p, ctx_p, ctx, _n)"
+        call = "_k._fn(args_p, ctx_p, _first, _last)" if nblocks == 1 else "_k._run_inline(args_p, ctx_p, ctx, _n, slot)"
         ncall, count_down = None, False
         if nblocks == 1:  # one builtin call instead of ctypes converting four arguments (~0.3 us less)
             from pykern.runtime import native_guard
@@ -633,17 +639,29 @@ class CpuKernel:
                 _abandoned.append((args_keep, ctx, threads))
             raise
 
-    def _run_inline(self, args_p, ctx_p, ctx, nblocks):
+    def _run_inline(self, args_p, ctx_p, ctx, nblocks, args_keep=None):
+        first = 0
+        if _NCPU > 1 and nblocks > 1:  # the first block alone, timed: are the others worth the pool?
+            t0 = _perf_counter()
+            self._fn(args_p, ctx_p, 0, 1)
+            if ctx.error or ctx.cancel:
+                return
+            if (_perf_counter() - t0) * (nblocks - 1) > POOL_AFTER:
+                self._run_pool(args_p, ctx_p, ctx, nblocks, _NCPU, args_keep, start=1)
+                return
+            first = 1
         # chunks keep Ctrl-C responsive even without the pool
         step = max(1, min(nblocks, 4096))
-        for first in range(0, nblocks, step):
+        for first in range(first, nblocks, step):
             self._fn(args_p, ctx_p, first, min(first + step, nblocks))
             if ctx.error:
                 break
 
-    def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers, args_keep=None):
-        nchunks = min(nblocks, workers * 4)
-        bounds = [nblocks * i // nchunks for i in range(nchunks + 1)]
+    def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers, args_keep=None, start=0):
+        """Blocks ``[start, nblocks)`` on the pool's workers, in ``workers * 4`` contiguous chunks
+        (a worker that finds its core busy with other work takes fewer)."""
+        nchunks = min(nblocks - start, workers * 4)
+        bounds = [start + (nblocks - start) * i // nchunks for i in range(nchunks + 1)]
         batch = _get_pool().submit_all(self._fn, [(args_p, ctx_p, bounds[i], bounds[i + 1])
                                                   for i in range(nchunks)])
         try:

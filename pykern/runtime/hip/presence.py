@@ -40,12 +40,15 @@ def hip_loaded_in_process() -> list[str]:
     found: list[str] = []
     try:
         with open("/proc/self/maps") as f:
-            for line in f:
-                parts = line.split(None, 5)
-                path = parts[5].strip() if len(parts) == 6 else ""
-                base = os.path.basename(path)
-                if base.startswith("libamdhip64.so") and path not in found:
-                    found.append(path)
+            maps = f.read()
+        if "libamdhip64" not in maps:  # the usual answer, without splitting ~500 lines (~0.7 ms)
+            return found
+        for line in maps.splitlines():
+            parts = line.split(None, 5)
+            path = parts[5].strip() if len(parts) == 6 else ""
+            base = os.path.basename(path)
+            if base.startswith("libamdhip64.so") and path not in found:
+                found.append(path)
     except OSError:
         pass
     return found
