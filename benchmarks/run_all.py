@@ -40,6 +40,7 @@ BENCHMARKS = [
     ("bench_cache", "compile cache"),
     ("bench_sanitizer", "the kernel sanitizer's cost on the cpu target vs the unsanitized kernel"),
     ("bench_exit", "a script's first launch and its exit (fresh interpreters)"),
+    ("bench_sim", "the sim target (kernels as Python, for pdb): time per thread and per statement"),
     ("bench_numba", "optional numba reference (separate venv)"),
 ]
 
