@@ -99,6 +99,39 @@ def resolve_target(target: str | None = None) -> str:
     return target
 
 
+def _cpu_driver():
+    from pykern.runtime.cpu.driver import CpuDriver
+
+    return CpuDriver()
+
+
+def _hip_driver():
+    from pykern.runtime.hip.driver import HipDriver
+
+    return HipDriver()
+
+
+#: how each target's driver is made (its module is imported on first use)
+_DRIVER_FACTORIES = {"cpu": _cpu_driver, "hip": _hip_driver}
+_drivers: dict = {}
+
+
+def driver(target: str | None = None):
+    """The :class:`~pykern.runtime.drivers.Driver` of ``target`` (default: the current target),
+    one per target: what its memory, copies, streams and events are made of.
+
+    >>> driver("cpu").name
+    'cpu'
+    """
+    d = _drivers.get(target)
+    if d is None:
+        name = resolve_target(target)
+        d = _drivers.get(name)
+        if d is None:
+            d = _drivers.setdefault(name, _DRIVER_FACTORIES[name]())
+    return d
+
+
 def get_version() -> tuple:
     """``cuda.runtime.get_version()`` of numba: ``(major, minor)`` of the runtime kernels launch
     through -- here the HIP runtime's (e.g. ``(6, 2)``), ``(0, 0)`` where libamdhip64 does not load

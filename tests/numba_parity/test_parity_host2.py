@@ -19,7 +19,8 @@ import pykern as cuda
 from pykern.core.errors import HipError
 from pykern.runtime.hip import library as hip
 from pykern.runtime.memory import arrays as memory
-from pykern.runtime import streams
+from pykern.runtime import driver, streams
+from pykern.runtime.hip import driver as hip_driver
 from pykern.runtime.device_registry import compute_capability_of
 
 
@@ -91,8 +92,7 @@ def _hip_array(host: np.ndarray):
 
 def test_copy_to_host_strides_on_the_hip_path(monkeypatch):
     fake = _HostAsHip()
-    monkeypatch.setattr(memory, "_hip", lambda: fake)
-    monkeypatch.setattr(streams, "_hip", lambda: fake)
+    monkeypatch.setattr(hip_driver, "_hip", lambda: fake)
     h = np.arange(10.0)
     d = _hip_array(h)
     c = d[1::3].copy_to_host()
@@ -240,7 +240,7 @@ def test_add_callback_on_hip_uses_hipStreamAddCallback():
     s = streams.Stream(0, "hip")
     with pytest.raises(HipError):
         s.add_callback(lambda *a: None)
-    assert not streams._pending_callbacks  # a refused callback leaves nothing behind
+    assert not hip_driver.pending_callbacks  # a refused callback leaves nothing behind
 
 
 def test_compute_capability_and_device_names():
@@ -273,14 +273,15 @@ def test_memory_info_is_numbas_named_tuple():
 
 def test_defer_cleanup_queues_frees_until_the_outermost_block_ends(monkeypatch):
     fake = _HostAsHip()
-    monkeypatch.setattr(memory, "_hip", lambda: fake)
+    monkeypatch.setattr(hip_driver, "_hip", lambda: fake)
+    drv = driver("hip")
     with cuda.defer_cleanup():
-        memory._hip_free(0x10)
+        memory._release(drv.free, 0x10)
         with cuda.defer_cleanup():
-            memory._pinned_free(0x20)
+            memory._release(drv.free_host, 0x20)
         assert fake.calls == []
     assert fake.calls == [("hipFree", 0x10), ("hipHostFree", 0x20)]
-    memory._hip_free(0x30)
+    memory._release(drv.free, 0x30)
     assert fake.calls[-1] == ("hipFree", 0x30)
 
 
@@ -357,7 +358,7 @@ def test_managed_array():
     double[1, 4](a)
     assert a[:, 0].tolist() == [2, 2, 2, 2] and a[:, 1].tolist() == [1, 1, 1, 1]
     assert cuda.as_cuda_array(a).__cuda_array_interface__["data"][0] == a.ctypes.data
-    assert memory.hip_api.PROTOTYPES["hipMallocManaged"] == ("hipError_t", ("void**", "size_t", "unsigned int"))
+    assert hip_driver.hip_api.PROTOTYPES["hipMallocManaged"] == ("hipError_t", ("void**", "size_t", "unsigned int"))
 
 
 def test_small_device_array_and_dispatcher_names():
