@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from dataclasses import asdict
 
+from pykern.core.targets import CODEGEN_SPELLINGS, codegen_name
 from pykern.codegen.target_interface import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
 
 #: Environment variables a target reads while compiling (they decide the code,
@@ -20,28 +21,36 @@ _ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV, CPU_BARRIERS_ENV), "amdgpu": ()}
 
 
 def get_target(name: str, **opts) -> Target:
-    """A target by name: "cpu", or "amdgpu"/"hip" (``arch=``,
-    ``code_object_version=``, ... passed to ``AmdgpuTarget``)."""
+    """A target by name: "cpu", or "amdgpu" (``arch=``, ``code_object_version=``, ... passed to
+    ``AmdgpuTarget``; "hip" and "amdgcn" are taken as "amdgpu", see ``core/targets.py``)."""
+    return _TARGETS[codegen_name(name)](**opts)
+
+
+def _cpu_target(**opts) -> Target:
     from pykern.codegen import llvm_util
+    from pykern.core.llvm_host import host_target_machine, quick_target_machine
 
-    # the compiler asks for a target right before running the frontend: the
-    # first time in a process, LLVM loads and initialises on a thread meanwhile
-    if name == "cpu":
-        from pykern.core.llvm_host import host_target_machine, quick_target_machine
+    # the compiler asks for a target right before running the frontend: the first time in a
+    # process, LLVM loads and initialises on a thread meanwhile -- before importing .cpu: its
+    # llvmlite.ir import (~5 ms) overlaps the dlopen too
+    llvm_util.warm_up_in_background(host_target_machine, *([quick_target_machine] if opts.get("tiered") else []))
+    from pykern.codegen.cpu.target import CpuTarget
 
-        # before importing .cpu: its llvmlite.ir import (~5 ms) overlaps the dlopen too
-        llvm_util.warm_up_in_background(host_target_machine, *([quick_target_machine] if opts.get("tiered") else []))
-        from pykern.codegen.cpu.target import CpuTarget
+    return CpuTarget(**opts)
 
-        return CpuTarget(**opts)
-    if name in ("amdgpu", "hip", "amdgcn"):
-        from pykern.codegen.amdgpu.target import AmdgpuTarget
-        from pykern.codegen.amdgpu.codeobject import target_machine
 
-        t = AmdgpuTarget(**opts)
-        llvm_util.warm_up_in_background(lambda: target_machine(t.arch_info.name, t.arch_info.llvm_features, 3))
-        return t
-    raise ValueError(f"unknown target {name!r}: expected 'cpu' or 'amdgpu'")
+def _amdgpu_target(**opts) -> Target:
+    from pykern.codegen import llvm_util
+    from pykern.codegen.amdgpu.target import AmdgpuTarget
+    from pykern.codegen.amdgpu.codeobject import target_machine
+
+    t = AmdgpuTarget(**opts)
+    llvm_util.warm_up_in_background(lambda: target_machine(t.arch_info.name, t.arch_info.llvm_features, 3))
+    return t
+
+
+#: codegen target -> how it is made
+_TARGETS = {"cpu": _cpu_target, "amdgpu": _amdgpu_target}
 
 
 def key_options(name: str, options: CompileOptions) -> dict:
@@ -50,6 +59,6 @@ def key_options(name: str, options: CompileOptions) -> dict:
 
     Example: ``key_options("cpu", CompileOptions())["opt"] == 3``"""
     settings = asdict(options)
-    for var in _ENV_SETTINGS.get(name, ()):
+    for var in _ENV_SETTINGS.get(CODEGEN_SPELLINGS.get(name, name), ()):
         settings[f"env:{var}"] = os.environ.get(var, "")
     return settings

@@ -86,6 +86,15 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
     return tuple(out), (args if converted is None else tuple(converted))
 
 
+def launch_types(args, kernel_name: str, backend, guards: bool = False):
+    """The first step of a launch on ``backend``'s target: ``(types, args, guards)`` --
+    ``argument_types``' types and arguments and, when ``guards`` is asked for (a launcher that
+    wants a fast path), ``launch_guards`` of them: what later arguments must match to have these
+    types (None when the arguments were converted, or cannot be checked cheaply)."""
+    argtypes, typed = argument_types(args, kernel_name, backend.name)
+    return argtypes, typed, (launch_guards(typed, argtypes, backend) if guards and typed is args else None)
+
+
 _device_type_memo: dict = {}
 
 
@@ -147,23 +156,23 @@ def convertible(actual, declared) -> bool:
     return False
 
 
-def launch_guards(args, argtypes, target: str):
+def launch_guards(args, argtypes, backend):
     """What later launch arguments must match to have the types ``argtypes``
-    that ``argument_types`` gave ``args`` on ``target``, checked without typing
+    that ``argument_types`` gave ``args`` on ``backend``'s target, checked without typing
     them again (see ``runtime.kernargs.compile_guarded``); None when some
     argument cannot be checked that cheaply (tuples, foreign arrays, numpy
-    arrays on "hip", which the launcher copies)."""
+    arrays where the launcher copies them: not ``backend.host_arrays``)."""
     import numpy as np
 
     out = []
     for a, t in zip(args, argtypes):
         cls = type(a)
         if cls is _DeviceArray:
-            if a._pk_type is not t or a.target != target:
+            if a._pk_type is not t or a.target != backend.name:
                 return None
             out.append(("device", t, a.target, device_array_type))
         elif cls is _ndarray:
-            if target != "cpu" or _type_memo.get(_memo_key(a)) is not t:
+            if not backend.host_arrays or _type_memo.get(_memo_key(a)) is not t:
                 return None
             f = a.flags
             out.append(("ndarray", a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable))

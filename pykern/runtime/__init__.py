@@ -24,8 +24,10 @@ import os
 import warnings
 
 from pykern.core.errors import LaunchError
+from pykern.core.targets import RUN_TARGETS
 
-TARGETS = ("cpu", "hip")
+#: the run targets (``core/targets.py``: where kernels run; codegen names what they compile to)
+TARGETS = RUN_TARGETS
 ENV_TARGET = "PYKERN_TARGET"
 
 

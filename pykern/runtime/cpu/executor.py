@@ -88,6 +88,33 @@ def launch_check(artifact, name: str):
     return check
 
 
+def launcher(kernel: "CpuKernel", nargs: int, kernel_name: str):
+    """``launch(values, grid, block, stream, shared)``: a launch of ``kernel`` with ``nargs``
+    values, in its steps -- the configuration checked (``launch_check``, the one check), the
+    values flattened and packed at the artifact's parameter offsets (``kernargs``), the blocks
+    run (``CpuKernel.run``). What an overload launches with on "cpu"
+    (``backends.CpuBackend.plan``); ``launch.packer`` is its Packer (fast paths pack with it)."""
+    from pykern.runtime.kernargs import Packer, array_arguments, get_flattener
+
+    art = kernel.artifact
+    params = art.params
+    check = launch_check(art, kernel_name)
+    flatten = get_flattener(params, nargs)
+    pack = Packer(params, max(8, art.kernarg_size))  # the compiled runner reads at least 8 bytes
+    run = kernel.run
+    arrays = array_arguments(params)
+
+    def launch(values, grid, block, stream, shared):
+        check(grid, block, shared)
+        for i in arrays:  # device memory of another target would be garbage here
+            if getattr(values[i], "target", "cpu") != "cpu":
+                raise LaunchError(f"{kernel_name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
+        run(grid, block, shared, pack(flatten(values)))
+
+    launch.packer = pack
+    return launch
+
+
 _CTYPES = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "ptr": ctypes.c_void_p}
 
 

@@ -1,0 +1,38 @@
+"""Target names: one spelling for each meaning.
+
+* A **run target** is where kernels run: ``"cpu"`` or ``"hip"`` (an AMD GPU through the HIP
+  runtime). Users, the runtime and the dispatcher name run targets (``PYKERN_TARGET``,
+  ``set_target``, ``current_target``, ``target=`` arguments, ``DeviceArray.target``); the
+  runtime chooses one (``pykern.runtime``).
+* A **codegen target** is what a kernel is compiled to: ``"cpu"`` (host code) or ``"amdgpu"``
+  (LLVM's AMDGPU backend, code objects for a gfx arch). Codegen, artifacts
+  (``KernelArtifact.target``) and cache keys name codegen targets; each run target's backend
+  says which one it runs (``runtime.backends``: "hip" runs "amdgpu").
+* ``"amdgcn"`` is LLVM's name of the architecture (the triple ``amdgcn-amd-amdhsa``, the
+  ``llvm.amdgcn.*`` intrinsics, the ``amdgcn/bitcode`` device libraries), never a target name.
+
+Codegen still takes the spellings it took before, ``"hip"`` and ``"amdgcn"``, as ``"amdgpu"``
+(:func:`codegen_name`).
+
+Example::
+
+    >>> codegen_name("amdgpu"), codegen_name("amdgcn"), codegen_name("hip"), codegen_name("cpu")
+    ('amdgpu', 'amdgpu', 'amdgpu', 'cpu')
+"""
+
+from __future__ import annotations
+
+#: where kernels run
+RUN_TARGETS = ("cpu", "hip")
+#: what kernels are compiled to
+CODEGEN_TARGETS = ("cpu", "amdgpu")
+#: every spelling codegen accepts -> its codegen target
+CODEGEN_SPELLINGS = {"cpu": "cpu", "amdgpu": "amdgpu", "hip": "amdgpu", "amdgcn": "amdgpu"}
+
+
+def codegen_name(name: str) -> str:
+    """The codegen target ``name`` spells; ``ValueError`` for none."""
+    try:
+        return CODEGEN_SPELLINGS[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown target {name!r}: expected 'cpu' or 'amdgpu'") from None
