@@ -45,6 +45,15 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
     -- ``args`` itself, or a copy in which foreign arrays (objects with
     ``__dlpack__`` or ``__cuda_array_interface__``, e.g. torch tensors) are
     wrapped as DeviceArrays, zero-copy. ``LaunchError`` names a bad argument."""
+    argtypes, args, _ = launch_types(args, kernel_name, target)
+    return argtypes, args
+
+
+def launch_types(args, kernel_name: str, target: str, guards_for=None):
+    """The first step of a launch on ``target``: ``(types, args, guards)`` -- ``argument_types``'
+    types and arguments and, for a launcher that wants a fast path, ``launch_guards(args, types,
+    guards_for)`` (``guards_for``: the target's backend): what later arguments must match to have
+    these types (None when the arguments were converted, or cannot be checked cheaply)."""
     out = []
     converted = None
     for i, a in enumerate(args):
@@ -83,16 +92,10 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
             if key is not None:
                 _type_memo[key] = t
         out.append(t)
-    return tuple(out), (args if converted is None else tuple(converted))
-
-
-def launch_types(args, kernel_name: str, backend, guards: bool = False):
-    """The first step of a launch on ``backend``'s target: ``(types, args, guards)`` --
-    ``argument_types``' types and arguments and, when ``guards`` is asked for (a launcher that
-    wants a fast path), ``launch_guards`` of them: what later arguments must match to have these
-    types (None when the arguments were converted, or cannot be checked cheaply)."""
-    argtypes, typed = argument_types(args, kernel_name, backend.name)
-    return argtypes, typed, (launch_guards(typed, argtypes, backend) if guards and typed is args else None)
+    argtypes = tuple(out)
+    if converted is not None:
+        return argtypes, tuple(converted), None
+    return argtypes, args, (None if guards_for is None else launch_guards(args, argtypes, guards_for))
 
 
 _device_type_memo: dict = {}

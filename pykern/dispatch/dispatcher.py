@@ -163,7 +163,8 @@ class Dispatcher:
            checked, the arguments flattened and packed at the kernel's offsets, the kernel run);
         4. ``_launcher``'s fast path: steps 1-3 generated for arguments like these."""
         given = args
-        args = self._bound_arguments(args, _prepared)
+        if len(args) != self._arity[1] or self._signatures and not _prepared:
+            args = self._bound_arguments(args, _prepared)
         target = _chosen[0] if _chosen else current_target()
         if self.extensions and not _prepared:
             return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
@@ -173,14 +174,14 @@ class Dispatcher:
         fast = _launcher is not None and args is given and type(stream) is int  # the next like it skips all this
         # 1. type the arguments
         try:
-            argtypes, args, guards = launch_types(args, self.__name__, backend, fast)
+            argtypes, args, guards = launch_types(args, self.__name__, target, backend if fast else None)
         except LaunchError as e:
             return self._launch_with_hints(e, args, griddim, blockdim, stream, sharedmem)
         # 2. choose or build the overload
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes)) \
             or self._new_overload(target, argtypes)
-        # 3. pack and run
-        backend.launch(ov, args, griddim, blockdim, stream, sharedmem)
+        # 3. pack and run: the overload's launch, planned by the target's backend at the first
+        (ov.launch_plan or backend.planned(ov))(args, griddim, blockdim, stream, sharedmem)
         # 4. the fast path (None: these arguments cannot be checked cheaply)
         if fast and args is given:
             _launcher._fast = None if guards is None else self._fast_path(backend, ov, guards, target, griddim,

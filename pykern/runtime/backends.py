@@ -58,13 +58,17 @@ class Backend:
         ``plan``'s launch accepted (see ``kernargs.compile_guarded``), or None."""
         raise NotImplementedError
 
-    def launch(self, ov, args, grid, block, stream, shared) -> None:
-        """Run overload ``ov`` with ``args``; configuration already normalised.
-        (numba allows dynamic shared memory a kernel does not use, and so do we.)"""
+    def planned(self, ov):
+        """``ov.launch_plan``, planned now if it is not yet."""
         run = ov.launch_plan
         if run is None:
             run = ov.launch_plan = self.plan(ov)
-        run(args, grid, block, stream, shared)
+        return run
+
+    def launch(self, ov, args, grid, block, stream, shared) -> None:
+        """Run overload ``ov`` with ``args``; configuration already normalised.
+        (numba allows dynamic shared memory a kernel does not use, and so do we.)"""
+        (ov.launch_plan or self.planned(ov))(args, grid, block, stream, shared)
 
     def fast_path(self, ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
         """``fast(args) -> bool`` for launches of ``ov`` with this configuration
