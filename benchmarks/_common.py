@@ -20,6 +20,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -195,6 +196,22 @@ def find_tool(*names) -> Optional[str]:
 
 def clang() -> Optional[str]:
     return find_tool("clang-22", "clang")
+
+
+def build_c_library(source: str, flags: list, prefix: str) -> tuple:
+    """``(path of a shared library compiled from C source by clang, "")`` or ``(None, why not)``."""
+    cc = clang()
+    if cc is None:
+        return None, "clang-22 not installed (apt-get install clang-22)"
+    d = tempfile.mkdtemp(prefix=prefix)
+    src, lib = os.path.join(d, "ref.c"), os.path.join(d, "ref.so")
+    with open(src, "w") as f:
+        f.write(source)
+    p = subprocess.run([cc, "-O3", "-march=native", *flags, "-shared", "-fPIC", src, "-o", lib], capture_output=True,
+                       text=True)
+    if p.returncode != 0:
+        return None, f"{os.path.basename(cc)} {' '.join(flags)} failed: " + (p.stderr.strip().splitlines() or ["?"])[-1][:120]
+    return lib, ""
 
 
 def objdump() -> Optional[str]:

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import ctypes
 import os
-import subprocess
-import tempfile
 import time
 
 import numpy as np
 
-from _common import Row, best_time, clang, main_for, parse_child_values, run_child
+from _common import Row, best_time, build_c_library, clang, main_for, parse_child_values, run_child
 
 import pykern as cuda
 from barrier_kernels import RED_TPB, barrier_pingpong, tree_reduce
@@ -101,20 +99,14 @@ print(f"BENCH_pingpong={{t}}")
 
 
 def _c_reference():
-    cc = clang()
-    if cc is None:
-        return None, "clang-22 not installed (apt-get install clang-22)"
-    d = tempfile.mkdtemp(prefix="pykern-bench-c-")
-    src, lib = os.path.join(d, "ref.c"), os.path.join(d, "ref.so")
-    with open(src, "w") as f:
-        f.write(C_SOURCE)
-    subprocess.run([cc, "-O3", "-march=native", "-shared", "-fPIC", "-pthread", src, "-o", lib], check=True,
-                   capture_output=True)
+    lib, why = build_c_library(C_SOURCE, ["-pthread"], "pykern-bench-c-")
+    if lib is None:
+        return None, why
     so = ctypes.CDLL(lib)
     fp = np.ctypeslib.ndpointer(np.float32, flags="C_CONTIGUOUS")
     so.matmul_c.argtypes = [fp, fp, fp, ctypes.c_int, ctypes.c_int]
     so.tree_c.argtypes = [fp, fp, ctypes.c_int, ctypes.c_int]
-    return so, os.path.basename(cc)
+    return so, os.path.basename(clang())
 
 
 def _paired_best(f, g, repeat):

@@ -29,12 +29,18 @@ BENCHMARKS = [
     ("bench_saxpy", "saxpy on the cpu target vs numpy"),
     ("bench_matmul", "tiled matmul on the cpu target vs numpy"),
     ("bench_reduce", "cuda.reduce on the cpu target vs numpy.sum"),
+    ("bench_stream", "STREAM copy/scale/add/triad kernels on the cpu target vs C (clang-22 -fopenmp)"),
+    ("bench_ufunc", "vectorize/guvectorize calls on small arrays"),
     ("bench_barriers", "barrier kernels on the cpu target: work-item loops vs coroutines vs C (clang-22)"),
     ("bench_launch", "per-launch host overhead"),
     ("bench_hip_launch", "per-launch host overhead on the hip path, driver call counted"),
     ("bench_compile", "cold compile to a gfx942 code object vs clang-22"),
     ("bench_codegen", "code quality vs clang-22 (gfx942, gfx1100)"),
+    ("bench_matrix", "matrix-core GEMM loop vs HIP builtins (clang-22); cpu GEMM vs numpy"),
     ("bench_cache", "compile cache"),
+    ("bench_sanitizer", "the kernel sanitizer's cost on the cpu target vs the unsanitized kernel"),
+    ("bench_exit", "a script's first launch and its exit (fresh interpreters)"),
+    ("bench_sim", "the sim target (kernels as Python, for pdb): time per thread and per statement"),
     ("bench_numba", "optional numba reference (separate venv)"),
 ]
 

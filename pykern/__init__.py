@@ -27,6 +27,8 @@ from pykern.core import public_paths as _public_paths
 from pykern.core import sources as _sources
 from pykern.core.errors import CompileError, HipError, KernelRuntimeError, LaunchError, LaunchValueError  # noqa: F401
 from pykern.core.errors import KernelIndexError, KernelValueError, KernelZeroDivisionError  # noqa: F401
+from pykern.core.errors import SanitizerError, SanitizerWarning  # noqa: F401
+from pykern.frontend.types import bfloat16  # noqa: F401
 from pykern.frontend.types import boolean, complex64, complex128, float16, float32, float64, int8, int16, int32, int64, intp, uint8, uint16, uint32, uint64, void
 from pykern.lang.stubs import *  # noqa: F401,F403  (the kernel-language namespace)
 from pykern.lang.stubs import __all__ as _kernel_names
@@ -161,7 +163,7 @@ def __getattr__(name):
         return _gpus()
     if name == "cuda":  # `from pykern import cuda`: a numba program's `from numba import cuda`, changed
         return __import__("sys").modules[__name__]
-    if name in ("random", "cudadrv", "kernels", "libdevice", "types"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice, .types (loaded on first use)
+    if name in ("random", "cudadrv", "kernels", "libdevice", "types", "debug"):  # numba.cuda.random, .cudadrv, .kernels, .libdevice, .types (loaded on first use)
         import importlib
 
         return importlib.import_module(_public_paths.home_of(f"pykern.{name}"))
@@ -217,8 +219,9 @@ __all__ = [
     "jit", "compile", "set_target", "current_target", "is_available", "is_supported_version", "cuda_error", "detect", "from_dtype", "typeof", "is_float16_supported",
     "CompileError", "LaunchError", "HipError", "KernelRuntimeError", "LaunchValueError",
     "KernelIndexError", "KernelZeroDivisionError", "KernelValueError",
+    "SanitizerError", "SanitizerWarning",
     "boolean", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "intp",
-    "uint8", "uint16", "uint32", "uint64", "void",
+    "uint8", "uint16", "uint32", "uint64", "void", "bfloat16",
     *_kernel_names, *_LAZY, "gpus", "random", "cudadrv", "kernels",
 ]
 

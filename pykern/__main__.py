@@ -41,7 +41,10 @@ def _info(args) -> int:
 
         for d in devices.list_devices():
             rows.append((f"  device {d.id}", f"{d.name} {d.arch_target_id}"))
-    rows.append(("target", pykern.current_target() if os.environ.get("PYKERN_TARGET") or ok else "cpu (no usable AMD GPU)"))
+    from pykern.core import settings
+
+    chosen = settings.get("PYKERN_TARGET") != "auto"
+    rows.append(("target", pykern.current_target() if chosen or ok else "cpu (no usable AMD GPU)"))
     from pykern.codegen.amdgpu import devicelibs
     from pykern.codegen.amdgpu import toolchain
 
@@ -60,6 +63,12 @@ def _info(args) -> int:
     rows.append(("cache", f"{c['directory']} ({state}; {c['entries']} entries, {c['bytes']} bytes)"))
     for k, v in rows:
         print(f"{k:<14} {v}")
+    # every setting pykern reads (pykern/core/settings.py), its value and where that came from
+    table = settings.rows()
+    width = max(len(name) for name, *_ in table)
+    print("\nsettings (environment variables; pykern/core/settings.py):")
+    for name, value, source, _doc in table:
+        print(f"  {name:<{width}}  {value}  [{source}]")
     return 0
 
 

@@ -39,9 +39,9 @@ CORE_TEST_MODULES = ["tests/codegen/cpu/test_cpu_kernels.py", "tests/frontend/te
 #: Chosen so that running them on cpu stays fast: the whole-tests sweep over every
 #: module is ``--suite all`` (tests/codegen/amdgpu/test_amdgpu_core_suite.py, marked slow).
 BROAD_TEST_MODULES = ["tests/frontend/test_optional_args.py", "tests/lang/test_lang_globals.py", "tests/lang/test_random.py",
-                      "tests/lang/test_np_alloc.py", "tests/programs/test_program_idioms.py", "tests/numba_parity/test_numba_doc_examples.py",
-                      "tests/lang/test_datetime.py", "tests/numba_parity/test_numpy_ufunc_parity.py", "tests/lang/test_types_fp16.py",
-                      "tests/lang/test_lang_calls.py", "tests/frontend/test_raise_assert.py", "tests/lang/test_types_complex.py"]
+                      "tests/lang/test_np_alloc.py", "tests/lang/test_barriers.py", "tests/numba_parity/test_numba_doc_examples.py",
+                      "tests/lang/test_datetime.py", "tests/numba_parity/test_numpy_ufunc_parity.py", "tests/lang/test_fp16.py",
+                      "tests/lang/test_lang_calls.py", "tests/frontend/test_raise_assert.py", "tests/lang/test_complex.py"]
 #: pytest arguments of each suite's run besides its modules: tests named for amdgpu
 #: compile for it themselves, and the disk-cache test runs its kernel in a child
 #: process (no cpu kernel recorded here either way), so the broad run leaves them out

@@ -1,4 +1,4 @@
-"""Helpers of the tests/lang/test_types_*.py files: run a kernel on the cpu target,
+"""Helpers of the tests/lang feature files: run a kernel on the cpu target,
 compile it for the four checked AMD archs and read the code object with LLVM's
 own tools (llvm-readelf-22 / llvm-objdump-22)."""
 
@@ -46,7 +46,7 @@ def amdgpu_compile(fn, argtypes, arch, tmp_path, **options):
 
 
 #: complex atanh/atan arguments near the poles and far beyond sqrt(MAX/4), shared by the cpu
-#: (lang/test_types_complex.py) and amdgpu (codegen/amdgpu/test_amdgpu_value_semantics.py) checks
+#: (lang/test_complex.py) and amdgpu (codegen/amdgpu/test_amdgpu_value_semantics.py) checks
 ATANH_HARD = {
     np.complex128: [1 + 1e-200j, 1 - 1e-200j, 1 + 1e-300j, -1 + 1e-250j, -1 - 5e-324j, 1 + 1e-154j,
                     0.9999999999999999 + 1e-200j, 1e200 + 1j, 1e300 + 1e300j, -1e300 + 2j, 3 + 1e300j,

@@ -9,15 +9,11 @@ Example::
 
 from __future__ import annotations
 
-import os
 from dataclasses import asdict
 
+from pykern.codegen.target_interface import CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
+from pykern.core import settings as _settings
 from pykern.core.targets import CODEGEN_SPELLINGS, codegen_name
-from pykern.codegen.target_interface import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, CompileOptions, Target  # noqa: F401  (light: no llvmlite import)
-
-#: Environment variables a target reads while compiling (they decide the code,
-#: so they belong in cache keys).
-_ENV_SETTINGS = {"cpu": (CPU_WAVESIZE_ENV, CPU_BARRIERS_ENV), "amdgpu": ()}
 
 
 def get_target(name: str, **opts) -> Target:
@@ -58,7 +54,8 @@ def key_options(name: str, options: CompileOptions) -> dict:
     without building the target (the warm cache path must not load LLVM).
 
     Example: ``key_options("cpu", CompileOptions())["opt"] == 3``"""
-    settings = asdict(options)
-    for var in _ENV_SETTINGS.get(CODEGEN_SPELLINGS.get(name, name), ()):
-        settings[f"env:{var}"] = os.environ.get(var, "")
-    return settings
+    parts = asdict(options)
+    # the settings a target reads while compiling decide its code: their text is keyed as it is
+    for var in _settings.key_settings(CODEGEN_SPELLINGS.get(name, name)):
+        parts[f"env:{var}"] = _settings.raw(var)
+    return parts

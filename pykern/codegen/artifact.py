@@ -33,14 +33,12 @@ class KernelArtifact:
     max_block_size: int = 1024
     #: cpu: "fast" (plain thread loop) or "coroutine" (barrier/wave-op scheduler)
     execution: str = ""
-    #: host cpu name/features the binary was built for (cpu only; cache key part)
-    host: str = ""
     #: cpu: the object linked into a shared library (binutils ``ld -shared``, else ld.lld), so a
     #: cached kernel loads with ``dlopen`` -- no LLVM in the process; b"" when no
     #: linker was found (then ``binary`` goes through MCJIT)
     shared_object: bytes = b""
-    #: cpu: ``pykern.core.hostinfo.cpu_identity()`` of the compiling host (checked
-    #: without LLVM before ``shared_object`` is loaded)
+    #: cpu: ``pykern.core.hostinfo.cpu_identity()`` of the compiling host (the loader checks it,
+    #: without LLVM, before loading ``shared_object`` or ``binary``)
     host_cpu: str = ""
     #: the kernel syncs its grid (cg.this_grid().sync()): it needs a cooperative launch
     cooperative: bool = False
@@ -57,3 +55,9 @@ class KernelArtifact:
     #: debug=True: the exceptions the kernel's ``raise``/``assert`` report, ``(class
     #: "module:qualname", constant args)``; a "raise" error record's value indexes it
     exceptions: list = field(default_factory=list)
+    #: cpu, sanitize=: the checks compiled in (a canonical list, ``core/sanitize.py``); "" for none
+    sanitize: str = ""
+    #: cpu, sanitize=: what a report names -- ``access``: the access sites (kind, file, line, col,
+    #: array), ``sync``: the barrier/wave-op sites' descriptions, ``shared``: static shared arrays
+    #: by name, ``(offset, shape, itemsize)``
+    sanitizer_sites: dict = field(default_factory=dict)

@@ -22,12 +22,6 @@ DEFAULT_MAX_SHARED_BYTES = LDS_BYTES
 #: Local (private) array bytes per thread allowed by default (see Target.max_local_bytes).
 DEFAULT_MAX_LOCAL_BYTES = 64 * 1024
 
-#: Selects the cpu target's wave size (32 or 64) at compile time.
-CPU_WAVESIZE_ENV = "PYKERN_CPU_WAVESIZE"
-#: ``coroutine`` makes the cpu target run every barrier kernel as coroutines (default: work-item
-#: loops where the kernel allows, ``codegen/cpu_regions.py``); read at compile time.
-CPU_BARRIERS_ENV = "PYKERN_CPU_BARRIERS"
-
 
 @dataclass(frozen=True)
 class CompileOptions:
@@ -52,6 +46,9 @@ class CompileOptions:
     max_registers: Optional[int] = None  #: register cap hint (amdgpu)
     code_object_version: int = 5  #: amdgpu code object version (4/5/6)
     arch: Optional[str] = None  #: amdgpu target id ("gfx942", "gfx90a:xnack-")
+    #: the kernel sanitizer's checks, a canonical comma list ("init,race"; ``core/sanitize.py``):
+    #: every array access calls the cpu target's shadow-memory checker
+    sanitize: str = ""
 
     def with_(self, **changes) -> "CompileOptions":
         return replace(self, **changes)
@@ -93,6 +90,7 @@ class KernelInfo:
     static_shared_bytes: int = 0
     wave_size: int = 64
     debug: bool = False  #: copy of CompileOptions.debug
+    sanitize: str = ""  #: copy of CompileOptions.sanitize
     #: per function name (kernel included): (uses_barrier, uses_wave_ops,
     #: uses_dynamic_shared), transitive over calls (``lower.scan``)
     function_uses: dict = field(default_factory=dict)
@@ -101,6 +99,9 @@ class KernelInfo:
     #: debug=True: the exceptions the kernel's ``raise``/``assert`` statements report, as
     #: ``(class "module:qualname", args)``; a "raise" error record carries an index into it
     exceptions: list = field(default_factory=list)
+    #: sanitize=: the array accesses the checker is told about, ``(kind, file, line, col,
+    #: array, element bytes)`` ("read"/"write"/"atomic"); a report names them by index
+    access_sites: list = field(default_factory=list)
 
 
 @dataclass

@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
 
 
 # the data lower.py and the targets exchange (kept apart so that lower.py need not import this module)
-from pykern.codegen.contract import CPU_BARRIERS_ENV, CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite
+from pykern.codegen.contract import DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite
 
 
 #: largest griddim.* a launch allows (``hip_launch.LaunchLimits``, ``cpu_executor._dim3``)
@@ -275,6 +275,16 @@ class Target(abc.ABC):
             slot.align = align
         return slot
 
+    def sanitize_access(self, fx, ptr, nbytes: int, kind: str, site: int) -> None:
+        """``sanitize=``: check an access of ``nbytes`` at ``ptr`` ("read", "write", "atomic") from
+        access site ``site`` before it happens. Only the cpu target checks (the dispatcher drops
+        the option for GPU builds)."""
+        raise NotImplementedError(f"the {self.name} target has no sanitizer")
+
+    def sanitize_fresh(self, fx, ptr, nbytes: int) -> None:
+        """``sanitize=``: ``nbytes`` at ``ptr`` are a new local array (nothing written yet)."""
+        raise NotImplementedError(f"the {self.name} target has no sanitizer")
+
     def const_array(self, fx, name: str, data: bytes, elem_type, count: int):
         """Pointer to read-only data ``data`` (C-order bytes). Default: a
         private constant global in ``address_space('const')``."""
@@ -331,6 +341,21 @@ class Target(abc.ABC):
         contraction on every target. Default: False.
 
         Example: ``get_target("cpu").fp_contract() is False``."""
+        return False
+
+    def matrix_op(self, fx, e, args):
+        """Lower matrix-fragment intrinsic ``e`` (``frag_new``, ``frag_fill``, ``frag_load``,
+        ``frag_store``, ``frag_mma``; ``args`` its lowered arguments; a fragment is a pointer to
+        the storage ``frag_new`` returns). Default: every lane holds whole tiles and computes
+        element by element (``lowering/matrix.py``), what the cpu target runs."""
+        from pykern.codegen.lowering.matrix import ReferenceMatrix
+
+        return ReferenceMatrix()(fx, e, args)
+
+    def bf16_convert(self) -> bool:
+        """True when float32 -> bfloat16 (round to nearest-even) is one instruction that LLVM
+        selects for ``fptrunc float to bfloat`` (amdgpu: gfx950); else ``lowering/bf16.py``
+        rounds with integer operations. Default: False."""
         return False
 
     @abc.abstractmethod

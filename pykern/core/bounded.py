@@ -17,27 +17,19 @@ no queued launch can still use it, ``runtime/hip_launch.py``).
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 
-ENTRIES = 256
-ENV_ENTRIES = "PYKERN_MEMORY_CACHE_ENTRIES"
+from pykern.core import settings
+
+#: the default limit (the declaration in ``core/settings.py`` is its home)
+ENTRIES = settings.default("PYKERN_MEMORY_CACHE_ENTRIES")
 
 
 def entries_limit() -> int:
     """How many entries each bounded per-process map keeps (``$PYKERN_MEMORY_CACHE_ENTRIES``,
     default 256; 0 keeps none). Example: ``entries_limit() == 256``."""
-    text = os.environ.get(ENV_ENTRIES, "").strip()
-    if not text:
-        return ENTRIES
-    try:
-        return max(0, int(text))
-    except ValueError:
-        import warnings
-
-        warnings.warn(f"pykern: ignoring {ENV_ENTRIES}={text!r} (not an integer)", stacklevel=3)
-        return ENTRIES
+    return settings.get("PYKERN_MEMORY_CACHE_ENTRIES")
 
 
 class LRU:

@@ -10,7 +10,7 @@ naturally aligned, in order, as C lays out a struct (and ctypes does).
 Example::
 
     >>> OFFSETS["error"], OFFSETS["vals"], OFFSETS["gbar"], SIZE
-    (32, 64, 160, 176)
+    (32, 64, 160, 184)
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ FIELDS = (
     ("vals", "i64", 12),  # the error's values: indices, thread and block ids
     # cooperative launches (cg.this_grid().sync()): arrived, generation, exited blocks, blocks
     ("gbar", "i32", 4),
+    ("san", "ptr", 1),  # sanitize=: the checker's context (runtime/cpu/sanitizer.py), null otherwise
 )
 
 KIND_SIZES = {"i32": 4, "i64": 8, "ptr": 8}

@@ -1,8 +1,17 @@
-"""The three error kinds a pykern user sees.
+"""The error kinds a pykern user sees: four, each a ``PykernError``.
 
-Every error that reaches the user is one of these (or a subclass), so that a
-notebook user gets a readable message pointing at their own code instead of a
-traceback from inside the compiler.
+* ``CompileError`` -- a kernel cannot be compiled (``CompileValueError`` for an out-of-range
+  compile-time value);
+* ``LaunchError`` -- a launch refused before anything ran (``LaunchValueError``,
+  ``LaunchRuntimeError``);
+* ``HipError`` -- a HIP runtime call failed;
+* ``KernelRuntimeError`` -- a kernel failed while running (``KernelIndexError``,
+  ``KernelZeroDivisionError``, ``KernelValueError`` under ``debug=True``).
+
+Every error pykern raises on purpose is one of these (or a subclass), so that a notebook user
+gets a readable message pointing at their own code instead of a traceback from inside the
+compiler. A ``debug=True`` kernel's own ``raise``/``assert`` reaches the host as the user's
+exception class (``kernel_exception``).
 """
 
 from __future__ import annotations
@@ -125,6 +134,23 @@ class KernelZeroDivisionError(KernelRuntimeError, ZeroDivisionError):
 class KernelValueError(KernelRuntimeError, ValueError):
     """``debug=True``: a slice assignment whose value has a different shape
     (numba raises ``ValueError``), or that pykern cannot do without a temporary."""
+
+
+class SanitizerError(KernelRuntimeError):
+    """A launch of a kernel compiled with ``sanitize=`` found hazards: data races or reads of
+    memory nothing wrote. ``reports`` lists them (``SanitizerReport``-like objects with
+    ``kind``, ``count``, ``first``/``second`` access and ``text``); the message names each.
+
+    Example: ``except pykern.SanitizerError as e: print(e.reports[0].text)``"""
+
+    def __init__(self, message: str, reports=()):
+        super().__init__(message)
+        self.reports = list(reports)
+
+
+class SanitizerWarning(UserWarning):
+    """What a ``sanitize="...,warn"`` launch issues instead of raising ``SanitizerError``; also
+    issued once when a kernel compiled for a GPU asks for the sanitizer (a cpu-target feature)."""
 
 
 def error_class_for_kind(kind: int):

@@ -18,22 +18,33 @@ _memo: dict = {}
 
 
 def cpu_identity() -> str:
-    """Machine, CPU model and a digest of the CPU feature flags."""
+    """The host's identity: machine, CPU model and a digest of the CPU feature flags. The cpu
+    target's code is built for it, so cache keys hold it and the loader compares an artifact's
+    (``KernelArtifact.host_cpu``) with it before running the code."""
     if "host" not in _memo:
         import platform
 
         ident = platform.machine()
-        try:
-            with open("/proc/cpuinfo", "rb") as f:
-                head = f.read(16384).split(b"\n\n", 1)[0].decode(errors="replace")
-            fields = dict((k.strip(), v.strip()) for k, _, v in (ln.partition(":") for ln in head.splitlines()))
+        fields = cpuinfo()
+        if fields is None:
+            ident += " " + platform.processor()
+        else:
             flags = fields.get("flags") or fields.get("Features") or ""
             model = fields.get("model name") or fields.get("CPU part") or ""
             ident += f" {model} flags:{hashlib.sha256(flags.encode()).hexdigest()[:16]}"
-        except OSError:
-            ident += " " + platform.processor()
         _memo["host"] = ident
     return _memo["host"]
+
+
+def cpuinfo():
+    """The fields of the first processor in ``/proc/cpuinfo`` (``{"model name": ..., "flags":
+    ..., "cpu MHz": ...}``), read now; None where the file does not exist."""
+    try:
+        with open("/proc/cpuinfo", "rb") as f:
+            head = f.read(16384).split(b"\n\n", 1)[0].decode(errors="replace")
+    except OSError:
+        return None
+    return dict((k.strip(), v.strip()) for k, _, v in (ln.partition(":") for ln in head.splitlines()))
 
 
 def _own_elf_header() -> bytes:

@@ -6,12 +6,14 @@ Example::
 
     with LLVM_LOCK:
         tm = host_target_machine()
-    host_id()          # 'x86_64-pc-linux-gnu/znver3/1a2b3c4d5e6f'
+    host_triple()      # 'x86_64-pc-linux-gnu'
+
+(The host's identity -- what cpu code and cache keys are checked against -- is
+``core/hostinfo.cpu_identity``, read without LLVM.)
 """
 
 from __future__ import annotations
 
-import hashlib
 import threading
 
 _init_lock = threading.Lock()
@@ -89,14 +91,7 @@ def host_target_machine():
                 cpu=cpu, features=feats, opt=3, reloc="pic", codemodel="jitdefault"
             )
             _host["triple"] = triple
-            _host["id"] = f"{triple}/{cpu}/{hashlib.sha1(feats.encode()).hexdigest()[:12]}"
         return _host["tm"]
-
-
-def host_id() -> str:
-    """Triple, cpu name and a digest of the features LLVM compiles for here."""
-    host_target_machine()
-    return _host["id"]
 
 
 def host_triple() -> str:

@@ -30,6 +30,7 @@ PUBLIC_PATHS = {
     "pykern.types": "pykern.numba_compat.numba_types",
     "pykern.extending": "pykern.numba_compat.extending",
     "pykern.args": "pykern.dispatch.arg_hints",
+    "pykern.debug": "pykern.sim.watch",
 }
 
 

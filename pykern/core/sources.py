@@ -29,12 +29,13 @@ have no text (a ``CompileError`` says so).
 from __future__ import annotations
 
 import __future__
-import os
 import sys
 import threading
 import types
 import warnings
 import weakref
+
+from pykern.core import settings
 
 _pending = threading.local()  # this thread's last compiled text: (text, filename)
 #: id(function code object) -> [weak reference to it, text, checked]; a text is checked
@@ -196,5 +197,5 @@ def install() -> None:
 
 
 def install_if_asked() -> None:
-    if os.environ.get("PYKERN_EXEC_SOURCES", "0") not in ("", "0"):
+    if settings.get("PYKERN_EXEC_SOURCES"):
         install()

@@ -1,13 +1,14 @@
 """Target names: one spelling for each meaning.
 
-* A **run target** is where kernels run: ``"cpu"`` or ``"hip"`` (an AMD GPU through the HIP
-  runtime). Users, the runtime and the dispatcher name run targets (``PYKERN_TARGET``,
-  ``set_target``, ``current_target``, ``target=`` arguments, ``DeviceArray.target``); the
-  runtime chooses one (``pykern.runtime``).
+* A **run target** is where kernels run: ``"cpu"``, ``"hip"`` (an AMD GPU through the HIP
+  runtime) or ``"sim"`` (the kernel's IR run as Python, one thread at a time, over host memory).
+  Users, the runtime and the dispatcher name run targets (``PYKERN_TARGET``, ``set_target``,
+  ``current_target``, ``target=`` arguments); the runtime chooses one (``pykern.runtime``), and
+  says where its arrays live (``DeviceArray.target``: "cpu" for "sim").
 * A **codegen target** is what a kernel is compiled to: ``"cpu"`` (host code) or ``"amdgpu"``
   (LLVM's AMDGPU backend, code objects for a gfx arch). Codegen, artifacts
-  (``KernelArtifact.target``) and cache keys name codegen targets; each run target's backend
-  says which one it runs (``runtime.backends``: "hip" runs "amdgpu").
+  (``KernelArtifact.target``) and cache keys name codegen targets; each compiled run target's
+  backend says which one it runs (``runtime.backends``: "hip" runs "amdgpu"; "sim" compiles none).
 * ``"amdgcn"`` is LLVM's name of the architecture (the triple ``amdgcn-amd-amdhsa``, the
   ``llvm.amdgcn.*`` intrinsics, the ``amdgcn/bitcode`` device libraries), never a target name.
 
@@ -23,7 +24,7 @@ Example::
 from __future__ import annotations
 
 #: where kernels run
-RUN_TARGETS = ("cpu", "hip")
+RUN_TARGETS = ("cpu", "hip", "sim")
 #: what kernels are compiled to
 CODEGEN_TARGETS = ("cpu", "amdgpu")
 #: every spelling codegen accepts -> its codegen target

@@ -23,12 +23,14 @@ from __future__ import annotations
 import functools
 import os
 
+from pykern.core import settings
+
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # pykern/, from pykern/core/
 
 
 def full_traceback() -> bool:
     """True when ``PYKERN_FULL_TRACEBACK`` asks for pykern's internal frames."""
-    return os.environ.get("PYKERN_FULL_TRACEBACK", "").strip().lower() not in ("", "0", "false", "no", "off")
+    return settings.get("PYKERN_FULL_TRACEBACK")
 
 
 def trimmed(func):

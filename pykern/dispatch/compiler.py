@@ -18,6 +18,7 @@ import os
 import pickle
 import sys
 import threading
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -79,11 +80,12 @@ class Overload:
         return self._typed_ir
 
 
-def _frontend_ir(dispatcher, argtypes):
+def _frontend_ir(dispatcher, argtypes, debug=None):
     from pykern.frontend import compile_ir
 
-    return compile_ir(dispatcher.py_func, list(argtypes), is_kernel=True,
-                      debug=bool(dispatcher.options.get("debug", False)))
+    if debug is None:
+        debug = bool(dispatcher.options.get("debug", False))
+    return compile_ir(dispatcher.py_func, list(argtypes), is_kernel=True, debug=debug)
 
 
 def compile_options(options: dict, **overrides):
@@ -95,11 +97,16 @@ def compile_options(options: dict, **overrides):
     bounds = options.get("launch_bounds") or options.get("max_block_size")
     if isinstance(bounds, (tuple, list)):
         bounds = bounds[0]
+    from pykern.core.sanitize import checks, combine
+
+    sanitize = combine(options.get("sanitize"))
     kw = dict(
         opt=opt,
         fastmath=bool(options.get("fastmath", False)),
         fma=bool(options.get("fma", True)),
-        debug=bool(options.get("debug", False)),
+        # the sanitizer's bounds check is debug=True's
+        debug=bool(options.get("debug", False)) or "bounds" in checks(sanitize),
+        sanitize=sanitize,
         max_block_size=int(bounds) if bounds else None,
         max_registers=options.get("max_registers"),
         code_object_version=int(options.get("code_object_version", 5)),
@@ -332,7 +339,8 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
     it (``build_overload``) or reads its ``llvm_ir``/``tier_two.wait()``, and is then stored."""
     from pykern.codegen import get_target
 
-    options = compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options))
+    options = _for_target(compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options)),
+                          codegen_name, dispatcher)
     key = None if _skip_cache else _cache_key(dispatcher, codegen_name, argtypes, options)
     disk = _cache_for(dispatcher) if key is not None else None
     if key is not None:
@@ -356,7 +364,8 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             _fork_check()
             target = get_target(codegen_name, **target_opts, **_tiers(codegen_name))
             with _deep_recursion(dispatcher):
-                module = _frontend_ir(dispatcher, argtypes)
+                module = _frontend_ir(dispatcher, argtypes, options.debug)
+                _warn_breakpoints(module, codegen_name)
                 artifact = target.compile(module, target.resolve_options(options))
             if module.uncacheable:  # its key would hit for other overloads too: never stored
                 key = disk = None
@@ -367,6 +376,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             # is held until it is (other processes wait for that entry)
             if key is not None:
                 _remember(key.digest, artifact)
+            job.stored = disk is not None  # else the build waits for a second launch (cpu_tiers)
             job.when_done(functools.partial(_keep_tier_two, key, disk, held.pop_all()))
             return artifact, False  # the caller starts the job once the code is loaded
         if key is not None:
@@ -376,6 +386,42 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             if disk is not None:
                 disk.put(key, pickle.dumps(artifact, protocol=pickle.HIGHEST_PROTOCOL))
     return artifact, False
+
+
+_warned_gpu_sanitize: set = set()
+
+
+def _warn_breakpoints(module, codegen_name: str) -> None:
+    """A ``breakpoint()`` in a kernel stops only on the sim target: a compiled build says it runs past."""
+    from pykern.frontend.analysis import walk
+
+    for f in [*module.functions.values(), module.kernel]:
+        for n in walk(f.body):
+            if getattr(n, "name", None) == "breakpoint" and type(n).__name__ == "Intrinsic":
+                warnings.warn(f"{n.loc}: breakpoint() is ignored on the {codegen_name} target; "
+                              "pykern.set_target('sim') stops there in pdb", stacklevel=2)
+                return
+
+
+def _for_target(options, codegen_name: str, dispatcher):
+    """``options`` as target ``codegen_name`` compiles them: the race and initialisation checks
+    exist on the cpu target only (they need its known interleaving of threads); a GPU compile
+    drops them with one ``SanitizerWarning`` per kernel and keeps the bounds checks."""
+    if codegen_name == "cpu" or not options.sanitize:
+        return options
+    from pykern.core.sanitize import checks
+
+    lost = sorted(checks(options.sanitize) - {"bounds"})
+    if lost and dispatcher.__name__ not in _warned_gpu_sanitize:
+        import warnings
+
+        from pykern.core.errors import SanitizerWarning
+
+        _warned_gpu_sanitize.add(dispatcher.__name__)
+        warnings.warn(f"kernel {dispatcher.__name__!r}: the sanitizer's {' and '.join(lost)} checks run on the "
+                      f"cpu target only; this {codegen_name} build runs unchecked (set_target('cpu') to check it)",
+                      SanitizerWarning, stacklevel=4)
+    return options.with_(sanitize="")
 
 
 def _tiers(codegen_name: str) -> dict:
@@ -415,8 +461,10 @@ def _follow_tier_two(ov: Overload, job) -> None:
         ov.artifact = final
 
     job.when_done(adopt, first=True)
-    # started only now: loading the first-tier code takes LLVM's lock, which the build holds
-    job.start()
+    # started only now: loading the first-tier code takes LLVM's lock, which the build holds;
+    # a build that nothing stores starts when the kernel is launched again (cpu_tiers)
+    if job.stored:
+        job.start()
 
 
 def _storable(artifact):
@@ -451,7 +499,8 @@ def _from_disk(disk, key):
 def _forget(dispatcher, codegen_name: str, argtypes, target_opts, reason: str) -> None:
     """Drop this compilation's artifact from memory and from the disk cache (with a
     warning): it came from a cache and its code does not load here."""
-    options = compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options))
+    options = _for_target(compile_options(dispatcher.options, **_arch_opt(target_opts, dispatcher.options)),
+                          codegen_name, dispatcher)
     key = _cache_key(dispatcher, codegen_name, argtypes, options)
     if key is None:
         return

@@ -34,7 +34,6 @@ from pykern.runtime.backends import BACKENDS
 from pykern.core.display import Listing, Resources, show
 from pykern.core.tracebacks import cut_frames, trimmed
 
-_DEFAULT_ARCH = "gfx942"
 _NO_CONFIG = object()  # what no launch configuration is (see ``Dispatcher._last_launcher``)
 
 # Bumped whenever a device function is (re)defined, e.g. its notebook cell re-run: kernels
@@ -154,11 +153,11 @@ class Dispatcher:
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls), in its steps:
 
         1. the arguments, as the kernel takes them (defaults, pointers, numba's preparation
-           hooks) and typed (``arguments.argument_types``; ``cuda.In``/``Out`` hints are looked
-           for only when that fails) -- with the guards a fast path checks, when ``_launcher``
-           asks for one (``arguments.launch_guards``);
+           hooks), typed by ``arguments.launch_types`` -- with the guards a fast path checks when
+           ``_launcher`` asks for one; ``cuda.In``/``Out`` hints are looked for only when typing fails;
         2. the overload of those types, or a new one (``compiler.build_overload``: compiled or
-           from the cache, then loaded by the target's backend);
+           from the cache, then loaded by the target's backend) -- on the sim target instead, the
+           kernel's IR run as Python (``pykern.sim``);
         3. packed and run by the target's backend (``runtime.backends``: the configuration
            checked, the arguments flattened and packed at the kernel's offsets, the kernel run);
         4. ``_launcher``'s fast path: steps 1-3 generated for arguments like these."""
@@ -170,13 +169,16 @@ class Dispatcher:
             return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
             self._revalidate()
-        backend = BACKENDS[target]
-        fast = _launcher is not None and args is given and type(stream) is int  # the next like it skips all this
+        backend = BACKENDS.get(target)  # None: the sim target, which compiles nothing
+        # the next launch like this one skips all that follows
+        fast = _launcher is not None and args is given and type(stream) is int and backend is not None
         # 1. type the arguments
         try:
             argtypes, args, guards = launch_types(args, self.__name__, target, backend if fast else None)
         except LaunchError as e:
             return self._launch_with_hints(e, args, griddim, blockdim, stream, sharedmem)
+        if backend is None:
+            return self._simulate(args, argtypes, griddim, blockdim, sharedmem)
         # 2. choose or build the overload
         ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes)) \
             or self._new_overload(target, argtypes)
@@ -230,6 +232,14 @@ class Dispatcher:
         if self._signatures:
             self._aliases[(target, argtypes)] = ov
         return ov
+
+    def _simulate(self, args, argtypes, griddim, blockdim, sharedmem):
+        """Steps 2 and 3 on the sim target: the kernel's IR run as Python, one thread at a time
+        (no overload, no fast path)."""
+        from pykern.sim.launch import launch as sim_launch
+
+        return sim_launch(self, args, self._match_eager(argtypes) if self._signatures else argtypes,
+                          griddim, blockdim, sharedmem)
 
     def _launch_with_hints(self, error, args, griddim, blockdim, stream, sharedmem):
         """Arguments that did not type (``error``): ``cuda.In(x)``/``Out``/``InOut`` hints are not
@@ -542,15 +552,14 @@ def _sig_text(argtypes):
 
 
 def _active_arch():
-    import os
-
     from pykern import runtime as targets
+    from pykern.core import settings
 
     if targets.current_target() == "hip":
         from pykern.runtime import device_registry as devices
 
         return devices.get_device().arch_target_id
-    return os.environ.get("PYKERN_ARCH", _DEFAULT_ARCH)
+    return settings.get("PYKERN_ARCH")
 
 
 class _Launch:
@@ -630,6 +639,7 @@ _KNOWN_OPTIONS = {
     "lto",  # numba-cuda's link-time optimisation of NVVM IR: nothing to switch here (one LLVM module)
     "shared_memory_carveout",  # numba-cuda's L1/shared split: checked as numba does, AMD has no such knob
     "nopython", "nogil",  # numba's CPU decorator options, which numba.cuda's target options accept too: no effect
+    "sanitize",  # the cpu target's race / uninitialised-read / bounds checker (core/sanitize.py)
 }
 _CARVEOUTS = ("default", "maxl1", "maxshared")
 
@@ -645,6 +655,10 @@ def _check_options(options):
         raise NotImplementedError("bounds checking is not supported by @jit(boundscheck=True); "
                                   "use @jit(debug=True), which checks every index")
     _check_launch_bounds(options.get("launch_bounds"))
+    if "sanitize" in options:
+        from pykern.core.sanitize import parse_modes
+
+        parse_modes(options["sanitize"])  # a bad value fails at decoration, not at the first launch
     _check_carveout(options.get("shared_memory_carveout"))
     return {k: v for k, v in options.items()
             if k not in ("boundscheck", "lto", "shared_memory_carveout", "nopython", "nogil")}

@@ -14,8 +14,11 @@ from __future__ import annotations
 
 import itertools
 import linecache
+import types
 
 import numpy as np
+
+from pykern.core import sources
 
 _counter = itertools.count()
 
@@ -26,10 +29,19 @@ def define(name: str, source: str, namespace: dict):
     # the function's __module__: the user's module where known (tools report by it)
     if not namespace.get("__name__"):
         namespace["__name__"] = __name__
-    fname = f"<pykern-{name}-{next(_counter)}>"
-    linecache.cache[fname] = (len(source), None, source.splitlines(True), fname)
-    exec(compile(source, fname, "exec"), namespace)
+    define_functions(source, namespace, f"<pykern-{name}-{next(_counter)}>")
     return namespace[name]
+
+
+def define_functions(source: str, namespace: dict, filename: str) -> None:
+    """Define the functions of generated ``source`` in ``namespace``, their file the
+    pseudo-file ``filename`` (a stable name keeps cache keys that name it stable)."""
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = compile(source, filename, "exec")
+    exec(module, namespace)
+    for code in module.co_consts:  # their text is known: no need to compile it again to check it
+        if isinstance(code, types.CodeType):
+            sources.remember(code, source)
 
 
 def as_def(fn):

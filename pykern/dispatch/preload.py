@@ -23,20 +23,17 @@ import os
 import sys
 import threading
 
+from pykern.core import settings
 from pykern.lang.stubs import grid
-
-ENV = "PYKERN_PRELOAD"
 
 _thread: threading.Thread | None = None
 
 
 def wanted() -> bool:
     """Whether this process should preload, from ``PYKERN_PRELOAD`` and the session kind."""
-    setting = os.environ.get(ENV, "auto").strip().lower()
-    if setting in ("1", "on", "true", "yes"):
-        return True
-    if setting in ("0", "off", "false", "no"):
-        return False
+    setting = settings.get("PYKERN_PRELOAD")
+    if setting != "auto":
+        return setting == "on"
     return bool(sys.flags.interactive or hasattr(sys, "ps1") or "IPython" in sys.modules
                 or "ipykernel" in sys.modules)
 
@@ -69,7 +66,7 @@ def _exercise_compile():
     first kernel comes. Returns the artifact."""
     from pykern.runtime import _chosen
 
-    if _chosen[:1] == ["hip"] or os.environ.get("PYKERN_TARGET", "").strip().lower() == "hip":
+    if _chosen[:1] == ["hip"] or settings.get("PYKERN_TARGET") == "hip":
         return None  # a GPU session compiles for an arch known only once a device is asked for
     import numpy as np
 

@@ -8,12 +8,15 @@ Public functions (used by the dispatcher):
 * ``source_of(pyfunc) -> (source_text, filename, first_line)``.
 
 Supported inside kernels: see ``infer`` for the typing rules. Statements:
-assignment (incl. tuple unpacking, ``a = b = v``, ``x: float32 = v``),
-augmented assignment (also ``a[i] += v``), ``if/elif/else`` (constant
-conditions prune the dead branch), ``for`` over ``range``/1-d arrays/tuples,
-``enumerate``/``zip`` of those, ``literal_unroll`` (body copied per element),
-``while``, ``for/else``, ``while/else``, ``break``, ``continue``, ``return``,
-``pass``, docstrings, ``print`` of numbers and string literals.
+assignment (incl. tuple unpacking, ``a = b = v``, ``x: float32 = v``, ``:=``),
+augmented assignment (also ``a[i] += v`` and ``a[1:3] += v``), ``if/elif/else``
+(constant conditions prune the dead branch), ``for`` over ``range``/arrays/tuples/
+literal lists, ``enumerate``/``zip`` of those, ``literal_unroll`` (body copied per
+element), ``while``, ``for/else``, ``while/else``, ``break``, ``continue``,
+``return``, ``raise``/``assert`` (the exception reaches the host under
+``debug=True``), a nested ``def`` or ``lambda`` (a device function of its own,
+``local_defs``), ``global``/``nonlocal`` of names only read, ``pass``,
+docstrings, ``print`` of numbers and string literals.
 Expressions: arithmetic, comparisons (chained), ``and/or/not``, conditional
 expressions, tuples, indexing (``a[i, j]``, ``a[i][j]``, tuple-valued indices,
 negative constants), ``.shape/.size/.ndim/.strides/.dtype``, calls of the
@@ -28,9 +31,11 @@ Array views (``a[i]``, ``a[i, 1:5]``, ``a[::-1]``) are ``ArrayView`` nodes.
 ``a.T`` (``a.transpose()``, ``np.transpose(a)``) is a ``Transpose`` node.
 Assignment to slices (``a[1:3] = v``, ``a[i, :] = b[j]``) is a loop nest over the view
 (``slice_store``).
-Everything else (with, try, raise, assert, lambda, classes, comprehensions,
-strings other than print's literals, lists/dicts, augmented assignment to slices, global/nonlocal, imports, *args) is a
-``CompileError`` with the location and a hint.
+Everything else (``with``, ``try``, ``match``, ``del``, ``yield``, classes,
+comprehensions and generator expressions, string values other than print's
+literals and compile-time constants, f-strings, lists/dicts/sets as values,
+assigning a ``global``/``nonlocal`` name, imports, a kernel's ``*args``
+parameter) is a ``CompileError`` with the location and a hint.
 
 Example::
 
@@ -74,6 +79,8 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     by mangled name. Raises ``CompileError`` for anything unsupported.
     """
     from pykern.frontend import analysis
+    from pykern.frontend import bf16_widen
+    from pykern.frontend import matrix
     from pykern.frontend import ir
     from pykern.frontend import verify
     from pykern.frontend.lower_ast import FunctionLowerer, ModuleBuilder
@@ -89,6 +96,8 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
         keep = analysis.reachable(module)
         module.functions = {n: module.functions[n] for n in keep}
         analysis.scan(module)
+        bf16_widen.widen_module(module)
+        matrix.inline_fragment_functions(module)
     except CompileError:
         raise
     except RecursionError:

@@ -1,6 +1,10 @@
-"""Whole-module facts codegen and the runtime need: does a function (through
-the device functions it calls, transitively) use a block barrier, a wave
-operation, the dynamic shared buffer, or ``raise``?
+"""Whole-module facts the frontend, codegen and the runtime need: does a function (through
+the device functions it calls, transitively) use a block barrier, a wave operation, the
+dynamic shared buffer, or ``raise``? Also the one walk over IR nodes they share.
+
+It reads nothing but ``frontend/ir.py``, so codegen may import it (ARCHITECTURE.md, Layers):
+the frontend records the facts on each ``ir.Function`` (``scan``), codegen asks for them per
+function name (``function_facts``) -- one implementation, one set of predicates.
 
 Example::
 
@@ -15,108 +19,119 @@ Example::
     >>> scan(module)   # compile_ir has run it already; it only sets flags
     >>> module.kernel.uses_barrier, module.kernel.uses_wave_ops
     (True, False)
+    >>> function_facts(module)[module.kernel.name]
+    Facts(barrier=True, wave=False, dynamic_shared=False, raises=False)
 """
 
 from __future__ import annotations
 
-from pykern.frontend import infer
+from typing import NamedTuple
+
 from pykern.frontend import ir
 
-
-def _walk_exprs(stmts):
-    """Every expression in a statement list (depth first)."""
-    for s in stmts:
-        if isinstance(s, ir.Assign):
-            yield from _expr_tree(s.value)
-        elif isinstance(s, ir.Store):
-            yield from _expr_tree(s.array)
-            for i in s.indices:
-                yield from _expr_tree(i)
-            yield from _expr_tree(s.value)
-        elif isinstance(s, ir.ExprStmt):
-            yield from _expr_tree(s.value)
-        elif isinstance(s, ir.If):
-            yield from _expr_tree(s.cond)
-            yield from _walk_exprs(s.then)
-            yield from _walk_exprs(s.orelse)
-        elif isinstance(s, ir.While):
-            yield from _expr_tree(s.cond)
-            yield from _walk_exprs(s.body)
-        elif isinstance(s, ir.ForRange):
-            for e in (s.start, s.stop, s.step):
-                yield from _expr_tree(e)
-            yield from _walk_exprs(s.body)
-        elif isinstance(s, ir.Return) and s.value is not None:
-            yield from _expr_tree(s.value)
+BARRIERS = frozenset(ir.intrinsic_names("barrier"))
+WAVE_OPS = frozenset(ir.intrinsic_names("wave"))
 
 
-def _raises(stmts) -> bool:
-    """Does a statement list contain a ``raise`` (at any depth)?"""
-    for s in stmts:
-        if isinstance(s, ir.Raise):
-            return True
-        # every nested block (if/else, loop bodies) is a list of statements
-        if any(isinstance(v, list) and _raises(x for x in v if isinstance(x, ir.Stmt)) for v in s.__dict__.values()):
-            return True
-    return False
+class Facts(NamedTuple):
+    """What a function uses, itself or through the functions it calls."""
+
+    barrier: bool
+    wave: bool
+    dynamic_shared: bool
+    raises: bool
 
 
-def _expr_tree(e):
-    yield e
-    for c in e.children():
-        yield from _expr_tree(c)
+def parts(n) -> list:
+    """The fields of IR node ``n`` that hold IR: nodes and lists of them."""
+    return [v for v in n.__dict__.values() if isinstance(v, (ir.Expr, ir.Stmt, list))]
+
+
+def walk(node):
+    """Every Expr/Stmt reachable from ``node`` (a node or a list of them): a list's items in
+    order, each node before its parts (whose order is their stack's: last field first)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, list):
+            stack.extend(reversed(n))
+            continue
+        if isinstance(n, (ir.Expr, ir.Stmt)):
+            yield n
+            stack.extend(parts(n))
+
+
+def is_dynamic_shape(shape) -> bool:
+    """``shared.array(0, dtype)``'s shape: the dynamic shared buffer."""
+    if isinstance(shape, int):
+        return shape == 0
+    return tuple(shape) == (0,)
 
 
 def direct_facts(fn: ir.Function):
-    """(barrier, wave, dynamic_shared, callees) of one function alone."""
-    barrier = wave = dyn = False
+    """``(Facts of fn alone, names of the functions it calls)``."""
+    barrier = wave = dyn = raises = False
     callees = set()
-    for e in _walk_exprs(fn.body):
-        if isinstance(e, ir.Intrinsic):
-            barrier |= e.name in infer.BARRIER_INTRINSICS
-            wave |= e.name in infer.WAVE_INTRINSICS
-        elif isinstance(e, ir.AllocArray):
-            dyn |= e.space == "shared" and tuple(e.shape) == (0,)
-        elif isinstance(e, ir.Call):
-            callees.add(e.func)
-    return barrier, wave, dyn, callees
+    for n in walk(fn.body):
+        if isinstance(n, ir.Intrinsic):
+            barrier |= n.name in BARRIERS
+            wave |= n.name in WAVE_OPS
+        elif isinstance(n, ir.AllocArray):
+            dyn |= n.space == "shared" and is_dynamic_shape(n.shape)
+        elif isinstance(n, ir.Call):
+            callees.add(n.func)
+        elif isinstance(n, ir.Raise):
+            raises = True
+    return Facts(barrier, wave, dyn, raises), callees
+
+
+def function_facts(module: ir.Module) -> dict:
+    """``{function name: Facts}`` of every function of ``module`` (the kernel included),
+    each including what its callees use. A function is listed under its key in
+    ``module.functions`` and under its ``name`` (callers name it by the one, targets by the other)."""
+    funcs = dict(module.functions)
+    for fn in list(funcs.values()):
+        funcs.setdefault(fn.name, fn)
+    funcs[module.kernel.name] = module.kernel
+    direct = {name: direct_facts(fn) for name, fn in funcs.items()}
+    out = {}
+    for name in funcs:
+        acc = [False] * 4
+        seen, todo = set(), [name]
+        while todo:
+            cur = todo.pop()
+            if cur in seen or cur not in direct:
+                continue
+            seen.add(cur)
+            facts, callees = direct[cur]
+            acc = [a or f for a, f in zip(acc, facts)]
+            todo.extend(callees)
+        out[name] = Facts(*acc)
+    return out
 
 
 def scan(module: ir.Module) -> None:
     """Set ``uses_barrier``/``uses_wave_ops``/``uses_dynamic_shared``/``raises`` on
     every function of ``module``, including what its callees use."""
-    funcs = dict(module.functions)
-    funcs.setdefault(module.kernel.name, module.kernel)
-    facts = {name: direct_facts(fn) for name, fn in funcs.items()}
-    raises = {name: _raises(fn.body) for name, fn in funcs.items()}
-    for name, fn in funcs.items():
-        b = w = d = r = False
-        seen, todo = set(), [name]
-        while todo:
-            cur = todo.pop()
-            if cur in seen or cur not in facts:
-                continue
-            seen.add(cur)
-            fb, fw, fd, callees = facts[cur]
-            b, w, d, r = b or fb, w or fw, d or fd, r or raises[cur]
-            todo.extend(callees)
-        fn.uses_barrier, fn.uses_wave_ops, fn.uses_dynamic_shared, fn.raises = b, w, d, r
+    facts = function_facts(module)
+    for key, fn in [*module.functions.items(), (module.kernel.name, module.kernel)]:
+        fn.uses_barrier, fn.uses_wave_ops, fn.uses_dynamic_shared, fn.raises = facts[key]
 
 
 def reachable(module: ir.Module) -> list:
     """Names of the device functions the kernel reaches, callees first."""
-    facts = {name: direct_facts(fn)[3] for name, fn in module.functions.items()}
+    calls = {name: direct_facts(fn)[1] for name, fn in module.functions.items()}
     order, seen = [], set()
 
     def visit(name):
         if name in seen:
             return
         seen.add(name)
-        for c in sorted(facts.get(name, ())):
+        for c in sorted(calls.get(name, ())):
             visit(c)
         if name in module.functions:
             order.append(name)
 
-    for c in sorted(direct_facts(module.kernel)[3]):
+    for c in sorted(direct_facts(module.kernel)[1]):
         visit(c)
     return order

@@ -62,7 +62,8 @@ Math
   * ``math.f(float32) -> float32``, ``math.f(float64) -> float64``,
     ``math.f(int or bool) -> float64``; float16 arguments are computed in float32
     and cast back. numpy's ``np.f`` take numba's loop (``float_ufunc_type``): booleans
-    and integers of 16 bits or less in float32. Two-argument functions promote their arguments first.
+    and integers of 16 bits or less in float32. Two-argument ``math`` functions take numba.cuda's
+    signatures (``math2_signature``: ``math.copysign(int8, int8)`` is float32).
   * ``math.floor/ceil/trunc`` return int64 (Python and numba.cuda); the numpy
     versions ``np.floor`` etc. return the float type. Of an integer they are that
     integer, exactly: ``math.*`` gives int64 (uint64 stays uint64), ``np.*`` keeps the
@@ -77,7 +78,7 @@ Math
     boolean), ``min(t)`` of a tuple
     reduces its elements; ``round(x)`` gives int64 for floats (round half to even), the
     same integer for ints; ``round(x, n)`` (constant n) keeps the float type.
-  * ``int(x)`` -> int64, ``float(x)`` -> float64, ``bool(x)`` -> boolean,
+  * ``int(x)`` -> int64, ``float(x)`` -> float64 (of a float: its type, numba's), ``bool(x)`` -> boolean,
     ``np.float32(x)`` / ``pykern.float32(x)`` -> that type (numpy cast rules).
   * ``popc/clz/ffs`` of an integer -> int32, ``brev`` keeps the type; ``fma``
     promotes like math.
@@ -448,13 +449,74 @@ def math2_arg_type(lt, lweak, rt, rweak) -> T.Type:
     return ct if isinstance(ct, T.Float) else T.float64
 
 
+_F32_F32, _F64_F64 = ((T.float32, T.float32), T.float32), ((T.float64, T.float64), T.float64)
+_INT_PAIRS = [((T.int64, T.int64), T.float64), ((T.uint64, T.uint64), T.float64)]
+#: numba.cuda's signatures of the two-argument ``math`` functions, in its order (its
+#: numba/cuda/cudamath.py; ``nextafter``, which numba.cuda lacks, from numba's own
+#: numba/core/typing/mathdecl.py): ``((argument types), result)``
+MATH2_CASES = {
+    "atan2": _INT_PAIRS + [_F32_F32, _F64_F64],
+    "hypot": _INT_PAIRS + [_F32_F32, _F64_F64],
+    "copysign": [_F32_F32, _F64_F64],
+    "fmod": [_F32_F32, _F64_F64],
+    "remainder": [_F32_F32, _F64_F64],
+    "pow": [_F32_F32, _F64_F64, ((T.float32, T.int32), T.float32), ((T.float64, T.int32), T.float64)],
+    "ldexp": [((T.float32, T.int32), T.float32), ((T.float64, T.int32), T.float64)],
+    "nextafter": [_F64_F64, _F32_F32],
+}
+
+
+def _numba_conversion(src: T.Type, dst: T.Type):
+    """numba's conversion kind from ``src`` to ``dst`` on ``_int_conversion``'s scale, or None
+    where pykern allows none: a float to an integer (numba's unsafe conversion truncates a
+    float exponent of ``math.ldexp``, which Python refuses; so does pykern)."""
+    if isinstance(src, T.Float):
+        if not isinstance(dst, T.Float):
+            return None
+        return 0 if src == dst else (1 if src.bits < dst.bits else 3)
+    return _conversion(src, dst)
+
+
+def math2_signature(name: str, lt, lweak, rt, rweak):
+    """``((argument types), result type)`` of ``math.<name>(a, b)``: numba.cuda's overload
+    resolution over ``MATH2_CASES`` (fewest unsafe, then safe, then promoting conversions,
+    the first of equals), so integers of 16 bits or less with a float32-only signature are
+    float32 (``math.copysign(int8, int8)``), uint16 with float32 float64 (numba reaches
+    float32 from uint16 only unsafely), ``math.pow(float32, int32)`` float32. An int literal
+    among integers is int64 (numba's literal); next to a float it stays weak (pykern's
+    float-literal rule: ``math.hypot(float32, 2)`` is float32, numba's float64). float16
+    arguments keep pykern's float16 rule (numba.cuda has no float16 signatures here)."""
+    ct = common_type(lt, lweak, rt, rweak)  # (raises for non-scalars)
+    if isinstance(ct, T.Complex):
+        raise InferError(f"math functions take real numbers, not {ct}", hint="use the cmath module for complex numbers")
+    floats = [t for t, w in ((lt, lweak), (rt, rweak)) if w is None and isinstance(t, T.Float)]
+    if T.float16 in floats or (lweak is not None and rweak is not None):
+        ft = math2_arg_type(lt, lweak, rt, rweak)
+        return (ft, T.int32 if name == "ldexp" else ft), ft
+    args = []
+    for k, (t, w) in enumerate(((lt, lweak), (rt, rweak))):
+        if w is not None and floats and not isinstance(w, bool) and not (name == "ldexp" and k == 1):
+            t, w = weak_adopt(w, floats[0]), None  # the weak literal takes the float's type
+        args.append((literal_type(w) if w is not None else t, w))
+
+    def cost(case):
+        kinds = [_numba_conversion(t, c) for (t, _), c in zip(args, case[0])]
+        if None in kinds:
+            return None
+        kinds = [max(k, 1) if w is not None else k for k, (_, w) in zip(kinds, args)]
+        return (kinds.count(3), kinds.count(2), kinds.count(1))
+
+    rated = [(cost(case), k, case) for k, case in enumerate(MATH2_CASES[name])]
+    rated = [r for r in rated if r[0] is not None]
+    if not rated:
+        raise InferError(f"math.{name}() has no signature for {lt} and {rt}",
+                         hint="numba.cuda's math functions take numbers (an integer exponent for ldexp)")
+    return min(rated)[2]
+
+
 # --------------------------------------------------------------------------
 # intrinsic signatures (the verifier's reading of ``ir.INTRINSICS``)
 # --------------------------------------------------------------------------
-
-#: intrinsics that are block barriers / wave operations (for analysis.py)
-BARRIER_INTRINSICS = frozenset(ir.intrinsic_names("barrier"))
-WAVE_INTRINSICS = frozenset(ir.intrinsic_names("wave"))
 
 #: signature type variables: what each may stand for
 _TYPE_VARS = {
@@ -464,6 +526,9 @@ _TYPE_VARS = {
     "f": lambda t: isinstance(t, T.Float),
     "c": lambda t: isinstance(t, T.Complex),
     "p": lambda t: t in (T.int64, T.uint64, T.float64, T.boolean),
+    # matrix fragments: one variable per operand of a multiply-accumulate (they differ in use)
+    **{v: (lambda t: isinstance(t, T.Fragment)) for v in ("m", "md", "ma", "mb", "mc")},
+    "a": lambda t: isinstance(t, T.Array),
 }
 _parsed: dict = {}
 

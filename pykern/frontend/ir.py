@@ -894,6 +894,8 @@ CATEGORIES = {
     "predicate": "float class tests by comparison (lower_intrinsics.py)",
     "numeric": "abs/min/max/round and numpy's minimum/maximum/fmin/fmax on scalars (lower_intrinsics.py)",
     "misc": "lowered by name in lower_intrinsics.py: output, complex parts, frexp/ldexp, nanosleep",
+    "bf16": "bfloat16 roundings and bit casts (codegen/lowering/bf16.py)",
+    "matrix": "matrix fragments: Target.matrix_op (cpu: lowering/matrix.py; amdgpu: MFMA/WMMA, amdgpu/matrix.py)",
 }
 
 _MATH1 = ("sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "
@@ -962,9 +964,26 @@ INTRINSICS = {
     "frexp": Op("misc", "(f) -> Tuple(f, int32)", doc="mantissa in [0.5, 1), exponent; (x, 0) for 0/inf/NaN"),
     "ldexp": Op("misc", "(f, int32) -> f"),
     "nanosleep": Op("misc", "(uint32) -> void", effects=True, doc="a back-off hint; see Target.nanosleep"),
+    "breakpoint": Op("misc", "() -> void", effects=True,
+                     doc="breakpoint()/pdb.set_trace(): pdb stops there on the sim target; the compiled "
+                         "targets compile nothing for it (and warn)"),
     "value_error": Op("misc", "() -> void", effects=True,
                       doc="debug=True: record a ValueError (attrs message, optional) and leave the thread; "
                           "nothing without debug (slice assignment's checks)"),
+    "bf16_fma": Op("bf16", "(bfloat16, bfloat16, bfloat16) -> bfloat16", doc="a*b+c rounded once to bfloat16"),
+    "bf16_round": Op("bf16", "(n) -> bfloat16", attrs=("mode",),
+                     doc="a real number rounded to bfloat16; mode rn (nearest-even), rz, rd or ru"),
+    "bf16_as_int16": Op("bf16", "(bfloat16) -> int16", doc="the bits"),
+    "bf16_as_uint16": Op("bf16", "(bfloat16) -> uint16", doc="the bits"),
+    "int16_as_bf16": Op("bf16", "(int16) -> bfloat16", doc="bits as a bfloat16"),
+    "uint16_as_bf16": Op("bf16", "(uint16) -> bfloat16", doc="bits as a bfloat16"),
+    "frag_new": Op("matrix", "() -> m", effects=True, doc="a fragment's storage, zeroed"),
+    "frag_fill": Op("matrix", "(m, x) -> void", effects=True, doc="every element (value of the element type)"),
+    "frag_load": Op("matrix", "(m, a, int64, int64) -> void", effects=True, attrs=("layout",),
+                    doc="fragment, array, element offset, leading dimension; layout row/col of the memory"),
+    "frag_store": Op("matrix", "(a, m, int64, int64) -> void", effects=True, attrs=("layout",),
+                     doc="array, accumulator, element offset, leading dimension"),
+    "frag_mma": Op("matrix", "(md, ma, mb, mc) -> void", effects=True, doc="d = a @ b + c"),
     "index_error": Op("misc", "(int64, int64) -> void", effects=True,
                       doc="debug=True: record an IndexError (attrs message) for index, extent and leave the "
                           "thread; nothing without debug (a tuple indexed at run time)"),

@@ -214,7 +214,7 @@ class ExpressionLowering:
                 if attr == "itemsize":
                     return self.const(size, T.int64, node, weak=True)
                 return ir.BinOp("*", ir.ArrayAttr(base, "size", None, T.int64, loc), ir.Const(size, T.int64, loc), T.int64, loc)
-            if attr in ("transpose", "view", "reshape", "copy", "fill", "item") or attr in calls.ARRAY_REDUCTION_METHODS:
+            if calls.has_method("array", attr):
                 return PyObj(BoundMethod(base, attr), f"{attr}")
             if attr in ("real", "imag") and isinstance(t.dtype, T.Complex):
                 ft = t.dtype.component  # numpy's views of the parts, sharing the memory
@@ -239,7 +239,7 @@ class ExpressionLowering:
             if attr in t.names:  # a namedtuple field
                 return self.tuple_get(base, t.names.index(attr), node)
             raise self.error(f"tuples have no attribute '{attr}'", node)
-        if isinstance(t, (T.Integer, T.Boolean)) and attr == "bit_count":
+        if calls.has_method(calls.method_kind(t), attr):
             return PyObj(BoundMethod(base, attr), f"{attr}")
         if attr in ("real", "imag") and t.is_scalar:
             return calls.real_imag(self, base, attr, node)
@@ -318,7 +318,11 @@ class ExpressionLowering:
         if T.is_datetime(lhs.type) or T.is_datetime(rhs.type):
             return datetimes.binop(self, op, lhs, rhs, node)
         if is_weak(lhs) and is_weak(rhs):
-            return self.fold(op, lhs.value, rhs.value, node)
+            folded = self.fold(op, lhs.value, rhs.value, node)
+            if folded is not None:
+                return folded
+            # Python raises where the kernel has a result: computed at run time, numba's types
+            lhs, rhs = (ir.Const(v.value, v.type, v.loc) for v in (lhs, rhs))
         if op == "**" and getattr(node, "pk_ufunc", None) is None and calls.is_float_int_power(lhs, rhs):
             return calls.float_int_power(self, lhs, rhs, node)
         if op == "+" and isinstance(lhs.type, T.Tuple) and isinstance(rhs.type, T.Tuple):
@@ -330,8 +334,6 @@ class ExpressionLowering:
                                         ufunc=getattr(node, "pk_ufunc", None))
         except infer.InferError as e:
             raise self.error(e.msg, node, e.hint) from None
-        if op in ("<<", ">>") and isinstance(rhs, ir.Const) and rhs.value < 0:
-            raise self.error("negative shift count", node)
         if op == "/" and isinstance(opt, T.Complex) and getattr(node, "pk_ufunc", None) is None:
             return calls.complex_div(self, self.cast(lhs, opt, node), self.cast(rhs, opt, node), node)
         if op == "**" and isinstance(opt, T.Complex):
@@ -730,7 +732,7 @@ class ExpressionLowering:
         if any(isinstance(a, ast.Starred) for a in node.args):
             node = self.expand_starred(node)
         if isinstance(node.func, ast.Attribute) and node.func.attr in ("conjugate", "conj"):
-            m = calls.number_method(self, node)  # z.conjugate() (complex numbers, lang2)
+            m = calls.number_method(self, node)  # z.conjugate() of a number
             if m is not None:
                 return m
         fobj = self.expr(node.func)

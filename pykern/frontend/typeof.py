@@ -46,7 +46,8 @@ def typeof(value) -> T.Type:
     cai = cuda_array_interface(value)
     if cai is not None:
         dt = getattr(value, "dtype", None)
-        if isinstance(dt, np.dtype) and dt.fields is not None:  # a record array: its typestr is only "|V<n>"
+        if isinstance(dt, np.dtype) and (dt.fields is not None or dt.name == "bfloat16"):
+            # a record array's typestr is only "|V<n>", and so is an ml_dtypes bfloat16 array's
             return _cai_type(dict(cai, typestr=dt))
         return _cai_type(cai)
     if isinstance(value, tuple):
@@ -99,9 +100,9 @@ def _scalar_of_dtype(dt: np.dtype, what: str) -> T.Type:
             return T.from_dtype(dt)  # a record type (lang2)
         except TypeError as e:
             raise TypeError(f"{what} of structured dtype {dt}: {e}") from None
-    if dt.kind not in "biufcMm":
+    if dt.kind not in "biufcMm" and dt.name != "bfloat16":
         raise TypeError(
-            f"{what} of dtype {dt} is not supported: kernels take bool, int8..int64, uint8..uint64, float16/32/64"
+            f"{what} of dtype {dt} is not supported: kernels take bool, int8..int64, uint8..uint64, float16/32/64, bfloat16 (ml_dtypes)"
         )
     if not dt.isnative and dt.itemsize > 1:
         raise TypeError(f"{what} of byte-swapped dtype {dt.str} is not supported; convert with .astype({dt.name!r})")

@@ -110,6 +110,36 @@ class Float(_Sized, Type):
 
 
 @dataclass(frozen=True, repr=False)
+class BFloat(Float):
+    """bfloat16: float32's sign and exponent with 7 fraction bits (the top half of a float32).
+
+    A ``Float`` to the typing rules (numpy's promotion with ``ml_dtypes``: bfloat16 + int8 is
+    bfloat16, + float16 or float32 is float32); never equal to ``float16`` although both have 16
+    bits. Kernels compute every operation on it in float32 and round the result to nearest-even
+    (``frontend/bf16_widen.py``), so codegen sees only conversions, loads and stores of it.
+
+    >>> str(bfloat16), bfloat16 == float16
+    ('bfloat16', False)
+    """
+
+    def __str__(self) -> str:
+        return "bfloat16"
+
+    __repr__ = __str__
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return bfloat16_dtype()
+
+
+def bfloat16_dtype() -> np.dtype:
+    """``ml_dtypes``' bfloat16 numpy dtype (the host's representation of bfloat16 arrays)."""
+    import ml_dtypes
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+@dataclass(frozen=True, repr=False)
 class Complex(Type):
     """A complex number: two floats (real, imaginary) of ``bits // 2`` each,
     laid out like numpy's complex64/complex128 (and C's ``float _Complex``)."""
@@ -285,6 +315,40 @@ class Void(Type):
     __repr__ = __str__
 
 
+@dataclass(frozen=True, repr=False)
+class Fragment(Type):
+    """A matrix fragment (rocWMMA's / CUDA wmma's): one wave's share of an ``m x n x k``
+    multiply-accumulate operand. ``use`` is "matrix_a" (m x k), "matrix_b" (k x n) or
+    "accumulator" (m x n); ``layout`` "row" or "col" for matrix_a/b (how ``load_matrix_sync``
+    reads memory), "" for an accumulator. A fragment variable names storage the wave owns
+    (registers on a GPU), changed in place by ``fill``/``load``/``mma``.
+
+    >>> str(Fragment("matrix_a", 16, 16, 16, float16, "row"))
+    'fragment(matrix_a, 16, 16, 16, float16, row)'
+    """
+
+    use: str
+    m: int
+    n: int
+    k: int
+    dtype: Type
+    layout: str = ""
+
+    def __str__(self) -> str:
+        tail = f", {self.layout}" if self.layout else ""
+        return f"fragment({self.use}, {self.m}, {self.n}, {self.k}, {self.dtype}{tail})"
+
+    __repr__ = __str__
+
+    @property
+    def rows(self) -> int:
+        return self.k if self.use == "matrix_b" else self.m
+
+    @property
+    def cols(self) -> int:
+        return self.k if self.use == "matrix_a" else self.n
+
+
 #: Where an array's memory lives. "global" is device memory passed in as an
 #: argument; "shared" is per-block (LDS); "local" is per-thread (private);
 #: "const" is read-only data frozen into the code object.
@@ -452,6 +516,7 @@ uint64 = Integer(64, False)
 float16 = Float(16)
 float32 = Float(32)
 float64 = Float(64)
+bfloat16 = BFloat(16)
 complex64 = Complex(64)
 complex128 = Complex(128)
 boolean = Boolean()
@@ -480,6 +545,8 @@ ALIASES = {
     "f4": float32,
     "f8": float64,
     "half": float16,
+    "bfloat16": bfloat16,
+    "bf16": bfloat16,
     "float": float64,
     "double": float64,
     "intp": int64,
@@ -521,7 +588,9 @@ def from_dtype(dtype) -> Type:
             return SCALARS[name]
         if name in ("complex64", "complex128"):
             return ALIASES[name]
-    raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, float32, float64, complex64, complex128")
+    if dt.kind == "V" and dt.name == "bfloat16" and dt.itemsize == 2 and dt.fields is None:
+        return bfloat16  # ml_dtypes' dtype (a numpy extension type, kind "V")
+    raise TypeError(f"unsupported dtype {dt!r}: pykern kernels take bool, int8..int64, uint8..uint64, float16, bfloat16, float32, float64, complex64, complex128")
 
 
 def python_scalar_type(value, too_big):
@@ -541,22 +610,6 @@ def python_scalar_type(value, too_big):
     if isinstance(value, complex):
         return complex128
     return None
-
-
-def is_integer(t: Type) -> bool:
-    return isinstance(t, Integer)
-
-
-def is_float(t: Type) -> bool:
-    return isinstance(t, Float)
-
-
-def is_number(t: Type) -> bool:
-    return isinstance(t, (Integer, Float, Boolean, Complex))
-
-
-def is_complex(t: Type) -> bool:
-    return isinstance(t, Complex)
 
 
 def complex_of(t: Type) -> "Complex":

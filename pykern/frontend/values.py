@@ -367,8 +367,10 @@ class ValueLowering:
             return self.const(v, t, node, weak=True)
         return self.const(v, T.float64, node, weak=True)
 
-    def fold(self, op: str, a, b, node) -> ir.Const:
-        """Python arithmetic on two weak constants."""
+    def fold(self, op: str, a, b, node) -> ir.Const | None:
+        """Python arithmetic on two weak constants; None where Python raises but the kernel
+        has a result (``3 // 0``, a complex division by zero, ``x << -1``): the caller computes
+        it at run time, as numba does (only if that code runs: ``x if c else 1 // 0`` is valid)."""
         if op == "**" and isinstance(a, int) and isinstance(b, int) and abs(b) > 4096 and abs(a) > 1:
             raise self.error("constant power too large", node)
         try:
@@ -378,9 +380,9 @@ class ValueLowering:
         except (ZeroDivisionError, OverflowError, ValueError) as e:
             r = ieee_fold(op, a, b)
             if r is None:
-                msg = "division by zero in a constant expression" if isinstance(e, ZeroDivisionError) else \
-                    f"constant expression failed: {e}"
-                raise self.error(msg, node) from None
+                if isinstance(e, ZeroDivisionError) or (op in ("<<", ">>") and b < 0):
+                    return None
+                raise self.error(f"constant expression failed: {e}", node) from None
         if isinstance(r, bool):
             return ir.Const(r, T.boolean, self.loc(node))
         if isinstance(r, complex) and not (isinstance(a, complex) or isinstance(b, complex)):

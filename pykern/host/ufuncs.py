@@ -38,6 +38,7 @@ import numpy as np
 from pykern.core.errors import LaunchError
 from pykern.frontend import types as T
 from pykern.dispatch.generated import as_def, define, is_device_operand
+from pykern.host import ufunc_plans
 from pykern.runtime import current_target
 
 _MAX_NDIM = 4  # kernel arrays have 1 to 4 dimensions
@@ -135,12 +136,19 @@ class _Operands:
     def shape(self, k):
         return tuple(getattr(self.values[k], "shape", ()))
 
-    def array(self, k, shape, dtype=None):
+    def array(self, k, shape, dtype=None, outs=(), elementwise=True):
         """Operand ``k`` as an array of ``shape`` (broadcast, zero-copy where it can)
-        in ``dtype`` when given, on the target's memory."""
+        in ``dtype`` when given, on the target's memory. Where its memory overlaps one of
+        ``outs`` it is read from a copy, as numpy's ufuncs do (``vadd(a[:-1], a[:-1],
+        out=a[1:])``), unless ``elementwise`` and it is that output element for element."""
+        arr = self._array(self.values[k], shape, dtype)
+        if any(_overlaps(arr, o, elementwise) for o in outs):
+            arr = self._array(_copy_of(self.values[k], self.stream), shape, dtype)
+        return arr
+
+    def _array(self, v, shape, dtype):
         from pykern.runtime.memory.arrays import DeviceArray, to_device
 
-        v = self.values[k]
         if isinstance(v, DeviceArray):
             if dtype is not None and v.dtype != dtype:
                 v = to_device(v.copy_to_host().astype(dtype), stream=self.stream)
@@ -150,6 +158,57 @@ class _Operands:
             base = to_device(np.ascontiguousarray(h), stream=self.stream)
             return _broadcast_device(base, shape)
         return np.broadcast_to(h, shape)
+
+
+def _memory(a):
+    """(address space, first element's address, item size) of an array, or None for a
+    number or an empty array; host arrays and cpu-target device arrays share the host's."""
+    from pykern.runtime.memory.arrays import DeviceArray
+
+    if isinstance(a, DeviceArray):
+        where, ptr, itemsize = ("host" if a.target == "cpu" else a.target), a.ptr, a.dtype.itemsize
+    elif isinstance(a, np.ndarray):
+        where, ptr, itemsize = "host", a.__array_interface__["data"][0], a.itemsize
+    else:
+        return None
+    return None if a.size == 0 else (where, ptr, itemsize)
+
+
+def _overlaps(x, out, elementwise: bool) -> bool:
+    """Whether input view ``x`` must be copied before a launch writes ``out``: their byte
+    ranges meet (numpy's cheap bounds test, which copies when unsure too), and ``x`` is not
+    ``out`` itself element for element (same first address, item size, shape and strides:
+    each element is read by the thread that writes it) or that does not make it safe."""
+    from pykern.runtime.memory.arrays import _span
+
+    mx, mo = _memory(x), _memory(out)
+    if mx is None or mo is None or mx[0] != mo[0]:
+        return False
+    if elementwise and mx[1:] == mo[1:] and tuple(x.shape) == tuple(out.shape) and \
+            tuple(x.strides) == tuple(out.strides):
+        return False
+    lx, hx = _span(x.shape, x.strides, mx[2])
+    lo, ho = _span(out.shape, out.strides, mo[2])
+    return mx[1] + lx < mo[1] + ho and mo[1] + lo < mx[1] + hx
+
+
+def _check_out_cast(name: str, result: np.dtype, out) -> None:
+    """numpy's ``casting='same_kind'`` for an ``out=`` array: a float result into an integer
+    array (or complex into float...) is its ``UFuncTypeError``, a ``TypeError``."""
+    if not np.can_cast(result, out.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc {name!r} output from {np.dtype(result)!r} to {np.dtype(out.dtype)!r} "
+                        "with casting rule 'same_kind'")
+
+
+def _copy_of(v, stream):
+    """A copy of operand ``v`` in new memory of its kind (on ``stream`` for device arrays)."""
+    from pykern.runtime.memory.arrays import DeviceArray, device_array
+
+    if isinstance(v, DeviceArray):
+        c = device_array(v.shape, v.dtype, stream=stream, target=v.target)
+        c.copy_to_device(v, stream=stream)
+        return c
+    return np.array(v)
 
 
 def _resolve(sigs, dtypes, scalars, fname):
@@ -178,6 +237,33 @@ def _resolve(sigs, dtypes, scalars, fname):
                       f"signatures: {[str(a) for _, a in sigs]}")
 
 
+def _plan_operand(v, shape, dtype):
+    """How a call plan (``ufunc_plans``) makes an operand like ``v`` into what
+    ``_Operands.array(k, shape, dtype)`` gives the kernel, or None where it makes no plan (a
+    dtype conversion of a device array)."""
+    from pykern.runtime.memory.arrays import DeviceArray
+
+    if isinstance(v, DeviceArray):
+        if dtype is not None and v.dtype != dtype:
+            return None
+        if v.shape == shape:
+            return ufunc_plans.identity
+        lead = len(shape) - v.ndim
+        if lead > 0 and shape[lead:] == v.shape and shape[:lead] == (1,) * lead:  # _broadcast_device's view, made directly
+            return lambda a: DeviceArray(shape, (0,) * lead + a.strides, a.dtype, a.storage, a.ptr, a.stream)
+        return lambda a: _broadcast_device(a, shape)
+    if isinstance(v, np.ndarray):
+        if dtype is not None and v.dtype != dtype:
+            return lambda a: np.broadcast_to(np.asarray(a, dtype=dtype), shape)
+        if v.shape == shape:
+            return ufunc_plans.readonly_view
+        lead = len(shape) - v.ndim
+        if lead > 0 and shape[lead:] == v.shape and shape[:lead] == (1,) * lead:
+            return ufunc_plans.leading_ones(lead)
+        return lambda a: np.broadcast_to(a, shape)
+    return ufunc_plans.spread(shape, dtype)
+
+
 class CUDAUFunc:
     """What ``@vectorize`` returns: call it like a numpy ufunc, or call it from
     kernels on scalars (it is a device function too)."""
@@ -196,6 +282,7 @@ class CUDAUFunc:
         self._sigs = [parse_signature(s) for s in (signatures or [])]
         self._kernels = {}  # (ndim, nin, cast types) -> kernel Dispatcher
         self._lazy_types = {}  # input dtypes -> (ret type, argtypes)
+        self._plans = ufunc_plans.PlanCache()  # call key -> what a call with that key does
         self.nin = func.__code__.co_argcount
         self.nout = 1
 
@@ -246,6 +333,71 @@ class CUDAUFunc:
         return k
 
     def __call__(self, *args, out=None, stream=0):
+        # a call like an earlier one replays that one's decisions (``ufunc_plans``)
+        key = ufunc_plans.call_key(args, out) if (stream is None or stream == 0) and len(args) == self.nin else None
+        r = self._plans.replay(key, args, out)
+        if r is ufunc_plans.MISS:
+            r = self._call(*args, out=out, stream=stream)
+            self._plans.learn(key, lambda: self._plan(args, out))
+        return r
+
+    def _input_types(self, ops):
+        """(dtypes, scalars) of the inputs as ``_types_for`` takes them: a Python scalar is
+        "weak" (NEP 50); a lazily typed ufunc gives it the arrays' type."""
+        dtypes = [ops.dtype(k) for k in range(self.nin)]
+        scalars = ["weak" if type(v) in (int, float) else (not hasattr(v, "ndim") or v.ndim == 0)
+                   for v in ops.values]
+        if not self._sigs:  # lazy: the type of a Python scalar argument depends on the arrays'
+            arrays = [d for d, sc in zip(dtypes, scalars) if sc != "weak"]
+            if arrays:
+                dtypes = [_weak_scalar_dtype(arrays, ops.values[k]) if sc == "weak" else d
+                          for k, (d, sc) in enumerate(zip(dtypes, scalars))]
+        return dtypes, scalars
+
+    def _plan(self, args, out):
+        """The call plan (``ufunc_plans``) of a call like this one (it succeeded), or None where
+        the plans leave it to ``_call``: another target than cpu, more than ``_MAX_NDIM``
+        dimensions, an ``out`` of another shape than the loop's, an empty loop."""
+        target = current_target()
+        if target != "cpu":
+            return None
+        ops = _Operands(args, target, 0)
+        ret, argtypes = self._types_for(*self._input_types(ops))
+        rdt = _np_dtype(ret)
+        shape = np.broadcast_shapes(*(ops.shape(k) for k in range(self.nin)))
+        if out is not None:
+            if tuple(out.shape) != np.broadcast_shapes(shape, tuple(out.shape)):
+                return None
+            shape = tuple(out.shape)
+        kshape = shape if shape else (1,)
+        n = int(np.prod(kshape))
+        if len(kshape) > _MAX_NDIM or not n or (out is not None and tuple(out.shape) != kshape):
+            return None
+        convs = [_plan_operand(v, kshape, None) for v in ops.values]
+        launch = self._kernel(len(kshape), argtypes).forall(n)
+        overlap = ufunc_plans.may_overlap
+        if out is not None:
+            def with_out(args, out):
+                for a in args:
+                    if overlap(a, out):
+                        return ufunc_plans.MISS  # the full path decides what to read from a copy
+                launch(*[c(a) for c, a in zip(convs, args)], out)
+                return out
+
+            return with_out
+        new = ufunc_plans.new_device_array(kshape, rdt) if ops.any_device else (lambda: np.empty(kshape, rdt))
+        to_scalar = shape == () and not ops.any_device
+
+        def fresh(args, out):
+            res = new()
+            launch(*[c(a) for c, a in zip(convs, args)], res)
+            if shape == ():
+                return res.reshape(shape)[()] if to_scalar else res.reshape(())
+            return res
+
+        return fresh
+
+    def _call(self, *args, out=None, stream=0):
         from pykern.runtime.memory.arrays import DeviceArray, device_array
 
         if len(args) == self.nin + 1:
@@ -256,14 +408,7 @@ class CUDAUFunc:
         out = _device_or_host(out)
         target = current_target()
         ops = _Operands(args, target, stream)
-        dtypes = [ops.dtype(k) for k in range(self.nin)]
-        scalars = ["weak" if type(v) in (int, float) else (not hasattr(v, "ndim") or v.ndim == 0)
-                   for v in ops.values]
-        if not self._sigs:  # lazy: the type of a Python scalar argument depends on the arrays'
-            arrays = [d for d, sc in zip(dtypes, scalars) if sc != "weak"]
-            if arrays:
-                dtypes = [_weak_scalar_dtype(arrays, ops.values[k]) if sc == "weak" else d
-                          for k, (d, sc) in enumerate(zip(dtypes, scalars))]
+        dtypes, scalars = self._input_types(ops)
         ret, argtypes = self._types_for(dtypes, scalars)
         rdt = _np_dtype(ret)
         shape = np.broadcast_shapes(*(ops.shape(k) for k in range(self.nin)))
@@ -271,12 +416,12 @@ class CUDAUFunc:
             oshape = tuple(out.shape)
             if np.broadcast_shapes(shape, oshape) != oshape:
                 raise ValueError(f"{self.__name__}: out has shape {oshape}, the result {shape}")
+            _check_out_cast(self.__name__, rdt, out)
             shape = oshape
         scalar_result = shape == ()
         kshape = shape if shape else (1,)
         if len(kshape) > _MAX_NDIM:
             return self._by_rows(ops, shape, rdt, out, stream)
-        ins = [ops.array(k, kshape, None) for k in range(self.nin)]
         device_out = isinstance(out, DeviceArray)
         if device_out:
             res = out if out.shape == kshape else out.reshape(kshape)
@@ -286,6 +431,7 @@ class CUDAUFunc:
             res = out.reshape(kshape) if out.shape != kshape else out
         else:
             res = np.empty(kshape, rdt)
+        ins = [ops.array(k, kshape, None, outs=(res,)) for k in range(self.nin)]
         n = int(np.prod(kshape))
         if n:
             self._kernel(len(kshape), argtypes).forall(n, stream=stream)(*ins, res)
@@ -308,7 +454,9 @@ class CUDAUFunc:
         the first axis, on views (numpy's result; a launch per row, so only for this case)."""
         from pykern.runtime.memory.arrays import device_array
 
-        ins = [ops.array(k, shape, None) if np.ndim(ops.values[k]) else ops.values[k] for k in range(self.nin)]
+        given = () if out is None else (out,)  # rows of an input may overlap other rows of out
+        ins = [ops.array(k, shape, None, outs=given) if np.ndim(ops.values[k]) else ops.values[k]
+               for k in range(self.nin)]
         if out is None:
             if ops.target == "hip" and not ops.any_device:
                 return self._by_rows(ops, shape, rdt, device_array(shape, rdt, stream=stream),
@@ -409,6 +557,7 @@ class CUDAGUFunc:
             if len(argtypes) != self.nin + self.nout:
                 raise TypeError(f"signature has {len(argtypes)} arguments, layout {layout!r} {self.nin + self.nout}")
         self._kernels = {}
+        self._plans = ufunc_plans.PlanCache()  # call key -> what a call with that key does
 
     def _kernel(self, loop_ndim, argtypes, scalar_args):
         key = (loop_ndim, tuple(argtypes), tuple(scalar_args))
@@ -435,24 +584,19 @@ class CUDAGUFunc:
         return k
 
     def __call__(self, *args, out=None, stream=0):
-        from pykern.frontend import types as T
-        from pykern.runtime.memory.arrays import DeviceArray, device_array
+        # a call like an earlier one replays that one's decisions (``ufunc_plans``)
+        key = None
+        if out is None and (stream is None or stream == 0) and len(args) in (self.nin, self.nin + self.nout):
+            key = ufunc_plans.call_key(args, None)
+        r = self._plans.replay(key, args, None)
+        if r is ufunc_plans.MISS:
+            r = self._call(*args, out=out, stream=stream)
+            self._plans.learn(key, lambda: self._plan(args))
+        return r
 
-        outs = list(args[self.nin:])
-        if len(args) not in (self.nin, self.nin + self.nout):
-            n = len(args)
-            raise TypeError(f"{self.__name__}: gufunc accepts {self.nin} positional arguments (the inputs) or "
-                            f"{self.nin + self.nout} positional arguments (inputs and outputs). "
-                            f"Got {n} positional argument{'' if n == 1 else 's'}.")
-        args = args[: self.nin]
-        if out is not None:
-            if outs:
-                _no_duplicate_out(out)
-            outs = list(out) if isinstance(out, (tuple, list)) else [out]
-        if len(outs) not in (0, self.nout):
-            raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs)")
-        outs = [_device_or_host(o) for o in outs]
-        target = current_target()
+    def _bind(self, args, outs, target, stream):
+        """``(operands, signature, core dimension sizes, loop shapes)`` of inputs ``args`` and
+        outputs ``outs``: the signature their dtypes pick, the sizes their shapes bind."""
         ops = _Operands(args, target, stream)
         dtypes = [ops.dtype(k) for k in range(self.nin)]
         scalars = [len(self.in_dims[k]) == 0 and ops.shape(k) == () for k in range(self.nin)]
@@ -480,24 +624,123 @@ class CUDAGUFunc:
             missing = [d for d in core if d not in sizes]
             if missing:
                 raise ValueError(f"{self.__name__}: output dimension(s) {missing} are not given by any input")
+        return ops, sig, sizes, loops
+
+    def _plan(self, args):
+        """The call plan (``ufunc_plans``) of a call like this one (it succeeded; outputs, if
+        any, the last positional arguments), or None where the plans leave it to ``_call``:
+        another target than cpu, an output of another shape than the loop's, an input
+        converted to another dtype on the device, an empty loop."""
+        from pykern.frontend import types as T
+        from pykern.runtime.memory.arrays import DeviceArray
+
+        target = current_target()
+        if target != "cpu":
+            return None
+        outs = list(args[self.nin:])
+        ops, sig, sizes, loops = self._bind(args[: self.nin], outs, target, 0)
+        loop = np.broadcast_shapes(*loops) if loops else ()
+        kloop = loop if loop else (1,)
+        nloop = int(np.prod(kloop))
+        if not nloop:
+            return None
+        convs, scalar_args, same_ok = [], [], []
+        for k, core in enumerate(self.in_dims):
+            t, v = sig[k], ops.values[k]
+            conv = _plan_operand(v, kloop + tuple(sizes[d] for d in core), _np_dtype(t))
+            if conv is None:
+                return None
+            is_scalar = not isinstance(t, T.Array)
+            if not core and not is_scalar:  # '()' operand of array type: a 1-element view per loop index
+                conv = (lambda a, c=conv: _add_unit_axis(c(a))) if isinstance(v, DeviceArray) else \
+                    (lambda a, c=conv: c(a)[..., None]) if isinstance(v, np.ndarray) else \
+                    ufunc_plans.spread(kloop + (1,), _np_dtype(t))  # a number: [..., None] of its spread
+            convs.append(conv)
+            scalar_args.append(is_scalar)
+            same_ok.append(not core and not any(self.out_dims))  # elementwise: reads what it then writes
+        news, shapes, out_convs = [], [], []
+        for k, core in enumerate(self.out_dims):
+            cshape = tuple(sizes[d] for d in core)
+            if outs and tuple(outs[k].shape) != kloop + cshape:
+                if not isinstance(outs[k], DeviceArray):
+                    return None  # a host reshape may copy (then the full path writes back)
+                out_convs.append(_plan_operand(outs[k], kloop + cshape, None))
+            else:
+                out_convs.append(ufunc_plans.identity)
+            rdt = _np_dtype(sig[self.nin + k])
+            news.append(None if outs else ufunc_plans.new_device_array(kloop + cshape, rdt) if ops.any_device
+                        else (lambda s=kloop + cshape, d=rdt: np.empty(s, d)))
+            shapes.append((loop + cshape, bool(core)))
+            scalar_args.append(False)
+        launch = self._kernel(len(kloop), sig, scalar_args).forall(nloop)
+        nin = self.nin
+        overlap = ufunc_plans.may_overlap
+        # each result as the kernel gets it: a '()' output is a 1-element view per loop index
+        as_operand = [ufunc_plans.identity if core else (_add_unit_axis if ops.any_device or outs and
+                                                          isinstance(outs[k], DeviceArray) else _unit_axis)
+                      for k, (_, core) in enumerate(shapes)]
+        if outs:
+            pairs = list(zip(range(nin), same_ok))
+
+            def run(args, _out):
+                given = args[nin:]
+                for o in given:  # the full path decides what to read from a copy
+                    for k, ok in pairs:
+                        if overlap(args[k], o, ok):
+                            return ufunc_plans.MISS
+                operands = [c(a) for c, a in zip(convs, args)]
+                operands += [m(c(o)) for m, c, o in zip(as_operand, out_convs, given)]
+                launch(*operands, nloop)
+                return given[0] if len(given) == 1 else tuple(given)
+
+            return run
+        # new results: what the full path returns, a reshape (a host 0-d result as its scalar)
+        finish = [(lambda r, s=shape: r.reshape(s) if s else r) if ops.any_device else
+                  (lambda r, s=shape: r.reshape(s)[()] if s == () else r if r.shape == s else r.reshape(s))
+                  for shape, _ in shapes]
+
+        def run(args, _out):
+            results = [new() for new in news]
+            operands = [c(a) for c, a in zip(convs, args)]
+            operands += [m(r) for m, r in zip(as_operand, results)]
+            launch(*operands, nloop)
+            if len(results) == 1:
+                return finish[0](results[0])
+            return tuple(f(r) for f, r in zip(finish, results))
+
+        return run
+
+    def _call(self, *args, out=None, stream=0):
+        from pykern.frontend import types as T
+        from pykern.runtime.memory.arrays import DeviceArray, device_array
+
+        outs = list(args[self.nin:])
+        if len(args) not in (self.nin, self.nin + self.nout):
+            n = len(args)
+            raise TypeError(f"{self.__name__}: gufunc accepts {self.nin} positional arguments (the inputs) or "
+                            f"{self.nin + self.nout} positional arguments (inputs and outputs). "
+                            f"Got {n} positional argument{'' if n == 1 else 's'}.")
+        args = args[: self.nin]
+        if out is not None:
+            if outs:
+                _no_duplicate_out(out)
+            outs = list(out) if isinstance(out, (tuple, list)) else [out]
+        if len(outs) not in (0, self.nout):
+            raise TypeError(f"{self.__name__}() takes {self.nin} inputs (and optionally {self.nout} outputs)")
+        outs = [_device_or_host(o) for o in outs]
+        target = current_target()
+        ops, sig, sizes, loops = self._bind(args, outs, target, stream)
         loop = np.broadcast_shapes(*loops) if loops else ()
         kloop = loop if loop else (1,)  # no loop dimensions: one call
         operands, scalar_args = [], []
-        for k, core in enumerate(self.in_dims):
-            t = sig[k]
-            cshape = tuple(sizes[d] for d in core)
-            arr = ops.array(k, kloop + cshape, _np_dtype(t))
-            is_scalar = not isinstance(t, T.Array)
-            if not core and not is_scalar:  # '()' operand of array type: a 1-element view per loop index
-                arr = arr[..., None] if not isinstance(arr, DeviceArray) else _add_unit_axis(arr)
-            operands.append(arr)
-            scalar_args.append(is_scalar)
         results = []
         for k, core in enumerate(self.out_dims):
             t = sig[self.nin + k]
             cshape = tuple(sizes[d] for d in core)
             rdt = _np_dtype(t)
             given = outs[k] if outs else None
+            if given is not None:
+                _check_out_cast(self.__name__, rdt, given)
             if isinstance(given, DeviceArray):
                 res = _broadcast_device(given, kloop + cshape)
             elif target == "hip" or (ops.any_device and given is None):
@@ -509,6 +752,19 @@ class CUDAGUFunc:
             results.append((res, given, cshape))
             operands.append(res if core else (res[..., None] if not isinstance(res, DeviceArray) else _add_unit_axis(res)))
             scalar_args.append(False)
+        # numpy copies an input that overlaps an output; element for element (no core dimensions
+        # on either side) the very output is read before it is written and needs no copy
+        outs_written = [res for res, _, _ in results]
+        no_core_out = not any(self.out_dims)
+        for k, core in enumerate(self.in_dims):
+            t = sig[k]
+            cshape = tuple(sizes[d] for d in core)
+            arr = ops.array(k, kloop + cshape, _np_dtype(t), outs=outs_written, elementwise=no_core_out and not core)
+            is_scalar = not isinstance(t, T.Array)
+            if not core and not is_scalar:  # '()' operand of array type: a 1-element view per loop index
+                arr = arr[..., None] if not isinstance(arr, DeviceArray) else _add_unit_axis(arr)
+            operands.insert(k, arr)
+            scalar_args.insert(k, is_scalar)
         for arr in operands:
             if arr.ndim > _MAX_NDIM:
                 raise ValueError(f"{self.__name__}: loop and core dimensions give {arr.ndim}-d arrays; "
@@ -555,6 +811,10 @@ def _rebuild_ufunc(device, sigs, options):
 
 def _rebuild_gufunc(device, sigs, layout, options):
     return CUDAGUFunc(device.py_func, sigs, layout, **options)
+
+
+def _unit_axis(a):
+    return a[..., None]
 
 
 def _add_unit_axis(d):

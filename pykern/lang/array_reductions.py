@@ -6,7 +6,7 @@ type, element kind): a loop nest over the array's elements in C order, as numba'
 ``np.nditer``/``.flat`` loops are, with numba's algorithms (a sequential sum, not
 numpy's pairwise one; ``min``/``max``/``argmin``/``argmax`` stop at the first NaN;
 ``var`` is the mean of squared deviations from the mean). The frontend
-(``calls._array_reduction``) picks the result type numba's typing gives and calls
+(``calls.reductions``) picks the result type numba's typing gives and calls
 ``device_function(...)``. ``median`` needs no workspace (numba.cuda's copies the
 array): it counts, for each element, the elements below it -- O(n^2) -- and is NaN
 when any element is, as numpy's.

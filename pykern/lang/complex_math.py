@@ -326,6 +326,39 @@ def cpow(ar, ai, br, bi):
     return cexp(lr * br - li * bi, lr * bi + li * br)
 
 
+@jit(device=True)
+def csign(x, y):
+    """``np.sign`` of a complex number as numpy 2 computes it: ``z / |z|``, 0 for 0, the unit in
+    the direction of the one infinite part (a NaN other part too), NaN for two infinite parts or a
+    NaN without an infinity. (numba divides by ``|z|`` throughout: NaN at every infinity.)"""
+    a = math.hypot(x, y)
+    if math.isnan(a):  # hypot(nan, inf) is inf: no infinite part here
+        return a, a
+    if math.isinf(a):
+        if math.isinf(x) and math.isinf(y):
+            return a - a, a - a
+        if math.isinf(x):
+            return math.copysign(1.0, x), 0.0
+        return 0.0, math.copysign(1.0, y)
+    if a == 0:
+        return 0.0, 0.0
+    return x / a, y / a
+
+
+@jit(device=True)
+def crecip(x, y):
+    """``np.reciprocal`` of a complex number: numpy's loop (Smith's method with the numerator 1,
+    both parts divided by ``d``; numba multiplies by ``1 / d``, an ulp away, and NaN where ``d`` is
+    subnormal)."""
+    if abs(y) <= abs(x):
+        r = y / x
+        d = x + y * r
+        return 1.0 / d, -r / d
+    r = x / y
+    d = x * r + y
+    return r / d, -1.0 / d
+
+
 # numpy's ordering of complex numbers (its CGT/CGE/CLT/CLE macros): by the real parts, then by
 # the imaginary parts; a NaN anywhere makes a pair unordered. np.less/np.maximum... use it.
 

@@ -1,7 +1,7 @@
 """``np.gcd`` / ``np.lcm`` as pykern device functions (Euclid's loop: no single IR node), and
 the repeated squaring of ``float ** int``.
 
-The frontend (``np_scalar.np_gcd``) passes the absolute values as the unsigned type of the
+The frontend (``calls.np_scalar.np_gcd``) passes the absolute values as the unsigned type of the
 operands' width -- numpy's loops do the same: ``abs(INT_MIN)`` wraps to ``2**(n-1)``, which the
 unsigned type holds -- and converts the result back, so ``gcd(INT_MIN, 0)`` is ``INT_MIN`` and
 ``lcm`` wraps on overflow, as numpy's results are.

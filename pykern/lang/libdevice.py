@@ -11,6 +11,10 @@ Not here (an ``AttributeError``, as a misspelt name): arithmetic in directed rou
 (``dadd_rd``...), bit reinterpretations (``double_as_longlong``...), Bessel functions,
 ``erfinv``/``normcdfinv``-style inverses, half conversions, ``mul64hi``.
 
+The functions are the rows of ``FUNCTIONS`` (name, numba's signature, the expression the
+function returns, a one-line description), defined from them once when the module loads;
+the few that need statements call the hand-written helpers below.
+
 Example::
 
     from pykern import libdevice        # numba: from numba.cuda import libdevice
@@ -19,25 +23,28 @@ Example::
     def k(s, c, x):
         i = pykern.grid(1)
         s[i], c[i] = libdevice.sincos(x[i])
+
+    [(f.name, f.signature, f.doc) for f in libdevice.FUNCTIONS][0]
+    # ('acos', 'float64(float64)', 'arc cosine')
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from pykern.dispatch.dispatcher import jit
-from pykern.frontend.types import float32, float64, int32, int64, uint32, uint64
-from pykern.lang.stubs import brev as _brev, cbrt as _cbrt_stub, clz as _clz, ffs as _ffs, fma as _fma_stub, popc as _popc
+from pykern.dispatch.generated import define_functions
+from pykern.frontend.types import float32, float64, int32, int64, uint32, uint64  # noqa: F401  (read by the rows)
+from pykern.lang import stubs as cuda  # noqa: F401  (read by the rows)
 
 # the builtins this module's own abs/min/max/round shadow
 _abs, _min, _max = abs, min, max
 
 
-@jit(device=True)
-def _exp10(x):
-    return 10.0 ** x
+# ---------------------------------------------------------------- the bodies that need statements
 
 
 @jit(device=True)
@@ -58,545 +65,11 @@ def _logb(x):
     return math.frexp(x)[1] - 1
 
 
-@jit("float64(float64)", device=True)
-def acos(x):
-    return math.acos(x)
-
-
-@jit("float32(float32)", device=True)
-def acosf(x):
-    return math.acos(x)
-
-
-@jit("float64(float64)", device=True)
-def acosh(x):
-    return math.acosh(x)
-
-
-@jit("float32(float32)", device=True)
-def acoshf(x):
-    return math.acosh(x)
-
-
-@jit("float64(float64)", device=True)
-def asin(x):
-    return math.asin(x)
-
-
-@jit("float32(float32)", device=True)
-def asinf(x):
-    return math.asin(x)
-
-
-@jit("float64(float64)", device=True)
-def asinh(x):
-    return math.asinh(x)
-
-
-@jit("float32(float32)", device=True)
-def asinhf(x):
-    return math.asinh(x)
-
-
-@jit("float64(float64)", device=True)
-def atan(x):
-    return math.atan(x)
-
-
-@jit("float32(float32)", device=True)
-def atanf(x):
-    return math.atan(x)
-
-
-@jit("float64(float64)", device=True)
-def atanh(x):
-    return math.atanh(x)
-
-
-@jit("float32(float32)", device=True)
-def atanhf(x):
-    return math.atanh(x)
-
-
-@jit("float64(float64)", device=True)
-def cbrt(x):
-    return _cbrt_stub(x)
-
-
-@jit("float32(float32)", device=True)
-def cbrtf(x):
-    return _cbrt_stub(x)
-
-
-@jit("float64(float64)", device=True)
-def ceil(x):
-    return math.ceil(x)
-
-
-@jit("float32(float32)", device=True)
-def ceilf(x):
-    return math.ceil(x)
-
-
-@jit("float64(float64)", device=True)
-def cos(x):
-    return math.cos(x)
-
-
-@jit("float32(float32)", device=True)
-def cosf(x):
-    return math.cos(x)
-
-
-@jit("float64(float64)", device=True)
-def cosh(x):
-    return math.cosh(x)
-
-
-@jit("float32(float32)", device=True)
-def coshf(x):
-    return math.cosh(x)
-
-
-@jit("float64(float64)", device=True)
-def erf(x):
-    return math.erf(x)
-
-
-@jit("float32(float32)", device=True)
-def erff(x):
-    return math.erf(x)
-
-
-@jit("float64(float64)", device=True)
-def erfc(x):
-    return math.erfc(x)
-
-
-@jit("float32(float32)", device=True)
-def erfcf(x):
-    return math.erfc(x)
-
-
-@jit("float64(float64)", device=True)
-def exp(x):
-    return math.exp(x)
-
-
-@jit("float32(float32)", device=True)
-def expf(x):
-    return math.exp(x)
-
-
-@jit("float64(float64)", device=True)
-def exp2(x):
-    return np.exp2(x)
-
-
-@jit("float32(float32)", device=True)
-def exp2f(x):
-    return np.exp2(x)
-
-
-@jit("float64(float64)", device=True)
-def exp10(x):
-    return _exp10(x)
-
-
-@jit("float32(float32)", device=True)
-def exp10f(x):
-    return _exp10(x)
-
-
-@jit("float64(float64)", device=True)
-def expm1(x):
-    return math.expm1(x)
-
-
-@jit("float32(float32)", device=True)
-def expm1f(x):
-    return math.expm1(x)
-
-
-@jit("float64(float64)", device=True)
-def fabs(x):
-    return math.fabs(x)
-
-
-@jit("float32(float32)", device=True)
-def fabsf(x):
-    return math.fabs(x)
-
-
-@jit("float64(float64)", device=True)
-def floor(x):
-    return math.floor(x)
-
-
-@jit("float32(float32)", device=True)
-def floorf(x):
-    return math.floor(x)
-
-
-@jit("float64(float64)", device=True)
-def lgamma(x):
-    return math.lgamma(x)
-
-
-@jit("float32(float32)", device=True)
-def lgammaf(x):
-    return math.lgamma(x)
-
-
-@jit("float64(float64)", device=True)
-def log(x):
-    return math.log(x)
-
-
-@jit("float32(float32)", device=True)
-def logf(x):
-    return math.log(x)
-
-
-@jit("float64(float64)", device=True)
-def log10(x):
-    return math.log10(x)
-
-
-@jit("float32(float32)", device=True)
-def log10f(x):
-    return math.log10(x)
-
-
-@jit("float64(float64)", device=True)
-def log1p(x):
-    return math.log1p(x)
-
-
-@jit("float32(float32)", device=True)
-def log1pf(x):
-    return math.log1p(x)
-
-
-@jit("float64(float64)", device=True)
-def log2(x):
-    return math.log2(x)
-
-
-@jit("float32(float32)", device=True)
-def log2f(x):
-    return math.log2(x)
-
-
-@jit("float64(float64)", device=True)
-def rint(x):
-    return np.rint(x)
-
-
-@jit("float32(float32)", device=True)
-def rintf(x):
-    return np.rint(x)
-
-
-@jit("float64(float64)", device=True)
-def nearbyint(x):
-    return np.rint(x)
-
-
-@jit("float32(float32)", device=True)
-def nearbyintf(x):
-    return np.rint(x)
-
-
-@jit("float64(float64)", device=True)
-def round(x):
-    return _round(x)
-
-
-@jit("float32(float32)", device=True)
-def roundf(x):
-    return _round(x)
-
-
-@jit("float64(float64)", device=True)
-def rsqrt(x):
-    return 1 / math.sqrt(x)
-
-
-@jit("float32(float32)", device=True)
-def rsqrtf(x):
-    return 1 / math.sqrt(x)
-
-
-@jit("float64(float64)", device=True)
-def rcbrt(x):
-    return 1 / _cbrt_stub(x)
-
-
-@jit("float32(float32)", device=True)
-def rcbrtf(x):
-    return 1 / _cbrt_stub(x)
-
-
-@jit("float64(float64)", device=True)
-def sin(x):
-    return math.sin(x)
-
-
-@jit("float32(float32)", device=True)
-def sinf(x):
-    return math.sin(x)
-
-
-@jit("float64(float64)", device=True)
-def sinh(x):
-    return math.sinh(x)
-
-
-@jit("float32(float32)", device=True)
-def sinhf(x):
-    return math.sinh(x)
-
-
-@jit("float64(float64)", device=True)
-def sqrt(x):
-    return math.sqrt(x)
-
-
-@jit("float32(float32)", device=True)
-def sqrtf(x):
-    return math.sqrt(x)
-
-
-@jit("float64(float64)", device=True)
-def tan(x):
-    return math.tan(x)
-
-
-@jit("float32(float32)", device=True)
-def tanf(x):
-    return math.tan(x)
-
-
-@jit("float64(float64)", device=True)
-def tanh(x):
-    return math.tanh(x)
-
-
-@jit("float32(float32)", device=True)
-def tanhf(x):
-    return math.tanh(x)
-
-
-@jit("float64(float64)", device=True)
-def tgamma(x):
-    return math.gamma(x)
-
-
-@jit("float32(float32)", device=True)
-def tgammaf(x):
-    return math.gamma(x)
-
-
-@jit("float64(float64)", device=True)
-def trunc(x):
-    return math.trunc(x)
-
-
-@jit("float32(float32)", device=True)
-def truncf(x):
-    return math.trunc(x)
-
-
-@jit("float64(float64)", device=True)
-def logb(x):
-    return _logb(x)
-
-
-@jit("float32(float32)", device=True)
-def logbf(x):
-    return _logb(x)
-
-
-@jit("float64(float64, float64)", device=True)
-def atan2(x, y):
-    return math.atan2(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def atan2f(x, y):
-    return math.atan2(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def copysign(x, y):
-    return math.copysign(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def copysignf(x, y):
-    return math.copysign(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def fmax(x, y):
-    return np.fmax(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def fmaxf(x, y):
-    return np.fmax(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def fmin(x, y):
-    return np.fmin(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def fminf(x, y):
-    return np.fmin(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def fmod(x, y):
-    return math.fmod(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def fmodf(x, y):
-    return math.fmod(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def hypot(x, y):
-    return math.hypot(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def hypotf(x, y):
-    return math.hypot(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def nextafter(x, y):
-    return math.nextafter(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def nextafterf(x, y):
-    return math.nextafter(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def pow(x, y):
-    return x ** y
-
-
-@jit("float32(float32, float32)", device=True)
-def powf(x, y):
-    return x ** y
-
-
-@jit("float64(float64, float64)", device=True)
-def remainder(x, y):
-    return math.remainder(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def remainderf(x, y):
-    return math.remainder(x, y)
-
-
-@jit("float64(float64, float64)", device=True)
-def fdim(x, y):
-    return x - y if x > y else (x + y if x != x or y != y else x - x)
-
-
-@jit("float32(float32, float32)", device=True)
-def fdimf(x, y):
-    return x - y if x > y else (x + y if x != x or y != y else x - x)
-
-
-@jit("float64(float64, float64, float64)", device=True)
-def fma(x, y, z):
-    return _fma(x, y, z)
-
-
-@jit("float64(float64, int32)", device=True)
-def powi(x, y):
-    return x ** float64(y)
-
-
-@jit("float64(float64, int32)", device=True)
-def ldexp(x, y):
-    return math.ldexp(x, y)
-
-
-@jit("float64(float64, int32)", device=True)
-def scalbn(x, y):
-    return math.ldexp(x, y)
-
-
-@jit("Tuple(float64, int32)(float64)", device=True)
-def frexp(x):
-    m, e = math.frexp(x)
-    return m, int32(e)
-
-
-@jit("UniTuple(float64, 2)(float64)", device=True)
-def modf(x):
-    f, i = math.modf(x)
-    return f, float64(i)
-
-
-@jit("UniTuple(float64, 2)(float64)", device=True)
-def sincos(x):
-    return math.sin(x), math.cos(x)
-
-
-@jit("int32(float64)", device=True)
-def ilogb(x):
+@jit(device=True)
+def _ilogb(x):
     if x == x and x != 0 and _abs(x) != math.inf:
         return int32(math.frexp(x)[1] - 1)
     return int32(-2147483648) if x == 0 else int32(2147483647)  # CUDA's FP_ILOGB0, FP_ILOGBNAN/INT_MAX
-
-
-@jit("float32(float32, float32, float32)", device=True)
-def fmaf(x, y, z):
-    return _fma(x, y, z)
-
-
-@jit("float32(float32, int32)", device=True)
-def powif(x, y):
-    return x ** float32(y)
-
-
-@jit("float32(float32, int32)", device=True)
-def ldexpf(x, y):
-    return math.ldexp(x, y)
-
-
-@jit("float32(float32, int32)", device=True)
-def scalbnf(x, y):
-    return math.ldexp(x, y)
-
-
-@jit("Tuple(float32, int32)(float32)", device=True)
-def frexpf(x):
-    m, e = math.frexp(x)
-    return m, int32(e)
-
-
-@jit("UniTuple(float32, 2)(float32)", device=True)
-def modff(x):
-    f, i = math.modf(x)
-    return f, float32(i)
-
-
-@jit("UniTuple(float32, 2)(float32)", device=True)
-def sincosf(x):
-    return math.sin(x), math.cos(x)
 
 
 @jit(device=True)
@@ -619,565 +92,8 @@ def _sincospi(x):
     return -c, s
 
 
-@jit("UniTuple(float64, 2)(float64)", device=True)
-def sincospi(x):
-    return _sincospi(x)
-
-
-@jit("UniTuple(float32, 2)(float32)", device=True)
-def sincospif(x):
-    return _sincospi(x)
-
-
-@jit("float64(float64)", device=True)
-def sinpi(x):
-    return _sincospi(x)[0]
-
-
-@jit("float32(float32)", device=True)
-def sinpif(x):
-    return _sincospi(x)[0]
-
-
-@jit("float64(float64)", device=True)
-def cospi(x):
-    return _sincospi(x)[1]
-
-
-@jit("float32(float32)", device=True)
-def cospif(x):
-    return _sincospi(x)[1]
-
-
-@jit("float64(float64)", device=True)
-def normcdf(x):
-    return 0.5 * math.erfc(-x * 0.7071067811865476)
-
-
-@jit("float32(float32)", device=True)
-def normcdff(x):
-    return float32(0.5) * math.erfc(-x * float32(0.70710678))
-
-
-@jit("int32(float32)", device=True)
-def ilogbf(x):
-    if x == x and x != 0 and _abs(x) != math.inf:
-        return int32(math.frexp(x)[1] - 1)
-    return int32(-2147483648) if x == 0 else int32(2147483647)  # CUDA's FP_ILOGB0, FP_ILOGBNAN/INT_MAX
-
-
-@jit("int32(float64)", device=True)
-def isnand(x):
-    return int32(x != x)
-
-
-@jit("int32(float64)", device=True)
-def isinfd(x):
-    return int32(_abs(x) == math.inf)
-
-
-@jit("int32(float64)", device=True)
-def isfinited(x):
-    return int32(_abs(x) < math.inf)
-
-
-@jit("int32(float64)", device=True)
-def signbitd(x):
-    return int32(math.copysign(1.0, x) < 0)
-
-
-@jit("int32(float32)", device=True)
-def isnanf(x):
-    return int32(x != x)
-
-
-@jit("int32(float32)", device=True)
-def isinff(x):
-    return int32(_abs(x) == math.inf)
-
-
-@jit("int32(float32)", device=True)
-def finitef(x):
-    return int32(_abs(x) < math.inf)
-
-
-@jit("int32(float32)", device=True)
-def signbitf(x):
-    return int32(math.copysign(float32(1.0), x) < 0)
-
-
-@jit("float32(float32)", device=True)
-def saturatef(x):
-    return float32(0.0) if not x > 0 else (x if x < 1 else float32(1.0))
-
-
-@jit("float64(float64, float64)", device=True)
-def dadd_rn(x, y):
-    return x + y
-
-
-@jit("float64(float64, float64)", device=True)
-def dmul_rn(x, y):
-    return x * y
-
-
-@jit("float64(float64, float64)", device=True)
-def ddiv_rn(x, y):
-    return x / y
-
-
-@jit("float64(float64)", device=True)
-def dsqrt_rn(x):
-    return math.sqrt(x)
-
-
-@jit("float64(float64)", device=True)
-def drcp_rn(x):
-    return 1 / x
-
-
-@jit("float32(float32, float32)", device=True)
-def fadd_rn(x, y):
-    return x + y
-
-
-@jit("float32(float32, float32)", device=True)
-def fmul_rn(x, y):
-    return x * y
-
-
-@jit("float32(float32, float32)", device=True)
-def fdiv_rn(x, y):
-    return x / y
-
-
-@jit("float32(float32)", device=True)
-def fsqrt_rn(x):
-    return math.sqrt(x)
-
-
-@jit("float32(float32)", device=True)
-def frcp_rn(x):
-    return 1 / x
-
-
-@jit("float32(float32, float32)", device=True)
-def fsub_rn(x, y):
-    return x - y
-
-
-@jit("float64(float64, float64)", device=True)
-def dsub_rn(x, y):
-    return x - y
-
-
-@jit("float64(float64, float64, float64)", device=True)
-def fma_rn(x, y, z):
-    return _fma(x, y, z)
-
-
-@jit("float32(float32, float32, float32)", device=True)
-def fmaf_rn(x, y, z):
-    return _fma(x, y, z)
-
-
-@jit("float32(float32)", device=True)
-def fast_sinf(x):
-    return math.sin(x)
-
-
-@jit("float32(float32)", device=True)
-def fast_cosf(x):
-    return math.cos(x)
-
-
-@jit("float32(float32)", device=True)
-def fast_tanf(x):
-    return math.tan(x)
-
-
-@jit("float32(float32)", device=True)
-def fast_expf(x):
-    return math.exp(x)
-
-
-@jit("float32(float32)", device=True)
-def fast_exp10f(x):
-    return _exp10(x)
-
-
-@jit("float32(float32)", device=True)
-def fast_logf(x):
-    return math.log(x)
-
-
-@jit("float32(float32)", device=True)
-def fast_log2f(x):
-    return math.log2(x)
-
-
-@jit("float32(float32)", device=True)
-def fast_log10f(x):
-    return math.log10(x)
-
-
-@jit("float32(float32, float32)", device=True)
-def fast_powf(x, y):
-    return x ** y
-
-
-@jit("float32(float32, float32)", device=True)
-def fast_fdividef(x, y):
-    return x / y
-
-
-@jit("UniTuple(float32, 2)(float32)", device=True)
-def fast_sincosf(x):
-    return math.sin(x), math.cos(x)
-
-
-@jit("int32(float64)", device=True)
-def double2int_rn(x):
-    return int32(np.rint(x))
-
-
-@jit("int32(float64)", device=True)
-def double2int_rz(x):
-    return int32(math.trunc(x))
-
-
-@jit("int32(float64)", device=True)
-def double2int_rd(x):
-    return int32(math.floor(x))
-
-
-@jit("int32(float64)", device=True)
-def double2int_ru(x):
-    return int32(math.ceil(x))
-
-
-@jit("int64(float64)", device=True)
-def double2ll_rn(x):
-    return int64(np.rint(x))
-
-
-@jit("int64(float64)", device=True)
-def double2ll_rz(x):
-    return int64(math.trunc(x))
-
-
-@jit("int64(float64)", device=True)
-def double2ll_rd(x):
-    return int64(math.floor(x))
-
-
-@jit("int64(float64)", device=True)
-def double2ll_ru(x):
-    return int64(math.ceil(x))
-
-
-@jit("int32(float64)", device=True)
-def double2uint_rn(x):
-    return int32(uint32(np.rint(x)))
-
-
-@jit("int32(float64)", device=True)
-def double2uint_rz(x):
-    return int32(uint32(math.trunc(x)))
-
-
-@jit("int32(float64)", device=True)
-def double2uint_rd(x):
-    return int32(uint32(math.floor(x)))
-
-
-@jit("int32(float64)", device=True)
-def double2uint_ru(x):
-    return int32(uint32(math.ceil(x)))
-
-
-@jit("int64(float64)", device=True)
-def double2ull_rn(x):
-    return int64(uint64(np.rint(x)))
-
-
-@jit("int64(float64)", device=True)
-def double2ull_rz(x):
-    return int64(uint64(math.trunc(x)))
-
-
-@jit("int64(float64)", device=True)
-def double2ull_rd(x):
-    return int64(uint64(math.floor(x)))
-
-
-@jit("int64(float64)", device=True)
-def double2ull_ru(x):
-    return int64(uint64(math.ceil(x)))
-
-
-@jit("int32(float32)", device=True)
-def float2int_rn(x):
-    return int32(np.rint(x))
-
-
-@jit("int32(float32)", device=True)
-def float2int_rz(x):
-    return int32(math.trunc(x))
-
-
-@jit("int32(float32)", device=True)
-def float2int_rd(x):
-    return int32(math.floor(x))
-
-
-@jit("int32(float32)", device=True)
-def float2int_ru(x):
-    return int32(math.ceil(x))
-
-
-@jit("int64(float32)", device=True)
-def float2ll_rn(x):
-    return int64(np.rint(x))
-
-
-@jit("int64(float32)", device=True)
-def float2ll_rz(x):
-    return int64(math.trunc(x))
-
-
-@jit("int64(float32)", device=True)
-def float2ll_rd(x):
-    return int64(math.floor(x))
-
-
-@jit("int64(float32)", device=True)
-def float2ll_ru(x):
-    return int64(math.ceil(x))
-
-
-@jit("int32(float32)", device=True)
-def float2uint_rn(x):
-    return int32(uint32(np.rint(x)))
-
-
-@jit("int32(float32)", device=True)
-def float2uint_rz(x):
-    return int32(uint32(math.trunc(x)))
-
-
-@jit("int32(float32)", device=True)
-def float2uint_rd(x):
-    return int32(uint32(math.floor(x)))
-
-
-@jit("int32(float32)", device=True)
-def float2uint_ru(x):
-    return int32(uint32(math.ceil(x)))
-
-
-@jit("int64(float32)", device=True)
-def float2ull_rn(x):
-    return int64(uint64(np.rint(x)))
-
-
-@jit("int64(float32)", device=True)
-def float2ull_rz(x):
-    return int64(uint64(math.trunc(x)))
-
-
-@jit("int64(float32)", device=True)
-def float2ull_rd(x):
-    return int64(uint64(math.floor(x)))
-
-
-@jit("int64(float32)", device=True)
-def float2ull_ru(x):
-    return int64(uint64(math.ceil(x)))
-
-
-@jit("float32(float64)", device=True)
-def double2float_rn(x):
-    return float32(x)
-
-
-@jit("float64(int32)", device=True)
-def int2double_rn(x):
-    return float64(x)
-
-
-@jit("float32(int32)", device=True)
-def int2float_rn(x):
-    return float32(x)
-
-
-@jit("float64(int32)", device=True)
-def uint2double_rn(x):
-    return float64(uint32(x))
-
-
-@jit("float32(int32)", device=True)
-def uint2float_rn(x):
-    return float32(uint32(x))
-
-
-@jit("float64(int64)", device=True)
-def ll2double_rn(x):
-    return float64(x)
-
-
-@jit("float32(int64)", device=True)
-def ll2float_rn(x):
-    return float32(x)
-
-
-@jit("float64(int64)", device=True)
-def ull2double_rn(x):
-    return float64(uint64(x))
-
-
-@jit("float32(int64)", device=True)
-def ull2float_rn(x):
-    return float32(uint64(x))
-
-
 @jit(device=True)
-def _fma(x, y, z):
-    return _fma_stub(x, y, z)
-
-
-@jit("int32(int32)", device=True)
-def abs(x):
-    return _abs(x)
-
-
-@jit("int64(int64)", device=True)
-def llabs(x):
-    return _abs(x)
-
-
-@jit("int32(int32)", device=True)
-def brev(x):
-    return int32(_brev(uint32(x)))
-
-
-@jit("int64(int64)", device=True)
-def brevll(x):
-    return int64(_brev(uint64(x)))
-
-
-@jit("int32(int32)", device=True)
-def clz(x):
-    return int32(_clz(x))
-
-
-@jit("int32(int64)", device=True)
-def clzll(x):
-    return int32(_clz(x))
-
-
-@jit("int32(int32)", device=True)
-def ffs(x):
-    return int32(_ffs(x))
-
-
-@jit("int32(int64)", device=True)
-def ffsll(x):
-    return int32(_ffs(x))
-
-
-@jit("int32(int32)", device=True)
-def popc(x):
-    return int32(_popc(uint32(x)))
-
-
-@jit("int32(int64)", device=True)
-def popcll(x):
-    return int32(_popc(uint64(x)))
-
-
-@jit("int32(int32, int32)", device=True)
-def min(x, y):
-    return _min(x, y)
-
-
-@jit("int32(int32, int32)", device=True)
-def max(x, y):
-    return _max(x, y)
-
-
-@jit("int64(int64, int64)", device=True)
-def llmin(x, y):
-    return _min(x, y)
-
-
-@jit("int64(int64, int64)", device=True)
-def llmax(x, y):
-    return _max(x, y)
-
-
-@jit("int32(int32, int32)", device=True)
-def umin(x, y):
-    return int32(_min(uint32(x), uint32(y)))
-
-
-@jit("int32(int32, int32)", device=True)
-def umax(x, y):
-    return int32(_max(uint32(x), uint32(y)))
-
-
-@jit("int64(int64, int64)", device=True)
-def ullmin(x, y):
-    return int64(_min(uint64(x), uint64(y)))
-
-
-@jit("int64(int64, int64)", device=True)
-def ullmax(x, y):
-    return int64(_max(uint64(x), uint64(y)))
-
-
-@jit("int32(int32, int32)", device=True)
-def hadd(x, y):
-    return int32((int64(x) + int64(y)) >> 1)
-
-
-@jit("int32(int32, int32)", device=True)
-def rhadd(x, y):
-    return int32((int64(x) + int64(y) + 1) >> 1)
-
-
-@jit("int32(int32, int32)", device=True)
-def uhadd(x, y):
-    return int32((uint64(uint32(x)) + uint64(uint32(y))) >> uint64(1))
-
-
-@jit("int32(int32, int32)", device=True)
-def urhadd(x, y):
-    return int32((uint64(uint32(x)) + uint64(uint32(y)) + uint64(1)) >> uint64(1))
-
-
-@jit("int32(int32, int32)", device=True)
-def mulhi(x, y):
-    return int32((int64(x) * int64(y)) >> 32)
-
-
-@jit("int32(int32, int32)", device=True)
-def umulhi(x, y):
-    return int32((uint64(uint32(x)) * uint64(uint32(y))) >> uint64(32))
-
-
-@jit("int32(int32, int32, int32)", device=True)
-def sad(x, y, z):
-    return int32(_abs(int64(x) - int64(y)) + int64(uint32(z)))
-
-
-@jit("int32(int32, int32, int32)", device=True)
-def usad(x, y, z):
-    return int32(_abs(int64(uint32(x)) - int64(uint32(y))) + int64(uint32(z)))
-
-
-@jit("int32(int32, int32, int32)", device=True)
-def byte_perm(x, y, s):
+def _byte_perm(x, y, s):
     v = (uint64(uint32(y)) << uint64(32)) | uint64(uint32(x))
     r = uint64(0)
     for i in range(4):
@@ -1186,70 +102,235 @@ def byte_perm(x, y, s):
     return int32(r)
 
 
-# names found missing in numba.cuda programs (numba declares every libdevice function)
-@jit("float32(float32, float32)", device=True)
-def fdividef(x, y):
-    return x / y
-
-
-@jit("int64(float64)", device=True)
-def llrint(x):
-    return int64(np.rint(x))
-
-
-@jit("int64(float32)", device=True)
-def llrintf(x):
-    return int64(np.rint(x))
-
-
-@jit("int64(float64)", device=True)
-def llround(x):
-    return int64(_round(x))
-
-
-@jit("int64(float32)", device=True)
-def llroundf(x):
-    return int64(_round(x))
-
-
-@jit("float64(float64, float64)", device=True)
-def rhypot(x, y):
-    return 1 / math.hypot(x, y)
-
-
-@jit("float32(float32, float32)", device=True)
-def rhypotf(x, y):
-    return 1 / math.hypot(x, y)
-
-
-@jit("float64(float64, float64, float64)", device=True)
-def norm3d(a, b, c):
-    return math.sqrt(a * a + b * b + c * c)
-
-
-@jit("float32(float32, float32, float32)", device=True)
-def norm3df(a, b, c):
-    return math.sqrt(a * a + b * b + c * c)
-
-
-@jit("float64(float64, float64, float64)", device=True)
-def rnorm3d(a, b, c):
-    return 1 / math.sqrt(a * a + b * b + c * c)
-
-
-@jit("float32(float32, float32, float32)", device=True)
-def rnorm3df(a, b, c):
-    return 1 / math.sqrt(a * a + b * b + c * c)
-
-
-@jit("int32(int32, int32)", device=True)
-def mul24(x, y):
+@jit(device=True)
+def _mul24(x, y):
     # the low 24 bits of each, as signed 24-bit numbers; the product's low 32 bits
     sx = int64((x & 0xFFFFFF) ^ 0x800000) - 0x800000
     sy = int64((y & 0xFFFFFF) ^ 0x800000) - 0x800000
     return int32(sx * sy)
 
 
-@jit("int32(int32, int32)", device=True)
-def umul24(x, y):
-    return int32(uint64(uint32(x) & uint32(0xFFFFFF)) * uint64(uint32(y) & uint32(0xFFFFFF)))
+# ---------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True)
+class Function:
+    """One libdevice function: ``name(params) -> body`` with numba's ``signature``."""
+
+    name: str
+    signature: str
+    body: str  # the expression returned, of the parameters
+    doc: str  # one line
+    params: tuple = ()  # default: x, y, z as many as the signature has
+
+    @property
+    def source(self) -> str:
+        params = self.params or ("x", "y", "z")[: _arity(self.signature)]
+        return f'def {self.name}({", ".join(params)}):\n    """{self.doc}"""\n    return {self.body}\n\n\n'
+
+
+def _arity(signature: str) -> int:
+    inner = signature[signature.rindex("(") + 1: -1]
+    return len(inner.split(", ")) if inner else 0
+
+
+_F64, _F32 = {"f": "float64"}, {"f": "float32"}
+_I32, _I64 = {"i": "int32", "u": "uint32"}, {"i": "int64", "u": "uint64"}
+
+
+def _each(variants, signature, body, doc, params=()):
+    """One row per ``(name, types)`` of ``variants``: ``{f}``, ``{i}``, ``{u}`` in the signature and
+    the body name the variant's float, integer and unsigned types."""
+    return [Function(name, signature.format(**t), body.format(**t), doc, params) for name, t in variants]
+
+
+def _floats(names, signature, body, doc, params=()):
+    """A float64 and a float32 function: ``"acos"`` is acos and acosf, ``("dadd_rn", "fadd_rn")`` those two."""
+    f64, f32 = (names, names + "f") if isinstance(names, str) else names
+    return _each([(f64, _F64), (f32, _F32)], signature, body, doc, params)
+
+
+def _ints(names, signature, body, doc):
+    """An int32 and an int64 function (``("brev", "brevll")``)."""
+    return _each(list(zip(names, (_I32, _I64))), signature, body, doc)
+
+
+_UNARY = "{f}({f})"
+_BINARY = "{f}({f}, {f})"
+_TERNARY = "{f}({f}, {f}, {f})"
+
+_MATH = [
+    _floats("acos", _UNARY, "math.acos(x)", "arc cosine"),
+    _floats("acosh", _UNARY, "math.acosh(x)", "inverse hyperbolic cosine"),
+    _floats("asin", _UNARY, "math.asin(x)", "arc sine"),
+    _floats("asinh", _UNARY, "math.asinh(x)", "inverse hyperbolic sine"),
+    _floats("atan", _UNARY, "math.atan(x)", "arc tangent"),
+    _floats("atanh", _UNARY, "math.atanh(x)", "inverse hyperbolic tangent"),
+    _floats("cbrt", _UNARY, "cuda.cbrt(x)", "cube root"),
+    _floats("ceil", _UNARY, "math.ceil(x)", "smallest integer not below x"),
+    _floats("cos", _UNARY, "math.cos(x)", "cosine"),
+    _floats("cosh", _UNARY, "math.cosh(x)", "hyperbolic cosine"),
+    _floats("erf", _UNARY, "math.erf(x)", "error function"),
+    _floats("erfc", _UNARY, "math.erfc(x)", "complementary error function"),
+    _floats("exp", _UNARY, "math.exp(x)", "e to the x"),
+    _floats("exp2", _UNARY, "np.exp2(x)", "2 to the x"),
+    _floats("exp10", _UNARY, "10.0 ** x", "10 to the x"),
+    _floats("expm1", _UNARY, "math.expm1(x)", "e to the x, minus 1"),
+    _floats("fabs", _UNARY, "math.fabs(x)", "absolute value"),
+    _floats("floor", _UNARY, "math.floor(x)", "largest integer not above x"),
+    _floats("lgamma", _UNARY, "math.lgamma(x)", "natural logarithm of the absolute value of the gamma function"),
+    _floats("log", _UNARY, "math.log(x)", "natural logarithm"),
+    _floats("log10", _UNARY, "math.log10(x)", "base-10 logarithm"),
+    _floats("log1p", _UNARY, "math.log1p(x)", "natural logarithm of 1 + x"),
+    _floats("log2", _UNARY, "math.log2(x)", "base-2 logarithm"),
+    _floats("rint", _UNARY, "np.rint(x)", "x rounded to an integer, halves to even"),
+    _floats("nearbyint", _UNARY, "np.rint(x)", "x rounded to an integer, halves to even"),
+    _floats("round", _UNARY, "_round(x)", "x rounded to an integer, halves away from zero"),
+    _floats("rsqrt", _UNARY, "1 / math.sqrt(x)", "1 / sqrt(x)"),
+    _floats("rcbrt", _UNARY, "1 / cuda.cbrt(x)", "1 / cbrt(x)"),
+    _floats("sin", _UNARY, "math.sin(x)", "sine"),
+    _floats("sinh", _UNARY, "math.sinh(x)", "hyperbolic sine"),
+    _floats("sqrt", _UNARY, "math.sqrt(x)", "square root"),
+    _floats("tan", _UNARY, "math.tan(x)", "tangent"),
+    _floats("tanh", _UNARY, "math.tanh(x)", "hyperbolic tangent"),
+    _floats("tgamma", _UNARY, "math.gamma(x)", "gamma function"),
+    _floats("trunc", _UNARY, "math.trunc(x)", "x rounded toward zero"),
+    _floats("logb", _UNARY, "_logb(x)", "the exponent of x, as a float"),
+    _floats("sinpi", _UNARY, "_sincospi(x)[0]", "sin(pi * x), exact at integers and halves"),
+    _floats("cospi", _UNARY, "_sincospi(x)[1]", "cos(pi * x), exact at integers and halves"),
+    _floats("normcdf", _UNARY, "{f}(0.5) * math.erfc(-x * {f}(0.7071067811865476))",
+            "the standard normal cumulative distribution function"),
+    _floats("atan2", _BINARY, "math.atan2(x, y)", "arc tangent of x / y, in the quadrant of (y, x)"),
+    _floats("copysign", _BINARY, "math.copysign(x, y)", "x's magnitude with y's sign"),
+    _floats("fmax", _BINARY, "np.fmax(x, y)", "the larger of x and y (a NaN is ignored)"),
+    _floats("fmin", _BINARY, "np.fmin(x, y)", "the smaller of x and y (a NaN is ignored)"),
+    _floats("fmod", _BINARY, "math.fmod(x, y)", "remainder of x / y, x's sign"),
+    _floats("hypot", _BINARY, "math.hypot(x, y)", "sqrt(x * x + y * y), without overflow"),
+    _floats("rhypot", _BINARY, "1 / math.hypot(x, y)", "1 / hypot(x, y)"),
+    _floats("nextafter", _BINARY, "math.nextafter(x, y)", "the next float after x toward y"),
+    _floats("pow", _BINARY, "x ** y", "x to the y"),
+    _floats("remainder", _BINARY, "math.remainder(x, y)", "x - n * y, n the integer nearest x / y"),
+    _floats("fdim", _BINARY, "x - y if x > y else (x + y if x != x or y != y else x - x)",
+            "x - y where positive, else zero"),
+    _floats("fma", _TERNARY, "cuda.fma(x, y, z)", "x * y + z, rounded once"),
+    _floats("norm3d", _TERNARY, "math.sqrt(a * a + b * b + c * c)", "length of the vector (a, b, c)",
+            ("a", "b", "c")),
+    _floats("rnorm3d", _TERNARY, "1 / math.sqrt(a * a + b * b + c * c)", "1 / norm3d(a, b, c)", ("a", "b", "c")),
+    _floats("powi", "{f}({f}, int32)", "x ** {f}(y)", "x to the integer y"),
+    _floats("ldexp", "{f}({f}, int32)", "math.ldexp(x, y)", "x * 2 ** y"),
+    _floats("scalbn", "{f}({f}, int32)", "math.ldexp(x, y)", "x * 2 ** y"),
+    _floats("frexp", "Tuple({f}, int32)({f})", "math.frexp(x)", "(m, e) with x == m * 2 ** e, 0.5 <= |m| < 1"),
+    _floats("modf", "UniTuple({f}, 2)({f})", "math.modf(x)", "(fractional part, integral part) of x"),
+    _floats("sincos", "UniTuple({f}, 2)({f})", "(math.sin(x), math.cos(x))", "(sin(x), cos(x))"),
+    _floats("sincospi", "UniTuple({f}, 2)({f})", "_sincospi(x)", "(sinpi(x), cospi(x))"),
+    _floats("ilogb", "int32({f})", "_ilogb(x)", "the exponent of x, as an int32"),
+    _floats(("isnand", "isnanf"), "int32({f})", "int32(x != x)", "1 if x is NaN, else 0"),
+    _floats(("isinfd", "isinff"), "int32({f})", "int32(_abs(x) == math.inf)", "1 if x is infinite, else 0"),
+    _floats(("isfinited", "finitef"), "int32({f})", "int32(_abs(x) < math.inf)", "1 if x is finite, else 0"),
+    _floats(("signbitd", "signbitf"), "int32({f})", "int32(math.copysign({f}(1.0), x) < 0)",
+            "1 if x's sign bit is set (-0.0 too), else 0"),
+    _floats("llrint", "int64({f})", "int64(np.rint(x))", "x rounded to an int64, halves to even"),
+    _floats("llround", "int64({f})", "int64(_round(x))", "x rounded to an int64, halves away from zero"),
+    [Function("saturatef", "float32(float32)", "float32(0.0) if not x > 0 else (x if x < 1 else float32(1.0))",
+              "x clamped to [0, 1] (NaN: 0)")],
+]
+
+#: round-to-nearest arithmetic: pykern's (and IEEE's) default rounding
+_ROUNDED = [
+    _floats(("dadd_rn", "fadd_rn"), _BINARY, "x + y", "x + y, rounded to nearest"),
+    _floats(("dsub_rn", "fsub_rn"), _BINARY, "x - y", "x - y, rounded to nearest"),
+    _floats(("dmul_rn", "fmul_rn"), _BINARY, "x * y", "x * y, rounded to nearest"),
+    _floats(("ddiv_rn", "fdiv_rn"), _BINARY, "x / y", "x / y, rounded to nearest"),
+    _floats(("dsqrt_rn", "fsqrt_rn"), _UNARY, "math.sqrt(x)", "sqrt(x), rounded to nearest"),
+    _floats(("drcp_rn", "frcp_rn"), _UNARY, "1 / x", "1 / x, rounded to nearest"),
+    _floats(("fma_rn", "fmaf_rn"), _TERNARY, "cuda.fma(x, y, z)", "x * y + z, rounded once to nearest"),
+    [Function("fdividef", "float32(float32, float32)", "x / y", "x / y")],
+]
+
+#: CUDA's fast float32 approximations, computed as the accurate functions
+_FAST = [
+    [Function(name, signature, body, f"{doc} (float32; as accurate as the plain function here)")
+     for name, signature, body, doc in (
+         ("fast_sinf", "float32(float32)", "math.sin(x)", "sine"),
+         ("fast_cosf", "float32(float32)", "math.cos(x)", "cosine"),
+         ("fast_tanf", "float32(float32)", "math.tan(x)", "tangent"),
+         ("fast_expf", "float32(float32)", "math.exp(x)", "e to the x"),
+         ("fast_exp10f", "float32(float32)", "10.0 ** x", "10 to the x"),
+         ("fast_logf", "float32(float32)", "math.log(x)", "natural logarithm"),
+         ("fast_log2f", "float32(float32)", "math.log2(x)", "base-2 logarithm"),
+         ("fast_log10f", "float32(float32)", "math.log10(x)", "base-10 logarithm"),
+         ("fast_powf", "float32(float32, float32)", "x ** y", "x to the y"),
+         ("fast_fdividef", "float32(float32, float32)", "x / y", "x / y"),
+         ("fast_sincosf", "UniTuple(float32, 2)(float32)", "(math.sin(x), math.cos(x))", "(sin(x), cos(x))"),
+     )],
+]
+
+
+def _conversions():
+    """Float -> integer in the four rounding modes (libdevice returns unsigned results in
+    int32/int64, as numba declares them), integer -> float, double -> float."""
+    rounding = {"rn": ("np.rint(x)", "to nearest, halves to even"), "rz": ("math.trunc(x)", "toward zero"),
+                "rd": ("math.floor(x)", "down"), "ru": ("math.ceil(x)", "up")}
+    to_int = {"int": ("int32", "int32({})", "an int32"), "ll": ("int64", "int64({})", "an int64"),
+              "uint": ("int32", "int32(uint32({}))", "a uint32 (in an int32)"),
+              "ull": ("int64", "int64(uint64({}))", "a uint64 (in an int64)")}
+    rows = []
+    for src, ft in (("double", "float64"), ("float", "float32")):
+        for dst, (it, wrap, what) in to_int.items():
+            for mode, (expr, how) in rounding.items():
+                rows.append(Function(f"{src}2{dst}_{mode}", f"{it}({ft})", wrap.format(expr), f"x as {what}, rounded {how}"))
+    for src, it, view in (("int", "int32", "x"), ("uint", "int32", "uint32(x)"), ("ll", "int64", "x"),
+                          ("ull", "int64", "uint64(x)")):
+        for dst, ft in (("double", "float64"), ("float", "float32")):
+            rows.append(Function(f"{src}2{dst}_rn", f"{ft}({it})", f"{ft}({view})",
+                                 f"the {src} x as a {dst}, rounded to nearest"))
+    rows.append(Function("double2float_rn", "float32(float64)", "float32(x)", "x as a float, rounded to nearest"))
+    return [rows]
+
+
+_INTEGERS = [
+    _ints(("abs", "llabs"), "{i}({i})", "_abs(x)", "absolute value"),
+    _ints(("brev", "brevll"), "{i}({i})", "{i}(cuda.brev({u}(x)))", "x's bits reversed"),
+    _ints(("clz", "clzll"), "int32({i})", "int32(cuda.clz(x))", "the number of leading zero bits"),
+    _ints(("ffs", "ffsll"), "int32({i})", "int32(cuda.ffs(x))", "the position of the lowest set bit (1-based; 0: none)"),
+    _ints(("popc", "popcll"), "int32({i})", "int32(cuda.popc({u}(x)))", "the number of set bits"),
+    _ints(("min", "llmin"), "{i}({i}, {i})", "_min(x, y)", "the smaller of x and y"),
+    _ints(("max", "llmax"), "{i}({i}, {i})", "_max(x, y)", "the larger of x and y"),
+    _ints(("umin", "ullmin"), "{i}({i}, {i})", "{i}(_min({u}(x), {u}(y)))", "the smaller of x and y as unsigned"),
+    _ints(("umax", "ullmax"), "{i}({i}, {i})", "{i}(_max({u}(x), {u}(y)))", "the larger of x and y as unsigned"),
+    [Function(name, signature, body, doc, params) for name, signature, body, doc, params in (
+        ("hadd", "int32(int32, int32)", "int32((int64(x) + int64(y)) >> 1)", "(x + y) >> 1 without overflow", ()),
+        ("rhadd", "int32(int32, int32)", "int32((int64(x) + int64(y) + 1) >> 1)",
+         "(x + y + 1) >> 1 without overflow", ()),
+        ("uhadd", "int32(int32, int32)", "int32((uint64(uint32(x)) + uint64(uint32(y))) >> uint64(1))",
+         "(x + y) >> 1 of unsigned x, y without overflow", ()),
+        ("urhadd", "int32(int32, int32)", "int32((uint64(uint32(x)) + uint64(uint32(y)) + uint64(1)) >> uint64(1))",
+         "(x + y + 1) >> 1 of unsigned x, y without overflow", ()),
+        ("mulhi", "int32(int32, int32)", "int32((int64(x) * int64(y)) >> 32)", "the high 32 bits of x * y", ()),
+        ("umulhi", "int32(int32, int32)", "int32((uint64(uint32(x)) * uint64(uint32(y))) >> uint64(32))",
+         "the high 32 bits of x * y, unsigned", ()),
+        ("sad", "int32(int32, int32, int32)", "int32(_abs(int64(x) - int64(y)) + int64(uint32(z)))",
+         "|x - y| + z", ()),
+        ("usad", "int32(int32, int32, int32)", "int32(_abs(int64(uint32(x)) - int64(uint32(y))) + int64(uint32(z)))",
+         "|x - y| + z, unsigned", ()),
+        ("byte_perm", "int32(int32, int32, int32)", "_byte_perm(x, y, s)",
+         "bytes of (y, x) picked by the selector s", ("x", "y", "s")),
+        ("mul24", "int32(int32, int32)", "_mul24(x, y)", "the low 32 bits of the product of x's and y's low 24 bits", ()),
+        ("umul24", "int32(int32, int32)", "int32(uint64(uint32(x) & uint32(0xFFFFFF)) * uint64(uint32(y) & uint32(0xFFFFFF)))",
+         "the low 32 bits of the product of x's and y's low 24 bits, unsigned", ()),
+    )],
+]
+
+#: every function of this module, in the order defined
+FUNCTIONS: tuple = tuple(f for group in (*_MATH, *_ROUNDED, *_FAST, *_conversions(), *_INTEGERS) for f in group)
+
+
+def _define_all() -> None:
+    """Each row as a device function of this module, with numba's signature."""
+    namespace = globals()
+    define_functions("".join(f.source for f in FUNCTIONS), namespace, "<pykern.lang.libdevice>")
+    for f in FUNCTIONS:
+        namespace[f.name] = jit(f.signature, device=True)(namespace[f.name])
+
+
+_define_all()

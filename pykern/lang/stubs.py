@@ -116,6 +116,34 @@ fp16 = Namespace(
     "numba.cuda's cuda.fp16: float16 arithmetic, comparisons and math, native half instructions on AMD GPUs.",
 )
 
+#: numba.cuda's cuda.bf16 functions (numba-cuda's ``numba.cuda.bf16`` names; lowered by frontend/bf16_calls.py)
+_BF16_INTS = ("int16", "uint16", "int32", "uint32", "int64", "uint64")
+BF16_NAMES = tuple(
+    "bfloat16 habs hadd hsub hmul hadd_rn hsub_rn hmul_rn hdiv hadd_sat hsub_sat hmul_sat hfma hfma_sat hneg "
+    "hfma_relu heq hne hge hgt hle hlt hmax hmin hmax_nan hmin_nan hisinf hisnan hequ hneu hgeu hgtu hleu hltu "
+    "float32_to_bfloat16 float64_to_bfloat16 bfloat16_to_float32 bfloat16_to_int8_rz bfloat16_to_uint8_rz "
+    "bfloat16_as_int16 bfloat16_as_uint16 int16_as_bfloat16 uint16_as_bfloat16 htrunc hceil hfloor hrint hsqrt "
+    "hrsqrt hrcp hlog hlog2 hlog10 hcos hsin hexp hexp2 hexp10 htanh htanh_approx".split()
+    + [f"float32_to_bfloat16_{m}" for m in ("rn", "rz", "rd", "ru")]
+    + [f"{t}_to_bfloat16_{m}" for t in _BF16_INTS for m in ("rn", "rz", "rd", "ru")]
+    + [f"bfloat16_to_{t}_{m}" for t in _BF16_INTS for m in ("rn", "rz", "rd", "ru")]
+)
+bf16 = Namespace(
+    "bf16",
+    {n: Stub(f"bf16.{n}", f"bf16.{n}(...): numba.cuda's cuda.bf16.{n} (computed in float32, rounded to bfloat16).")
+     for n in BF16_NAMES},
+    "numba.cuda's cuda.bf16: bfloat16 conversions (every rounding mode), arithmetic, comparisons and math.",
+)
+
+#: rocWMMA's / CUDA wmma's matrix-fragment API (lowered by frontend/matrix.py)
+WMMA_NAMES = ("fragment", "fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync",
+              "matrix_a", "matrix_b", "accumulator", "row_major", "col_major", "mem_row_major", "mem_col_major")
+wmma = Namespace(
+    "wmma",
+    {n: Stub(f"wmma.{n}", f"wmma.{n}: see pykern.frontend.matrix (rocWMMA's / CUDA wmma's {n}).") for n in WMMA_NAMES},
+    "Matrix fragments on the matrix cores (MFMA on CDNA, WMMA on RDNA3/4; the cpu computes the same function).",
+)
+
 _WAVE_NAMES = (
     "shfl_sync",
     "shfl_up_sync",
@@ -228,6 +256,8 @@ __all__ = [
     "atomic",
     "literal_unroll",
     "fp16",
+    "bf16",
+    "wmma",
     "cg",
     *_WAVE_NAMES,
     *_BIT_NAMES,

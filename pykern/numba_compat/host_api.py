@@ -34,7 +34,12 @@ class CpuDevice:
 
     @property
     def wave_size(self) -> int:
-        return 32 if os.environ.get("PYKERN_CPU_WAVESIZE", "").strip() == "32" else 64
+        from pykern.core import settings
+
+        try:
+            return settings.get("PYKERN_CPU_WAVESIZE")
+        except settings.SettingError:  # the compile reports it; the device reports the default
+            return settings.default("PYKERN_CPU_WAVESIZE")
 
     #: numba's ``(major, minor)``. The cpu target claims 8.0 (Ampere): numba.cuda gates nothing that
     #: pykern lacks below it, so a program choosing a code path by it takes the one it would on a
@@ -74,14 +79,12 @@ class CpuDevice:
 
 
 def _cpu_clock_khz() -> int:
+    from pykern.core.hostinfo import cpuinfo
+
     try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("cpu MHz"):
-                    return int(float(line.split(":")[1]) * 1000)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+        return int(float((cpuinfo() or {})["cpu MHz"]) * 1000)
+    except (KeyError, ValueError):
+        return 0
 
 
 #: numba's ``CU_DEVICE_ATTRIBUTE_*`` names (``runtime.devices.NUMBA_ATTRIBUTES``) on the cpu target: the
@@ -282,6 +285,13 @@ class _MemoryManager:
 
 
 def current_context() -> Context:
+    """The context of the current device, as numba's ``cuda.current_context()``: memory queries
+    and raw allocations (``memalloc``, ``memhostalloc``, ``mempin``, ``memallocmanaged``).
+
+    Example::
+
+        free, total = pykern.current_context().get_memory_info()
+    """
     return Context(get_current_device())
 
 
@@ -400,8 +410,9 @@ def mapped(*arrays, stream=0):
 
 
 def is_bfloat16_supported() -> bool:
-    """False: pykern has no bfloat16 type yet (numba.cuda: True on compute capability >= 8.0)."""
-    return False
+    """True: ``pykern.bfloat16`` and ``pykern.bf16`` work on every target (numba.cuda: True on
+    compute capability >= 8.0). Native conversions on gfx950, float32 arithmetic everywhere."""
+    return True
 
 
 def declare_device(name, sig, link=None, use_cooperative=False):

@@ -23,12 +23,15 @@ from __future__ import annotations
 import os
 import warnings
 
+from pykern.core import settings
 from pykern.core.errors import LaunchError
 from pykern.core.targets import RUN_TARGETS
 
 #: the run targets (``core/targets.py``: where kernels run; codegen names what they compile to)
 TARGETS = RUN_TARGETS
-ENV_TARGET = "PYKERN_TARGET"
+
+#: where a target's arrays live: the sim target runs kernels as Python over host (cpu) memory
+MEMORY_TARGET = {"cpu": "cpu", "hip": "hip", "sim": "cpu"}
 
 
 class PerformanceWarning(UserWarning):
@@ -53,13 +56,13 @@ def set_target(name: str) -> None:
 
 
 def current_target() -> str:
-    """The target launches use now ("cpu" or "hip")."""
+    """The target launches use now ("cpu", "hip" or "sim")."""
     if _chosen:
         return _chosen[0]
-    env = os.environ.get(ENV_TARGET, "").strip().lower()
-    if env:
-        if env not in TARGETS:
-            raise ValueError(f"{ENV_TARGET}={env!r}: expected one of {', '.join(TARGETS)}")
+    env = settings.get("PYKERN_TARGET")  # a value it does not take raises SettingError, a ValueError
+    if env == "auto" and settings.flag(os.environ.get("NUMBA_ENABLE_CUDASIM") or "0"):
+        env = "sim"  # numba's simulator switch (numba's name, so not a PYKERN_ setting)
+    if env != "auto":
         if env == "hip":
             _require_hip()
         _chosen[:] = [env]
@@ -88,7 +91,8 @@ def _require_hip() -> None:
 
 
 def resolve_target(target: str | None = None) -> str:
-    """``target`` validated, or the current target when None.
+    """The memory target of ``target`` validated, or of the current target when None
+    ("cpu" for the sim target, whose kernels run over host memory).
 
     >>> resolve_target("cpu")
     'cpu'
@@ -98,7 +102,7 @@ def resolve_target(target: str | None = None) -> str:
     target = getattr(target, "name", target)  # tolerate a Target-like object
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
-    return target
+    return MEMORY_TARGET[target]
 
 
 def _cpu_driver():

@@ -12,7 +12,7 @@ def test_an_internal_error_in_an_expression_points_at_it(monkeypatch):
     def broken(lw, node, name):
         raise KeyError("oops")
 
-    monkeypatch.setitem(calls._BUILTINS, abs, broken)
+    monkeypatch.setitem(calls.registry.CALLS, abs, broken)
     with pytest.raises(CompileError) as ei:
         lower("def k(a):\n    x = 1.0\n    a[0] = x + abs(a[1])\n", "void(float32[:])")
     e = ei.value

@@ -22,6 +22,10 @@ BINDINGS = [
 #: printf conversions of print's "p" values
 _PRINTF = {T.int64: "%lld", T.float64: "%f", T.boolean: "%s"}
 AMDGPU_ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
+#: the matrix rows' variables: fragments of one 16x16x16 float16 -> float32 multiply, a float32 array
+_ACC = T.Fragment("accumulator", 16, 16, 16, T.float32)
+MATRIX = {"m": _ACC, "md": _ACC, "mc": _ACC, "ma": T.Fragment("matrix_a", 16, 16, 16, T.float16, "row"),
+          "mb": T.Fragment("matrix_b", 16, 16, 16, T.float16, "col"), "a": T.Array(T.float32, 1, "C")}
 
 
 def _type(part, binding):
@@ -29,7 +33,9 @@ def _type(part, binding):
         return T.void
     if part.startswith("Tuple("):
         return T.Tuple(tuple(_type(x.strip(), binding) for x in part[6:-1].split(",")))
-    return binding[part] if part in binding else T.SCALARS[part]
+    if part in MATRIX:
+        return MATRIX[part]
+    return binding[part] if part in binding else T.SCALARS.get(part) or T.ALIASES[part]
 
 
 def _binds(name, binding) -> bool:
@@ -51,13 +57,18 @@ def catalogue_kernel(names, binding):
         op = ir.INTRINSICS[name]
         want, res = infer._split_rule(op.signature)
         want = [w[:-3] if w.endswith("...") else w for w in want]  # a repeated argument: once
-        args = [param(f"p{k}_{j}", _type(w, binding)) for j, w in enumerate(want)]
+        args = [ir.Intrinsic("frag_new", [], t) if isinstance(t, T.Fragment) else param(f"p{k}_{j}", t)
+                for j, t in enumerate(_type(w, binding) for w in want)]
         rt = _type(res, binding)
         attrs = {"axis": k % 3} if "axis" in op.attrs else {}
+        if "layout" in op.attrs:
+            attrs["layout"] = "row"
+        if "mode" in op.attrs:
+            attrs["mode"] = ("rn", "rz", "ru")[k % 3]
         if "format" in op.attrs:
             attrs["format"] = " ".join(_PRINTF[a.type] for a in args)
         node = ir.Intrinsic(name, args, rt, attrs)
-        if isinstance(rt, T.Void):
+        if isinstance(rt, (T.Void, T.Fragment)):
             body.append(ir.ExprStmt(node))
         else:
             out = param(f"out{k}", T.Array(rt, 1, "C"))
@@ -122,7 +133,7 @@ def test_the_signature_rules_reject_what_they_do_not_promise():
         varargs = bool(want) and want[-1].endswith("...")
         want = [w[:-3] if w.endswith("...") else w for w in want]
         good = [_type(w, BINDINGS[0]) for w in want]
-        attrs = {"axis": 0, "format": "%lld"}
+        attrs = {"axis": 0, "format": "%lld", "layout": "row", "mode": "rn"}
         assert infer.check_intrinsic(name, good, _type(res, BINDINGS[0]), attrs) is None, name
         if want and not varargs:
             assert infer.check_intrinsic(name, good[:-1], _type(res, BINDINGS[0]), attrs), name
@@ -138,22 +149,24 @@ def test_the_signature_rules_reject_what_they_do_not_promise():
 
 def test_categories_come_from_the_catalogue():
     by_cat = {c: {n for n, op in ir.INTRINSICS.items() if op.category == c} for c in ir.CATEGORIES}
-    assert set(lower_intrinsics.BARRIER_KINDS) == set(infer.BARRIER_INTRINSICS) == by_cat["barrier"]
-    assert set(lower_intrinsics.WAVE_OPS) == set(infer.WAVE_INTRINSICS) == by_cat["wave"]
+    assert set(lower_intrinsics.BARRIER_KINDS) == analysis.BARRIERS == by_cat["barrier"]
+    assert set(lower_intrinsics.WAVE_OPS) == analysis.WAVE_OPS == by_cat["wave"]
     assert set(lower_intrinsics.SPECIAL_REGISTERS) == by_cat["special"]
     assert set(lower_intrinsics._MATH_NAMES) == by_cat["math"]
     assert set(lower_intrinsics._FENCES) == by_cat["fence"]
     effects = {n for n, op in ir.INTRINSICS.items() if op.effects}
-    # synchronisation has effects, and so do output, sleeping and debug errors (never merged or dropped)
-    assert effects - by_cat["misc"] == by_cat["barrier"] | by_cat["fence"] | by_cat["wave"]
-    assert effects & by_cat["misc"] == {"print", "nanosleep", "value_error", "index_error"}
+    # synchronisation has effects, and so do output, sleeping, debug errors and breakpoints (never merged or dropped)
+    assert effects - by_cat["misc"] - by_cat["matrix"] == by_cat["barrier"] | by_cat["fence"] | by_cat["wave"]
+    assert by_cat["matrix"] <= effects  # a fragment's storage changes in place: never merged or dropped
+    assert effects & by_cat["misc"] == {"print", "nanosleep", "value_error", "index_error", "breakpoint"}
     assert frontend_values.PURE_INTRINSICS == set(ir.INTRINSICS) - effects
-    # the frontend's analysis and codegen's scan agree on every row
+    # the flags the frontend records and the facts codegen reads come from the rows' categories
     for name in ir.INTRINSICS:
         mod = catalogue_kernel([name], BINDINGS[0])
         analysis.scan(mod)
-        facts = codegen_lower.scan(mod)[mod.kernel.name]
-        assert (mod.kernel.uses_barrier, mod.kernel.uses_wave_ops) == tuple(facts[:2]), name
+        facts = analysis.function_facts(mod)[mod.kernel.name]
+        want = (name in by_cat["barrier"], name in by_cat["wave"])
+        assert (mod.kernel.uses_barrier, mod.kernel.uses_wave_ops) == (facts.barrier, facts.wave) == want, name
 
 
 def test_a_malformed_row_is_refused():
@@ -165,11 +178,14 @@ def test_a_malformed_row_is_refused():
 
 def test_kernel_language_calls_name_catalogued_intrinsics():
     from pykern.frontend import calls
+    from pykern.lang import stubs
 
     # expanded by the frontend into intrinsics, arithmetic or device functions (pykern/lang/warp.py)
     not_intrinsics = {"grid", "gridsize", "shared.array", "local.array", "const.array_like", "selp",
                       "match_any_sync", "match_all_sync"}
-    names = {n for n in calls._STUB_HANDLERS
-             if n not in not_intrinsics and not n.startswith(("atomic.", "cg.", "fp16."))}
+    names = {f._pk_name for f in calls.registry.CALLS
+             if isinstance(f, stubs.Stub) and not isinstance(f, stubs.VectorTypeStub)
+             and f._pk_name not in not_intrinsics
+             and not f._pk_name.startswith(("atomic.", "cg.", "fp16.", "bf16.", "wmma."))}
     assert names and names <= set(ir.INTRINSICS), names - set(ir.INTRINSICS)
     assert set(infer.UNARY_MATH) | set(infer.BINARY_MATH) | set(infer.PREDICATES) <= set(ir.INTRINSICS)

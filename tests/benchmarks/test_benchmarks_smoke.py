@@ -23,6 +23,14 @@ EXPECTED_CASES = [
     ("6 cache", "first launch in a new process"),
     ("6 cache", "notebook redefinition (same source"),
     ("6 cache", "notebook redefinition, PYKERN_CACHE=off"),
+    *[("10 STREAM (cpu)", f"{op} {kind}") for op in ("copy", "scale", "add", "triad")
+      for kind in ("device arrays", "host numpy arrays")],
+    ("8 cuda.reduce (cpu)", "sum, device array"),
+    ("8 cuda.reduce (cpu)", "sum of 1,000 float64"),
+    ("11 ufunc calls (cpu)", "vectorize(x, y), host arrays"),
+    ("11 ufunc calls (cpu)", "guvectorize"),
+    ("12 first launch & exit", "first launch of a kernel from the disk cache"),
+    ("12 first launch & exit", "exit after the last line: cache off, one launch"),
 ]
 
 

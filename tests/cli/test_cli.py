@@ -28,6 +28,24 @@ def test_info_names_toolchain_and_cache(tmp_path):
     assert "hipErrorNoDevice" in r.stdout or "no devices" in r.stdout or "not found" in r.stdout.lower()
 
 
+def test_info_lists_every_setting_with_its_value_and_source(tmp_path):
+    import re
+
+    from pykern.core.settings import SETTINGS
+
+    r = run("info", env={"PYKERN_CACHE_DIR": str(tmp_path / "c"), "PYKERN_TIERS": "off",
+                         "PYKERN_MEMORY_CACHE_ENTRIES": "many", "PYKERN_PRELOAD": "", "PYKERN_CACHE_EXPLAIN": ""})
+    assert r.returncode == 0, r.stderr
+    rows = dict(re.findall(r"^  (PYKERN_\w+) +(.*)$", r.stdout, re.M))
+    assert set(rows) == {n for n, s in SETTINGS.items() if s.scope == "pykern"}, r.stdout
+    assert rows["PYKERN_TIERS"] == "off  [environment]"
+    assert rows["PYKERN_CACHE_DIR"] == f"{tmp_path / 'c'}  [environment]"
+    assert rows["PYKERN_TARGET"] == "cpu  [environment]"  # child_env runs the children on the cpu target
+    assert rows["PYKERN_PRELOAD"] == "auto  [default]"  # empty is unset
+    assert rows["PYKERN_CACHE_EXPLAIN"] == "off  [default]"
+    assert rows["PYKERN_MEMORY_CACHE_ENTRIES"] == "256  [default (PYKERN_MEMORY_CACHE_ENTRIES='many' ignored)]"
+
+
 KERNEL = IMPORTS + SAXPY_SRC
 
 

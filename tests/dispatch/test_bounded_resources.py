@@ -197,17 +197,19 @@ def test_policy_an_evicted_kernel_reloads_at_its_next_launch(monkeypatch):
     assert k._module.handle is not None and k in k._module.kernels
 
 
-def test_policy_fast_paths_step_aside_after_an_eviction(monkeypatch):
-    """The generated launch bakes the function handle in: after an eviction it must
-    refuse (the full launch reloads) and a new one be made with the new handle."""
+def fast_path_kernel(monkeypatch, limit):
+    """A jitted kernel with a "hip" overload whose HipKernel comes from a real gfx942 code
+    object, loaded through a HipModuleCache of ``limit`` modules over a RecordingDriver (no
+    device): ``(kernel, device arrays to launch it with, HipKernel, cache, driver, launches)``.
+    Select the "hip" target (``targets._chosen``) around its launches."""
     import pykern as cuda
     from pykern.dispatch import compiler
-    from pykern import runtime as targets
     from pykern.dispatch.arguments import argument_types
+    from pykern.runtime.kernargs import get_packer, kernarg_size
     from pykern.runtime.memory.arrays import DeviceArray, Storage
 
     d = RecordingDriver()
-    cache = hip_launch.HipModuleCache(d, limit=lambda: 1)
+    cache = hip_launch.HipModuleCache(d, limit=lambda: limit)
     monkeypatch.setattr(hip_launch, "module_cache", cache)
     lib = _Launches()
     monkeypatch.setattr(hip_launch, "_hip", lambda: lib)
@@ -224,14 +226,21 @@ def test_policy_fast_paths_step_aside_after_an_eviction(monkeypatch):
     hk = object.__new__(hip_launch.HipKernel)
     hk.artifact, hk.name, hk.device_id = art, art.name, 0
     hk.params = hip_launch.explicit_params(art)
-    from pykern.runtime.kernargs import get_packer, kernarg_size
-
     hk.kernarg_size = max(art.kernarg_size, kernarg_size(hk.params))
     hk.packer = get_packer(hk.params, hk.kernarg_size)
     hk.limits = hip_launch.LaunchLimits(max_block_size=1024)
     hk._checked, hk._tls, hk.cooperative, hk.occupancy_estimate = {}, threading.local(), False, None
     hk._bind()
     k._overloads[("hip", argtypes)] = compiler.Overload(k, "hip", argtypes, art, hk)
+    return k, args, hk, cache, d, lib
+
+
+def test_policy_fast_paths_step_aside_after_an_eviction(monkeypatch):
+    """The generated launch bakes the function handle in: after an eviction it must
+    refuse (the full launch reloads) and a new one be made with the new handle."""
+    from pykern import runtime as targets
+
+    k, args, hk, cache, d, lib = fast_path_kernel(monkeypatch, 1)
     saved = list(targets._chosen)
     targets._chosen[:] = ["hip"]
     try:

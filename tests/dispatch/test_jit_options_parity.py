@@ -51,3 +51,26 @@ def test_listings_of_device_functions_are_refused_clearly():
     for inspect in (dev.inspect_asm, dev.inspect_llvm):
         with pytest.raises(cuda.CompileError, match="device function"):
             inspect((float64, float64, float64))
+
+
+def test_kernels_decorated_with_numba_cpu_options():
+    # projects share one options dict between numba.njit and cuda.jit; numba.cuda's target options
+    # accept nopython and nogil (no effect on a GPU)
+    opts = dict(nopython=True, nogil=True, fastmath=False)
+
+    @cuda.jit(device=True, **opts)
+    def smoothstep(e0, e1, x):
+        t = min(max((x - e0) / (e1 - e0), 0.0), 1.0)
+        return t * t * (3.0 - 2.0 * t)
+
+    @cuda.jit(**opts)
+    def apply(x, out):
+        i = cuda.grid(1)
+        if i < x.size:
+            out[i] = smoothstep(0.2, 0.8, x[i])
+
+    x = np.linspace(0, 1, 101)
+    out = np.zeros_like(x)
+    apply[1, 128](x, out)
+    t = np.clip((x - 0.2) / 0.6, 0, 1)
+    assert np.allclose(out, t * t * (3 - 2 * t), rtol=0, atol=1e-15)

@@ -191,7 +191,10 @@ def test_polled_inner_loop_still_vectorises():
 
 # ----------------------------------------------------------------- Ctrl-C in one block with barriers
 CHILD = r"""
-import sys, time
+import signal, sys, time
+# a runner that ignores SIGINT (a background job of a non-interactive shell does) hands that to its
+# children, and Python keeps an inherited SIG_IGN: without this the launch never ends
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np
 import pykern as cuda
 cuda.set_target("cpu")

@@ -160,3 +160,22 @@ def test_a_found_text_is_checked_once_not_at_every_lookup(monkeypatch):
     assert sources.text_of(ns["twice"].__code__) == src
     assert sources.lookup(ns["twice"].__code__) == src
     assert len(calls) == 1
+
+
+def test_a_kernel_in_python_dash_c_text_compiles():
+    code = dedent("""
+        import numpy as np
+        import pykern as cuda
+        cuda.set_target("cpu")
+        @cuda.jit
+        def k(a):
+            a[cuda.grid(1)] += 2
+        a = np.zeros(4)
+        k[1, 4](a)
+        print(a.sum())
+    """)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    r = subprocess.run([sys.executable, "-W", "ignore", "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == "8.0"

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
+
 from frontend_helpers import jit
 
 
@@ -152,50 +153,6 @@ def test_early_return_and_device_functions_with_tuples():
         assert list(out[n]) == [x // 3, x % 3, min(max(x, 0), 5)]
 
 
-def test_shared_memory_reduction_and_atomics():
-    @jit
-    def k(x, out):
-        sm = cuda.shared.array(64, np.float32)
-        t = cuda.threadIdx.x
-        s = 0.0
-        for i in range(t, x.shape[0], cuda.blockDim.x):
-            s += x[i]
-        sm[t] = s
-        cuda.syncthreads()
-        step = cuda.blockDim.x // 2
-        while step > 0:
-            if t < step:
-                sm[t] += sm[t + step]
-            cuda.syncthreads()
-            step //= 2
-        if t == 0:
-            cuda.atomic.add(out, 0, sm[0])
-
-    x = np.arange(1000, dtype=np.float32)
-    out = np.zeros(1, np.float32)
-    k[3, 64](x, out)
-    assert out[0] == pytest.approx(3 * x.sum())
-
-
-def test_dynamic_shared_and_local_arrays():
-    @jit
-    def k(out):
-        dyn = cuda.shared.array(0, np.int32)
-        loc = cuda.local.array((2, 3), np.int64)
-        t = cuda.threadIdx.x
-        dyn[t] = t * 10
-        cuda.syncthreads()
-        for a in range(2):
-            for b in range(3):
-                loc[a, b] = a * 3 + b
-        loc[-1, -1] += 100
-        out[t] = dyn[(t + 1) % cuda.blockDim.x] + loc[1, 2]
-
-    out = np.zeros(32, np.int64)
-    k[1, 32, 0, 32 * 4](out)
-    assert list(out) == [((t + 1) % 32) * 10 + 105 for t in range(32)]
-
-
 TABLE = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
 SCALE = 3
 OFFS = (10, 20, 30)
@@ -246,59 +203,6 @@ def test_math_functions():
         )
         np.testing.assert_allclose(out64[n], [math.log(v + 1, 2), math.pi * np.float32(v)], rtol=1e-6)
         assert list(outi[n]) == [math.floor(v), math.ceil(v), round(v), 4]
-
-
-def test_wave_ops_and_bits():
-    @jit
-    def k(out, bits):
-        t = cuda.threadIdx.x
-        v = cuda.shfl_down_sync(-1, t, 1)
-        m = cuda.ballot_sync(-1, t % 2 == 0)
-        out[t, 0] = v
-        out[t, 1] = cuda.popc(m)
-        out[t, 2] = cuda.laneid
-        out[t, 3] = cuda.warpsize
-        if t == 0:
-            bits[0] = cuda.popc(np.uint32(0xF0F0))
-            bits[1] = cuda.clz(np.int32(1))
-            bits[2] = cuda.ffs(np.int32(8))
-            bits[3] = cuda.brev(np.uint32(1)) == np.uint32(0x80000000)
-
-    out = np.zeros((64, 4), np.int64)
-    bits = np.zeros(4, np.int64)
-    k[1, 64](out, bits)
-    ws = int(out[0, 3])
-    assert ws in (32, 64)
-    for t in range(64):
-        lane = t % ws
-        assert out[t, 2] == lane
-        assert out[t, 0] == (t + 1 if lane + 1 < ws else t)
-        assert out[t, 1] == ws // 2
-    assert list(bits) == [8, 31, 4, 1]
-
-
-def test_atomics_variants():
-    @jit
-    def k(ai, af, old, c):
-        t = cuda.threadIdx.x
-        cuda.atomic.add(ai, 0, 1)
-        cuda.atomic.max(ai, 1, t)
-        cuda.atomic.min(af, 0, -t)
-        cuda.atomic.sub(ai, (2,), 2)
-        if t == 0:
-            old[0] = cuda.atomic.cas(ai, 3, 7, 9)
-            old[1] = cuda.atomic.compare_and_swap(c, 5, 6)
-            old[2] = cuda.atomic.exch(ai, 4, 42)
-
-    ai = np.array([0, 0, 100, 7, 1], np.int32)
-    af = np.zeros(1, np.float32)
-    old = np.zeros(3, np.int32)
-    c = np.array([5, 0], np.int32)
-    k[1, 16](ai, af, old, c)
-    assert list(old) == [7, 5, 1]
-    assert list(c) == [6, 0]
-    assert ai[0] == 16 and ai[1] == 15 and ai[2] == 100 - 32 and ai[3] == 9 and ai[4] == 42
-    assert af[0] == -15
 
 
 def test_tuple_args_and_dynamic_tuple_index():
@@ -553,3 +457,63 @@ def test_shift_of_uint64_by_signed_count_uses_the_left_type():
     pykern.set_target("cpu")
     k[1, 1](a, np.int64(4), out)
     assert out[0] == np.uint64(0x0000000000000010) and out[1] == np.uint64(0x0F00000000000000)
+
+
+def test_assignment_expressions_like_numba():
+    # ``if (v := x[i]) > 0.5:`` and ``while (s := s // 2) > 0:`` -- numba compiles the bytecode
+    # of := as an assignment; in a while test it runs on every test
+    @cuda.jit
+    def k(x, out):
+        sh = cuda.shared.array(32, np.float32)
+        t = cuda.threadIdx.x
+        sh[t] = x[t]
+        cuda.syncthreads()
+        s = 32
+        while (s := s // 2) > 0:
+            if t < s:
+                sh[t] += sh[t + s]
+            cuda.syncthreads()
+        if t == 0:
+            out[0] = sh[0]
+        if (v := x[t]) > 0.5:
+            out[1 + t] = v
+        out[33 + t] = (w := v * 2) + w
+        if t > 3 and (z := x[t] + 1) > 1.7:
+            out[65 + t] = z
+
+    x = np.random.RandomState(3).rand(32).astype(np.float32)
+    out = np.zeros(97, np.float32)
+    k[1, 32](x, out)
+    assert np.isclose(out[0], x.sum(dtype=np.float64), rtol=1e-5)
+    assert np.array_equal(out[1:33], np.where(x > 0.5, x, 0))
+    assert np.array_equal(out[33:65], 4 * x)
+    assert np.array_equal(out[65:], np.where((np.arange(32) > 3) & (x + 1 > 1.7), x + 1, 0))
+
+
+@cuda.jit(device=True)
+def _fill(a, v):
+    for i in range(a.size):
+        a[i] = v
+
+
+@cuda.jit
+def _returns_a_void_call(a, flag):
+    if flag:
+        return _fill(a, 7)
+    _fill(a, 3)
+
+
+def test_a_kernel_may_return_the_call_of_a_function_that_returns_nothing():
+    """numba types a kernel's return as none, which ``return f(a)`` of such an f is."""
+    for flag, want in ((1, 7), (0, 3)):
+        a = np.zeros(4, np.int32)
+        _returns_a_void_call[1, 1](a, flag)
+        assert a.tolist() == [want] * 4
+
+
+def test_a_kernel_returning_a_value_is_still_refused():
+    def k(a):
+        return a[0] + 1
+
+    with pytest.raises(cuda.CompileError, match="kernels cannot return a value"):
+        cuda.jit(k)[1, 1](np.zeros(2, np.int32))

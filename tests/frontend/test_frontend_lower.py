@@ -121,9 +121,9 @@ def test_globals_and_closures_are_frozen():
 
 
 def _walk(fn):
-    from pykern.frontend.analysis import _walk_exprs
+    from pykern.frontend.analysis import walk
 
-    return list(_walk_exprs(fn.body))
+    return [n for n in walk(fn.body) if isinstance(n, ir.Expr)]
 
 
 def test_device_functions_specialised_and_mangled():

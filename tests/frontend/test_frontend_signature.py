@@ -1,12 +1,16 @@
 """Signature strings/objects and the numba-style type spellings."""
 
+import math
+
 import numpy as np
 import pytest
 
+import pykern as cuda
+from pykern import float64, void
 from pykern.core.errors import CompileError
-from pykern.frontend import parse_signature, parse_type
-from pykern.frontend import types as T
+from pykern.frontend import parse_signature, parse_type, types as T
 from pykern.frontend.signature import Signature
+from pykern.numba_compat import numba_types as types
 
 ALL_SCALARS = list(T.SCALARS.values())
 
@@ -155,3 +159,58 @@ def test_bad_objects():
         T.float32["x"]
     with pytest.raises(TypeError):
         T.float32[::1, :, ::1]
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_signature_built_from_annotations_with_a_trailing_comma():
+    # a ray tracer's ``cuda_auto_type``: ``signature += type_mapping[annot] + ", "`` per parameter
+    @cuda.jit(func_or_sig="float32[:], float32, ", device=True)
+    def length(v, s):
+        return (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) ** 0.5 * s
+
+    @cuda.jit(func_or_sig="float32[:, :], float32[:], int32, ")
+    def kern(vs, out, n):
+        i = cuda.grid(1)
+        if i < n:
+            out[i] = length(vs[i], np.float32(2))
+
+    vs = np.random.RandomState(2).rand(10, 3).astype(np.float32)
+    out = np.zeros(10, np.float32)
+    kern[1, 16](vs, out, 10)
+    np.testing.assert_allclose(out, 2 * np.linalg.norm(vs, axis=1), rtol=1e-5)
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_device_functions_declared_with_numba_tuple_constructors():
+    # signatures as numba programs write them: the string Tuple((...)) and types.UniTuple(...)
+    @cuda.jit("Tuple((float64, int64))(float64[:])", device=True)
+    def max_and_index(row):
+        best = row[0]
+        at = 0
+        for j in range(1, row.shape[0]):
+            if row[j] > best:
+                best = row[j]
+                at = j
+        return best, at
+
+    @cuda.jit(types.UniTuple(types.float64, 2)(types.float64, types.float64), device=True)
+    def polar(x, y):
+        return math.hypot(x, y), math.atan2(y, x)
+
+    @cuda.jit(void(float64[:, :], float64[:, :], types.UniTuple(types.int64, 2)))
+    def k(a, out, offs):
+        i = cuda.grid(1)
+        if i < a.shape[0]:
+            v, j = max_and_index(a[i])
+            r, t = polar(v, 1.0 * j)
+            out[i, 0] = v + offs[0]
+            out[i, 1] = j + offs[1]
+            out[i, 2] = r
+            out[i, 3] = t
+
+    a = np.random.RandomState(12).rand(10, 7)
+    out = np.zeros((10, 4))
+    k[1, 16](a, out, (10, 20))
+    m, j = a.max(1), a.argmax(1)
+    assert np.array_equal(out[:, 0], m + 10) and np.array_equal(out[:, 1], j + 20)
+    assert np.allclose(out[:, 2], np.hypot(m, j)) and np.allclose(out[:, 3], np.arctan2(j, m))

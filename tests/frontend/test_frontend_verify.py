@@ -144,7 +144,7 @@ def test_frontend_bug_becomes_internal_compile_error(monkeypatch):
     def broken(lw, node, name):
         raise KeyError("oops")
 
-    monkeypatch.setitem(calls._BUILTINS, abs, broken)
+    monkeypatch.setitem(calls.registry.CALLS, abs, broken)
     with pytest.raises(CompileError) as ei:
         lower("def k(a):\n    a[0] = abs(a[0])\n", "void(float32[:])")
     assert "internal error while compiling 'k': KeyError" in str(ei.value)

@@ -4,10 +4,9 @@ numba's answers: integer x integer ``+ - * // % ** & | ^`` compute in int64/uint
 widen small integers, int literals are int64. Each kernel runs on the cpu target and is
 compared with numpy computing numba's semantics (operands widened to 64 bits first)."""
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import pykern as cuda
 from pykern.lang.random import create_xoroshiro128p_states, xoroshiro128p_next
@@ -101,24 +100,6 @@ def test_xoroshiro_next_mod_n_indexes_an_array():
     assert ((0 <= idx) & (idx < a.size)).all()
     np.testing.assert_array_equal(out, a[idx])
     assert len(set(idx.tolist())) > 5
-
-
-@cuda.jit
-def lanes_below(pred, out, lanes):
-    i = cuda.grid(1)
-    lane = cuda.threadIdx.x % cuda.warpsize
-    mask = cuda.ballot_sync(0xFFFFFFFF, pred[i] != 0)
-    below = mask & ((1 << lane) - 1)  # uint & int64 -> int64 (numba)
-    out[i] = cuda.popc(below)
-    lanes[i] = lane
-
-
-def test_ballot_mask_and_int64_counts_the_lanes_below():
-    pred = (np.arange(32) % 3 == 0).astype(np.int32)
-    out, lanes = np.zeros(32, np.int64), np.zeros(32, np.int64)
-    lanes_below[1, 32](pred, out, lanes)
-    ref = [int(pred[i - lanes[i]:i].sum()) for i in range(32)]
-    assert out.tolist() == ref
 
 
 @cuda.jit
@@ -266,19 +247,6 @@ def test_augmented_assignment_of_small_ints():
 
 
 @cuda.jit
-def atomics(a, out):
-    old = cuda.atomic.add(a, 0, 1)
-    out[0] = old - 2  # old is the array's uint32: old - 2 is uint64 (numba), stored as int64
-
-
-def test_atomic_return_keeps_the_array_dtype():
-    a = np.array([1], np.uint32)
-    out = np.zeros(1, np.int64)
-    atomics[1, 1](a, out)
-    assert a[0] == 2 and out[0] == -1
-
-
-@cuda.jit
 def scalar_ufuncs(a, b, out):
     i = cuda.grid(1)
     if i < a.size:
@@ -394,3 +362,71 @@ def test_range_of_uint64_and_int64_bounds_is_int64():
     out = np.zeros(1, np.int64)
     range_mixed_signs[1, 1](np.uint64(3), np.int64(7), out)
     assert out[0] == 3 + 4 + 5 + 6
+
+
+@cuda.jit
+def unary_small(a, out):
+    out[0] = -int(a[0])
+    out[1] = ~int(a[1])
+    out[2] = -a[1]
+    out[3] = ~a[1]
+    out[4] = -np.uint8(5)
+    out[5] = ~np.uint8(5)
+    out[6] = -True
+    out[7] = ~np.uint16(0)
+
+
+def test_unary_minus_and_invert_of_small_ints_match_numba():
+    out = np.zeros(8, np.float64)
+    unary_small[1, 1](np.array([-128, 7], np.int8), out)
+    assert out.tolist() == [-128.0, -8.0, -7.0, -8.0, 251.0, 250.0, -1.0, 65535.0]
+
+
+@cuda.jit
+def unary_unsigned(a, out):
+    out[0] = -int(a[0])
+    out[1] = ~int(a[0])
+    out[2] = -a[0]
+
+
+def test_unary_of_unsigned_wraps_in_its_width_then_widens():
+    out = np.zeros(3, np.uint64)
+    unary_unsigned[1, 1](np.array([5], np.uint8), out)
+    assert out.tolist() == [251, 250, 251]
+    out = np.zeros(3, np.uint64)
+    unary_unsigned[1, 1](np.array([5], np.uint32), out)
+    assert out.tolist() == [4294967291, 4294967290, 4294967291]
+
+
+@cuda.jit
+def unsigned_unary_in_expressions(a, b, c, out):
+    for i in range(a.size):
+        x = a[i]
+        y = b[i]
+        z = c[i]
+        out[i, 0] = -x + 1
+        out[i, 1] = ~y >> 4
+        out[i, 2] = -z * 2
+        n = -x
+        out[i, 3] = n % 1000
+        out[i, 4] = (~x) // 3
+        out[i, 5] = -x < 0
+        out[i, 6] = -(x + y)
+        out[i, 7] = ~(z & y)
+        out[i, 8] = +x - 1
+        out[i, 9] = -np.uint64(z)
+
+
+def test_unsigned_unary_results_feed_later_operators_as_numba_types_them():
+    """The wrapped uint8/uint16/uint32 result is a uint64, which the integer rule then mixes with
+    int64 literals (numba 0.68 njit of the same body)."""
+    out = np.zeros((4, 10))
+    unsigned_unary_in_expressions[1, 1](np.array([0, 1, 200, 255], np.uint8), np.array([0, 7, 40000, 65535], np.uint16),
+                                        np.array([0, 3, 2**31, 2**32 - 1], np.uint32), out)
+    assert out.tolist() == [
+        [1.0, 4095.0, 0.0, 0.0, 85.0, 0.0, 0.0, 1.8446744073709552e+19, -1.0, 0.0],
+        [256.0, 4095.0, 8589934586.0, 255.0, 84.0, 0.0, 1.8446744073709552e+19, 1.8446744073709552e+19, 0.0,
+         1.8446744073709552e+19],
+        [57.0, 1595.0, 4294967296.0, 56.0, 18.0, 0.0, 1.844674407370951e+19, 1.8446744073709552e+19, 199.0,
+         1.8446744071562068e+19],
+        [2.0, 0.0, 2.0, 1.0, 0.0, 0.0, 1.8446744073709486e+19, 1.8446744073709486e+19, 254.0, 1.8446744069414584e+19]]

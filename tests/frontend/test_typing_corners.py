@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from frontend_helpers import lower
 from pykern.frontend import types as T
+
+from frontend_helpers import lower
 
 INTS = [T.int8, T.uint8, T.int16, T.uint16, T.int32, T.uint32, T.int64, T.uint64]
 INTS_BOOL = INTS + [T.boolean]
@@ -294,3 +295,131 @@ def test_against_numba():
             if nb_type(src, (a,)) != pk_type(src, (a,)):
                 bad.append((src, a, nb_type(src, (a,)), pk_type(src, (a,))))
     assert not bad
+
+
+@cuda.jit
+def powers(a, n, out):
+    out[0] = a[0] ** n[0]
+    out[1] = a[0] ** -n[0]
+    out[2] = a[0] ** 7
+    out[3] = pow(a[0], n[0])
+    x = a[0]
+    x **= n[0]
+    out[4] = x
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_float32_to_an_int_power_is_float32_by_repeated_squaring():
+    out = np.zeros(5, np.float64)
+    powers[1, 1](np.array([1.1], np.float32), np.array([7], np.int32), out)
+    # float32 results: 1.1f ** 7 in float64 would be 1.9487173956611588
+    assert out.tolist() == [1.9487173557281494, 0.5131580233573914, 1.9487173557281494,
+                            1.9487173557281494, 1.9487173557281494]
+    out = np.zeros(5, np.float64)
+    powers[1, 1](np.array([0.7], np.float32), np.array([23], np.uint8), out)
+    # -n of a uint8 is uint64 233: 0.7f ** 233
+    assert out.tolist() == [0.0002736873575486243, 8.087997885016162e-37, 0.08235429227352142,
+                            0.0002736873575486243, 0.0002736873575486243]
+
+
+@cuda.jit
+def uint16_float32(u, f, c, out, oc):
+    out[0] = u[0] + f[0]
+    out[1] = u[0] * f[0]
+    out[2] = f[0] / u[0]
+    out[3] = u[0] - f[0]
+    oc[0] = u[0] * c[0]
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_uint16_with_float32_computes_in_float64():
+    out, oc = np.zeros(4), np.zeros(1, np.complex128)
+    uint16_float32[1, 1](np.array([3], np.uint16), np.array([0.1], np.float32),
+                         np.array([0.1 + 0.2j], np.complex64), out, oc)
+    assert out.tolist() == [3.100000001490116, 0.30000000447034836, 0.033333333830038704, 2.899999998509884]
+    assert oc.tolist() == [0.30000000447034836 + 0.6000000089406967j]
+
+
+@cuda.jit(device=True)
+def _branch_on_inverted_flag(out, flag):
+    if ~flag:
+        out[0] = 1
+    else:
+        out[0] = 2
+
+
+@cuda.jit
+def inverted_flag(out):
+    _branch_on_inverted_flag(out, True)
+    f = True
+    out[1] = 1 if ~f else 2
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_invert_of_a_constant_boolean_is_not_when_branches_are_pruned():
+    """numba's ``~`` of a boolean is ``not``; the compile-time pruning of ``if ~flag`` used Python's
+    ``~True`` (-2, true) and took the wrong branch (numba 0.68 njit: ``[2, 2]``)."""
+    out = np.zeros(2, np.int64)
+    inverted_flag[1, 1](out)
+    assert out.tolist() == [2, 2]
+
+
+@cuda.jit
+def int_powers(a, b, out, small):
+    for i in range(a.size):
+        out[i] = a[i] ** b[i]
+    small[0] = np.power(np.int8(a[0]), np.int8(b[0]))
+    small[1] = np.power(np.int16(a[1]), np.int16(b[3]))
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_zero_to_a_negative_integer_power_is_the_minimum_as_in_numba_cuda():
+    """numba's int_power under CUDA's numpy error model (njit(error_model='numpy') of numba 0.68
+    gives the same) returns ``-1 << (bits - 1)`` for ``0 ** negative`` instead of raising."""
+    out, small = np.zeros(6, np.int64), np.zeros(2, np.int64)
+    int_powers[1, 1](np.array([0, 0, 2, -1, 1, 0], np.int32), np.array([-1, -2, -1, -3, -7, 0], np.int32), out, small)
+    assert out.tolist() == [-(2**63), -(2**63), 0, -1, 1, 1]
+    assert small.tolist() == [-128, -32768]
+
+
+@cuda.jit
+def int_keeps_type(u, out):
+    out[0] = int(u[0]) > 0
+    out[1] = int(u[0]) // 2
+    out[2] = int(u[1]) * 2
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_int_of_an_integer_keeps_its_type():
+    """numba's int(uint64) is uint64 (it was an int64 conversion: 2**63 + 1 turned negative);
+    ``// 2`` then follows the integer rule (uint64 with an int64 literal is int64). numba 0.68 njit
+    gives ``[1.0, -4.611686018427388e+18, 8589934590.0]``."""
+    out = np.zeros(3)
+    int_keeps_type[1, 1](np.array([2**63 + 1, 2**32 - 1], np.uint64), out)
+    assert out.tolist() == [1.0, -4.611686018427388e+18, 8589934590.0]
+
+
+@cuda.jit
+def int_neg_pow(a, out):
+    for i in range(a.size):
+        x = a[i]
+        out[i, 0] = x ** -3
+        out[i, 1] = x ** -2
+        out[i, 2] = x ** -1
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_int_to_negative_constant_power():
+    m = -9223372036854775808
+    for dt in (np.int64, np.int32, np.int8):
+        a = np.array([0, 1, -1, 2, -2, 5], dt)
+        out = np.zeros((a.size, 3), np.int64)
+        int_neg_pow[1, 1](a, out)
+        assert out.tolist() == [[m, m, m], [1, 1, 1], [-1, 1, -1], [0, 0, 0], [0, 0, 0], [0, 0, 0]], dt
+    for dt in (np.uint8, np.uint64):
+        a = np.array([0, 1, 2, 255, np.iinfo(dt).max], dt)
+        out = np.zeros((a.size, 3), np.int64)
+        int_neg_pow[1, 1](a, out)
+        # numba's uint64 max is int64 -1 in int_power
+        last = [0, 0, 0] if dt == np.uint8 else [-1, 1, -1]
+        assert out.tolist() == [[m, m, m], [1, 1, 1], [0, 0, 0], [0, 0, 0], last], dt

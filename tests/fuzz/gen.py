@@ -7,7 +7,9 @@ to ``out_i[i]`` and ``out_f[i]``. Valid programs use only the supported
 grammar: int/float arithmetic (``// % **`` with Python semantics), bit ops and
 shifts (counts >= 64 and negative run-time counts, numpy's rule), ``np.minimum/
 maximum/fmin/fmax`` (with NaN and +-0 operands), ``np.fmod`` and floor/ceil/trunc
-of integers (exact),
+of integers (exact), ``np.lcm``/``np.gcd``/``np.fmod`` of narrow integers with an int literal
+(numba's int64), constant negative shift counts, a constant ``// 0`` in a branch not taken, ``float()`` of a float32 and ``math.hypot``/``atan2``/``copysign`` of float32 and
+uint16 (narrow types only inside such an expression, widened at once),
 comparisons (chained), ``and/or/not``, conditional expressions,
 ``if/elif/else``, ``for range`` with any step, bounded ``while``,
 ``break/continue``, early ``return``, tuples, loads at computed indices, math
@@ -125,7 +127,13 @@ class _Gen:
         # them (a documented CompileError), so never combine two constants
         if _is_const(a):
             a = r.choice(self.int_vars)
-        c = r.randrange(21)
+        c = r.randrange(23)
+        if c == 21:  # numba's int64 literal in numpy functions: np.lcm(np.uint8(255), 2) is 510, not uint8's 254
+            fn = r.choice(["np.lcm", "np.gcd", "np.fmod"])
+            return f"{fn}({r.choice(['np.uint8', 'np.int8', 'np.uint16', 'np.int32'])}({a}), {r.choice([2, 3, 6, 12, 200])})"
+        if c == 22:  # a constant division by zero in a branch that never runs (i >= 0) compiles, as in
+            # numba (where it runs, debug=True raises ZeroDivisionError: tests/robustness/test_robust_numba_differential.py)
+            return f"({a} if i >= 0 else {r.randint(-9, 9)} {r.choice(['//', '%'])} 0)"
         if c == 17:  # numpy's shift rule: counts >= 64 and negative (run-time) counts shift all out
             return f"({a} {r.choice(['<<', '>>'])} ({r.choice(self.int_vars)} % 80 - 8))"
         if c == 18:  # exact integer fmod (C remainder; 0 for a zero divisor, as numpy)
@@ -134,8 +142,8 @@ class _Gen:
             return f"np.{r.choice(['minimum', 'maximum', 'fmin', 'fmax'])}({a}, {b})"
         if c == 20:  # floor/ceil/trunc of an integer: the integer, exactly (no float64 round trip)
             return f"{r.choice(['math.floor', 'math.ceil', 'math.trunc', 'np.floor', 'np.ceil', 'np.trunc'])}({a})"
-        if c == 16:
-            return f"({a} {r.choice(['<<', '>>'])} {r.randint(0, 70)})"
+        if c == 16:  # constant counts, negative ones too (every bit shifted out, as numpy)
+            return f"({a} {r.choice(['<<', '>>'])} {r.choice([r.randint(0, 70), r.randint(-130, -1)])})"
         if c < 5:
             return f"({a} {r.choice(['+', '-', '*', '+', '-'])} {b})"
         if c == 5:
@@ -182,7 +190,12 @@ class _Gen:
         if d <= 0 or self.chance(0.25):
             return self.flt_atom()
         a, b = self.flt_expr(d - 1), self.flt_expr(d - 1)
-        c = r.randrange(20)
+        c = r.randrange(22)
+        if c == 20:  # float() of a float32 is float32 (numba): a float32 division, widened after
+            return f"np.float64(float(np.float32({a})) / np.float32(3))"
+        if c == 21:  # uint16 with float32 in two-argument math functions: float64 (numba.cuda's signatures)
+            fn = r.choice(["math.hypot", "math.atan2", "math.copysign"])
+            return f"{fn}(np.float32({a}), np.uint16({self.int_atom()}))"
         if c == 18:  # numpy's NaN rules: minimum/maximum propagate, fmin/fmax ignore; +-0 and NaN operands
             x = r.choice([b, "float('nan')", "-0.0", "0.0", f"(-{b})"])
             return f"np.{r.choice(['minimum', 'maximum', 'fmin', 'fmax'])}({a}, {x})"

@@ -107,13 +107,22 @@ def _to_int(fn, v):
     return np.int64(fn(int(v) if isinstance(v, (int, np.integer)) else float(v)))
 
 
-def _hypot(a, b):
-    return np.float64(math.hypot(float(a), float(b)))
+def _f2(fn):
+    """A two-argument math function in float64 (numba.cuda's type for float32 with uint16), as
+    numpy's loop computes it: the C library's, as the kernel's (Python's own math.hypot can be
+    an ulp away, which ``x % hypot(...)`` of a large ``x`` magnifies)."""
+    return lambda a, b: np.float64(fn(np.float64(a), np.float64(b)))
+
+
+def _float(v):
+    """``float()`` as numba types it: a float32 stays float32, anything else is float64."""
+    return v if isinstance(v, np.float32) else np.float64(v)
 
 
 _FAKE_MATH = types.SimpleNamespace(
     sin=_f1(math.sin), cos=_f1(math.cos), sqrt=_f1(math.sqrt), exp=_f1(math.exp), log=_f1(math.log),
-    fabs=_f1(math.fabs), atan=_f1(math.atan), tanh=_f1(math.tanh), hypot=_hypot,
+    fabs=_f1(math.fabs), atan=_f1(math.atan), tanh=_f1(math.tanh), hypot=_f2(np.hypot),
+    atan2=_f2(np.arctan2), copysign=_f2(np.copysign),
     floor=lambda v: _to_int(math.floor, v), ceil=lambda v: _to_int(math.ceil, v), trunc=lambda v: _to_int(math.trunc, v),
 )
 
@@ -144,7 +153,7 @@ def reference_outputs(prog: gen.Program, nthreads_launched: int, x, y):
     env = {
         "_I": np.int64, "_F": np.float64, "_S": _S, "np": np, "math": _FAKE_MATH, "cuda": fake,
         "range": _range, "len": lambda v: np.int64(len(v)), "int": lambda v: np.int64(int(v)),
-        "float": np.float64, "round": lambda v: np.int64(round(float(v))),
+        "float": _float, "round": lambda v: np.int64(round(float(v))),
     }
     exec(compile(tree, prog.filename + "-ref", "exec"), env)
     fn = env[prog.entry]

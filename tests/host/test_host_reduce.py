@@ -82,10 +82,11 @@ def test_it_is_a_device_tree_reduction(cpu_target):
         del k.launch
     nblocks = reduction.blocks_for(100_000, "cpu")
     assert nblocks > 1
-    assert calls == [(nblocks, reduction.BLOCK, 100_000), (1, reduction.BLOCK, nblocks)]
+    # on the cpu target one thread per block folds a chunk (no barriers), then one thread the partials
+    assert calls == [(nblocks, 1, 100_000), (1, 1, nblocks)]
     assert reduction.blocks_for(100_000, "hip") == min(reduction.MAX_BLOCKS, -(-100_000 // reduction.BLOCK))
     ov = next(iter(k.overloads.values()))
-    assert ov.artifact.uses_barrier and ov.artifact.static_shared_bytes >= reduction.BLOCK * 12
+    assert not ov.artifact.uses_barrier
 
 
 def test_reduce_kernel_compiles_for_amdgpu():

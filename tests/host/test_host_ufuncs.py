@@ -1,8 +1,10 @@
-"""cuda.vectorize / cuda.guvectorize on the cpu target against numpy: eager
-signature lists and lazy typing, broadcasting, scalars, out=, stream=, device
-and host arrays, gufunc layouts, and vectorized functions called from kernels."""
+"""cuda.vectorize / cuda.guvectorize on the cpu target against numpy: eager signature lists and lazy
+typing, broadcasting, scalars, out=, stream=, device and host arrays, gufunc layouts, vectorized
+functions called from kernels, ``nopython=True`` accepted as redundant, and ``reduce`` of a
+vectorize ufunc as numba-cuda computes it (halves combined pairwise, no initial value)."""
 
 import math
+import math as mth
 
 import numpy as np
 import pytest
@@ -272,3 +274,130 @@ if given is not None:
         got = _fma_like(a, s)
         np.testing.assert_array_equal(got, want)  # NaN == NaN here; -0.0 vs 0.0 checked below
         assert (np.signbit(got) == np.signbit(want))[~np.isnan(want)].all()
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_gufunc_doc_example_with_device_arrays_on_a_stream():
+    # numba-cuda docs, "Generalized CUDA ufuncs": matmulcore on device arrays, out= and stream=
+    @cuda.guvectorize(["void(float32[:,:], float32[:,:], float32[:,:])"], "(m,n),(n,p)->(m,p)")
+    def matmulcore(A, B, C):
+        m, n = A.shape
+        n, p = B.shape
+        for i in range(m):
+            for j in range(p):
+                C[i, j] = 0
+                for k in range(n):
+                    C[i, j] += A[i, k] * B[k, j]
+
+    matmulcore.max_blocksize = 32
+    rng = np.random.RandomState(2)
+    A = rng.rand(100, 2, 4).astype(np.float32)
+    B = rng.rand(100, 4, 5).astype(np.float32)
+    stream = cuda.stream()
+    dA = cuda.to_device(A, stream)
+    dB = cuda.to_device(B, stream)
+    dC = cuda.device_array(shape=(100, 2, 5), dtype=A.dtype, stream=stream)
+    matmulcore(dA, dB, out=dC, stream=stream)
+    C = dC.copy_to_host(stream=stream)
+    stream.synchronize()
+    assert np.allclose(C, A @ B, rtol=1e-5)
+    assert np.allclose(matmulcore(A, B), A @ B, rtol=1e-5)
+
+    @cuda.guvectorize(["void(float64[:], intp, float64[:])"], "(n),()->(n)")
+    def move_mean(a, window_arr, out):  # numba's docs' moving average, a scalar core argument
+        window_width = window_arr
+        asum = 0.0
+        count = 0
+        for i in range(window_width):
+            asum += a[i]
+            count += 1
+            out[i] = asum / count
+        for i in range(window_width, len(a)):
+            asum += a[i] - a[i - window_width]
+            out[i] = asum / count
+
+    arr = np.arange(20, dtype=np.float64).reshape(2, 10)
+    ref = np.array([[arr[r, max(0, i - 2):i + 1].mean() for i in range(10)] for r in range(2)])
+    assert np.allclose(move_mean(arr, 3), ref)
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_vectorize_and_guvectorize_accept_nopython():
+    # accepted with numba's warning that it is redundant
+    with pytest.warns(RuntimeWarning, match="redundant"):
+        @cuda.vectorize(["float64(float64)"], target="cuda", nopython=True)
+        def twice(x):
+            return 2.0 * x
+
+    with pytest.warns(RuntimeWarning, match="redundant"):
+        @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="cuda", nopython=True)
+        def cumsum(x, out):
+            acc = 0.0
+            for i in range(x.shape[0]):
+                acc += x[i] + mth.floor(0.5)
+                out[i] = acc
+
+    x = np.arange(12.0).reshape(3, 4)
+    np.testing.assert_array_equal(twice(x[0]), 2.0 * x[0])
+    np.testing.assert_array_equal(cumsum(x), np.cumsum(x, 1))
+
+
+@cuda.vectorize(["float64(float64, float64)", "int64(int64, int64)"])
+def mul(a, b):
+    return a * b
+
+
+@cuda.vectorize(["int64(int64, int64)"])
+def biggest(a, b):
+    return max(a, b)
+
+
+@cuda.vectorize(["float64(float64, float64)"])
+def sub(a, b):
+    return a - b
+
+
+@cuda.vectorize(["float32(float32, float32)"])
+def add32(a, b):
+    return a + b
+
+
+def _numba_order(f, x):
+    """numba's DeviceVectorize reduction order, on the host."""
+    n = len(x)
+    if n % 2:
+        return f(_numba_order(f, x[: n - 1]), x[n - 1 :])
+    left = f(x[: n // 2], x[n // 2 :])
+    return _numba_order(f, left) if n // 2 > 1 else left
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_products_and_maxima_have_no_zero_folded_in():
+    assert mul.reduce(np.arange(1.0, 6.0)) == 120.0
+    r = mul.reduce(np.arange(1, 8))
+    assert r == 5040 and np.asarray(r).dtype == np.int64
+    assert biggest.reduce(np.array([-5, -3, -9])) == -3
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 8, 13, 100])
+@pytest.mark.usefixtures("cpu_uncached")
+def test_non_associative_order_is_numbas(n):
+    x = np.arange(1.0, n + 1.0)
+    assert sub.reduce(x) == _numba_order(np.subtract, x)[0]
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_float32_sum_rounds_in_numbas_order():
+    x = np.random.default_rng(0).random(1001).astype(np.float32) * 1000
+    want = _numba_order(np.add, x)[0]
+    got = add32.reduce(cuda.to_device(x))
+    assert got == want and np.asarray(got).dtype == np.float32
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_edges():
+    assert mul.reduce(np.array([7.0])) == 7.0
+    with pytest.raises(TypeError, match="empty"):
+        mul.reduce(np.zeros(0))
+    with pytest.raises(TypeError):
+        mul.reduce(np.ones((2, 2)))

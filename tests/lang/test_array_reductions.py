@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import warnings
 
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 import pykern as cuda
 
@@ -285,3 +284,65 @@ def test_unsupported_forms_are_compile_errors_at_the_call():
 
     with pytest.raises(cuda.CompileError, match="takes an array"):
         scalar[1, 1](1.0, np.zeros(1))
+
+
+@cuda.jit
+def builtin_extremes(a, out):
+    out[0] = max(a)
+    out[1] = min(a)
+
+
+def test_builtin_max_min_of_a_1d_array_iterate_like_python():
+    cases = [([3.0, -1.0, 7.0, np.nan], [7.0, -1.0]), ([np.nan, 3.0, -1.0], [np.nan, np.nan]),
+             ([2.5], [2.5, 2.5])]
+    for values, ref in cases:
+        out = np.zeros(2)
+        builtin_extremes[1, 1](np.array(values), out)
+        np.testing.assert_array_equal(out, ref)
+    out = np.zeros(2)
+    builtin_extremes[1, 1](np.array([-0.0, 0.0]), out)
+    assert np.signbit(out).tolist() == [True, True]  # 0.0 > -0.0 is false: the first zero stays
+    out = np.zeros(2, np.int64)
+    builtin_extremes[1, 1](np.array([3, -9, 7, 7], np.int16), out)
+    assert out.tolist() == [7, -9]
+
+
+def test_builtin_max_of_an_empty_array_raises_under_debug():
+    @cuda.jit(debug=True)
+    def extremes(a, out):
+        out[0] = max(a)
+
+    with pytest.raises(ValueError, match="max\\(\\) arg is an empty sequence"):
+        extremes[1, 1](np.zeros(0), np.zeros(2))
+
+
+WEIGHTS = (1.0, 4.0, 6.0, 4.0, 1.0)
+
+
+def test_builtin_sum_any_all_in_a_smoothing_kernel():
+    # Python's sum/any/all, as numba's overloads of them compile in kernels: of a global tuple, a
+    # tuple built in the kernel and a row of an array
+    @cuda.jit
+    def smooth(x, out, valid, rowsum):
+        i = cuda.grid(1)
+        n = x.shape[1]
+        if i < x.shape[0]:
+            norm = sum(WEIGHTS)
+            for j in range(2, n - 2):
+                acc = 0.0
+                for k in range(5):
+                    acc += WEIGHTS[k] * x[i, j + k - 2]
+                out[i, j] = acc / norm
+            ends = (x[i, 0], x[i, n - 1])
+            valid[i] = all((ends[0] >= 0, ends[1] >= 0)) and not any((x[i, 1] > 0.99, x[i, 2] > 0.99))
+            rowsum[i] = sum(x[i], 100.0) - sum(ends)
+
+    x = np.random.RandomState(18).rand(12, 20)
+    x[3, 0] = -1
+    out, valid, rowsum = np.zeros_like(x), np.zeros(12, np.bool_), np.zeros(12)
+    smooth[1, 16](x, out, valid, rowsum)
+    w = np.array(WEIGHTS)
+    ref = np.stack([np.convolve(r, w / w.sum(), mode="valid") for r in x])
+    assert np.allclose(out[:, 2:-2], ref, rtol=0, atol=1e-15)
+    assert valid.tolist() == [(r[0] >= 0 and r[-1] >= 0) and not (r[1] > 0.99 or r[2] > 0.99) for r in x]
+    assert np.allclose(rowsum, [100.0 + sum(r) - (r[0] + r[-1]) for r in x], rtol=0, atol=1e-12)

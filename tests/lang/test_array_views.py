@@ -1,5 +1,6 @@
-"""Array views inside kernels (``a[i]``, ``a[i, 1:5]``, ``a[::-1]``...) on the cpu
-target, compared with numpy's basic slicing; plus an amdgpu build of a view kernel.
+"""Array views inside kernels (``a[i]``, ``a[i, 1:5]``, ``a[::-1]``...) on the cpu target, compared
+with numpy's basic slicing; ``a.flat``, ``a.itemsize``, ``a.nbytes``; plus an amdgpu build of a view
+kernel.
 
 A zero slice step (Python raises ValueError, a GPU cannot) gives an empty dimension.
 """
@@ -8,15 +9,14 @@ from __future__ import annotations
 
 import io
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import pykern as cuda
+from pykern.frontend import ir, types as T
+
 from frontend_helpers import compile_error, jit
-from pykern.frontend import ir
-from pykern.frontend import types as T
 
 SET = settings(max_examples=40, deadline=None)
 I64MIN, I64MAX = -(2**63), 2**63 - 1
@@ -259,27 +259,6 @@ def test_writes_through_views_reach_the_base():
     np.testing.assert_array_equal(a, want)
 
 
-def test_atomics_on_views():
-    @jit
-    def k(a, hist):
-        i = cuda.grid(1)
-        if i < 64:
-            row = a[i % 4]
-            cuda.atomic.add(row, i % 3, 1)
-            col = hist[:, 1]
-            cuda.atomic.add(col, i % 2, 2)
-            cuda.atomic.max(hist[0, ::-1], 0, i)
-
-    a = np.zeros((4, 3), np.int32)
-    hist = np.zeros((2, 3), np.int32)
-    k[2, 32](a, hist)
-    want = np.zeros((4, 3), np.int32)
-    for i in range(64):
-        want[i % 4, i % 3] += 1
-    np.testing.assert_array_equal(a, want)
-    assert hist[0, 1] == 64 and hist[1, 1] == 64 and hist[0, 2] == 63
-
-
 @cuda.jit(device=True)
 def _rowsum(r):
     s = 0.0
@@ -451,3 +430,38 @@ def test_verifier_checks_views():
     too_many = ir.ArrayView(a, [ir.Slice()] * 3, T.Array(T.float32, 3, "A"))
     assert problems(fn(too_many))
     assert "outside an array view" in problems(fn(ir.Slice()))[0][0]
+
+
+@cuda.jit
+def flat_and_sizes(a, out):
+    out[0] = a.itemsize
+    out[1] = a.nbytes
+    s = 0.0
+    for v in a.flat:
+        s = s * 2 + v
+    out[2] = s
+    out[3] = a.flat[4]
+    out[4] = a.flat[a.size - 1]
+    t = 0.0
+    for j, v in enumerate(a.flat):
+        t += j * v
+    out[5] = t
+
+
+def test_array_flat_itemsize_and_nbytes():
+    """numba 0.68 njit of the same body, on a C array, a strided view and a 1-d int16 array."""
+    a = np.arange(12.0).reshape(3, 4)
+    for arr, ref in ((a, [8.0, 96.0, 4083.0, 4.0, 11.0, 506.0]), (a[:, ::2], [8.0, 48.0, 114.0, 8.0, 10.0, 110.0]),
+                     (np.arange(5, dtype=np.int16), [2.0, 10.0, 26.0, 4.0, 4.0, 30.0])):
+        out = np.zeros(6)
+        flat_and_sizes[1, 1](arr, out)
+        assert out.tolist() == ref
+
+
+def test_array_flat_index_out_of_range_is_caught_under_debug():
+    @cuda.jit(debug=True)
+    def past_the_end(a, out):
+        out[0] = a.flat[12]
+
+    with pytest.raises(IndexError):
+        past_the_end[1, 1](np.zeros((3, 4)), np.zeros(1))

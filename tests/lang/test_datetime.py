@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import warnings
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import pykern as cuda
 
@@ -153,3 +152,20 @@ def test_months_and_days_do_not_mix():
 
     with pytest.raises(cuda.CompileError, match="units M and D"):
         k[1, 1](np.zeros(1, "M8[M]"), np.zeros(1, "M8[D]"), np.zeros(1, "m8[D]"))
+
+
+@cuda.jit
+def negate_timedeltas(a, out):
+    out[0] = -a[0]
+    out[1] = -a[1]
+    out[2] = -a[2]
+    out[3] = +a[0]
+
+
+def test_unary_minus_of_a_timedelta_is_a_timedelta():
+    """numba 0.68 njit: ``[-5, 3, 'NaT', 5]`` seconds (it was a CompileError: the integer rule's
+    widening tried to make the timedelta an int64)."""
+    a = np.array([5, -3, "NaT"], "timedelta64[s]")
+    out = np.zeros(4, "timedelta64[s]")
+    negate_timedeltas[1, 1](a, out)
+    assert out.tolist() == np.array([-5, 3, "NaT", 5], "timedelta64[s]").tolist()

@@ -1,9 +1,9 @@
-"""Calls as numba.cuda code writes them: compile-time values as device-function
-arguments (types, functions, int literals), functions of the ``operator`` module,
-declared signatures that convert arguments, overload resolution among eager
-signatures, plain ``@jit`` functions called from kernels, recursion with a
-signature. Each runs on the cpu target against Python/numpy and compiles for
-every amdgpu arch."""
+"""Calls as numba.cuda code writes them: compile-time values as device-function arguments (types,
+functions, int literals), functions of the ``operator`` module, declared signatures that convert
+arguments (and arrays of any layout, shared ones too, for a declared ``float64[:]``), overload
+resolution among eager signatures, plain ``@jit`` functions called from kernels, lambdas as device
+functions, recursion with a signature, ``ord()`` of a character constant. Each runs on the cpu
+target against Python/numpy and compiles for every amdgpu arch."""
 
 import math
 import operator
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import pykern as cuda
-from pykern import float64, uint32
+from pykern import CompileError, float64, uint32
 
 ARCHS = ["gfx90a", "gfx942", "gfx1100", "gfx1201"]
 
@@ -721,3 +721,94 @@ def test_a_nested_function_passed_on_cannot_read_run_time_locals():
 
     with pytest.raises(cuda.CompileError, match="Cannot capture the non-constant value associated with 'x'"):
         k[1, 1](np.zeros(1), np.zeros(1))
+
+
+@cuda.jit
+def _upper(s, out):
+    i = cuda.grid(1)
+    if i < s.size:
+        c = s[i]
+        if c >= ord('a') and c <= ord('z'):
+            c = c - (ord('a') - ord('A'))
+        out[i] = c
+
+
+def test_ord_of_a_character_constant_gives_its_code():
+    text = np.frombuffer(b"Hello, numba on amd {z}", dtype=np.uint8)
+    out = np.zeros_like(text)
+    _upper[1, 64](text, out)
+    assert out.tobytes() == b"HELLO, NUMBA ON AMD {Z}"
+
+
+def test_ord_is_an_int64_as_numba_types_it():
+    @cuda.jit
+    def k(out):
+        out[0] = ord('\u20ac') * 2**40  # would wrap in 32 bits
+
+    out = np.zeros(1, np.int64)
+    k[1, 1](out)
+    assert out[0] == 0x20AC * 2**40
+
+
+def test_ord_of_more_than_one_character_is_a_compile_error():
+    @cuda.jit
+    def k(out):
+        out[0] = ord('ab')
+
+    with pytest.raises(cuda.CompileError, match="one-character string"):
+        k[1, 1](np.zeros(1, np.int64))
+
+
+def tensor_map(fn):
+    def _map(out, inp, n):
+        i = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        if i < n:
+            out[i] = fn(inp[i])
+    return cuda.jit()(_map)
+
+
+def test_lambda_device_functions():
+    neg, sq = cuda.jit(device=True)(lambda x: -x * 2.0), cuda.jit(device=True)(lambda y: y * y)
+    a = np.arange(5.0)
+    for fn, ref in ((neg, -2.0 * a), (sq, a * a)):
+        out = np.zeros(5)
+        tensor_map(fn)[1, 8](out, a, 5)
+        np.testing.assert_array_equal(out, ref)
+
+
+def test_lambdas_that_cannot_be_told_apart():
+    f, g = cuda.jit(device=True)(lambda x: x + 1.0), cuda.jit(device=True)(lambda x: x + 2.0)
+    out = np.zeros(1)
+    with pytest.raises(CompileError, match="told apart"):
+        tensor_map(g)[1, 1](out, np.zeros(1), 1)
+    assert f is not g
+
+
+def test_declared_any_layout_arrays_take_contiguous_and_shared_ones():
+    """``@cuda.jit(void(float64[:], ...), device=True)`` called with C-contiguous, strided and
+    shared arrays (numba passes each as is); unpacking the limits and a slice, as a neutron-optics
+    code on GitHub does."""
+    from pykern import float64, int64, void
+
+    @cuda.jit(void(float64[:], float64[:], int64, float64[:, :, :]), device=True)
+    def propagate(neutron, limits, n, out):
+        xmin, xmax, maxdiv = limits
+        vx, vy, vz = neutron[3:6]
+        if vx <= xmin or vx >= xmax:
+            return
+        cuda.atomic.add(out, (0, 0, 0), n)
+        cuda.atomic.add(out, (1, 0, 0), vy * vz + neutron[-2] * 0.0 + maxdiv * 0.0)
+
+    @cuda.jit
+    def k(nb, lim, out):
+        sh = cuda.shared.array(3, cuda.float64)
+        if cuda.threadIdx.x == 0:
+            for j in range(3):
+                sh[j] = lim[j]
+        cuda.syncthreads()
+        propagate(nb[cuda.threadIdx.x], sh, 1, out)  # a row view and a shared array
+
+    nb = np.tile(np.array([0, 0, 0, 0.5, 2.0, 3.0, 9.0, 1.0]), (4, 1))
+    out = np.zeros((2, 1, 1))
+    k[1, 4](nb, np.array([0.0, 1.0, 45.0]), out)
+    assert out[0, 0, 0] == 4 and out[1, 0, 0] == 24

@@ -1,7 +1,7 @@
-"""Arrays referenced as globals of a kernel, as numba.cuda treats them: numpy
-arrays are frozen into the code as constant data when the kernel compiles;
-device arrays are captured by reference (the kernel reads and writes the live
-array). Also the cache key: it covers a captured device array's address."""
+"""Globals of a kernel, as numba.cuda treats them: numpy arrays are frozen into the code as constant
+data when the kernel compiles; device arrays are captured by reference (the kernel reads and writes
+the live array); ``global``/``nonlocal`` declarations of names a kernel only reads are accepted.
+Also the cache key: it covers a captured device array's address."""
 
 import numpy as np
 import pytest
@@ -108,3 +108,41 @@ def test_copy_of_a_run_time_shaped_array_is_a_located_compile_error():
     with pytest.raises(cuda.CompileError, match="shape is known only at run time") as e:
         k[1, 1](np.zeros(3))
     assert "a.copy()" in str(e.value)
+
+
+SEP = ","
+
+
+def _closure_kernel(scale):
+    @cuda.jit
+    def k(out, arr):
+        nonlocal scale
+        global SEP
+        arr1 = arr[0]
+        out[0] = scale * len(arr1) + ord(SEP)
+        arr = cuda.local.array(4, dtype=np.float64)  # the parameter's name, rebound to another type
+        arr[0] = 2.0
+        out[1] = arr[0]
+    return k
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_nonlocal_and_global_of_names_only_read_are_accepted():
+    out = np.zeros(2)
+    _closure_kernel(3.0)[1, 1](out, np.ones((2, 5)))
+    assert out.tolist() == [3.0 * 5 + ord(","), 2.0]
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_nonlocal_of_an_assigned_name_is_refused_at_its_line():
+    total = 0
+
+    @cuda.jit
+    def k(out):
+        nonlocal total
+        total = 1
+        out[0] = total
+
+    with pytest.raises(cuda.CompileError, match="'total' is declared 'nonlocal' and assigned") as e:
+        k[1, 1](np.zeros(1))
+    assert "nonlocal total" in str(e.value)

@@ -1,18 +1,17 @@
-"""Loops and constants as numba.cuda code writes them: ``enumerate``, ``zip``,
-``for/else``, ``while/else``, ``literal_unroll`` over mixed tuples, ``Enum``
-members, namedtuples, ``int.bit_count()``, module-level constants folded into
-shapes. Each is checked against Python on the cpu target and compiled for every
-amdgpu arch."""
+"""Loops and constants as numba.cuda code writes them: ``enumerate``, ``zip``, ``for/else``,
+``while/else``, ``literal_unroll`` over mixed tuples, ``Enum`` members, namedtuples,
+``np.ndindex``/``np.ndenumerate``, ``np.nditer`` (writable 0-d views, C order), ``int.bit_count()``,
+module-level constants folded into shapes. Each is checked against Python on the cpu target and
+compiled for every amdgpu arch."""
 
+from collections import namedtuple
 import enum
 import math
-from collections import namedtuple
 from typing import NamedTuple
 
+from hypothesis import given, settings, strategies as st
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import pykern as cuda
 from pykern import literal_unroll
@@ -409,3 +408,77 @@ def test_intenum_member_as_a_kernel_argument():
     out = np.zeros(1, np.int64)
     k[1, 1](out, Color.BLUE)
     assert out[0] == 6
+
+
+@cuda.jit
+def nd_loops(a, out, res):
+    for idx in np.ndindex(a.shape):
+        out[idx] = a[idx] * 2 + idx[1]
+    t = 0.0
+    for idx, v in np.ndenumerate(a):
+        t += v * (idx[0] + 1) * (idx[1] + 2)
+    for i in np.ndindex(3, 2):
+        t += i[0] * 10 + i[1]
+    for i in np.ndindex(4):
+        t += i[0]
+    for i in np.ndindex(*a.shape):
+        t += i[0] - i[1]
+    res[0] = t
+
+
+@cuda.jit
+def nd_enumerate3(a, res):
+    t = 0
+    for k, (idx, v) in enumerate(np.ndenumerate(a)):
+        t += k * v + idx[2] * 100
+    res[0] = t
+
+
+def test_ndindex_and_ndenumerate_loops():
+    a = np.arange(12.0).reshape(3, 4)
+    out, res = np.zeros((3, 4)), np.zeros(1)
+    nd_loops[1, 1](a, out, res)
+    assert res[0] == 673.0 - 6  # the starred loop adds sum(i - j) over the 3x4 grid: -6
+    assert out.tolist() == [[0.0, 3.0, 6.0, 9.0], [8.0, 11.0, 14.0, 17.0], [16.0, 19.0, 22.0, 25.0]]
+    r = np.zeros(1, np.int64)
+    nd_enumerate3[1, 1](np.arange(24, dtype=np.int32).reshape(2, 3, 4), r)
+    assert r[0] == 7924
+
+
+@cuda.jit
+def nditer_kernel(a, out):
+    j = 0
+    for v in np.nditer(a):
+        out[j] = v.item() + v[()]
+        v[()] = v.item() * 10
+        j += 1
+
+
+@pytest.mark.parametrize("case", ["c", "f", "strided", "transposed", "0d", "int"])
+def test_nditer_single_array(case):
+    base = np.arange(12.0).reshape(3, 4)
+    a = {"c": np.arange(6.0).reshape(2, 3), "f": np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+         "strided": base[::2, 1:3], "transposed": base.T[::2], "0d": np.full((), 5.0), "int": np.arange(4)}[case]
+    # numba 0.68.1's order: C (logical) order, except memory order for an F-contiguous array
+    # (numpy's own nditer takes K order: it would give 0, 2, 4... for "transposed")
+    want = {"c": [0, 1, 2, 3, 4, 5], "f": [0, 3, 1, 4, 2, 5], "strided": [1, 2, 9, 10],
+            "transposed": [0, 4, 8, 2, 6, 10], "0d": [5], "int": [0, 1, 2, 3]}[case]
+    out = np.zeros(a.size)
+    before = a.copy()
+    nditer_kernel[1, 1](a, out)
+    assert out.tolist() == [2.0 * w for w in want]
+    assert (a == before * 10).all()
+
+
+def test_nditer_and_item_errors():
+    def two(a, b):
+        for v in np.nditer((a, b)):
+            a[0] = v.item()
+
+    def item_1d(a):
+        a[0] = a.item()
+
+    with pytest.raises(cuda.CompileError, match="np.nditer\\(\\) takes one array"):
+        cuda.jit("void(float64[:], float64[:])")(two)
+    with pytest.raises(cuda.CompileError, match="item\\(\\) of a float64\\[::1\\] array is not supported"):
+        cuda.jit("void(float64[::1])")(item_1d)

@@ -1,6 +1,7 @@
 """numba.cuda host-side names around kernels work on the cpu target, as ported programs use them."""
 
 import numpy as np
+import pytest
 
 import pykern as cuda
 
@@ -57,3 +58,11 @@ def test_numba_multi_device_loop_runs_its_share_on_the_cpu_target():
             fill[1, share](part, k * share)
     assert out.tolist() == list(range(n))
     assert cuda.cudadrv.driver.driver.get_device_count() == 1
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_cuda_types_and_from_pykern_import_cuda():
+    from pykern import cuda as shim  # a numba program's `from numba import cuda`, with the import changed
+
+    assert shim is cuda and shim.jit is cuda.jit
+    assert cuda.types.int32 == cuda.int32  # numba.cuda.types is importable as an attribute

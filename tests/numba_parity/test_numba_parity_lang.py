@@ -1,13 +1,15 @@
-"""Kernel-language behaviour that numba-cuda's own cudapy tests rely on, on the cpu
-target against numpy/Python: augmented slice assignment, ``len(range(...))``,
-``np.complex64(re, im)``, ``Color["red"]``, global lists, cmath special values,
-recarray alignment; and amdgpu builds of the new lowering.
-"""
+"""Kernel-language behaviour that numba-cuda's own cudapy tests rely on, on the cpu target against
+numpy/Python: augmented slice assignment, ``len(range(...))``, global lists, ``a.view(dtype)``,
+device functions returning arrays, ``f(*t)``, ``a.reshape(...)``, device signatures of argument
+types only, 0-d integer arrays as indices, kernels closing over different ufuncs; and amdgpu builds
+of the new lowering.
+
+Records, complex numbers and enums that those tests use: tests/lang/test_records.py,
+test_complex.py, test_enums.py."""
 
 from __future__ import annotations
 
 import cmath
-import enum
 import math
 
 import numpy as np
@@ -118,68 +120,6 @@ def test_len_of_range_is_the_loop_trip_count():
         assert out.tolist() == want, (a, b, s)
 
 
-# ------------------------------------------------------------ np.complex64(re, im)
-@pytest.mark.parametrize("ct, ft", [(np.complex64, np.float32), (np.complex128, np.float64)])
-def test_numpy_complex_type_of_two_parts(ct, ft):
-    @cuda.jit
-    def k(out, re, im):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = ct(re[i], im[i])
-        if i == 0:
-            out[3] = ct(1.5, 2)
-
-    re = np.array([1.5, -2.0, 0.1, 0.0], ft)
-    im = np.array([-3.25, 4.0, 1e-3, 0.0], ft)
-    out = np.zeros(4, ct)
-    k[1, 3](out, re, im)
-    want = np.array([ct(complex(r, i)) for r, i in zip(re, im)])
-    want[3] = ct(1.5 + 2j)
-    np.testing.assert_array_equal(out, want)
-    assert out.dtype == ct
-
-
-def test_numpy_complex_type_refuses_complex_parts():
-    @cuda.jit
-    def k(out, re, im):
-        out[0] = np.complex128(re, im)
-
-    with pytest.raises(CompileError, match="real parts"):
-        k[1, 1](np.zeros(1, np.complex128), 1j, 2.0)
-
-
-# ------------------------------------------------------------ Enum["name"]
-class _Color(enum.Enum):
-    red = 1
-    green = 2
-
-
-class _Err(enum.IntEnum):
-    not_found = 404
-    internal = 500
-
-
-def test_enum_class_indexed_by_member_name():
-    @cuda.jit
-    def k(out, x):
-        out[0] = _Color["red"] == _Color["green"]
-        out[1] = _Color["green"] == _Color.green
-        out[2] = x + _Err["internal"]
-
-    out = np.zeros(3, np.int64)
-    k[1, 1](out, 3)
-    assert out.tolist() == [0, 1, 503]
-
-
-def test_enum_class_indexed_by_an_unknown_name_is_a_compile_error():
-    @cuda.jit
-    def k(out):
-        out[0] = _Err["gone"]
-
-    with pytest.raises(CompileError, match="no member 'gone'"):
-        k[1, 1](np.zeros(1, np.int64))
-
-
 # ------------------------------------------------------------ global lists
 _WEIGHTS = [0.25, 0.5, 0.25]
 
@@ -214,175 +154,6 @@ def test_closure_list_of_ints():
     assert out.tolist() == lst
 
 
-# ------------------------------------------------------------ cmath special values
-_REALS = [-0.0, 0.0, 1.0, -1.0, -math.pi, math.inf, -math.inf, math.nan]
-_VALUES = [complex(x, y) for x in _REALS for y in _REALS]
-_UNARY = ["sqrt", "exp", "log", "log10", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-          "asin", "acos", "atan", "asinh", "acosh", "atanh"]
-
-
-def _same_complex(got, want, rel):
-    def same(g, w):
-        if math.isnan(w) or math.isnan(g):
-            return math.isnan(w) and math.isnan(g)
-        if math.isinf(w) or math.isinf(g) or w == 0:
-            return g == w
-        return abs(g - w) <= rel * abs(w)
-    return same(got.real, want.real) and same(got.imag, want.imag)
-
-
-def _cmath_kernel(fn):
-    @cuda.jit
-    def k(out, z):
-        i = cuda.grid(1)
-        if i < z.size:
-            out[i] = fn(z[i])
-    return k
-
-
-@pytest.mark.parametrize("name", _UNARY)
-def test_cmath_special_values_are_pythons(name):
-    fn = getattr(cmath, name)
-    k = _cmath_kernel(fn)
-    for ct, rel in ((np.complex128, 1e-13), (np.complex64, 1e-6)):
-        vals = [v for v in _VALUES if not (ct is np.complex64 and math.isfinite(v.real) and math.isfinite(v.imag))]
-        ok = []
-        for v in vals:
-            v = complex(ct(v))  # the argument as the kernel sees it (-pi rounds up in float32)
-            try:
-                ok.append((v, fn(v)))
-            except ValueError:
-                pass
-        z = np.array([v for v, _ in ok], ct)
-        out = np.zeros_like(z)
-        k[1, len(z)](out, z)
-        bad = [(v, complex(g), w) for (v, w), g in zip(ok, out) if not _same_complex(complex(g), w, rel)]
-        assert not bad, (name, ct, bad[:5])
-
-
-def test_cmath_rect_special_values_are_pythons():
-    @cuda.jit
-    def k(out, r, phi):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = cmath.rect(r[i], phi[i])
-
-    pairs = []
-    for x in _REALS:
-        for y in _REALS:
-            try:
-                pairs.append((x, y, cmath.rect(x, y)))
-            except ValueError:
-                pass
-    r, phi = (np.array([p[k] for p in pairs]) for k in (0, 1))
-    out = np.zeros(len(pairs), np.complex128)
-    k[1, len(pairs)](out, r, phi)
-    bad = [(x, y, complex(g), w) for (x, y, w), g in zip(pairs, out) if not _same_complex(complex(g), w, 1e-13)]
-    assert not bad, bad[:5]
-
-
-def test_atanh_of_an_infinite_imaginary_part_is_a_quarter_turn():
-    # was 3*pi/8 (a finite wrong answer) before the special values
-    k = _cmath_kernel(cmath.atanh)
-    z = np.array([complex(0, math.inf), complex(1, -math.inf)])
-    out = np.zeros_like(z)
-    k[1, 2](out, z)
-    np.testing.assert_array_equal(out, [cmath.atanh(v) for v in z])
-
-
-# ------------------------------------------------------------ recarray alignment
-def test_recarray_of_an_aligned_dtype_matches_an_aligned_signature():
-    dt = np.dtype([("a", np.int32), ("b", np.float64)], align=True)
-
-    @cuda.jit((cuda.from_dtype(dt)[:],))
-    def k(r):
-        i = cuda.grid(1)
-        r[i].a = r[i].b
-
-    ra = np.recarray(3, dtype=dt)
-    ra.a = 0
-    ra.b = np.array([123.0, 246.0, 369.0])
-    k[1, 3](ra)
-    np.testing.assert_array_equal(ra.a, ra.b)
-
-
-def test_array_field_of_a_recarray_element():
-    dt = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
-
-    @cuda.jit
-    def k(rec, out):
-        rec.h[1] = 4.0
-        out[0] = rec.h[0]
-
-    ra = np.recarray(1, dtype=dt)
-    ra[0].h[0] = 15.0
-    out = np.zeros(1, np.float32)
-    k[1, 1](ra[0], out)
-    assert out[0] == 15.0 and ra[0].h[1] == 4.0
-
-
-_PACKED = np.dtype([("a", np.int8), ("b", np.float64), ("c", np.complex64)])  # b at byte 1, c at 9
-
-
-def _field_views(x, o1, o2):
-    i = cuda.grid(1)
-    if i < x.size:
-        o1[i] = x.b[i] + x.a[i]
-        o2[i] = x.c[::-1][i]
-
-
-def _field_writes(x):
-    i = cuda.grid(1)
-    if i < x.size:
-        x.b[i] = -x.b[i]
-        s = x.c
-        s[i] += 1
-
-
-def test_record_array_fields_are_array_views_as_numpy_gives():
-    # numba types `a.b` of an array of records as the strided array of the field (np.recarray's
-    # attribute); here in a packed record, whose fields sit at odd bytes
-    a = np.zeros(5, _PACKED)
-    a["a"], a["b"], a["c"] = np.arange(5), np.arange(5) * 1.5, np.arange(5) * (1 - 2j)
-    o1, o2 = np.zeros(5), np.zeros(5, np.complex64)
-    cuda.jit(_field_views)[1, 8](a, o1, o2)
-    np.testing.assert_array_equal(o1, a["b"] + a["a"])
-    np.testing.assert_array_equal(o2, a["c"][::-1])
-    want_b, want_c = -a["b"], a["c"] + 1
-    cuda.jit(_field_writes)[1, 8](a)
-    np.testing.assert_array_equal(a["b"], want_b)
-    np.testing.assert_array_equal(a["c"], want_c)
-    r = np.recarray(4, dtype=[("x", np.int32), ("y", np.float32)])
-    r.x, r.y = [1, 2, 3, 4], [0.5, 0.25, 2.0, 4.0]
-    out = np.zeros(4, np.float32)
-
-    @cuda.jit
-    def k(r, out):
-        for i in range(r.size):
-            out[i] = r.x[i] * r.y[i]
-
-    k[1, 1](r, out)
-    np.testing.assert_array_equal(out, r.x * r.y)
-
-
-def test_a_record_array_field_that_is_no_number_is_a_compile_error():
-    dt = np.dtype([("g", np.int32), ("h", np.float32, 2)])
-
-    @cuda.jit
-    def k(a, out):
-        out[0] = a.h[0][0]
-
-    with pytest.raises(CompileError, match="only number fields"):
-        k[1, 1](np.zeros(2, dt), np.zeros(1, np.float32))
-
-
-# ------------------------------------------------------------ amdgpu
-@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
-def test_record_array_field_views_build_for_amdgpu(arch):
-    sig = (cuda.from_dtype(_PACKED)[::1], cuda.float64[::1], cuda.complex64[::1])
-    assert cuda.compile(_field_views, sig, arch=arch).code_object[:4] == b"\x7fELF"
-
-
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 def test_new_lowering_builds_for_amdgpu(arch):
     def k(a, b, out, z):
@@ -394,75 +165,6 @@ def test_new_lowering_builds_for_amdgpu(arch):
     sig = "void(float64[::1], float64[::1], int64[::1], complex128[::1])"
     ck = cuda.compile(k, sig, arch=arch)
     assert ck.code_object[:4] == b"\x7fELF"
-
-
-# ------------------------------------------------------------ Enum comparisons
-class _Other(enum.Enum):
-    x = 1  # the value of _Color.red
-
-
-def test_members_of_different_enums_differ_even_with_equal_values():
-    @cuda.jit
-    def k(out):
-        out[0] = _Color.red == _Other.x
-        out[1] = _Color.red is _Other.x
-        out[2] = _Color.red is _Color["red"]
-        out[3] = _Color.red != _Other.x
-        out[4] = _Color.red is not _Color.green
-
-    out = np.zeros(5, np.bool_)
-    k[1, 1](out)
-    assert out.tolist() == [False, False, True, True, True]
-
-
-class _Planet(enum.Enum):
-    earth = (5.97e24, 6.37e6)
-    mars = (6.42e23, 3.39e6)
-
-
-def _enum_args(a, b, out):
-    out[0] = a == b
-    out[1] = a is b
-    out[2] = a != b
-    out[3] = a is not _Color.green
-
-
-def test_enum_members_as_kernel_arguments_compare_as_python():
-    # numba passes Enum and IntEnum members to kernels; pykern reads each as the member itself
-    pairs = [(_Color.red, _Color.red), (_Color.red, _Color.green), (_Color.green, _Color.red),
-             (_Color.red, _Other.x), (_Err.internal, _Err.internal), (_Err.not_found, _Err.internal)]
-    k = cuda.jit(_enum_args)
-    for a, b in pairs:
-        got, want = np.zeros(4, np.bool_), np.zeros(4, np.bool_)
-        k[1, 1](a, b, got)
-        _enum_args(a, b, want)
-        assert got.tolist() == want.tolist(), (a, b)
-
-
-def test_enum_member_arguments_values_and_int_enum_arithmetic():
-    @cuda.jit
-    def k(p, e, n, out):
-        out[0] = p.value[0] / p.value[1] ** 2
-        out[1] = e + n  # an IntEnum member is an int
-        out[2] = e * 2 - _Err.not_found
-        out[3] = e == 500
-
-    for p, e, n in ((_Planet.earth, _Err.internal, 3), (_Planet.mars, _Err.not_found, -7)):
-        out = np.zeros(4)
-        k[1, 1](p, e, n, out)
-        assert out.tolist() == [p.value[0] / p.value[1] ** 2, e + n, e * 2 - _Err.not_found, e == 500]
-
-
-def test_int_enum_members_convert_to_eager_signatures_as_ints():
-    @cuda.jit("void(int32, int64[:])")
-    def k(x, out):
-        out[0] = x + 1
-
-    out = np.zeros(1, np.int64)
-    k[1, 1](_Err.internal, out)
-    assert out[0] == _Err.internal + 1
-    with pytest.raises(cuda.LaunchError, match="No matching definition"):
-        k[1, 1](_Color.red, out)  # an Enum member is no number
 
 
 # ------------------------------------------------------------ a.view(dtype), a.real, a.imag
@@ -510,24 +212,6 @@ def test_array_view_of_another_size_needs_a_contiguous_array():
 
     with pytest.raises(CompileError, match="C-contiguous"):
         k[1, 1](np.zeros(8, np.int32), np.zeros(1, np.int64))
-
-
-@pytest.mark.parametrize("ct", [np.complex64, np.complex128])
-def test_real_and_imag_of_a_complex_array_are_views(ct):
-    @cuda.jit
-    def k(z, out):
-        re, im = z.real, z.imag
-        out[0] = re.size
-        re[1] = 7.0
-        im[0] += 2.0
-        cuda.atomic.add(z.imag, 2, 1.0)
-        out[1] = z[1:].imag[1]
-
-    z = np.array([1 + 1j, 2 + 2j, 3 + 3j], ct)
-    out = np.zeros(2)
-    k[1, 1](z, out)
-    np.testing.assert_array_equal(z, np.array([1 + 3j, 7 + 2j, 3 + 4j], ct))
-    assert out.tolist() == [3.0, 4.0]
 
 
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
@@ -749,123 +433,6 @@ def test_device_function_with_argument_types_only_infers_its_return_type():
     assert r.tolist() == [7.0, 1.5]
 
 
-# ------------------------------------------------------------ array fields of records, assigned whole
-def test_array_fields_of_records_are_assigned_like_slices():
-    dt = np.dtype([("x", np.float64), ("a", np.int16, (3,)), ("m", np.float32, (2, 2))], align=True)
-
-    @cuda.jit
-    def k(recs, src, m):
-        recs[0]["a"] = src
-        recs[1].a = 7
-        recs[2].a += src
-        r = recs[1]
-        r.m = m
-        r["m"] *= 2
-        recs[0].a[1:] = (10, 11)
-
-    got, want = np.zeros(3, dt), np.zeros(3, dt)
-    got["a"][2] = want["a"][2] = [1, 1, 1]
-    src, m = np.array([1, 2, 3], np.int16), np.arange(4, dtype=np.float32).reshape(2, 2)
-    k[1, 1](got, src, m)
-    want[0]["a"] = src
-    want[1]["a"] = 7
-    want[2]["a"] += src
-    want[1]["m"] = m
-    want[1]["m"] *= 2
-    want[0]["a"][1:] = (10, 11)
-    np.testing.assert_array_equal(got, want)
-
-
-def test_array_field_of_a_record_argument_from_another_record():
-    src_dt = np.dtype([("user", np.float64), ("array", np.int16, (3,))], align=True)
-    dst_dt = np.dtype([("user1", np.float64), ("array1", np.int16, (3,))], align=True)
-
-    @cuda.jit
-    def copy(index, src, dest):
-        dest["user1"] = src[index]["user"]
-        dest["array1"] = src[index]["array"]
-
-    source, got = np.zeros(2, src_dt), np.zeros(2, dst_dt)
-    source[0] = (1.2, [1, 2, 3])
-    copy[1, 1](0, source, got[0])
-    assert got[0]["user1"] == 1.2 and got[0]["array1"].tolist() == [1, 2, 3] and got[1]["user1"] == 0
-
-
-# ------------------------------------------------------------ whole records
-_INNER = np.dtype([("p", np.int32), ("q", np.float32)], align=True)
-_OUTER = np.dtype([("a", np.float64), ("s", _INNER), ("h", np.float32, 2), ("b", np.int8)], align=True)
-
-
-def test_whole_records_are_copied_field_by_field():
-    @cuda.jit
-    def k(ary, rec, other):
-        ary[0] = ary[2]  # a record of the same array
-        ary[1] = rec  # a record argument
-        ary[2].s = other[0].s  # a nested record field
-        r = ary[3]
-        r["s"] = rec.s
-
-    ary = np.zeros(4, _OUTER)
-    ary[2] = (1.5, (2, 2.5), (3.0, 4.0), 5)
-    rec = np.array([(6.5, (7, 7.5), (8.0, 9.0), 10)], _OUTER)
-    other = np.array([(0.0, (11, 11.5), (0.0, 0.0), 0)], _OUTER)
-    want = ary.copy()
-    want[0] = want[2]
-    want[1] = rec[0]
-    want[2]["s"] = other[0]["s"]
-    want[3]["s"] = rec[0]["s"]
-    k[1, 1](ary, rec[0], other)
-    np.testing.assert_array_equal(ary, want)
-
-
-def test_record_of_another_dtype_is_a_compile_error():
-    other = np.dtype([("a", np.float64)], align=True)
-
-    @cuda.jit
-    def k(ary, src):
-        ary[0] = src[0]
-
-    with pytest.raises(CompileError, match="same dtype"):
-        k[1, 1](np.zeros(1, _OUTER), np.zeros(1, other))
-
-
-def test_record_fields_by_position():
-    @cuda.jit
-    def k(ary, out):
-        out[0] = ary[0][0]  # numpy's r[0]: the first field
-        out[1] = ary[0][-1]
-        ary[1][0] = 4.25
-
-    ary = np.zeros(2, _OUTER)
-    ary[0] = (2.5, (0, 0.0), (0.0, 0.0), -3)
-    out = np.zeros(2)
-    k[1, 1](ary, out)
-    assert out.tolist() == [2.5, -3.0] and ary[1]["a"] == 4.25
-
-
-# ------------------------------------------------------------ numpy ufuncs of complex values; ufunc closures
-_NP_UNARY = [np.sqrt, np.exp, np.log, np.log10, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
-             np.arcsin, np.arccos, np.arctan, np.arcsinh, np.arccosh, np.arctanh]
-
-
-def _key(v):
-    return "nan" if v != v else (v, math.copysign(1.0, v))
-
-
-@pytest.mark.parametrize("uf", _NP_UNARY, ids=lambda u: u.__name__)
-def test_numpy_ufunc_special_values_of_complex_are_numpys(uf):
-    reps = [-math.inf, -1.0, -0.0, 0.0, 1.0, math.inf, math.nan]
-    z = np.array([complex(x, y) for x in reps for y in reps if not (math.isfinite(x) and math.isfinite(y))])
-    k = _cmath_kernel(uf)  # each ufunc its own kernel: the closure's ufunc is part of the cache key
-    out = np.zeros_like(z)
-    k[1, len(z)](out, z)
-    with np.errstate(all="ignore"):
-        want = uf(z)
-    bad = [(v, g, w) for v, g, w in zip(z, out, want)
-           if (_key(g.real), _key(g.imag)) != (_key(w.real), _key(w.imag))]
-    assert not bad, bad[:4]
-
-
 def test_kernels_closing_over_different_ufuncs_are_different_kernels():
     x = np.array([0.25, 4.0])
     got = {}
@@ -881,20 +448,6 @@ def test_kernels_closing_over_different_ufuncs_are_different_kernels():
         got[uf.__name__] = out
     for name, out in got.items():
         np.testing.assert_allclose(out, getattr(np, name)(x), rtol=1e-15)
-
-
-@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
-def test_record_copies_and_field_arrays_build_for_amdgpu(arch):
-    def k(ary, src, z):
-        ary[0] = ary[1]
-        ary[1].h = src
-        ary[2].s = ary[0].s
-        ary[3][0] = ary[3][-1]
-        z[0] = np.sqrt(z[1]) + np.complex64(src[0], src[1])
-
-    sig = (cuda.from_dtype(_OUTER)[::1], cuda.float32[::1], cuda.complex64[::1])
-    ck = cuda.compile(k, sig, arch=arch)
-    assert ck.code_object[:4] == b"\x7fELF"
 
 
 # ------------------------------------------------------------ 0-d integer arrays as indices

@@ -298,3 +298,159 @@ def test_from_cuda_array_interface_takes_the_dict():
     v[0] = 42.0  # zero-copy: the write is seen through src
     assert src[0] == 42.0
     assert cuda.from_cuda_array_interface(src.__cuda_array_interface__, sync=False).shape == (5,)
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_nvidia_only_host_names_are_refused_naming_the_feature():
+    with pytest.raises(cuda.CompileError, match="declare_device.*external CUDA C"):
+        cuda.declare_device("mul", "float32(float32, float32)")
+    with pytest.raises(cuda.CompileError, match="compile_ptx is not supported.*pykern.compile"):
+        cuda.compile_ptx(lambda a: None, "void(float32[:])")
+    with pytest.raises(cuda.CompileError, match="compile_ptx_for_current_device is not supported"):
+        cuda.compile_ptx_for_current_device(lambda a: None, "void(float32[:])")
+    with pytest.raises(cuda.CompileError, match="compile_for_current_device is not supported"):
+        cuda.compile_for_current_device(lambda a: None, "void(float32[:])")
+    with pytest.raises(cuda.CompileError, match="set_memory_manager is not supported.*External Memory"):
+        cuda.set_memory_manager(object)
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_chunked_pipeline_on_streams_with_pinned_and_mapped_memory():
+    @cuda.jit
+    def scale_shift(a, v):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = a[i] * 2 + v
+
+    N, nstreams = 1 << 14, 4
+    chunk = N // nstreams
+    h = cuda.pinned_array(N, dtype=np.float32)
+    h[:] = np.arange(N, dtype=np.float32)
+    out = cuda.pinned_array_like(h)
+    streams = [cuda.stream() for _ in range(nstreams)]
+    start, end = cuda.event(), cuda.event()
+    start.record()
+    for k, s in enumerate(streams):
+        sl = slice(k * chunk, (k + 1) * chunk)
+        d = cuda.to_device(h[sl], stream=s)
+        scale_shift[(chunk + 255) // 256, 256, s](d, np.float32(k))
+        d.copy_to_host(out[sl], stream=s)
+    end.record()
+    end.synchronize()
+    assert cuda.event_elapsed_time(start, end) >= 0
+    for s in streams:
+        s.synchronize()
+    assert np.array_equal(out, np.arange(N, dtype=np.float32) * 2 + np.repeat(np.arange(nstreams), chunk))
+
+    m = cuda.mapped_array(16, dtype=np.int64)
+    m[:] = 3
+
+    @cuda.jit
+    def sq(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = a[i] * a[i] + i
+
+    sq[1, 16](m)
+    cuda.synchronize()
+    assert np.array_equal(m, 9 + np.arange(16))
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_device_array_methods_from_the_host():
+    a = np.arange(24, dtype=np.float64)
+    d = cuda.to_device(a)
+    assert (d.shape, d.size, d.ndim, len(d), d.nbytes) == ((24,), 24, 1, 24, 192)
+    assert [p.copy_to_host().tolist() for p in d.split(8)] == [a[i:i + 8].tolist() for i in (0, 8, 16)]
+    d2 = d.reshape(4, 6)
+    assert np.array_equal(d2.ravel().copy_to_host(), a)
+    assert np.array_equal(d2[1:3, ::2].copy_to_host(), a.reshape(4, 6)[1:3, ::2])
+    assert d2[2, 3] == 15
+    d[2:5] = np.array([-1.0, -2.0, -3.0])
+    d[0] = 100
+    d2[3] = 7
+    d[6:8] = 9.5
+    ref = a.copy()
+    ref[2:5] = [-1, -2, -3]
+    ref[0] = 100
+    ref[18:24] = 7
+    ref[6:8] = 9.5
+    s = cuda.stream()
+    h = d.copy_to_host(stream=s)
+    s.synchronize()
+    assert np.array_equal(h, ref)
+    # numba's DeviceNDArray.T is a transposed copy (its transpose kernel), C-contiguous
+    assert d2.T.is_c_contiguous() and np.array_equal(d2.T.copy_to_host(), ref.reshape(4, 6).T)
+    e = cuda.device_array((3, 4), dtype=np.int32, order="F")
+    e.copy_to_device(np.arange(12, dtype=np.int32).reshape(3, 4))
+    assert np.array_equal(e.copy_to_host(), np.arange(12).reshape(3, 4))
+
+    @cuda.jit
+    def add1(x):
+        i, j = cuda.grid(2)
+        if i < x.shape[0] and j < x.shape[1]:
+            x[i, j] += 1
+
+    add1[(1, 1), (8, 8)](d2)
+    assert np.array_equal(d.copy_to_host(), ref + 1)
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_device_report_and_selection():
+    # the "what GPU do I have" preamble programs print before their kernels
+    try:
+        dev = cuda.select_device(0)
+    except cuda.CudaSupportError:  # numba.cuda re-exports it
+        raise AssertionError("select_device(0) failed") from None
+    assert cuda.get_current_device() == dev and len(cuda.gpus) >= 1
+    info = {a: getattr(dev, a) for a in (
+        "MULTIPROCESSOR_COUNT", "MAX_THREADS_PER_BLOCK", "WARP_SIZE", "MAX_SHARED_MEMORY_PER_BLOCK",
+        "MAX_BLOCK_DIM_X", "MAX_BLOCK_DIM_Y", "MAX_BLOCK_DIM_Z", "MAX_GRID_DIM_X", "MAX_GRID_DIM_Y",
+        "MAX_GRID_DIM_Z", "MAX_REGISTERS_PER_BLOCK", "TOTAL_CONSTANT_MEMORY", "CLOCK_RATE", "L2_CACHE_SIZE",
+        "MAX_THREADS_PER_MULTI_PROCESSOR", "COMPUTE_CAPABILITY_MAJOR", "COMPUTE_CAPABILITY_MINOR",
+        "CONCURRENT_KERNELS", "UNIFIED_ADDRESSING", "COOPERATIVE_LAUNCH")}
+    assert all(isinstance(v, int) for v in info.values())
+    assert (info["COMPUTE_CAPABILITY_MAJOR"], info["COMPUTE_CAPABILITY_MINOR"]) == dev.compute_capability
+    assert info["MAX_BLOCK_DIM_Y"] >= 64 and info["WARP_SIZE"] in (32, 64)
+    with pytest.raises(AttributeError):
+        dev.NOT_AN_ATTRIBUTE
+
+    @cuda.jit
+    def fill_ones(a):
+        i = cuda.grid(1)
+        if i < a.size:
+            a[i] = 1
+
+    tpb = min(256, info["MAX_THREADS_PER_BLOCK"])
+    for gpu in cuda.gpus:
+        with gpu:
+            arr = cuda.device_array(1000)
+            fill_ones[(1000 + tpb - 1) // tpb, tpb](arr)
+            assert arr.copy_to_host().sum() == 1000
+
+
+@pytest.mark.usefixtures("cpu_uncached")
+def test_numba_device_attribute_names_read_hip_attributes(monkeypatch):
+    # on a GPU, dev.<NAME> is hipDeviceGetAttribute of HIP's attribute of that name (no GPU here:
+    # the read is recorded); the cpu device answers every name the GPU one does
+    from pykern.numba_compat import host_api as compat
+    from pykern.runtime import device_registry as devices
+    from pykern.runtime.hip import library as hip
+    from pykern.runtime.hip import api as hip_api
+
+    asked = []
+    monkeypatch.setattr(hip, "lib", lambda: "L")
+    monkeypatch.setattr(devices, "_attr", lambda lib, name, dev: asked.append((lib, name, dev)) or 7)
+    d = devices.Device(id=3, name="gpu", gcn_arch_name="gfx90a", arch="gfx90a", features=(), compute_units=104,
+                       wave_size=64, max_shared_per_block=65536, max_threads_per_block=1024,
+                       max_block_dim=(1024, 1024, 1024), max_grid_dim=(2**31 - 1,) * 3, clock_khz=1700000,
+                       memory_clock_khz=1600000, total_memory=1 << 36, pci_bus_id="0000:03:00.0",
+                       runtime_version=60_200_000, driver_version=60_200_000)
+    assert d.MAX_REGISTERS_PER_BLOCK == 7 and d.L2_CACHE_SIZE == 7
+    assert asked == [("L", "hipDeviceAttributeMaxRegistersPerBlock", 3), ("L", "hipDeviceAttributeL2CacheSize", 3)]
+    assert d.WARP_SIZE == 64 and len(asked) == 2  # a field the dataclass holds is not asked again
+    with pytest.raises(AttributeError):
+        d.NOT_AN_ATTRIBUTE
+    assert all(n in hip_api.DEVICE_ATTRIBUTES for n in devices.NUMBA_ATTRIBUTES.values())
+    cpu = compat.CpuDevice()
+    assert all(isinstance(getattr(cpu, n), int) for n in devices.NUMBA_ATTRIBUTES)

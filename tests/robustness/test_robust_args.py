@@ -53,17 +53,6 @@ def test_writing_a_read_only_array_is_refused_before_running():
         assert ei.value.line is not None and "a[i] += 1" in ei.value.source_line
 
 
-def test_atomics_on_a_read_only_array_are_refused():
-    @cuda.jit(cache=False)
-    def k(a):
-        cuda.atomic.add(a, 0, 1.0)
-
-    ro = np.zeros(4)
-    ro.flags.writeable = False
-    with pytest.raises((CompileError, LaunchError), match="read-only"):
-        k[1, 1](ro)
-
-
 def test_reading_read_only_and_broadcast_arrays_works():
     ro = np.arange(10.0)
     ro.flags.writeable = False

@@ -11,9 +11,11 @@ from pykern.runtime.backends import BACKENDS
 
 
 def test_the_runtime_and_its_backends_name_the_run_targets():
-    assert runtime.TARGETS == targets.RUN_TARGETS == ("cpu", "hip") == tuple(BACKENDS)
+    assert runtime.TARGETS == targets.RUN_TARGETS == ("cpu", "hip", "sim")
+    assert tuple(BACKENDS) == ("cpu", "hip")  # the compiled ones: "sim" runs the kernel's IR as Python
     assert {b.codegen for b in BACKENDS.values()} == set(targets.CODEGEN_TARGETS)
     assert BACKENDS["hip"].codegen == "amdgpu" and BACKENDS["cpu"].codegen == "cpu"
+    assert set(runtime.MEMORY_TARGET) == set(runtime.TARGETS) and set(runtime.MEMORY_TARGET.values()) <= set(BACKENDS)
 
 
 @pytest.mark.parametrize("spelling", ["amdgpu", "hip", "amdgcn"])
@@ -27,7 +29,7 @@ def test_unknown_targets_are_refused_in_the_same_words():
     with pytest.raises(ValueError, match="unknown target 'cuda': expected 'cpu' or 'amdgpu'"):
         get_target("cuda")
     with pytest.raises(ValueError, match="unknown target 'amdgpu': expected one of cpu, hip"):
-        runtime.set_target("amdgpu")  # a run target is "hip"
+        runtime.set_target("amdgpu")  # the GPU's run target is "hip"
 
 
 def test_a_hip_kernel_refuses_artifacts_of_another_codegen_target():

@@ -58,6 +58,8 @@ class Arch:
     #: wave size requested explicitly (RDNA can run wave64)
     wave64: bool = False
     generic: bool = False  # a "gfx9-generic"-style target (needs code object v6)
+    #: one instruction rounds float32 to bfloat16 (``v_cvt_pk_bf16_f32``); elsewhere an integer sequence
+    bf16_convert: bool = False
     known: bool = True  # from the table (False: derived from the name only)
 
     @property
@@ -176,7 +178,7 @@ ARCHS: dict[str, Arch] = {
         _gfx9("gfx908", 0, 8, agprs=256, supported_features=_GFX9_ATOMIC_SRAM),
         _cdna("gfx90a", 0, 10),
         _cdna("gfx942", 4, 2),
-        _cdna("gfx950", 5, 0, lds_per_workgroup=163840, lds_per_cu=163840),
+        _cdna("gfx950", 5, 0, lds_per_workgroup=163840, lds_per_cu=163840, bf16_convert=True),
         _rdna("gfx1030", 10, 3, 0, fminmax_atomic=frozenset({"float", "double"})),
         _rdna("gfx1100", 11, 0, 0, full_vgprs=True, fadd_atomic=frozenset({"float"}),
               fminmax_atomic=frozenset({"float"})),

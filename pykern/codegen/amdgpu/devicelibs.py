@@ -32,6 +32,7 @@ import sys
 import sysconfig
 from functools import lru_cache
 
+from pykern.core import settings
 from pykern.core.errors import CompileError
 
 LIBS = ("ocml", "ockl")
@@ -59,9 +60,9 @@ def search_dirs(env: dict | None = None) -> list[tuple[str, str]]:
     """Every directory looked at, in order, as ``(description, path)``."""
     env = os.environ if env is None else env
     out: list[tuple[str, str]] = []
-    explicit = env.get("PYKERN_DEVICE_LIBS")
+    explicit = settings.get("PYKERN_DEVICE_LIBS", env)
     if explicit:
-        out.append(("PYKERN_DEVICE_LIBS", explicit))
+        out.append(("$PYKERN_DEVICE_LIBS", explicit))
     rocm = env.get("ROCM_PATH")
     if rocm:
         out.append(("$ROCM_PATH/amdgcn/bitcode", os.path.join(rocm, "amdgcn", "bitcode")))
@@ -94,7 +95,7 @@ def find_dir(env: dict | None = None) -> str:
     """The directory with ``ocml.bc``/``ockl.bc``; ``CompileError`` listing every place tried."""
     env = os.environ if env is None else env
     tried = search_dirs(env)
-    explicit = env.get("PYKERN_DEVICE_LIBS")
+    explicit = settings.get("PYKERN_DEVICE_LIBS", env)
     if explicit and not _complete(explicit):
         raise CompileError(f"PYKERN_DEVICE_LIBS={explicit} does not contain ocml.bc and ockl.bc",
                            hint=INSTALL_HINT)

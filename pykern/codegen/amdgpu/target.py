@@ -591,6 +591,15 @@ class AmdgpuTarget(Target):
         """a*b+c fuses into FMAs by default, as hipcc's ``-ffp-contract=fast``."""
         return True
 
+    def bf16_convert(self) -> bool:
+        return self.arch_info.bf16_convert
+
+    def matrix_op(self, fx, e, args):
+        from pykern.codegen.amdgpu.matrix import AmdgpuMatrix
+
+        ws = int(fx.options.wave_size or self.arch_info.effective_wave_size)
+        return AmdgpuMatrix(self.arch_info.name, ws)(fx, e, args)
+
     def math(self, fx, name: str, args: list, fty):
         ir = _ir()
         b = fx.builder

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from functools import lru_cache
 
+from pykern.core import settings
 from pykern.core.errors import CompileError
 
 INSTALL_HINT = (
@@ -63,20 +64,26 @@ def _ziglang_available() -> bool:
         return False
 
 
+def _lld_environment(env: dict | None) -> tuple:
+    """What the search for ld.lld reads: ``(PYKERN_LLD, ROCM_PATH, PATH)``."""
+    env = os.environ if env is None else env
+    return settings.get("PYKERN_LLD", env), env.get("ROCM_PATH"), env.get("PATH", "")
+
+
 def candidates(env: dict | None = None) -> list[tuple[str, list[str] | None]]:
     """Every place looked at, in order: ``(description, command or None if absent)``."""
-    env = os.environ if env is None else env
+    return _candidates(*_lld_environment(env))
+
+
+def _candidates(explicit, rocm, path_env) -> list[tuple[str, list[str] | None]]:
     out: list[tuple[str, list[str] | None]] = []
-    explicit = env.get("PYKERN_LLD")
     if explicit:
         out.append((f"PYKERN_LLD={explicit}", [explicit] if _executable(explicit) else None))
-    rocm = env.get("ROCM_PATH")
     if rocm:
         p = os.path.join(rocm, "llvm", "bin", "ld.lld")
         out.append((p + " ($ROCM_PATH)", [p] if _executable(p) else None))
     p = "/opt/rocm/llvm/bin/ld.lld"
     out.append((p, [p] if _executable(p) else None))
-    path_env = env.get("PATH", "")
     plain = shutil.which("ld.lld", path=path_env)
     out.append(("ld.lld on PATH", [plain] if plain else None))
     versioned = _versioned_on_path(path_env)
@@ -92,17 +99,14 @@ def find_lld(env: dict | None = None) -> list[str]:
     An explicit ``PYKERN_LLD`` that does not exist is an error, not silently
     skipped: the user asked for that one. Raises ``CompileError`` naming every
     place tried and how to install a linker when none is found."""
-    env = os.environ if env is None else env
-    return list(_find_lld_cached(tuple(sorted((k, v) for k, v in env.items()
-                                               if k in ("PYKERN_LLD", "ROCM_PATH", "PATH")))))
+    return list(_find_lld_cached(*_lld_environment(env)))
 
 
 @lru_cache(maxsize=16)
-def _find_lld_cached(env_items: tuple) -> tuple:
-    env = dict(env_items)
-    tried = candidates(env)
-    if env.get("PYKERN_LLD") and tried[0][1] is None:
-        raise CompileError(f"PYKERN_LLD={env['PYKERN_LLD']} is not an executable file", hint=INSTALL_HINT)
+def _find_lld_cached(lld, rocm, path_env) -> tuple:
+    tried = _candidates(lld, rocm, path_env)
+    if lld and tried[0][1] is None:
+        raise CompileError(f"PYKERN_LLD={lld} is not an executable file", hint=INSTALL_HINT)
     for _, cmd in tried:
         if cmd:
             return tuple(cmd)
@@ -119,20 +123,16 @@ def link_shared(obj: bytes, extra_args: tuple = (), env: dict | None = None) -> 
     return _run_lld(find_lld(env), obj, ("-shared", "--no-undefined", *extra_args))
 
 
-#: The host linker for cpu-target shared libraries: a path, or "none" to keep
-#: cpu kernels in MCJIT (no shared library, so no LLVM-free warm start).
-ENV_HOST_LD = "PYKERN_HOST_LD"
-
-
 def host_linker(env: dict | None = None):
     """The command that links cpu-target shared libraries, or None.
 
     binutils' ``ld`` first: it starts in ~3 ms, while Debian's ld.lld loads all
     of libLLVM (~20 ms) -- a cost every cpu compile would pay. Then ld.lld."""
     env = os.environ if env is None else env
-    explicit = env.get(ENV_HOST_LD, "").strip()
+    # a path, or "none" to keep cpu kernels in MCJIT (no shared library, so no LLVM-free warm start)
+    explicit = settings.get("PYKERN_HOST_LD", env)
     if explicit:
-        return None if explicit.lower() in ("none", "off", "0") else [explicit]
+        return None if explicit == "none" else [explicit]
     for name in ("ld.bfd", "ld"):
         found = shutil.which(name, path=env.get("PATH"))
         if found:

@@ -33,16 +33,17 @@ paths); ``regions`` or unset picks regions whenever the kernel qualifies.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 from llvmlite import ir as L
 
+from pykern.core import settings
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.analysis import walk
 from pykern.codegen import llvm_util
-from pykern.codegen.contract import CPU_BARRIERS_ENV, SyncSite
-from pykern.codegen.lowering.module import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _walk, _zero, _sizeof, range_trip
+from pykern.codegen.contract import SyncSite
+from pykern.codegen.lowering.module import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _zero, _sizeof, range_trip
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 
@@ -105,7 +106,7 @@ def _barrier_stmt(s) -> bool:
 
 
 def _has_barrier(node, uses) -> bool:
-    for n in _walk(node):
+    for n in walk(node):
         if isinstance(n, ir.Intrinsic) and n.name in BARRIER_KINDS:
             return True
         if isinstance(n, ir.Call) and uses.get(n.func, (False,))[0]:
@@ -181,7 +182,7 @@ def _first_barrier(seq):
 
 def _names(node):
     out = set()
-    for n in _walk(node):
+    for n in walk(node):
         if isinstance(n, ir.Var):
             out.add(n.name)
         elif isinstance(n, ir.Assign):
@@ -266,7 +267,7 @@ def _uniform_vars(k, chunks):
             if isinstance(st, ir.Assign):
                 top.setdefault(st.target, []).append(st.value)
                 continue
-            for n in _walk(st):  # assigned under control flow of the region: per thread
+            for n in walk(st):  # assigned under control flow of the region: per thread
                 if isinstance(n, ir.Assign):
                     cand.discard(n.target)
                 elif isinstance(n, ir.ForRange):
@@ -356,19 +357,21 @@ def _divergent_tail(seq, uniform, later=False) -> bool:
 
 def plan(module: ir.Module, uses: dict):
     """The region plan of ``module``'s kernel, or None when it must take the coroutine path."""
-    if os.environ.get(CPU_BARRIERS_ENV, "").strip() == "coroutine":
+    if settings.get("PYKERN_CPU_BARRIERS") == "coroutine":
         return None
     k = module.kernel
     kb, kw, _ = uses.get(k.name, (False, False, False))
     if not kb or kw:
         return None
     # barriers reached through calls, or of the value-returning kinds, need the coroutine path
-    for n in _walk(k.body):
+    for n in walk(k.body):
         if isinstance(n, ir.Call) and uses.get(n.func, (False,))[0]:
             return None
         if isinstance(n, ir.Intrinsic) and (n.name in BARRIER_KINDS and n.name != "syncthreads"
                                             or n.name in WAVE_OPS):
             return None
+        if isinstance(n, ir.Intrinsic) and n.name == "frag_new":
+            return None  # a fragment's storage is an alloca: per thread only in a coroutine's frame
     chunks = []
     try:
         seq = _build(k.body, uses, False, chunks)
@@ -384,7 +387,7 @@ def plan(module: ir.Module, uses: dict):
         for name in _names(c.stmts):
             counts.setdefault(name, []).append(i)
     assigned = {}
-    for n in _walk(k.body):
+    for n in walk(k.body):
         if isinstance(n, (ir.Assign, ir.ForRange)):
             name = n.target if isinstance(n, ir.Assign) else n.var
             assigned[name] = assigned.get(name, 0) + 1
@@ -401,7 +404,7 @@ def plan(module: ir.Module, uses: dict):
         else:
             private.setdefault(id(chunks[where[0]]), []).append(name)
     arrays = []
-    for n in _walk(k.body):
+    for n in walk(k.body):
         if isinstance(n, ir.AllocArray) and n.space == "local":
             shape = n.shape if isinstance(n.shape, (tuple, list)) else (n.shape,)
             count = 1
@@ -410,7 +413,7 @@ def plan(module: ir.Module, uses: dict):
             align = max(16, n.align)  # every thread's copy starts at a multiple of it
             arrays.append((n.name, -(-max(count, 1) * _sizeof(n.type.dtype) // align) * align, align))
     # a raise (also in an inlined device function) ends its thread as a return does
-    uses_return = k.raises or any(isinstance(n, ir.Return) for n in _walk(k.body))
+    uses_return = k.raises or any(isinstance(n, ir.Return) for n in walk(k.body))
     slotted &= set(k.locals)
     return Plan(seq, frozenset(slotted), private, tuple(arrays), uses_return, uniform, tuple(remat.items()),
                 _block_guess(k.body))
@@ -422,7 +425,7 @@ def _block_guess(body):
     256 -> (256, 1, 1)). The runner gives this shape a copy of the kernel in which blockDim is
     a constant, so LLVM knows the trip counts of the thread loops: whole-vector iterations, no
     remainders, tile rows kept in registers across rows. Other shapes run the general copy."""
-    for n in _walk(body):
+    for n in walk(body):
         if isinstance(n, ir.AllocArray) and n.space == "shared":
             shape = n.shape if isinstance(n.shape, (tuple, list)) else (n.shape,)
             if not 1 <= len(shape) <= 3 or not all(isinstance(d, int) and d > 0 for d in shape):

@@ -41,21 +41,22 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import os
 import string
 import types
 
 from llvmlite import ir as L
 
+from pykern.core import settings
 from pykern.core.abi import ERROR_KINDS
 from pykern.core.cpu_context import LDS_BYTES, OFFSETS as _CTX
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
-from pykern.core.llvm_host import host_id, host_target_machine, host_triple  # noqa: F401  (host_id: codegen.cpu's name)
+from pykern.core.hostinfo import cpu_identity
+from pykern.core.llvm_host import host_target_machine, host_triple
 from pykern.core.llvm_host import quick_target_machine
 from pykern.codegen import llvm_util
 from pykern.codegen.artifact import KernelArtifact
-from pykern.codegen.target_interface import CPU_WAVESIZE_ENV, DEFAULT_MAX_LOCAL_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
+from pykern.codegen.target_interface import DEFAULT_MAX_LOCAL_BYTES, CompileOptions, KernelInfo, LoweredKernel, Target, gamma_at_integers, launch_register_range
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
@@ -64,7 +65,13 @@ PTR = L.PointerType()
 T_TID, T_LIN, T_BLK, T_STATUS, T_SITE = 0, 12, 16, 24, 28
 T_WVAL, T_WSRC, T_WPRED, T_WRES, T_WBALLOT, T_WACTIVE, T_HANDLE = 32, 40, 44, 48, 56, 64, 72
 T_FRAME = 80  # preallocated coroutine frame memory of FRAME_CAP bytes
-T_SIZE = 96
+# sanitize=: the thread's access record (cpu/sanitizer_ir.py): global id + 1, barriers passed,
+# syncwarps (u16), grid syncs (u16), the sync site it passed last
+T_SAN_THR, T_SAN_EP, T_SAN_WEP, T_SAN_GEP, T_SAN_BAR = 96, 100, 104, 106, 108
+T_SIZE = 112
+#: fast path only: the in-range thread count a split kernel stores in count mode (``thread_split``;
+#: the coroutine path's wave-value field, which the fast path never uses)
+T_SPLIT = T_WVAL
 #: coroutine frames up to this size live in memory preallocated per worker
 #: (no malloc/free per thread and block); bigger frames fall back to malloc
 FRAME_CAP = 1024
@@ -78,6 +85,8 @@ C_GRID, C_BLOCK, C_DYN, C_ERROR, C_CANCEL, C_KIND, C_MSG1, C_MSG2, C_VALS = (
 #: grid barrier of cooperative launches (cg.this_grid().sync()): arrived,
 #: generation, exited blocks, blocks in the grid -- i32 each (LaunchCtx.gbar)
 C_GBAR = _CTX["gbar"]
+#: sanitize=: the sanitizer context (``runtime/cpu/sanitizer.py``), else null
+C_SAN = _CTX["san"]
 # ---- thread status
 RUNNABLE, AT_BARRIER, AT_WAVE, DONE = 0, 1, 2, 3
 #: ``for`` loops poll the launch's cancel flag every this many iterations
@@ -116,12 +125,10 @@ class CpuTarget(Target):
 
     # ---- options / module
     def default_wave_size(self, options: CompileOptions) -> int:
-        env = os.environ.get(CPU_WAVESIZE_ENV, "").strip()
-        if env in ("", "64"):
-            return 64
-        if env == "32":
-            return 32
-        raise CompileError(f"PYKERN_CPU_WAVESIZE must be 32 or 64, not {env!r}")
+        try:
+            return settings.get("PYKERN_CPU_WAVESIZE")
+        except settings.SettingError as e:
+            raise CompileError(str(e)) from None
 
     def resolve_options(self, options):
         options = super().resolve_options(options)
@@ -154,8 +161,16 @@ class CpuTarget(Target):
         return info.target_facts.get("regions")
 
     def analyse(self, module, info):
-        if not info.uses_barrier:  # work-item regions split at barriers: none to split at
-            info.target_facts["regions"] = None  # (and cpu_regions' ~2 ms import is not paid)
+        info.target_facts["split"] = None
+        if not info.uses_barrier or info.sanitize:  # work-item regions split at barriers: none to split at
+            # (sanitize=: the checker follows threads through barriers one at a time, as the
+            # coroutine path runs them; cpu_regions' ~2 ms import is not paid)
+            info.target_facts["regions"] = None
+            if not info.uses_barrier and not info.uses_wave_ops and not info.debug and not info.sanitize:
+                # the fast path: its guard splits the thread loop
+                from pykern.codegen.cpu import thread_split
+
+                info.target_facts["split"] = thread_split.plan(module.kernel)
             return
         from pykern.codegen.cpu import regions as cpu_regions
 
@@ -164,7 +179,13 @@ class CpuTarget(Target):
     def kernel_lowering(self, info):
         plan = self._regions(info)
         if plan is None:
-            return None
+            split = info.target_facts.get("split")
+            if split is None:
+                return None
+            from pykern.codegen.cpu.thread_split import SplitLowering
+
+            return functools.partial(SplitLowering, plan=split, mode_index=info.target_facts["split_mode_arg"],
+                                     count_slot=lambda b, tstate: _gep(b, tstate, T_SPLIT))
         from pykern.codegen.cpu.regions import RegionLowering
 
         return functools.partial(RegionLowering, plan=plan, layout=_LAYOUT)
@@ -180,7 +201,10 @@ class CpuTarget(Target):
             f = L.Function(llmodule, fnty, f"{base}.thread")
             set.add(f.attributes, "presplitcoroutine")  # llvmlite does not know this attribute
         else:
-            fnty = L.FunctionType(L.VoidType(), list(param_types) + [PTR, PTR])
+            # a split guard (``thread_split``) adds the split mode after the parameters
+            split = [I32] if info.target_facts.get("split") is not None else []
+            info.target_facts["split_mode_arg"] = len(param_types)
+            fnty = L.FunctionType(L.VoidType(), list(param_types) + split + [PTR, PTR])
             f = L.Function(llmodule, fnty, f"{base}.thread")
             f.attributes.add("alwaysinline")
             # Shared memory is reached only through pointers based on this argument, and one
@@ -195,6 +219,7 @@ class CpuTarget(Target):
 
     def kernel_prologue(self, fx) -> None:
         if not self._coroutine(fx.info):
+            self._sanitize_start(fx)
             return
         b = fx.builder
         mod = fx.module
@@ -247,6 +272,31 @@ class CpuTarget(Target):
         fb.call(coro_end, [hdl, L.Constant(I1, 0), _none_token()])
         fb.ret(hdl)
         fx._cpu_coro = {"final": final, "cleanup": cleanup, "ret": ret, "suspend": coro_suspend}
+        self._sanitize_start(fx)
+
+    # ---- sanitize= (the checker is cpu/sanitizer_ir.py, linked in by finalize)
+    def _sanitize_start(self, fx):
+        if fx.options.sanitize:
+            f = fx.intrinsic("pykern.san.start", L.VoidType(), [PTR, PTR])
+            fx.builder.call(f, [fx.hidden[0], fx.hidden[1]])
+
+    def _sanitize_sync(self, fx, kind: int, site):
+        if fx.options.sanitize:
+            f = fx.intrinsic("pykern.san.sync", L.VoidType(), [PTR, I32, I32])
+            fx.builder.call(f, [fx.hidden[0], L.Constant(I32, kind), L.Constant(I32, site.id)])
+
+    def sanitize_access(self, fx, ptr, nbytes, kind, site):
+        f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32])
+        code = site << 2 | {"read": 0, "write": 1, "atomic": 2}[kind]
+        b = fx.builder
+        p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
+        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code)])
+
+    def sanitize_fresh(self, fx, ptr, nbytes):
+        f = fx.intrinsic("pykern.san.fresh", L.VoidType(), [PTR, PTR, I64])
+        b = fx.builder
+        p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
+        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes)])
 
     def kernel_return(self, fx) -> None:
         if self._coroutine(fx.info):
@@ -318,6 +368,7 @@ class CpuTarget(Target):
         b.fence("seq_cst", "singlethread")
         self._suspend(fx, AT_BARRIER, site.id)
         b.fence("seq_cst", "singlethread")
+        self._sanitize_sync(fx, 1 if kind == "grid_sync" else 0, site)
         if kind in ("syncthreads", "grid_sync"):  # grid_sync: the scheduler also waits for the grid
             return None
         blk = self._blk(fx)
@@ -361,6 +412,8 @@ class CpuTarget(Target):
         b.fence("seq_cst", "singlethread")
         self._suspend(fx, AT_WAVE, site.id)
         b.fence("seq_cst", "singlethread")
+        if name == "syncwarp":  # the only wave op that orders memory (see docs/user/debugging.md, "Kernel sanitizer")
+            self._sanitize_sync(fx, 2, site)
         if name.startswith("shfl"):
             r = b.load(_gep(b, t, T_WRES), typ=I64)
             return b.trunc(r, val.type) if w < 64 else r
@@ -550,18 +603,22 @@ class CpuTarget(Target):
         # the sites' messages (file:line of each barrier and wave op) live in the runner, not in
         # ``text``: one kernel text at two places must not share a symbol, whose loaded code
         # (``cpu_executor._loaded``) would report the other place's lines
-        digest = hashlib.sha1((text + repr(sites) + repr(opts) + host_id()).encode()).hexdigest()[:16]
+        digest = hashlib.sha1((text + repr(sites) + repr(opts) + cpu_identity()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
         # the runner's per-worker frame area holds the region path's per-thread slots
         fcap = info.target_facts.get("thread_slot_bytes", 0) if regions else None
         grid_sites = [s.kind == "grid_sync" for s in info.sync_sites]
+        from pykern.codegen import abi_map as abi
+
         tmpl = _runner_ir(symbol, base, static, coroutine, opts.wave_size, sites, info.uses_wave_ops, grid_sites,
-                          fcap, info.target_facts.get("array_align", 16))
+                          fcap, info.target_facts.get("array_align", 16), abi.kernarg_size(lowered.params))
+        if opts.sanitize:
+            from pykern.codegen.cpu.sanitizer_ir import checker_ir
+
+            tmpl += checker_ir(_NAMES)
         build = functools.partial(_machine_code, text, tmpl, symbol, info.kernel_name)
         optimized, obj = build("quick" if quick else opts.opt)
-        from pykern.core.hostinfo import cpu_identity
-        from pykern.codegen import abi_map as abi
 
         art = KernelArtifact(
             target="cpu",
@@ -580,10 +637,12 @@ class CpuTarget(Target):
             wave_size=opts.wave_size,
             max_block_size=min(1024, opts.max_block_size or 1024),
             execution="coroutine" if coroutine else "regions" if regions else "fast",
-            host=host_id(),
             host_cpu=cpu_identity(),
             cooperative=any(grid_sites),
             exceptions=list(info.exceptions),
+            sanitize=opts.sanitize,
+            sanitizer_sites={"access": list(info.access_sites), "sync": sites,
+                             "shared": dict(info.target_facts.get("shared_layout", {}))} if opts.sanitize else {},
         )
         if quick:
             from pykern.codegen.cpu.tiers import first_tier
@@ -622,10 +681,14 @@ class CpuTarget(Target):
             # slower when inlined first).
             f.attributes.add("alwaysinline")
         blk, args = f.args
-        for a in f.args:
-            # the block state and the argument buffer are only read here and reachable through
-            # no kernel pointer: LLVM may keep their values in registers across kernel stores
-            a.add_attribute("noalias")
+        if regions:
+            for a in f.args:
+                # the block state and the argument buffer are only read here and reachable through
+                # no kernel pointer: LLVM may keep their values in registers across kernel stores
+                a.add_attribute("noalias")
+        # (inlined into the runner, whose argument buffer is ``noalias`` and block state an alloca,
+        # the same facts hold without the per-call alias scopes that ``noalias`` here would leave
+        # in the block loop: loads under a scope declared in the loop are never hoisted out of it)
         entry = f.append_basic_block("entry")
         b = L.IRBuilder(entry)
         vals = self._load_params(b, args, lowered.params, ptypes)
@@ -669,7 +732,13 @@ class CpuTarget(Target):
         exit_bb = f.append_basic_block("exit")
 
         # for z: for y: for x: (x innermost so that LLVM can vectorise it)
-        def loop(level, outer_lin):
+        split = lowered.info.target_facts.get("split") is not None
+
+        def call_kernel(mode):
+            args = vals if mode is None else vals[:-2] + [L.Constant(I32, mode)] + vals[-2:]
+            b.call(kfn, args)
+
+        def loop(level, outer_lin, lo=None, hi=None, mode=None):
             k = 2 - level
             head = f.append_basic_block(f"l{k}.head")
             body = f.append_basic_block(f"l{k}.body")
@@ -678,19 +747,21 @@ class CpuTarget(Target):
             b.branch(head)
             b.position_at_end(head)
             i = b.phi(I32, name=f"t{k}")
-            i.add_incoming(L.Constant(I32, 0), pre)
-            b.cbranch(b.icmp_signed("<", i, dims[k]), body, done)
+            i.add_incoming(L.Constant(I32, 0) if lo is None else lo, pre)
+            b.cbranch(b.icmp_signed("<", i, dims[k] if hi is None else hi), body, done)
             b.position_at_end(body)
             b.store(i, _gep(b, tstate, T_TID + 4 * k))
             lin = b.add(b.mul(outer_lin, dims[k]), i)
             if k == 0:
                 b.store(lin, _gep(b, tstate, T_LIN))
-                b.call(kfn, vals)
+                call_kernel(mode)
                 if debug:
                     err = b.load_atomic(_gep(b, ctx, C_ERROR), "monotonic", 4, typ=I32)
                     cont = f.append_basic_block("cont")
                     b.cbranch(b.icmp_signed("!=", err, L.Constant(I32, 0)), exit_bb, cont)
                     b.position_at_end(cont)
+            elif k == 1 and split:
+                split_row(lin)
             else:
                 loop(level + 1, lin)
             nxt = b.add(i, L.Constant(I32, 1), flags=("nuw", "nsw"))
@@ -700,20 +771,36 @@ class CpuTarget(Target):
                 br.set_metadata("llvm.loop", llvm_util.no_runtime_unroll(mod))
             b.position_at_end(done)
 
+        def split_row(outer_lin):
+            """The x loop of one row as two (``thread_split``): the kernel, asked as thread x = 0,
+            counts the row's threads in range; those run with the guard known true, the others
+            with it known false."""
+            from pykern.codegen.cpu.thread_split import COUNT, IN_RANGE, OUT_OF_RANGE
+
+            b.store(L.Constant(I32, 0), _gep(b, tstate, T_TID))
+            b.store(b.mul(outer_lin, dims[0]), _gep(b, tstate, T_LIN))
+            call_kernel(COUNT)
+            count = b.load(_gep(b, tstate, T_SPLIT), typ=I64)
+            bx = b.zext(dims[0], I64)
+            cut = b.trunc(b.select(b.icmp_unsigned("<", count, bx), count, bx), I32)
+            loop(2, outer_lin, hi=cut, mode=IN_RANGE)
+            loop(2, outer_lin, lo=cut, mode=OUT_OF_RANGE)
+
         loop(0, L.Constant(I32, 0))
         b.branch(exit_bb)
         b.position_at_end(exit_bb)
         b.ret_void()
 
 
-def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple:
+def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level, checkpoint=None) -> tuple:
     """(optimised IR text, object code) of a kernel module ``text`` linked with its runner
     ``tmpl``, only ``symbol`` exported; ``level`` an O-level or ``"quick"`` (the first tier).
 
     No shared library here: the compiling process has LLVM loaded and runs the object through
     MCJIT (~1 ms), where running a linker costs 5-10 ms and a process start. A copy stored in
     the disk cache gets one (``with_shared_object``), so that other processes load it without
-    LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now."""
+    LLVM. MCJIT would jump to address 0 for a missing symbol: refuse it now. ``checkpoint()``,
+    called between the stages, may raise to end a build whose result is no longer wanted."""
     with llvm_util.LLVM_LOCK:
         # a context per kernel: the global one would grow with every kernel
         # compiled (a notebook redefines kernels all day)
@@ -731,12 +818,16 @@ def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level) -> tuple
                 llmod.verify()
             except RuntimeError as e:
                 raise CompileError(f"internal error: LLVM rejected the cpu module: {e}") from None
+            if checkpoint is not None:
+                checkpoint()
             if level == "quick":
                 tm = quick_target_machine()
                 llvm_util.optimize_quick(llmod, tm)
             else:
                 tm = host_target_machine()
                 llvm_util.optimize(llmod, tm, level)
+            if checkpoint is not None:
+                checkpoint()
             optimized = str(llmod)
             obj = bytes(tm.emit_object(llmod))
     _check_symbols(obj, kname)
@@ -888,7 +979,8 @@ def _names() -> dict:
     in the block state), sizes, thread statuses and error kinds."""
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
-             T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE,
+             T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, T_SAN_THR=T_SAN_THR, T_SAN_EP=T_SAN_EP,
+             T_SAN_WEP=T_SAN_WEP, T_SAN_GEP=T_SAN_GEP, T_SAN_BAR=T_SAN_BAR, C_SAN=C_SAN,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,
@@ -988,8 +1080,13 @@ declare ptr @calloc(i64, i64)
 declare void @free(ptr)
 declare void @$BLOCKFN(ptr, ptr)
 
-define void @$SYMBOL(ptr %args, ptr %ctx, i64 %first, i64 %last) {
+define void @$SYMBOL(ptr noalias dereferenceable($ARGBYTES) %args0, ptr %ctx, i64 %first, i64 %last) {
 entry:
+  ; the blocks read the arguments from a copy on the stack, which nothing else can write: SROA turns
+  ; it into values loaded once, before the block loop (the loop's atomic flag loads would otherwise
+  ; keep LLVM from hoisting the argument loads and all that is computed from them out of it)
+  %args = alloca [$ARGBYTES x i8], align 16
+  call void @llvm.memcpy.p0.p0.i64(ptr align 16 %args, ptr align 8 %args0, i64 $ARGBYTES, i1 false)
 """ + "".join(_load(n, "ctx", f"$C_GRID_{a}", md=", !range !0") for n, a in (("gx", "X"), ("gy", "Y"), ("gz", "Z")))
     + "".join(_load(n, "ctx", f"$C_BLOCK_{a}", md=", !range !1") for n, a in (("bx", "X"), ("by", "Y"), ("bz", "Z")))
     + _load("dyn", "ctx", "$C_DYN", "i64") + r"""
@@ -1022,24 +1119,44 @@ entry:
   %gx64 = zext i32 %gx to i64
   %gy64 = zext i32 %gy to i64
   %gxy64 = mul i64 %gx64, %gy64
+  ; the first block's index; the loop counts on from it without dividing
+  %bidx0.64 = urem i64 %first, %gx64
+  %q0 = udiv i64 %first, %gx64
+  %bidy0.64 = urem i64 %q0, %gy64
+  %bidz0.64 = udiv i64 %first, %gxy64
+  %bidx0 = trunc i64 %bidx0.64 to i32
+  %bidy0 = trunc i64 %bidy0.64 to i32
+  %bidz0 = trunc i64 %bidz0.64 to i32
 """ + _ctx_flags() + r"""
   br label %loop
 loop:
   %b = phi i64 [ %first, %entry ], [ %b1, %body ]
+  %bidx = phi i32 [ %bidx0, %entry ], [ %bidx2, %body ]
+  %bidy = phi i32 [ %bidy0, %entry ], [ %bidy2, %body ]
+  %bidz = phi i32 [ %bidz0, %entry ], [ %bidz2, %body ]
   %more = icmp slt i64 %b, %last
   br i1 %more, label %check, label %exit
 """ + _stop_flags("check", "exit", "body") + r"""
 body:
-  %bidx64 = urem i64 %b, %gx64
-  %q = udiv i64 %b, %gx64
-  %bidy64 = urem i64 %q, %gy64
-  %bidz64 = udiv i64 %b, %gxy64
-  %bidx = trunc i64 %bidx64 to i32
-  %bidy = trunc i64 %bidy64 to i32
-  %bidz = trunc i64 %bidz64 to i32
+  ; counted, not divided: tell LLVM what it knew of a remainder (no negative-index code)
+  %bidx.lt = icmp ult i32 %bidx, %gx
+  call void @llvm.assume(i1 %bidx.lt)
+  %bidy.lt = icmp ult i32 %bidy, %gy
+  call void @llvm.assume(i1 %bidy.lt)
+  %bidz.lt = icmp ult i32 %bidz, %gz
+  call void @llvm.assume(i1 %bidz.lt)
 """ + "".join(_store(f"fbid{a}", "B", f"$B_BID_{a.upper()}", f"%bid{a}") for a in "xyz") + r"""
   call void @$BLOCKFN(ptr %B, ptr %args)
   %b1 = add i64 %b, 1
+  %bidx1 = add nuw i32 %bidx, 1
+  %wrapx = icmp eq i32 %bidx1, %gx
+  %bidx2 = select i1 %wrapx, i32 0, i32 %bidx1
+  %carryy = zext i1 %wrapx to i32
+  %bidy1 = add nuw i32 %bidy, %carryy
+  %wrapy = icmp eq i32 %bidy1, %gy
+  %bidy2 = select i1 %wrapy, i32 0, i32 %bidy1
+  %carryz = zext i1 %wrapy to i32
+  %bidz2 = add nuw i32 %bidz, %carryz
   br label %loop
 exit:
   call void @free(ptr %shm)
@@ -1049,6 +1166,8 @@ exit:
 }
 
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+declare void @llvm.assume(i1)
 
 ; grid dims are in [1, 2**31), block dims in [1, 1024] (checked by the launcher):
 ; lets LLVM prove thread/block indices non-negative (no negative-index wrap code)
@@ -1352,15 +1471,17 @@ fail:
 """)
 
 
-def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_sites=(), fcap=None, align=16):
+def _runner_ir(symbol, base, static, coroutine, ws, sites, has_wave=True, grid_sites=(), fcap=None, align=16,
+               argbytes=8):
     """The exported block runner; ``fcap``: per-thread bytes of the frame area (default: the
-    coroutine frame cap on the coroutine path, nothing on the fast path)."""
+    coroutine frame cap on the coroutine path, nothing on the fast path); ``argbytes``: the
+    size of the argument buffer the executor always passes (at least 8)."""
     blockfn = f"{base}.sched" if coroutine else f"{base}.block"
     if fcap is None:
         fcap = FRAME_CAP if coroutine else 0
     names = _names()
     text = _RUNNER.substitute(names, SYMBOL=symbol, BLOCKFN=blockfn, STATIC=static,
-                              TSIZE=T_SIZE if coroutine else 0, FCAP=fcap, ALIGN=align)
+                              TSIZE=T_SIZE if coroutine else 0, FCAP=fcap, ALIGN=align, ARGBYTES=max(8, argbytes))
     if coroutine:
         # the scheduler lives in the same text module; drop the external decl of it
         text = text.replace(f"declare void @{blockfn}(ptr, ptr)\n", "")

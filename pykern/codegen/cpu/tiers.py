@@ -14,6 +14,15 @@ half arithmetic; ``debug`` and ``opt < 2`` compile once as asked. Only loop-free
 the fast path (no barrier, no wave operation) are tiered, so first-tier code costs a bounded
 amount per thread; and a launch of more than ``MAX_FIRST_TIER_THREADS`` threads waits for O3.
 
+When the O3 build starts: where its result is stored (the disk cache is on), as soon as the
+kernel is loaded (after its first launch, or ``FIRST_LAUNCH_GRACE``). Where nothing stores it
+(``PYKERN_CACHE=off``, or a kernel the cache cannot key), only the process itself would run it:
+then the build starts at the kernel's second launch (``BUILD_AT_LAUNCH``), a launch too big for
+first-tier code, or a read of ``llvm_ir`` -- a script that launches a kernel once never builds
+it, and its interpreter does not wait for a build whose result would be thrown away at exit (a
+build that has started cannot be stopped: its thread is not a daemon, LLVM must not be running
+while the interpreter is torn down around it).
+
 What never sees first-tier code: the disk cache (the compiler tiers only compiles that store
 nowhere; a first-tier artifact refuses to be pickled) and whoever reads its ``llvm_ir``
 (``inspect_llvm``/``inspect_asm``: the property waits for O3's). The in-process reuse map
@@ -28,14 +37,13 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 import threading
 import weakref
 
 from pykern.codegen.artifact import KernelArtifact
+from pykern.core import settings
 
-ENV = "PYKERN_TIERS"
 #: a launch of more threads than this waits for the O3 code: first-tier saxpy is 4-7x slower
 #: per thread (2.9 vs 0.4 ms at 2^20 threads, 61 vs 3.3 ms at 2^23), so past this size the
 #: slower code would cost more than the ~35 ms the first tier saves
@@ -47,13 +55,35 @@ MAX_FIRST_TIER_THREADS = 1 << 20
 #: starts its build after this long anyway.
 FIRST_LAUNCH_GRACE = 0.05
 
+#: the launch of a kernel whose O3 build nothing stores at which that build starts (the first
+#: launch of a process may be its last: a one-shot script does not pay for code it never runs)
+BUILD_AT_LAUNCH = 2
+
+class Abandoned(Exception):
+    """An O3 build ended early: the interpreter exits and nothing would keep its result."""
+
+
+#: set when the interpreter starts to shut down (before it waits for the build threads)
+_shutting_down = False
+
+
+def _at_shutdown() -> None:
+    global _shutting_down
+    _shutting_down = True
+
+
+try:  # the hook concurrent.futures uses: called before non-daemon threads are joined
+    threading._register_atexit(_at_shutdown)
+except (AttributeError, RuntimeError):  # pragma: no cover - another Python, or already exiting
+    pass
+
 #: tier-two builds not finished, for a forked child (which has none of their threads)
 _pending: "weakref.WeakSet[Job]" = weakref.WeakSet()
 
 
 def enabled() -> bool:
     """``PYKERN_TIERS`` (default on)."""
-    return os.environ.get(ENV, "on").strip().lower() not in ("0", "off", "false", "no")
+    return settings.get("PYKERN_TIERS")
 
 
 def eligible(lowered, text: str, thread_loops: str) -> bool:
@@ -144,6 +174,14 @@ class Job:
         self.error = None
         self._started = False
         self._go = threading.Event()  # set when the first launch of the first-tier code ended
+        #: whether the result is stored (the disk cache): then the build starts with the kernel
+        self.stored = True
+
+    def _checkpoint(self) -> None:
+        """Between the build's stages: an interpreter shutting down ends a build whose result
+        nothing stores (a stage itself, inside LLVM, cannot be stopped)."""
+        if _shutting_down and not self.stored:
+            raise Abandoned("the interpreter is exiting and nothing stores this build")
 
     def go(self) -> None:
         """Let the build begin now rather than after ``FIRST_LAUNCH_GRACE``."""
@@ -162,7 +200,7 @@ class Job:
     def _run(self) -> None:
         self._go.wait(FIRST_LAUNCH_GRACE)
         try:
-            ir_text, obj = self._build()
+            ir_text, obj = self._build(checkpoint=self._checkpoint)
             final = KernelArtifact(**{**self._fields, "llvm_ir": ir_text, "binary": obj})
         except BaseException as e:  # first-tier code stays: it computes the same results
             self.error = e
@@ -194,6 +232,9 @@ class Job:
     def done(self) -> bool:
         return self._done.is_set()
 
+    def started(self) -> bool:
+        return self._started
+
     def wait(self, timeout=None):
         """The O3 artifact (None if its build failed or never ran in this process)."""
         self._go.set()
@@ -205,14 +246,19 @@ class Job:
 
 def guard_big_launches(kernel, job: Job) -> None:
     """Until ``job`` is done, a launch of ``kernel`` over more than
-    ``MAX_FIRST_TIER_THREADS`` threads waits for the O3 code."""
+    ``MAX_FIRST_TIER_THREADS`` threads waits for the O3 code; a build not started yet (nothing
+    stores its result) starts at the ``BUILD_AT_LAUNCH``-th launch."""
     ref = weakref.ref(kernel)
     cls_run = type(kernel).run
+    launches = [0]
 
     def run(grid, block, dynamic_shared, argbuf):
         k = ref()
         if not job.done() and grid[0] * grid[1] * grid[2] * block[0] * block[1] * block[2] > MAX_FIRST_TIER_THREADS:
             job.wait()
+        launches[0] += 1
+        if launches[0] >= BUILD_AT_LAUNCH and not job.started():
+            job.start()  # this kernel runs again: its O3 code is worth building
         try:
             return cls_run(k, grid, block, dynamic_shared, argbuf)
         finally:

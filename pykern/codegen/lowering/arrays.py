@@ -20,14 +20,8 @@ from llvmlite import ir as L
 from pykern.core.abi import UNSIGNED_INDEX
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.analysis import is_dynamic_shape
 from pykern.codegen.lowering.llvm_types import I8, I64, _sizeof, _zero
-
-
-def _is_dynamic_shape(shape) -> bool:
-    """``shared.array(0, dtype)``: the dynamic shared buffer."""
-    if isinstance(shape, int):
-        return shape == 0
-    return tuple(shape) == (0,)
 
 
 def _element_align(arr):
@@ -48,7 +42,17 @@ class ArrayLowering:
         dt = s.array.type.dtype
         if isinstance(dt, T.Boolean):
             val = self.builder.zext(val, I8)
+        self.sanitize_access(ptr, s.array, "write", s.loc)
         self.builder.store(val, ptr, align=_element_align(s.array))
+
+    def sanitize_access(self, ptr, arr_expr, kind, loc):
+        """Under ``sanitize=``: tell the target's checker about an access of one element of
+        ``arr_expr`` at ``ptr`` ("read", "write" or "atomic") made at ``loc``."""
+        if not self.options.sanitize:
+            return
+        nbytes = _sizeof(arr_expr.type.dtype)
+        site = self.ml.access_site(kind, loc or self.loc, self._array_name(arr_expr), nbytes)
+        self.target.sanitize_access(self, ptr, nbytes, kind, site)
 
     def _array_name(self, e):
         if isinstance(e, ir.Var):
@@ -123,6 +127,7 @@ class ArrayLowering:
         arr = self.expr(e.array)
         ptr = self.element_ptr(e.array, arr, e.indices)
         dt = e.array.type.dtype
+        self.sanitize_access(ptr, e.array, "read", e.loc)
         v = self.builder.load(ptr, typ=self.types.memory(dt), align=_element_align(e.array))
         if isinstance(dt, T.Boolean):
             v = self.builder.icmp_unsigned("!=", v, L.Constant(I8, 0))
@@ -299,7 +304,7 @@ class ArrayLowering:
             count *= int(s)
         itemsize = _sizeof(t.dtype)
         if e.space == "shared":
-            if _is_dynamic_shape(shape):
+            if is_dynamic_shape(shape):
                 ptr = self.target.dynamic_shared(self, et)
                 nb = self.target.dynamic_shared_bytes(self)
                 if nb is None:
@@ -315,6 +320,8 @@ class ArrayLowering:
             self._check_limit("shared", nbytes, self.info.static_shared_bytes,
                               self.target.max_shared_bytes(self.options), "per block (LDS)")
             ptr = self.target.shared_array(self, e.name, et, nbytes, align, off)
+            if self.options.sanitize:  # a report names the element of an address in it
+                self.info.target_facts.setdefault("shared_layout", {})[e.name] = (off, shape, itemsize)
             return self._make_array(t, ptr, shape)
         if e.space == "local":
             self.ml.local_bytes += count * itemsize
@@ -322,6 +329,8 @@ class ArrayLowering:
                               self.target.max_local_bytes(self.options), "per thread")
             ptr = self.target.local_array(self, e.name, et, max(count, 1), e.align)
             self._note_alignment(e.align)
+            if self.options.sanitize:  # a fresh array here: nothing written yet
+                self.target.sanitize_fresh(self, ptr, count * itemsize)
             return self._make_array(t, ptr, shape)
         self.fail(f"internal error: allocation in {e.space} memory")
 

@@ -26,6 +26,8 @@ SPECIAL_REGISTERS = ir.intrinsic_names("special")  # Target.special_register (in
 BARRIER_KINDS = ir.intrinsic_names("barrier")  # Target.barrier (kind argument)
 WAVE_OPS = ir.intrinsic_names("wave")  # Target.wave_op
 _MATH_NAMES = frozenset(ir.intrinsic_names("math"))  # Target.math
+_BF16_NAMES = frozenset(ir.intrinsic_names("bf16"))  # lowering/bf16.py
+_MATRIX_NAMES = frozenset(ir.intrinsic_names("matrix"))  # Target.matrix_op
 _FENCES = {"threadfence_block": "block", "threadfence": "device", "threadfence_system": "system"}
 
 
@@ -55,6 +57,10 @@ class IntrinsicLowering:
             lane = b.zext(tgt.special_register(self, "laneid", 0), I64)
             return b.sub(b.shl(L.Constant(I64, 1), lane), L.Constant(I64, 1))
         args = [self.expr(a) for a in e.args]
+        if n in _BF16_NAMES:
+            return self.bf16_intrinsic(e, args)
+        if n in _MATRIX_NAMES:
+            return tgt.matrix_op(self, e, args)
         if n in ("popc", "clz", "ffs", "brev"):
             return self._bit_op(n, args[0], e)
         if n in ("isnan", "isinf", "isfinite"):
@@ -118,6 +124,8 @@ class IntrinsicLowering:
             return b.call(self.intrinsic(f"llvm.ldexp.{sfx}.i32", x.type, [x.type, I32]), [x, args[1]])
         if n == "nanosleep":
             tgt.nanosleep(self, args[0])
+            return None
+        if n == "breakpoint":  # only the sim target stops there (the compile warned)
             return None
         if n in ("value_error", "index_error"):
             if self.options.debug:
@@ -302,6 +310,7 @@ class IntrinsicLowering:
         arr = self.expr(e.array)
         ptr = self.element_ptr(e.array, arr, e.indices)
         vals = [self.expr(v) for v in e.values]
+        self.sanitize_access(ptr, e.array, "atomic", e.loc)
         t = e.type
         space = e.array.type.space
         scope = self.target.shared_atomic_syncscope() if space == "shared" else self.target.atomic_syncscope()

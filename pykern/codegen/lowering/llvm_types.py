@@ -44,6 +44,10 @@ class TypeMap:
             return I1
         if isinstance(t, T.Integer):
             return L.IntType(t.bits)
+        if isinstance(t, T.Fragment):  # the wave's private storage (Target.matrix_op)
+            return self.ptr("local")
+        if isinstance(t, T.BFloat):  # its bits (lowering/bf16.py)
+            return L.IntType(16)
         if isinstance(t, T.Float):
             return {16: L.HalfType(), 32: L.FloatType(), 64: L.DoubleType()}[t.bits]
         if isinstance(t, T.Record):  # only ever in memory: opaque words of the record's alignment
@@ -75,6 +79,8 @@ class TypeMap:
             return self.ptr(p.type.space if isinstance(p.type, T.Array) else "global")
         if p.role in ("shape", "stride"):
             return I64
+        if isinstance(p.type, T.BFloat):  # passed as a double (abi_map), rounded in the kernel
+            return L.DoubleType()
         return self.memory(p.type)
 
 

@@ -6,7 +6,7 @@ statement. Everything that differs between targets goes through the
 
 This module holds the module and function structure (kernel and device functions, locals,
 kernel arguments rebuilt from their flat parameters), statements and control flow, calls
-(inlined or not) and the facts gathered before lowering (``scan``). ``FunctionLowering``
+(inlined or not) and the facts gathered before lowering (``frontend.analysis.function_facts``). ``FunctionLowering``
 gathers the node methods of its mixins, one module each:
 
 * ``lower_scalar.py`` -- constants, arithmetic, comparisons, conversions;
@@ -31,36 +31,20 @@ from llvmlite import ir as L
 from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend.analysis import function_facts, parts, walk
 from pykern.codegen import abi_map as abi
 from pykern.codegen.contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
-from pykern.codegen.lowering.arrays import ArrayLowering, _is_dynamic_shape
-from pykern.codegen.lowering.intrinsics import BARRIER_KINDS, WAVE_OPS, IntrinsicLowering
+from pykern.codegen.lowering.arrays import ArrayLowering
+from pykern.codegen.lowering.intrinsics import BARRIER_KINDS, WAVE_OPS, IntrinsicLowering  # noqa: F401  (cpu_regions reads them here)
 from pykern.codegen.lowering.scalars import ScalarLowering
+from pykern.codegen.lowering.bf16 import BF16Lowering
 from pykern.codegen.lowering.llvm_types import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_regions reads _sizeof here)
 from pykern.codegen.lowering.ranges import fits_int32, value_range
 
 
 # --------------------------------------------------------------------------
-# analysis
+# unrolling over local arrays
 # --------------------------------------------------------------------------
-
-
-def _parts(n):
-    """The fields of IR node ``n`` that hold IR: nodes and lists of them."""
-    return [v for v in n.__dict__.values() if isinstance(v, (ir.Expr, ir.Stmt, list))]
-
-
-def _walk(node):
-    """Yield every Expr/Stmt reachable from ``node`` (a node or a list)."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, list):
-            stack.extend(reversed(n))
-            continue
-        if isinstance(n, (ir.Expr, ir.Stmt)):
-            yield n
-            stack.extend(_parts(n))
 
 
 def _const_trips(s: ir.ForRange):
@@ -89,7 +73,7 @@ def _unrolled_size(node, functions: dict, memo: dict) -> int:
             memo[node.func] = 1 << 30  # a recursive call: never unrolled
             memo[node.func] = _unrolled_size(functions[node.func].body, functions, memo)
         n += memo[node.func]
-    return n + _unrolled_size(_parts(node), functions, memo)
+    return n + _unrolled_size(parts(node), functions, memo)
 
 
 def _unroll_over_local(s: ir.ForRange, trips: int, budget: int, functions: dict) -> bool:
@@ -102,44 +86,7 @@ def _unroll_over_local(s: ir.ForRange, trips: int, budget: int, functions: dict)
     if trips * _unrolled_size(s.body, functions, {}) > budget:
         return False
     return any(isinstance(n, (ir.Load, ir.Store)) and getattr(n.array.type, "space", None) == "local"
-               for n in _walk(s.body))
-
-
-def scan(module: ir.Module) -> dict:
-    """Per function name: (uses_barrier, uses_wave_ops, uses_dynamic_shared), transitive."""
-    funcs = dict(module.functions)
-    for fn in list(funcs.values()):
-        funcs.setdefault(fn.name, fn)  # callers look functions up by key, targets by fn.name
-    funcs[module.kernel.name] = module.kernel
-    direct = {}
-    calls = {}
-    for name, fn in funcs.items():
-        b = w = d = False
-        cs = set()
-        for n in _walk(fn.body):
-            if isinstance(n, ir.Intrinsic):
-                if n.name in BARRIER_KINDS:
-                    b = True
-                elif n.name in WAVE_OPS:
-                    w = True
-            elif isinstance(n, ir.AllocArray) and n.space == "shared" and _is_dynamic_shape(n.shape):
-                d = True
-            elif isinstance(n, ir.Call):
-                cs.add(n.func)
-        direct[name] = [b, w, d]
-        calls[name] = cs
-    changed = True
-    while changed:
-        changed = False
-        for name in funcs:
-            for c in calls[name]:
-                if c not in direct:
-                    continue
-                for k in range(3):
-                    if direct[c][k] and not direct[name][k]:
-                        direct[name][k] = True
-                        changed = True
-    return {k: tuple(v) for k, v in direct.items()}
+               for n in walk(s.body))
 
 
 # --------------------------------------------------------------------------
@@ -160,8 +107,9 @@ class ModuleLowering:
         self.llmodule = L.Module(name=kname)
         self.llmodule.triple = target.triple()
         self.llmodule.data_layout = target.data_layout()
-        uses = scan(module)
-        b, w, d = uses.get(kname, (False, False, False))
+        # (uses_barrier, uses_wave_ops, uses_dynamic_shared) per function name, transitive
+        uses = {name: f[:3] for name, f in function_facts(module).items()}
+        b, w, d = uses[kname]
         self.uses = uses
         self.info = KernelInfo(
             kernel_name=kname,
@@ -170,6 +118,7 @@ class ModuleLowering:
             uses_dynamic_shared=d,
             wave_size=options.wave_size or 64,
             debug=options.debug,
+            sanitize=options.sanitize,
             function_uses=uses,
         )
         target.analyse(module, self.info)
@@ -185,6 +134,16 @@ class ModuleLowering:
         site = SyncSite(len(self.info.sync_sites), kind, loc)
         self.info.sync_sites.append(site)
         return site
+
+    def access_site(self, kind: str, loc, array: str, nbytes: int) -> int:
+        """The id of a sanitized array access (``KernelInfo.access_sites``), one per source
+        position, kind and array (an inlined device function's accesses share their sites)."""
+        key = (kind, loc.file if loc else "", loc.line if loc else 0, loc.col if loc else 0, array, nbytes)
+        ids = self.info.target_facts.setdefault("access_site_ids", {})
+        if key not in ids:
+            ids[key] = len(self.info.access_sites)
+            self.info.access_sites.append(key)
+        return ids[key]
 
     def cstring(self, text: str):
         if text not in self._strings:
@@ -280,7 +239,7 @@ class _InlineFrame:
         self.fn = fn
 
 
-class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
+class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLowering):
     """Lowers one function body; this is the ``fx`` the Target methods get. Statements,
     control flow and calls are here; the mixins lower scalars, arrays and intrinsics."""
 
@@ -387,6 +346,8 @@ class FunctionLowering(ScalarLowering, ArrayLowering, IntrinsicLowering):
         a = vals.pop(0)
         if isinstance(t, T.Boolean):
             return b.icmp_unsigned("!=", a, L.Constant(I8, 0))
+        if isinstance(t, T.BFloat):
+            return self.to_bf16(a, T.float64)
         return a
 
     def lower_device(self):

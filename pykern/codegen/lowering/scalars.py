@@ -38,6 +38,10 @@ class ScalarLowering:
             return L.Constant(I1, 1 if e.value else 0)
         if isinstance(t, T.Integer):
             return L.Constant(llty, int(e.value) & ((1 << t.bits) - 1))
+        if isinstance(t, T.BFloat):
+            from pykern.codegen.lowering.bf16 import bf16_bits
+
+            return L.Constant(llty, bf16_bits(float(e.value)))
         if isinstance(t, T.Float):
             v = float(e.value)
             if t.bits == 16:
@@ -308,6 +312,10 @@ class ScalarLowering:
         b = self.builder
         if src == dst:
             return v
+        if isinstance(dst, T.BFloat) and not isinstance(src, T.Complex):
+            return self.to_bf16(v, src)
+        if isinstance(src, T.BFloat):
+            return self.from_bf16(v, dst)
         dl = self.types.value(dst)
         if isinstance(dst, T.Boolean):
             return self._to_bool(v, src)

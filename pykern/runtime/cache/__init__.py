@@ -43,7 +43,8 @@ from __future__ import annotations
 
 import os
 
-from pykern.runtime.cache.key import KEY_FORMAT, CacheKey, _memo, build_key, diff_parts, host_cpu_identity, llvm_identity, pykern_identity
+from pykern.core import settings
+from pykern.runtime.cache.key import KEY_FORMAT, CacheKey, _memo, build_key, diff_parts, llvm_identity, pykern_identity
 from pykern.runtime.cache.store import DEFAULT_MAX_BYTES, ENTRY_SUFFIX, FORMAT_VERSION, MAGIC, CacheEntry, CacheWarning, Claim, KernelCache, _BadEntry, _decode_entry, _decode_header, _encode_entry, cache_enabled_by_env, default_cache_dir, parse_age, parse_size
 
 __all__ = [
@@ -65,8 +66,8 @@ def default_cache() -> KernelCache:
     """The process-wide cache configured by ``PYKERN_CACHE``, ``PYKERN_CACHE_DIR``
     and ``PYKERN_CACHE_MAX_BYTES`` (rebuilt if those change)."""
     global _default
-    env = tuple(os.environ.get(n) for n in ("PYKERN_CACHE", "PYKERN_CACHE_DIR", "PYKERN_CACHE_MAX_BYTES",
-                                             "XDG_CACHE_HOME"))
+    env = (settings.raw("PYKERN_CACHE"), settings.raw("PYKERN_CACHE_DIR"), settings.raw("PYKERN_CACHE_MAX_BYTES"),
+           os.environ.get("XDG_CACHE_HOME"))
     if _default is None or _default[0] != env:
         _default = (env, KernelCache())
     return _default[1]

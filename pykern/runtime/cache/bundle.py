@@ -30,6 +30,7 @@ import re
 import sys
 import tarfile
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -89,37 +90,53 @@ class ImportReport:
     imported: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     manifest: dict = field(default_factory=dict)
+    #: why reading stopped early (a truncated or corrupted archive), or "": the entries read
+    #: before the damage were verified one by one and are stored
+    damaged: str = ""
+
+
+#: what reading a damaged gzip/tar stream raises part way through
+_DAMAGE = (EOFError, zlib.error, tarfile.ReadError)
 
 
 def import_cache(cache: KernelCache, archive: str | os.PathLike) -> ImportReport:
     """Store the entries of ``archive`` that are valid for this pykern/LLVM/Python
-    into ``cache``; raises ``OSError``/``tarfile.TarError`` for an unreadable archive."""
+    into ``cache``; raises ``OSError``/``tarfile.TarError`` (``EOFError``, ``zlib.error``)
+    for an archive that cannot be opened; one damaged part way (truncated) keeps the
+    entries before the damage and says so in ``report.damaged``."""
     report = ImportReport()
     mine = {"pykern": pykern_identity(), "llvm": llvm_identity(), "python": _python()}
     with tarfile.open(os.fspath(archive), "r:*") as tf:
-        for m in tf:
-            if m.name == _MANIFEST and m.isreg() and m.size < (1 << 24):
-                try:
-                    report.manifest = json.loads(tf.extractfile(m).read())
-                except ValueError:
-                    report.skipped.append((m.name, "unreadable manifest"))
-                continue
-            match = _MEMBER_RE.fullmatch(m.name)
-            if not match or not m.isreg():
-                report.skipped.append((m.name, "not a cache entry (only regular files "
-                                       f"{ARCHIVE_ROOT}/entries/<sha256>.pkc are read)"))
-                continue
-            if m.size > MAX_ENTRY_BYTES:
-                report.skipped.append((m.name, f"{m.size} bytes, more than {MAX_ENTRY_BYTES}"))
-                continue
-            reason = _store(cache, match.group(1), tf.extractfile(m).read(MAX_ENTRY_BYTES + 1), mine)
-            if reason:
-                report.skipped.append((m.name, reason))
-            else:
-                report.imported += 1
+        try:
+            _read_members(cache, tf, report, mine)
+        except _DAMAGE as exc:
+            report.damaged = f"{type(exc).__name__}: {exc}"
     if report.imported and cache.max_bytes >= 0:
         cache.evict()
     return report
+
+
+def _read_members(cache: KernelCache, tf: tarfile.TarFile, report: ImportReport, mine: dict) -> None:
+    for m in tf:
+        if m.name == _MANIFEST and m.isreg() and m.size < (1 << 24):
+            try:
+                report.manifest = json.loads(tf.extractfile(m).read())
+            except ValueError:
+                report.skipped.append((m.name, "unreadable manifest"))
+            continue
+        match = _MEMBER_RE.fullmatch(m.name)
+        if not match or not m.isreg():
+            report.skipped.append((m.name, "not a cache entry (only regular files "
+                                   f"{ARCHIVE_ROOT}/entries/<sha256>.pkc are read)"))
+            continue
+        if m.size > MAX_ENTRY_BYTES:
+            report.skipped.append((m.name, f"{m.size} bytes, more than {MAX_ENTRY_BYTES}"))
+            continue
+        reason = _store(cache, match.group(1), tf.extractfile(m).read(MAX_ENTRY_BYTES + 1), mine)
+        if reason:
+            report.skipped.append((m.name, reason))
+        else:
+            report.imported += 1
 
 
 def _store(cache: KernelCache, digest: str, data: bytes, mine: dict) -> str:

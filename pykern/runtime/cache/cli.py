@@ -147,19 +147,23 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "import":
         import tarfile
+        import zlib
 
         from pykern.runtime.cache.bundle import import_cache
 
         try:
             report = import_cache(cache, args.archive)
-        except (OSError, tarfile.TarError) as exc:
+        except (OSError, tarfile.TarError, EOFError, zlib.error) as exc:
             print(f"pykern cache import: cannot read {args.archive}: {exc}", file=sys.stderr)
             return 1
         for name, reason in report.skipped:
             print(f"skipped {name}: {reason}", file=sys.stderr)
+        if report.damaged:
+            print(f"pykern cache import: {args.archive} is damaged (truncated or corrupted: {report.damaged}); "
+                  f"the entries before the damage were verified and stored", file=sys.stderr)
         print(f"imported {report.imported} entr{'y' if report.imported == 1 else 'ies'} into {cache.directory}"
               + (f", refused {len(report.skipped)}" if report.skipped else ""), file=out)
-        return 1 if report.skipped or cache.disabled_reason else 0
+        return 1 if report.skipped or report.damaged or cache.disabled_reason else 0
     if args.command == "clear":
         n = cache.clear(args.older_than)
         print(f"removed {n} entr{'y' if n == 1 else 'ies'} from {cache.directory}", file=out)

@@ -21,8 +21,10 @@ import re
 import sys
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["CacheKey", "build_key", "diff_parts", "pykern_identity", "llvm_identity", "host_cpu_identity",
-           "KEY_FORMAT"]
+from pykern.core import settings
+from pykern.core.hostinfo import cpu_identity
+
+__all__ = ["CacheKey", "build_key", "diff_parts", "pykern_identity", "llvm_identity", "KEY_FORMAT"]
 
 #: Bumped when the meaning of key parts changes (everything misses once).
 #: 2: builtins replaced, lazy module attributes, subclass values and namedtuple fields are
@@ -169,8 +171,8 @@ def pykern_identity() -> dict[str, str]:
     if "pykern" not in _memo:
         pkg = sys.modules.get("pykern")
         version = getattr(pkg, "__version__", None) or "0+unknown"
-        pkgdir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        build = os.environ.get("PYKERN_BUILD_ID") or _record_stamp(pkgdir, "pykern", str(version)) or _tree_stamp(pkgdir)
+        pkgdir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # pykern/ (from runtime/cache/)
+        build = settings.get("PYKERN_BUILD_ID") or _record_stamp(pkgdir, "pykern", str(version)) or _tree_stamp(pkgdir)
         _memo["pykern"] = {"version": str(version), "build": build}
     return dict(_memo["pykern"])
 
@@ -218,14 +220,6 @@ def llvm_identity() -> str:
     return _memo["llvm"]
 
 
-def host_cpu_identity() -> str:
-    """The host CPU (machine, model, feature flags digest): cpu-target code is
-    compiled for it, so a cache shared between machines must not mix them."""
-    from pykern.core.hostinfo import cpu_identity
-
-    return cpu_identity()
-
-
 def build_key(fingerprint: Mapping[str, Any], *, signature: str, target: str, arch: str | None = None,
               options: Mapping[str, Any] | None = None, devlibs: Iterable[str] = (),
               extra: Mapping[str, Any] | None = None,
@@ -240,8 +234,8 @@ def build_key(fingerprint: Mapping[str, Any], *, signature: str, target: str, ar
         parts[name] = value
     parts["signature"] = str(signature)
     tgt: dict[str, Any] = {"name": str(target), "arch": arch}
-    if target == "cpu":
-        tgt["host"] = host_cpu_identity()
+    if target == "cpu":  # cpu code is built for this host: a cache shared between machines must not mix them
+        tgt["host"] = cpu_identity()
     parts["target"] = tgt
     parts["options"] = {str(k): (v if isinstance(v, (bool, int, float, str, type(None))) else repr(v))
                         for k, v in sorted(opts.items())}

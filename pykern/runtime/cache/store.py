@@ -45,6 +45,8 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
+from pykern.core import settings
+from pykern.core.settings import parse_age, parse_size  # noqa: F401  (this package's public names)
 from pykern.runtime.cache import safe_fs as fs
 from pykern.runtime.cache.safe_fs import Untrusted
 from pykern.runtime.cache.key import CacheKey, build_key, diff_parts, file_sha256, pykern_identity
@@ -55,8 +57,8 @@ __all__ = ["KernelCache", "CacheEntry", "CacheWarning", "default_cache_dir", "ca
 #: Bumped when the entry layout changes; old entries then live in another subdir.
 FORMAT_VERSION = 1
 MAGIC = b"PYKCACHE"
-DEFAULT_MAX_BYTES = 1 << 30
-DEFAULT_WAIT_SECONDS = 120.0
+DEFAULT_MAX_BYTES = settings.default("PYKERN_CACHE_MAX_BYTES")
+DEFAULT_WAIT_SECONDS = settings.default("PYKERN_CACHE_WAIT")
 _UNREADABLE_MARKER_GRACE = 2.0  # seconds an empty or garbled compile marker is given
 ENTRY_SUFFIX = ".pkc"
 #: no kernel's entry comes near this; a bigger file at an entry's path (a sparse file planted
@@ -66,7 +68,6 @@ MARKER_SUFFIX = ".building"
 _STALE_TMP_SECONDS = 3600.0
 _STATS_COMPACT_BYTES = 64 * 1024
 _INDEX_KEYS_PER_NAME = 16
-_OFF_VALUES = {"0", "off", "false", "no", "disable", "disabled", "none"}
 _ENTRY_RE = re.compile(r"[0-9a-f]{64}" + re.escape(ENTRY_SUFFIX))
 _INDEX_RE = re.compile(r"[0-9a-f]{32}\.json")
 _INDEX_MAX_FILES = 1000
@@ -87,12 +88,12 @@ class CacheWarning(UserWarning):
 
 
 def cache_enabled_by_env() -> bool:
-    """False when ``PYKERN_CACHE`` says off (``off``, ``0``, ``false``, ``no``)."""
-    return os.environ.get("PYKERN_CACHE", "on").strip().lower() not in _OFF_VALUES
+    """False when ``PYKERN_CACHE`` says off (``off``, ``0``, ``false``, ``no``, ...: ``settings.OFF_WORDS``)."""
+    return settings.get("PYKERN_CACHE")
 
 
 def _explain_enabled() -> bool:
-    return os.environ.get("PYKERN_CACHE_EXPLAIN", "").strip().lower() not in ("", *_OFF_VALUES)
+    return settings.get("PYKERN_CACHE_EXPLAIN")
 
 
 def default_cache_dir() -> str:
@@ -102,7 +103,7 @@ def default_cache_dir() -> str:
     ``~/Library/Caches/pykern``; Windows: ``%LOCALAPPDATA%\\pykern\\Cache``;
     "" when there is no absolute home directory (the cache is then off).
     """
-    explicit = os.environ.get("PYKERN_CACHE_DIR")
+    explicit = settings.get("PYKERN_CACHE_DIR")
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
     if sys.platform == "win32":
@@ -133,52 +134,8 @@ def _home() -> str:
     return home if os.path.isabs(home) else ""
 
 
-_SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "kib": 1 << 10, "m": 1000**2, "mb": 1000**2,
-               "mib": 1 << 20, "g": 1000**3, "gb": 1000**3, "gib": 1 << 30, "t": 1000**4,
-               "tb": 1000**4, "tib": 1 << 40}
-
-
-def _quantity(text: str, units: dict, what: str, examples: str) -> float:
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", str(text))
-    if not m or m.group(2).lower() not in units:
-        raise ValueError(f"not a {what}: {text!r} (examples: {examples})")
-    return float(m.group(1)) * units[m.group(2).lower()]
-
-
-def parse_size(text: str) -> int:
-    """Bytes from ``"1GiB"``, ``"500M"``, ``"4096"``.
-
-    >>> parse_size("2KiB")
-    2048
-    """
-    return int(_quantity(text, _SIZE_UNITS, "size", "1073741824, 500M, 1GiB"))
-
-
-_AGE_UNITS = {"": 1, "s": 1, "m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-def parse_age(text: str) -> float:
-    """Seconds from ``"7d"``, ``"12h"``, ``"30m"``, ``"45s"`` or ``"90"``.
-
-    >>> parse_age("2h")
-    7200.0
-    """
-    return _quantity(text, _AGE_UNITS, "duration", "7d, 12h, 30m, 45s")
-
-
-def _from_env(name: str, parse, default):
-    text = os.environ.get(name)
-    if not text:
-        return default
-    try:
-        return parse(text)
-    except ValueError as exc:
-        warnings.warn(f"pykern cache: ignoring {name}: {exc}", CacheWarning, stacklevel=4)
-        return default
-
-
 def _max_bytes_from_env() -> int:
-    return _from_env("PYKERN_CACHE_MAX_BYTES", parse_size, DEFAULT_MAX_BYTES)
+    return settings.get("PYKERN_CACHE_MAX_BYTES")
 
 
 #: digest -> Event of the thread of this process that claims it now (see ``compiling``)
@@ -196,7 +153,7 @@ def _release_local(digest: str, event) -> None:
 
 
 def _wait_seconds() -> float:
-    return _from_env("PYKERN_CACHE_WAIT", parse_age, DEFAULT_WAIT_SECONDS)
+    return settings.get("PYKERN_CACHE_WAIT")
 
 
 # ------------------------------------------------------------------ entry format

@@ -21,8 +21,10 @@ Example::
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import threading
+import time
 import weakref
 
 from pykern.core import cpu_context
@@ -33,8 +35,12 @@ from pykern.core.errors import KernelRuntimeError, LaunchError, LaunchValueError
 MAX_SHARED_BYTES = cpu_context.LDS_BYTES
 #: kept for callers of the old name: dynamic shared memory alone never exceeds it
 MAX_DYNAMIC_SHARED = MAX_SHARED_BYTES
-#: blocks*threads below which a launch runs on the calling thread (no pool hand-off)
+#: blocks*threads below which a launch runs on the calling thread (no pool hand-off)...
 INLINE_WORK = 1 << 15
+#: ...unless its first block took so long that the others would take longer than this (seconds)
+#: on this thread: then the pool runs them. Threads that loop (a reduction's chunk per thread, a
+#: grid-stride loop) make a few blocks a lot of work; the pool's hand-off costs ~20-50 us.
+POOL_AFTER = 200e-6
 #: cooperative launches: the cpu target's "resident threads per compute unit"
 #: (one core plays a GPU CU holding 2048 threads), and a cap on OS threads
 COOP_THREADS_PER_CORE = 2048
@@ -117,6 +123,8 @@ def launcher(kernel: "CpuKernel", nargs: int, kernel_name: str):
     run = kernel.run
     arrays = array_arguments(params)
     ndarray = np.ndarray
+    # sanitize=: the checker names the launch's arrays and tracks device arrays' writes
+    sanitized = functools.partial(kernel.run_sanitized, kernel_name=kernel_name) if art.sanitize else None
 
     def launch(values, grid, block, stream, shared):
         check(grid, block, shared)
@@ -124,6 +132,9 @@ def launcher(kernel: "CpuKernel", nargs: int, kernel_name: str):
             v = values[i]
             if type(v) is not ndarray and getattr(v, "target", "cpu") != "cpu":
                 raise LaunchError(f"{kernel_name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
+        if sanitized is not None:
+            sanitized(grid, block, shared, pack(flatten(values)), values)
+            return
         run(grid, block, shared, pack(flatten(values)))
 
     launch.packer = pack
@@ -251,14 +262,11 @@ def load(artifact) -> "CpuKernel":
     if k is not None:
         return k
     _check_code(artifact)
+    _check_host(artifact)
     if artifact.shared_object:
         return _load_shared_object(artifact)
-    from pykern.core.llvm_host import LLVM_LOCK, host_id, llvm
+    from pykern.core.llvm_host import LLVM_LOCK, llvm
 
-    if artifact.host and artifact.host != host_id():
-        raise LaunchError(
-            f"cpu artifact was compiled for another host ({artifact.host}); recompile it here ({host_id()})"
-        )
     with _lock, LLVM_LOCK:
         k = _loaded.get(artifact.name)
         if k is None:
@@ -284,15 +292,19 @@ def _check_code(artifact) -> None:
         raise LaunchError(f"cannot load the cpu kernel {artifact.name}: its code is {problem}")
 
 
-def _load_shared_object(artifact) -> "CpuKernel":
-    """dlopen the artifact's linked shared library: no LLVM in the process, so a
-    kernel from the disk cache is ready in well under a millisecond."""
+def _check_host(artifact) -> None:
+    """Refuse code built for another host (an artifact pickled elsewhere): its instructions may not exist here."""
     from pykern.core.hostinfo import cpu_identity
 
     if artifact.host_cpu and artifact.host_cpu != cpu_identity():
         raise LaunchError(
             f"cpu artifact was compiled for another host ({artifact.host_cpu}); recompile it here ({cpu_identity()})"
         )
+
+
+def _load_shared_object(artifact) -> "CpuKernel":
+    """dlopen the artifact's linked shared library: no LLVM in the process, so a
+    kernel from the disk cache is ready in well under a millisecond."""
     with _lock:
         k = _loaded.get(artifact.name)
         if k is not None:
@@ -403,6 +415,7 @@ def _dim3(v, what):
 
 _MAIN_IDENT = threading.main_thread().ident
 _get_ident = threading.get_ident
+_perf_counter = time.perf_counter
 
 
 class _SigintWatch:
@@ -552,6 +565,8 @@ class CpuKernel:
         """``launch`` without the checks, for callers that made them once
         (the dispatcher): ``grid``/``block`` valid 3-tuples, ``argbuf`` a
         bytearray of at least max(8, kernarg_size) bytes."""
+        if self.artifact.sanitize:
+            return self.run_sanitized(grid, block, dynamic_shared, argbuf)
         buf = ctypes.c_char.from_buffer(argbuf)  # the packed bytes themselves, no copy
         nblocks = grid[0] * grid[1] * grid[2]
         try:
@@ -583,7 +598,7 @@ class CpuKernel:
                 if nblocks == 1:
                     self._fn(args_p, ctx_p, 0, 1)
                 else:
-                    self._run_inline(args_p, ctx_p, ctx, nblocks)
+                    self._run_inline(args_p, ctx_p, ctx, nblocks, (argbuf, buf))
             finally:
                 if main:
                     _watch.ctx = None
@@ -593,6 +608,14 @@ class CpuKernel:
             self._raise(ctx, block)
         if not ctx.cancel:  # a cancelled launch may still have workers touching it
             self._spare_ctx.append(ctx)
+
+    def run_sanitized(self, grid, block, dynamic_shared: int, argbuf: bytearray, args=(), kernel_name=None) -> None:
+        """``run`` of a kernel compiled with ``sanitize=`` (``sanitizer.run``); ``args``: the launch's
+        values (device arrays' unwritten bytes), ``kernel_name`` for the reports."""
+        from pykern.runtime.cpu import sanitizer
+
+        sanitizer.run(self, LaunchCtx(grid, block, dynamic_shared), grid, block, dynamic_shared, argbuf, args,
+                      kernel_name)
 
     def fixed_launch(self, grid, block, dynamic_shared: int, size: int):
         """``(body, namespace)`` for ``kernargs.compile_guarded``: run this
@@ -604,7 +627,7 @@ class CpuKernel:
         pointers made once: converting Python ints at the native call costs
         ~0.6 us of a ~2 us launch, building a context more."""
         nblocks = grid[0] * grid[1] * grid[2]
-        if getattr(self.artifact, "cooperative", False) or not (
+        if self.artifact.sanitize or getattr(self.artifact, "cooperative", False) or not (
                 nblocks == 1 or _NCPU == 1 or nblocks * block[0] * block[1] * block[2] <= INLINE_WORK):
             return None
         spare: list = []
@@ -617,7 +640,7 @@ class CpuKernel:
             return buf, ctx, ctypes.c_void_p(ctypes.addressof(buf)), ctypes.c_void_p(ctypes.addressof(ctx)), both
 
         # ``run`` inline (a Python call is ~5% of the launch); ``_fn`` read per call, a benchmark stubs it
-        call = "_k._fn(args_p, ctx_p, _first, _last)" if nblocks == 1 else "_k._run_inline(args_p, ctx_p, ctx, _n)"
+        call = "_k._fn(args_p, ctx_p, _first, _last)" if nblocks == 1 else "_k._run_inline(args_p, ctx_p, ctx, _n, slot)"
         ncall, count_down = None, False
         if nblocks == 1:  # one builtin call instead of ctypes converting four arguments (~0.3 us less)
             from pykern.runtime import native_guard
@@ -690,17 +713,29 @@ class CpuKernel:
                 _abandoned.append((args_keep, ctx, threads))
             raise
 
-    def _run_inline(self, args_p, ctx_p, ctx, nblocks):
+    def _run_inline(self, args_p, ctx_p, ctx, nblocks, args_keep=None):
+        first = 0
+        if _NCPU > 1 and nblocks > 1:  # the first block alone, timed: are the others worth the pool?
+            t0 = _perf_counter()
+            self._fn(args_p, ctx_p, 0, 1)
+            if ctx.error or ctx.cancel:
+                return
+            if (_perf_counter() - t0) * (nblocks - 1) > POOL_AFTER:
+                self._run_pool(args_p, ctx_p, ctx, nblocks, _NCPU, args_keep, start=1)
+                return
+            first = 1
         # chunks keep Ctrl-C responsive even without the pool
         step = max(1, min(nblocks, 4096))
-        for first in range(0, nblocks, step):
+        for first in range(first, nblocks, step):
             self._fn(args_p, ctx_p, first, min(first + step, nblocks))
             if ctx.error:
                 break
 
-    def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers, args_keep=None):
-        nchunks = min(nblocks, workers * 4)
-        bounds = [nblocks * i // nchunks for i in range(nchunks + 1)]
+    def _run_pool(self, args_p, ctx_p, ctx, nblocks, workers, args_keep=None, start=0):
+        """Blocks ``[start, nblocks)`` on the pool's workers, in ``workers * 4`` contiguous chunks
+        (a worker that finds its core busy with other work takes fewer)."""
+        nchunks = min(nblocks - start, workers * 4)
+        bounds = [start + (nblocks - start) * i // nchunks for i in range(nchunks + 1)]
         batch = _get_pool().submit_all(self._fn, [(args_p, ctx_p, bounds[i], bounds[i + 1])
                                                   for i in range(nchunks)])
         try:

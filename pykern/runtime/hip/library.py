@@ -26,12 +26,12 @@ import ctypes
 import os
 import threading
 
+from pykern.core import settings
 from pykern.core.errors import HipError
 from pykern.runtime.hip import api as hip_api
 from pykern.runtime.hip import properties as hip_props
 from pykern.runtime.hip.presence import hip_loaded_in_process
 
-ENV_LIBRARY = "PYKERN_HIP_LIBRARY"
 _LOADER_NAMES = ("libamdhip64.so", "libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5")
 
 
@@ -47,7 +47,7 @@ class HipLibraryNotFound(HipError):
         lines += [f"  - {place}: {why}" for place, why in self.tried]
         lines.append(
             hint
-            or f"hint: install ROCm (or Debian's libamdhip64-5), set ROCM_PATH, or point {ENV_LIBRARY} at libamdhip64.so"
+            or "hint: install ROCm (or Debian's libamdhip64-5), set ROCM_PATH, or point PYKERN_HIP_LIBRARY at libamdhip64.so"
         )
         super().__init__(self.CODE, self.NAME, "\n".join(lines))
 
@@ -141,9 +141,9 @@ _DESCRIPTIONS = {
 
 def candidates() -> list[tuple[str, str]]:
     """``(place, what to dlopen)`` in the order they are tried (see module doc)."""
-    explicit = os.environ.get(ENV_LIBRARY)
+    explicit = settings.get("PYKERN_HIP_LIBRARY")
     if explicit:
-        return [(f"{ENV_LIBRARY}={explicit}", explicit)]
+        return [(f"PYKERN_HIP_LIBRARY={explicit}", explicit)]
     out: list[tuple[str, str]] = []
     for path in hip_loaded_in_process():
         out.append((f"already loaded in this process: {path}", path))
@@ -197,8 +197,8 @@ def load_library(reload: bool = False) -> HipLibrary:
             _library, _load_error = lib, None
             return lib
         hint = ""
-        if os.environ.get(ENV_LIBRARY):
-            hint = f"hint: {ENV_LIBRARY} is set, so no other place was searched; unset it to search ROCM_PATH, /opt/rocm/lib and the loader path"
+        if settings.get("PYKERN_HIP_LIBRARY"):
+            hint = "hint: PYKERN_HIP_LIBRARY is set, so no other place was searched; unset it to search ROCM_PATH, /opt/rocm/lib and the loader path"
         _load_error = HipLibraryNotFound(tried, hint)
         raise _load_error
 

@@ -88,7 +88,7 @@ class Storage:
     ``driver`` is its target's (``pykern.runtime.driver``)."""
 
     __slots__ = ("ptr", "nbytes", "target", "driver", "device", "owner", "readonly", "_finalizer", "_memptr",
-                 "__weakref__")
+                 "san_init", "__weakref__")
 
     def __init__(self, ptr: int, nbytes: int, target: str, device: int = 0, owner=None, readonly: bool = False):
         self.ptr = ptr
@@ -100,6 +100,9 @@ class Storage:
         self.readonly = readonly
         self._finalizer = None
         self._memptr = None  # a weak reference to numba's gpu_data for this block, while one lives
+        # the sanitizer's per-byte "written" flags (uint8) of a device_array nothing has written
+        # all of yet (PYKERN_SANITIZE with init); None: every byte counts as initialised
+        self.san_init = None
 
     @classmethod
     def allocate(cls, nbytes: int, target: str) -> "Storage":
@@ -276,7 +279,9 @@ class DeviceArray:
         self.target = storage.target
         self.stream = stream
         self._pk_type = None  # the kernel type, memoised by the launcher (shape/strides never change)
-        self._writeback = None  # the host array to_device copied from, for the deprecated to_host()
+        #: a weak reference to the host array to_device copied from, for the deprecated to_host():
+        #: the device array must not keep a (large) host array alive after its user dropped it
+        self._writeback = None
 
     # -- numpy-like attributes
     @property
@@ -305,6 +310,7 @@ class DeviceArray:
     @property
     def device_ctypes_pointer(self) -> ctypes.c_void_p:
         """numba's spelling of the data pointer."""
+        _written(self, everything=True)  # whatever writes through it, the sanitizer cannot see
         return ctypes.c_void_p(self.ptr)
 
     @property
@@ -313,6 +319,7 @@ class DeviceArray:
         (``.device_pointer``, ``int()``); arrays on one block from its first byte (``view(dtype)``,
         a reshape) share one object, as numba's do. It keeps the memory alive."""
         st = self.storage
+        _written(self, everything=True)  # whatever writes through it, the sanitizer cannot see
         base = st._memptr() if st._memptr is not None else None
         if base is None:
             base = GpuData(st, st.ptr, st.nbytes)
@@ -586,8 +593,9 @@ class DeviceArray:
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         view = np.asarray(_HostWindow(self.ptr, self.shape, self.strides, self.dtype, self.storage, self.storage.readonly))
-        # a structured dtype comes back from the interface's descr with its padding as fields: view it as itself
-        return view.view(self.dtype) if self.dtype.fields else view
+        # a structured dtype comes back from the interface's descr with its padding as fields, an
+        # extension dtype (ml_dtypes' bfloat16) as raw "V2" bytes: view either as itself
+        return view.view(self.dtype) if self.dtype.fields or view.dtype != self.dtype else view
 
     # -- copies
     def _default_stream(self, stream):
@@ -624,7 +632,11 @@ class DeviceArray:
         warnings.warn("to_host() is deprecated and will be removed", DeprecationWarning, stacklevel=2)
         if self._writeback is None:
             raise ValueError("no associated writeback array")
-        self.copy_to_host(self._writeback, stream=stream)
+        host = self._writeback()
+        if host is None:
+            raise ValueError("the host array to_device copied from no longer exists (to_host() copies back into "
+                             "it and does not keep it alive); use copy_to_host()")
+        self.copy_to_host(host, stream=stream)
 
     def _incompatible(self, op: str, role: str, other):
         """Raise numba's ``check_array_compatibility`` error for ``other`` (the copy's
@@ -663,12 +675,14 @@ class DeviceArray:
                 self._incompatible("copy_to_device", "source", ary)
             if self.size:
                 drv.copy_within(self, ary, stream)
+                _written(self)
             return
         src = ary._read() if isinstance(ary, DeviceArray) else np.asarray(ary)
         if src.dtype != self.dtype or src.shape != self.shape:
             self._incompatible("copy_to_device", "source", src)
         if self.size:
             drv.copy_to_device(self, src, stream)
+            _written(self)
 
     def _read(self) -> np.ndarray:
         """This array's contents on the host, complete on return: its memory itself where that is
@@ -705,6 +719,7 @@ class DeviceArray:
         }
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        _written(self, everything=True)  # whatever writes through it, the sanitizer cannot see
         return dlpack.export(self, stream=stream, max_version=max_version, dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self) -> tuple:
@@ -805,7 +820,37 @@ def device_array(shape, dtype=np.float64, strides=None, order: str = "C", stream
     shape, dt, strides = _dense_layout(shape, dtype, strides, order)
     t = resolve_target(target)
     s = None if (stream is None or stream == 0) else as_stream(stream, t)
-    return DeviceArray(shape, strides, dt, Storage.allocate(_nbytes(shape, dt), t), stream=s)
+    storage = Storage.allocate(_nbytes(shape, dt), t)
+    if storage.driver.host_memory and _tracks_initialisation():  # (the sanitizer checks host memory)
+        storage.san_init = np.zeros(storage.nbytes, np.uint8)
+    return DeviceArray(shape, strides, dt, storage, stream=s)
+
+
+def _tracks_initialisation() -> bool:
+    """Does every kernel of this process check reads of unwritten memory (``PYKERN_SANITIZE``
+    with init)? Only then can a device array's unwritten bytes be known: each launch that writes
+    it is a sanitized one and records what it wrote."""
+    from pykern.core.sanitize import checks, process_setting
+
+    return "init" in checks(process_setting())
+
+
+def _written(arr: "DeviceArray", everything: bool = False) -> None:
+    """The sanitizer's record: ``arr``'s elements (its whole memory: ``everything``, as when its
+    address leaves pykern) now hold values."""
+    st = arr.storage
+    if st.san_init is None:
+        return
+    if everything:
+        st.san_init = None
+        return
+    if arr.size == 0:
+        return
+    isz = arr.dtype.itemsize
+    np.ndarray(arr.shape + (isz,), np.uint8, buffer=st.san_init, offset=arr.ptr - st.ptr,
+               strides=arr.strides + (1,))[...] = 1
+    if st.san_init.all():
+        st.san_init = None
 
 
 def _strides_of_like(a):
@@ -865,7 +910,7 @@ def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, t
         # a strided view arrives dense in its own axis order (np.empty_like's layout)
         out = device_array_like(ary, stream, target=t)
         if isinstance(obj, np.ndarray):
-            out._writeback = obj
+            out._writeback = weakref.ref(obj)
     if copy:
         out.copy_to_device(ary, stream=stream)
     return out

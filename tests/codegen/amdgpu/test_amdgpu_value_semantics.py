@@ -421,7 +421,7 @@ def _cmath_kernel(fname, ctype, zs):
 @pytest.mark.parametrize("fname", ["atanh", "atan"])
 def test_complex_atanh_atan_poles_and_huge_on_amdgpu(fname, ctype, arch):
     """pykern/lang/complex_math.py's atanh/atan through ocml, at the poles +-1/+-i and beyond
-    sqrt(MAX/4), against numpy (the cpu target's side is tests/lang/test_types_complex.py).
+    sqrt(MAX/4), against numpy (the cpu target's side is tests/lang/test_complex.py).
     Run from the optimised module on the host: part of it folds, part does not."""
     from types_helpers import atanh_hard, close_parts
 

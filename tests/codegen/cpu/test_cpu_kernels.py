@@ -5,8 +5,6 @@ gives a wrong answer (threads read what other threads wrote)."""
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -14,12 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pykern as cuda
-from cpu_helpers import BARRIER_PATH, compile_py, launch, run_py
+from cpu_helpers import run_py
 from pykern.core.errors import KernelRuntimeError
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "samples"))
-from matmul import make_matmul  # noqa: E402  (samples/matmul.py)
-from tree_sum import make_tree_sum  # noqa: E402  (samples/tree_sum.py)
 
 SET = settings(max_examples=15, deadline=None)
 rng = np.random.default_rng(1234)
@@ -222,223 +216,6 @@ def test_device_function_returning_tuple():
     assert q.tolist() == [3, -4, 0, -2] and r.tolist() == [1, 1, 0, -1]
 
 
-# ------------------------------------------------------------ barriers
-block_sum = make_tree_sum(128, np.float32)
-
-
-def test_shared_memory_block_reduction():
-    x = rng.random(128 * 40, dtype=np.float32)
-    out = np.zeros(40, np.float32)
-    k = run_py(block_sum, (40,), (128,), x, out)
-    assert k.artifact.execution == BARRIER_PATH
-    np.testing.assert_allclose(out, x.reshape(40, 128).sum(1), rtol=1e-5)
-
-
-TILE = 8
-
-
-matmul = make_matmul(TILE, np.float64)
-
-
-def test_tiled_matmul_shared_memory():
-    a = rng.random((19, 23))
-    b = rng.random((23, 17))
-    c = np.zeros((19, 17))
-    # samples/matmul.py's kernel runs gridDim.x tile steps: enough column blocks to cover k too
-    run_py(matmul, (-(-23 // TILE), -(-19 // TILE)), (TILE, TILE), a, b, c)
-    np.testing.assert_allclose(c, a @ b)
-
-
-def sync_votes(x, cnt, all_, any_):
-    t = cuda.threadIdx.x
-    p = x[cuda.grid(1)] > 0.5
-    cnt[cuda.blockIdx.x] = cuda.syncthreads_count(p)
-    a = cuda.syncthreads_and(p)
-    o = cuda.syncthreads_or(p)
-    if t == 0:
-        all_[cuda.blockIdx.x] = a
-        any_[cuda.blockIdx.x] = o
-
-
-def test_syncthreads_count_and_or():
-    x = rng.random(64 * 4)
-    x[64:128] = 1.0  # block 1: all true
-    x[128:192] = 0.0  # block 2: none
-    cnt, all_, any_ = (np.zeros(4, np.int32) for _ in range(3))
-    run_py(sync_votes, (4,), (64,), x, cnt, all_, any_)
-    p = (x > 0.5).reshape(4, 64)
-    assert cnt.tolist() == p.sum(1).tolist()
-    assert all_.tolist() == p.all(1).astype(int).tolist() and any_.tolist() == p.any(1).astype(int).tolist()
-
-
-@cuda.jit(device=True)
-def shared_rotate(sh, t, n):
-    v = sh[(t + 1) % n]
-    cuda.syncthreads()
-    sh[t] = v
-    cuda.syncthreads()
-
-
-def rotate(x, out):
-    sh = cuda.shared.array(64, np.int64)
-    t = cuda.threadIdx.x
-    sh[t] = x[t]
-    cuda.syncthreads()
-    for _ in range(3):
-        shared_rotate(sh, t, cuda.blockDim.x)
-    out[t] = sh[t]
-
-
-def test_barrier_inside_device_function():
-    x = np.arange(64, dtype=np.int64)
-    out = np.zeros_like(x)
-    run_py(rotate, (1,), (64,), x, out)
-    assert out.tolist() == np.roll(x, -3).tolist()
-
-
-def divergent(x):
-    t = cuda.threadIdx.x
-    if t < 5:
-        cuda.syncthreads()
-    cuda.syncthreads()
-    x[t] = t
-
-
-def divergent2(x):
-    t = cuda.threadIdx.x
-    if t % 2 == 0:
-        cuda.syncthreads()
-    else:
-        cuda.syncthreads()
-    x[t] = t
-
-
-def test_divergent_barrier_raises_naming_line():
-    x = np.zeros(32)
-    with pytest.raises(KernelRuntimeError) as ei:
-        run_py(divergent, (2,), (32,), x)
-    line = divergent.__code__.co_firstlineno
-    assert f"test_cpu_kernels.py:{line + 3}" in str(ei.value) and "divergent barrier" in str(ei.value)
-    with pytest.raises(KernelRuntimeError) as ei:
-        run_py(divergent2, (1,), (32,), x)
-    l2 = divergent2.__code__.co_firstlineno
-    assert f":{l2 + 3}" in str(ei.value) and f":{l2 + 5}" in str(ei.value)
-
-
-# ------------------------------------------------------------ wave ops
-def wave_ops(x, red, bal, lane, up, xor_, allv, anyv):
-    i = cuda.grid(1)
-    v = x[i]
-    o = cuda.warpsize // 2
-    while o > 0:
-        v += cuda.shfl_down_sync(-1, v, o)
-        o //= 2
-    red[i] = v
-    bal[i] = cuda.ballot_sync(-1, x[i] > 0.5)
-    lane[i] = cuda.laneid
-    up[i] = cuda.shfl_up_sync(-1, x[i], 1)
-    xor_[i] = cuda.shfl_xor_sync(-1, x[i], 3)
-    allv[i] = cuda.all_sync(-1, x[i] >= 0.0)
-    anyv[i] = cuda.any_sync(-1, x[i] > 0.99)
-
-
-@pytest.mark.parametrize("ws", [64, 32])
-def test_wave_ops(ws):
-    n = 256
-    x = rng.random(n)
-    x[:ws] = np.arange(ws) / ws  # wave 0: deterministic
-    red, up, xor_ = (np.zeros(n) for _ in range(3))
-    bal = np.zeros(n, np.uint64)
-    lane = np.zeros(n, np.int32)
-    allv, anyv = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
-    run_py(wave_ops, (2,), (128,), x, red, bal, lane, up, xor_, allv, anyv, wave_size=ws)
-    xs = x.reshape(-1, ws)
-    # shfl_down reduction: lane 0 of each wave holds the wave sum
-    np.testing.assert_allclose(red.reshape(-1, ws)[:, 0], xs.sum(1))
-    bits = np.array([sum(1 << k for k in range(ws) if r[k] > 0.5) for r in xs], dtype=np.uint64)
-    assert (bal.reshape(-1, ws) == bits[:, None]).all()
-    assert lane.tolist() == [k % ws for k in range(n)]
-    exp_up = np.concatenate([np.concatenate([[r[0]], r[:-1]]) for r in xs])
-    np.testing.assert_array_equal(up, exp_up)
-    np.testing.assert_array_equal(xor_, np.concatenate([r[np.arange(ws) ^ 3] for r in xs]))
-    assert allv.all()
-    assert anyv.tolist() == np.repeat((xs > 0.99).any(1), ws).tolist()
-
-
-def warpsize_k(out):
-    out[0] = cuda.warpsize
-
-
-def test_wave_size_from_environment(monkeypatch):
-    out = np.zeros(1, np.int32)
-    monkeypatch.setenv("PYKERN_CPU_WAVESIZE", "32")
-    run_py(warpsize_k, (1,), (1,), out)
-    assert out[0] == 32
-    monkeypatch.setenv("PYKERN_CPU_WAVESIZE", "64")
-    run_py(warpsize_k, (1,), (1,), out)
-    assert out[0] == 64
-
-
-# ------------------------------------------------------------ atomics
-def histogram(x, bins):
-    i = cuda.grid(1)
-    if i < x.size:
-        cuda.atomic.add(bins, x[i] % bins.size, 1)
-
-
-def test_atomic_histogram_parallel_blocks():
-    x = rng.integers(0, 1000, size=1 << 18).astype(np.int64)
-    bins = np.zeros(16, np.int32)
-    run_py(histogram, (x.size // 256,), (256,), x, bins)
-    assert bins.tolist() == np.bincount(x % 16, minlength=16).tolist()
-
-
-def atomic_misc(x, fmax, fmin, inc, dec, cas_out, old):
-    i = cuda.grid(1)
-    if i < x.size:
-        cuda.atomic.max(fmax, 0, x[i])
-        cuda.atomic.min(fmin, 0, x[i])
-        old[i] = cuda.atomic.inc(inc, 0, np.uint32(9))
-        cuda.atomic.dec(dec, 0, np.uint32(5))
-        cuda.atomic.cas(cas_out, 0, 0, i + 1)
-
-
-def test_atomic_max_min_inc_dec_cas():
-    x = rng.random(1000)
-    fmax, fmin = np.array([-np.inf]), np.array([np.inf])
-    inc, dec = np.zeros(1, np.uint32), np.zeros(1, np.uint32)
-    cas_out = np.zeros(1, np.int64)
-    old = np.zeros(1000, np.uint32)
-    run_py(atomic_misc, (4,), (256,), x, fmax, fmin, inc, dec, cas_out, old)
-    assert fmax[0] == x.max() and fmin[0] == x.min()
-    assert inc[0] == 1000 % 10  # wraps to 0 after 9
-    assert sorted(old.tolist()) == sorted([k % 10 for k in range(1000)])
-    d = 0
-    for _ in range(1000):
-        d = 5 if d == 0 or d > 5 else d - 1
-    assert dec[0] == d
-    assert 1 <= cas_out[0] <= 1000
-
-
-# ------------------------------------------------------------ memory kinds
-def local_and_dyn(x, out):
-    loc = cuda.local.array(4, np.float64)
-    dyn = cuda.shared.array(0, np.float64)
-    t = cuda.threadIdx.x
-    for k in range(4):
-        loc[k] = x[t] * k
-    dyn[t] = loc[3]
-    cuda.syncthreads()
-    out[t] = dyn[(t + 1) % cuda.blockDim.x] + dyn.shape[0]
-
-
-def test_local_array_and_dynamic_shared():
-    x = np.arange(32, dtype=np.float64)
-    out = np.zeros(32)
-    run_py(local_and_dyn, (1,), (32,), x, out, shared=32 * 8 + 16)
-    assert out.tolist() == (np.roll(x, -1) * 3 + 34).tolist()
-
-
 # ------------------------------------------------------------ debug
 def oob(x):
     i = cuda.grid(1)
@@ -456,23 +233,6 @@ def test_debug_bounds_check_message():
 
 
 # ------------------------------------------------------------ more types
-def half_ops(a, b, out, cmp_out):
-    i = cuda.grid(1)
-    if i < a.size:
-        out[i] = a[i] * b[i] + a[i] / b[i]
-        cmp_out[i] = a[i] > b[i]
-
-
-def test_float16_arithmetic_and_bool_arrays():
-    a = rng.random(50).astype(np.float16) + np.float16(0.5)
-    b = rng.random(50).astype(np.float16) + np.float16(0.25)
-    out = np.zeros(50, np.float16)
-    c = np.zeros(50, np.bool_)
-    run_py(half_ops, (1,), (64,), a, b, out, c)
-    np.testing.assert_array_equal(out, a * b + a / b)  # each op rounded to half, like numpy
-    assert c.tolist() == (a > b).tolist()
-
-
 def bool_in(flags, out):
     i = cuda.grid(1)
     if i < flags.size:
@@ -526,7 +286,6 @@ def math_k(x, out):
         out[5, i] = v ** 2.5
 
 
-
 def test_math_module_end_to_end():
     x = np.array([0.1, 0.5, 1.25, 2.5, 3.0])
     out = np.zeros((6, 5))
@@ -570,38 +329,6 @@ def test_3d_grid_and_blocks():
     run_py(grid3d, (3, 2, 2), (4, 4, 3), out)
     xx, yy, zz = np.indices(out.shape)
     assert (out == xx * 10000 + yy * 100 + zz).all()
-
-
-def wave_misc(x, act, eq, lt, out):
-    i = cuda.grid(1)
-    if cuda.laneid < 40:
-        act[i] = cuda.activemask()
-        eq[i] = cuda.eq_sync(-1, x[i] > 0)
-    cuda.syncwarp(-1)
-    lt[i] = cuda.lanemask_lt()
-    out[i] = cuda.shfl_sync(-1, x[i], cuda.laneid + 64)  # source lane taken mod warpsize
-
-
-@pytest.mark.parametrize("ws", [64, 32])
-def test_activemask_eq_lanemask_shfl_mod(ws):
-    n = 128
-    x = np.ones(n)
-    x[5] = -1.0
-    act, lt = np.zeros(n, np.uint64), np.zeros(n, np.uint64)
-    eq = np.zeros(n, np.bool_)
-    out = np.zeros(n)
-    x2 = rng.random(n)
-    x2[5] = -1.0
-    run_py(wave_misc, (1,), (n,), x2, act, eq, lt, out, wave_size=ws)
-    lanes = np.arange(n) % ws
-    active_lanes = min(40, ws)
-    exp_mask = (1 << active_lanes) - 1
-    assert act[lanes < 40].tolist() == [exp_mask] * int((lanes < 40).sum())
-    # wave 0 has the one negative value: eq is False there, True elsewhere
-    assert eq[:ws][lanes[:ws] < 40].tolist() == [False] * active_lanes
-    assert eq[ws:][lanes[ws:] < 40].all()
-    assert lt.tolist() == [(1 << int(l)) - 1 for l in lanes]
-    np.testing.assert_array_equal(out, x2)
 
 
 @SET

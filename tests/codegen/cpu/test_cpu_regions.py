@@ -510,7 +510,8 @@ def test_barrier_suites_pass_on_the_coroutine_path():
     env = dict(os.environ, PYKERN_CPU_BARRIERS="coroutine", PYKERN_CACHE="off")
     r = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/codegen/cpu/test_cpu_kernels.py",
-         "tests/codegen/cpu/test_codegen_semantics.py", "tests/lang/test_array_views.py", "tests/dispatch/test_limits_targets.py"],
+         "tests/codegen/cpu/test_codegen_semantics.py", "tests/lang/test_array_views.py", "tests/dispatch/test_limits_targets.py",
+         "tests/lang/test_barriers.py", "tests/lang/test_shared_memory.py"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 

@@ -310,6 +310,7 @@ def test_the_o3_build_begins_when_the_first_launch_ends_or_after_the_grace(monke
     # never launched (a compile() or a cache warm-up): the build still begins by itself
     monkeypatch.setattr(cpu_tiers, "FIRST_LAUNCH_GRACE", 0.2)
     art, kernel, argtypes = _first_tier(tier_saxpy, sig)
+    art.tier_two.stored = True  # a build the disk cache stores (one nothing stores waits for a 2nd launch)
     ov = compiler.Overload(tier_saxpy, "cpu", argtypes, art, kernel)
     compiler._follow_tier_two(ov, art.tier_two)
     assert not art.tier_two._go.is_set()
@@ -317,6 +318,7 @@ def test_the_o3_build_begins_when_the_first_launch_ends_or_after_the_grace(monke
     # launched: the first launch's end lets it begin, without waiting out the grace
     monkeypatch.setattr(cpu_tiers, "FIRST_LAUNCH_GRACE", 3600)
     art, kernel, argtypes = _first_tier(tier_saxpy, sig)
+    art.tier_two.stored = True
     ov = compiler.Overload(tier_saxpy, "cpu", argtypes, art, kernel)
     compiler._follow_tier_two(ov, art.tier_two)
     x = np.arange(640, dtype=np.float32)

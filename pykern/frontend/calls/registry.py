@@ -1,0 +1,143 @@
+"""What each callable means in a kernel: one table keyed by the object a kernel calls.
+
+A domain module registers a handler for the objects it lowers (as numba-cuda's
+``@lower(cuda.shared.array, ...)``)::
+
+    @lowers(math.frexp)
+    def _frexp(lw, node, name): ...                 # lw: the FunctionLowerer, node: the ast.Call
+
+    @lowers_each({np.minimum: "minimum", np.fmin: "fmin"})
+    def _np_minmax(lw, node, name, which): ...      # the table's value comes last
+
+``name`` is how the call is spelt (``np.sin``), or a kernel-language function's own name
+(``shared.array``) whatever the kernel imported it as. Objects that are not registered one
+by one are lowered by their kind (``lowers_kind``: classes, types, unregistered stubs), and
+methods of kernel values by (kind of value, method name) (``lowers_method``). Registering an
+object, kind test or method twice is an error: each call has one home.
+"""
+
+from __future__ import annotations
+
+from pykern.frontend import types as T
+from pykern.frontend.values import BoundMethod
+from pykern.lang import stubs
+
+#: the object a kernel calls -> handler(lw, node, name)
+CALLS: dict = {}
+#: (test(f), handler(lw, f, node, name)): callables recognised by what they are, not which
+KINDS: list = []
+#: (kind of value, method name) -> handler(lw, node, name, value), for ``value.name(...)``
+METHODS: dict = {}
+
+
+def hashable(f) -> bool:
+    try:
+        hash(f)
+        return True
+    except TypeError:
+        return False
+
+
+def _add(obj, handler) -> None:
+    if not hashable(obj):
+        raise TypeError(f"cannot register calls of the unhashable {obj!r}")
+    if obj in CALLS:
+        raise ValueError(f"calls of {obj!r} already have a handler: {CALLS[obj]!r}")
+    CALLS[obj] = handler
+
+
+def _given(handler, value):
+    """``handler`` with ``value`` as its last argument."""
+
+    def lower(lw, node, name):
+        return handler(lw, node, name, value)
+
+    lower.__wrapped__ = handler
+    lower.__qualname__ = f"{handler.__qualname__}[{value!r}]"
+    return lower
+
+
+def lowers(*objects):
+    """Decorator: ``handler(lw, node, name)`` lowers calls of each of ``objects``."""
+
+    def register(handler):
+        for obj in dict.fromkeys(objects):  # np.abs is np.absolute: one entry
+            _add(obj, handler)
+        return handler
+
+    return register
+
+
+def lowers_each(table: dict):
+    """Decorator: ``handler(lw, node, name, value)`` lowers calls of each key of ``table``,
+    given its value (the intrinsic, the numpy name...)."""
+
+    def register(handler):
+        for obj, value in table.items():
+            _add(obj, _given(handler, value))
+        return handler
+
+    return register
+
+
+def lowers_kind(test):
+    """Decorator: ``handler(lw, f, node, name)`` lowers calls of unregistered objects ``f``
+    for which ``test(f)`` is true (the tests of all kinds exclude each other)."""
+
+    def register(handler):
+        if any(h is handler for _, h in KINDS):
+            raise ValueError(f"{handler!r} already lowers a kind of callable")
+        KINDS.append((test, handler))
+        return handler
+
+    return register
+
+
+def method_kind(t: T.Type) -> str | None:
+    """The kind of value whose methods ``METHODS`` lists: "array", "integer" (booleans too)."""
+    if isinstance(t, T.Array):
+        return "array"
+    if isinstance(t, (T.Integer, T.Boolean)):
+        return "integer"
+    return None
+
+
+def lowers_method(kind: str, *names):
+    """Decorator: ``handler(lw, node, name, value)`` lowers ``value.name(...)`` of a value of
+    ``kind`` (``method_kind``) for each of ``names``."""
+
+    def register(handler):
+        for n in names:
+            if (kind, n) in METHODS:
+                raise ValueError(f"the {kind} method '{n}' already has a handler")
+            METHODS[(kind, n)] = handler
+        return handler
+
+    return register
+
+
+def has_method(kind: str | None, name: str) -> bool:
+    """Kernels may call ``value.name()`` of a value of ``kind``."""
+    return (kind, name) in METHODS
+
+
+def lower(lw, f, node, name):
+    """The IR of call ``node`` of ``f``: its registered handler, else the one of its kind."""
+    handler = CALLS.get(f) if hashable(f) else None
+    if handler is not None:
+        return handler(lw, node, f._pk_name if isinstance(f, stubs.Stub) else name)
+    for test, handler in KINDS:
+        if test(f):
+            return handler(lw, f, node, name)
+    raise lw.error(
+        f"cannot call Python function '{name}' from a kernel",
+        node,
+        hint="kernels can call device functions (@pykern.jit(device=True)), math/numpy math functions, "
+        "builtins abs/min/max/sum/any/all/round/divmod/int/float/bool/len/ord and the pykern kernel functions",
+    )
+
+
+@lowers_kind(lambda f: isinstance(f, BoundMethod))
+def _method(lw, bm, node, name):
+    # values only have the methods lower_exprs made a BoundMethod of (has_method)
+    return METHODS[(method_kind(bm.value.type), bm.attr)](lw, node, bm.attr, bm.value)
