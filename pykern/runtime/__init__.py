@@ -8,6 +8,8 @@ memory, immediate execution) or "hip", once per process: ``PYKERN_TARGET`` or
 :func:`set_target` pick one; otherwise "hip" when a usable AMD GPU is present,
 else "cpu" (said once, as a warning, so nobody believes a cpu timing came from
 a GPU). ``pykern.set_target``/``pykern.current_target`` are these functions.
+What a target's memory and streams are made of is its driver, one per target:
+:func:`driver` (``pykern.runtime.drivers``).
 
 Example::
 
