@@ -112,15 +112,10 @@ def _bounds(x) -> tuple:
     """(first byte, one past the last byte) that array ``x`` reaches; empty for no elements."""
     if type(x) is np.ndarray:
         return _byte_bounds(x)
-    lo = hi = x.ptr
-    for n, s in zip(x.shape, x.strides):
-        if n == 0:
-            return (0, 0)
-        if s >= 0:
-            hi += (n - 1) * s
-        else:
-            lo += (n - 1) * s
-    return (lo, hi + x.dtype.itemsize)
+    from pykern.core.strides import span
+
+    lo, hi = span(x.shape, x.strides, x.dtype.itemsize)
+    return (x.ptr + lo, x.ptr + hi) if hi > lo else (0, 0)
 
 
 def _byte_bounds(x):

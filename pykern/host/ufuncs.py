@@ -179,7 +179,7 @@ def _overlaps(x, out, elementwise: bool) -> bool:
     ranges meet (numpy's cheap bounds test, which copies when unsure too), and ``x`` is not
     ``out`` itself element for element (same first address, item size, shape and strides:
     each element is read by the thread that writes it) or that does not make it safe."""
-    from pykern.runtime.memory.arrays import _span
+    from pykern.core.strides import span as _span
 
     mx, mo = _memory(x), _memory(out)
     if mx is None or mo is None or mx[0] != mo[0]:

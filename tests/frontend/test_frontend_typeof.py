@@ -115,7 +115,7 @@ def test_unsupported(value, words):
 def test_numpy_flags_layout_agrees_with_stride_rule():
     """typeof(ndarray) uses numpy's flags; __cuda_array_interface__ uses the strides:
     both must give the same layout for every view."""
-    from pykern.frontend.typeof import _layout
+    from pykern.core.strides import layout as _layout
 
     base = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
     views = [

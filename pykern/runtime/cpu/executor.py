@@ -713,9 +713,11 @@ class CpuKernel:
                 _abandoned.append((args_keep, ctx, threads))
             raise
 
-    def _run_inline(self, args_p, ctx_p, ctx, nblocks, args_keep=None):
+    def _run_inline(self, args_p, ctx_p, ctx, nblocks, args_keep=None, serial=False):
+        """Blocks in order on this thread (``serial``: always; else the rest go to the pool when the
+        first block says they would take over ``POOL_AFTER``)."""
         first = 0
-        if _NCPU > 1 and nblocks > 1:  # the first block alone, timed: are the others worth the pool?
+        if _NCPU > 1 and nblocks > 1 and not serial:  # the first block alone, timed: are the others worth the pool?
             t0 = _perf_counter()
             self._fn(args_p, ctx_p, 0, 1)
             if ctx.error or ctx.cancel:
