@@ -45,6 +45,15 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
     -- ``args`` itself, or a copy in which foreign arrays (objects with
     ``__dlpack__`` or ``__cuda_array_interface__``, e.g. torch tensors) are
     wrapped as DeviceArrays, zero-copy. ``LaunchError`` names a bad argument."""
+    argtypes, args, _ = launch_types(args, kernel_name, target)
+    return argtypes, args
+
+
+def launch_types(args, kernel_name: str, target: str, guards_for=None):
+    """The first step of a launch on ``target``: ``(types, args, guards)`` -- ``argument_types``'
+    types and arguments and, for a launcher that wants a fast path, ``launch_guards(args, types,
+    guards_for)`` (``guards_for``: the target's backend): what later arguments must match to have
+    these types (None when the arguments were converted, or cannot be checked cheaply)."""
     out = []
     converted = None
     for i, a in enumerate(args):
@@ -83,7 +92,10 @@ def argument_types(args, kernel_name: str = "kernel", target: str = "cpu"):
             if key is not None:
                 _type_memo[key] = t
         out.append(t)
-    return tuple(out), (args if converted is None else tuple(converted))
+    argtypes = tuple(out)
+    if converted is not None:
+        return argtypes, tuple(converted), None
+    return argtypes, args, (None if guards_for is None else launch_guards(args, argtypes, guards_for))
 
 
 _device_type_memo: dict = {}
@@ -147,23 +159,23 @@ def convertible(actual, declared) -> bool:
     return False
 
 
-def launch_guards(args, argtypes, target: str):
+def launch_guards(args, argtypes, backend):
     """What later launch arguments must match to have the types ``argtypes``
-    that ``argument_types`` gave ``args`` on ``target``, checked without typing
+    that ``argument_types`` gave ``args`` on ``backend``'s target, checked without typing
     them again (see ``runtime.kernargs.compile_guarded``); None when some
     argument cannot be checked that cheaply (tuples, foreign arrays, numpy
-    arrays on "hip", which the launcher copies)."""
+    arrays where the launcher copies them: not ``backend.host_arrays``)."""
     import numpy as np
 
     out = []
     for a, t in zip(args, argtypes):
         cls = type(a)
         if cls is _DeviceArray:
-            if a._pk_type is not t or a.target != target:
+            if a._pk_type is not t or a.target != backend.name:
                 return None
             out.append(("device", t, a.target, device_array_type))
         elif cls is _ndarray:
-            if target != "cpu" or _type_memo.get(_memo_key(a)) is not t:
+            if not backend.host_arrays or _type_memo.get(_memo_key(a)) is not t:
                 return None
             f = a.flags
             out.append(("ndarray", a.dtype, a.ndim, f.c_contiguous, f.f_contiguous, f.writeable))

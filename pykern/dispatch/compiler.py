@@ -26,10 +26,6 @@ from typing import Any, Optional
 from pykern.core.bounded import LRU
 from pykern.core.errors import CompileError, LaunchError, SourceLoc
 
-#: Which codegen backend each runtime target compiles with.
-CODEGEN_FOR_TARGET = {"cpu": "cpu", "hip": "amdgpu"}
-
-
 @dataclass
 class Overload:
     """One compiled (kernel, target, argument types), ready to launch."""
@@ -41,7 +37,7 @@ class Overload:
     kernel: Any  # the runtime's loaded kernel (cpu_executor.CpuKernel / hip function)
     from_cache: bool = False
     _typed_ir: Optional[str] = None
-    launch_plan: Any = field(default=None, repr=False)  # filled by runtime.launch
+    launch_plan: Any = field(default=None, repr=False)  # filled by its backend's first launch (runtime.backends)
 
     @property
     def cooperative(self) -> bool:
@@ -522,17 +518,13 @@ def _arch_opt(target_opts, jit_options=None):
 
 def build_overload(dispatcher, target: str, argtypes) -> Overload:
     """Compile (or load from cache) and load ``dispatcher`` for ``argtypes`` on ``target``."""
-    from pykern.runtime import backends as rt_launch
+    from pykern.runtime.backends import backend as backend_of
 
-    target_opts = {}
-    if target == "hip":
-        from pykern.runtime import device_registry as devices
-
-        dev = devices.get_device()
-        target_opts = {"arch": dev.arch_target_id, "code_object_version": devices.preferred_code_object_version()}
-    artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, **target_opts)
+    backend = backend_of(target)
+    target_opts = backend.compile_options()
+    artifact, cached = compile_artifact(dispatcher, backend.codegen, argtypes, **target_opts)
     try:
-        kernel = rt_launch.load(target, artifact)
+        kernel = backend.load(artifact)
     except LaunchError as exc:
         if not cached:
             job = getattr(artifact, "tier_two", None)
@@ -542,10 +534,10 @@ def build_overload(dispatcher, target: str, argtypes) -> Overload:
         # cached code this host cannot load (a damaged code object, or a shared cache seen
         # from an odd machine: the key names the host): replace it with a fresh compile, so
         # the next process does not trip on it again
-        _forget(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, target_opts, f"its code does not load here: {exc}")
-        artifact, cached = compile_artifact(dispatcher, CODEGEN_FOR_TARGET[target], argtypes, **target_opts)
-        kernel = rt_launch.load(target, artifact)
-    if target == "hip" and artifact.cooperative:
+        _forget(dispatcher, backend.codegen, argtypes, target_opts, f"its code does not load here: {exc}")
+        artifact, cached = compile_artifact(dispatcher, backend.codegen, argtypes, **target_opts)
+        kernel = backend.load(artifact)
+    if artifact.cooperative and hasattr(kernel, "occupancy_estimate"):  # a GPU's: codegen's model of the code object
         kernel.occupancy_estimate = functools.partial(cooperative_blocks_per_cu, artifact.metadata or {},
                                                       artifact.arch)
     ov = Overload(dispatcher, target, tuple(argtypes), artifact, kernel, from_cache=cached)

@@ -26,22 +26,13 @@ import functools
 import os
 import threading
 
-from pykern.dispatch.arguments import argument_types
+from pykern.dispatch.arguments import argument_types, launch_types
 from pykern.core.errors import CompileError, LaunchError, LaunchRuntimeError, LaunchValueError
 from pykern.dispatch.launch_config import _plain as _plain_config, normalize_config
 from pykern.runtime import _chosen, current_target
+from pykern.runtime.backends import BACKENDS
 from pykern.core.display import Listing, Resources, show
 from pykern.core.tracebacks import cut_frames, trimmed
-
-_rt_launch = None  # pykern.runtime.backends, imported at the first launch (keeps import pykern light)
-
-
-def _load_rt_launch():
-    global _rt_launch
-    from pykern.runtime import backends as launch
-
-    _rt_launch = launch
-    return launch
 
 _NO_CONFIG = object()  # what no launch configuration is (see ``Dispatcher._last_launcher``)
 
@@ -159,79 +150,111 @@ class Dispatcher:
         return self[blocks, tpb, stream, sharedmem]
 
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, _prepared=False, _launcher=None):
-        """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls)."""
-        rt_launch = _rt_launch or _load_rt_launch()
-        lo, hi = self._arity
+        """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls), in its steps:
+
+        1. the arguments, as the kernel takes them (defaults, pointers, numba's preparation
+           hooks), typed by ``arguments.launch_types`` -- with the guards a fast path checks when
+           ``_launcher`` asks for one; ``cuda.In``/``Out`` hints are looked for only when typing fails;
+        2. the overload of those types, or a new one (``compiler.build_overload``: compiled or
+           from the cache, then loaded by the target's backend) -- on the sim target instead, the
+           kernel's IR run as Python (``pykern.sim``);
+        3. packed and run by the target's backend (``runtime.backends``: the configuration
+           checked, the arguments flattened and packed at the kernel's offsets, the kernel run);
+        4. ``_launcher``'s fast path: steps 1-3 generated for arguments like these."""
         given = args
+        if len(args) != self._arity[1] or self._signatures and not _prepared:
+            args = self._bound_arguments(args, _prepared)
+        target = _chosen[0] if _chosen else current_target()
+        if self.extensions and not _prepared:
+            return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
+        if self._generation != _device_generation[0]:
+            self._revalidate()
+        backend = BACKENDS.get(target)  # None: the sim target, which compiles nothing
+        # the next launch like this one skips all that follows
+        fast = _launcher is not None and args is given and type(stream) is int and backend is not None
+        # 1. type the arguments
+        try:
+            argtypes, args, guards = launch_types(args, self.__name__, target, backend if fast else None)
+        except LaunchError as e:
+            return self._launch_with_hints(e, args, griddim, blockdim, stream, sharedmem)
+        if backend is None:
+            return self._simulate(args, argtypes, griddim, blockdim, sharedmem)
+        # 2. choose or build the overload
+        ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes)) \
+            or self._new_overload(target, argtypes)
+        # 3. pack and run: the overload's launch, planned by the target's backend at the first
+        (ov.launch_plan or backend.planned(ov))(args, griddim, blockdim, stream, sharedmem)
+        # 4. the fast path (None: these arguments cannot be checked cheaply)
+        if fast and args is given:
+            _launcher._fast = None if guards is None else self._fast_path(backend, ov, guards, target, griddim,
+                                                                          blockdim, stream, sharedmem)
+
+    #: what a fast path checks of the dispatcher before anything else: what ``launch`` decides per
+    #: call -- no extensions, the same target, no device function redefined ({gen}: the generation
+    #: this dispatcher was checked at when the fast path was made), no overload dropped -- and that
+    #: no one replaced ``launch`` on this dispatcher (a spy sees every launch). ``_dd`` is its
+    #: ``__dict__`` (a subscript there measured ~10 ns quicker than the attribute)
+    _FAST_PROLOGUE = ("    if _dd['extensions'] or _dd['_epoch'] is not _E or _gen[0] != {gen} or _chosen != _TG "
+                      "or 'launch' in _dd: return False")
+
+    def _fast_path(self, backend, ov, guards, target, griddim, blockdim, stream, sharedmem):
+        """``backend``'s generated launch of ``ov`` for arguments matching ``guards``, behind the
+        checks of ``_FAST_PROLOGUE``; or None."""
+        ns = {"_d": self, "_dd": self.__dict__, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen,
+              "_TG": [target]}
+        prologue = self._FAST_PROLOGUE.format(gen=int(self._generation))
+        return backend.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, prologue, ns)
+
+    def _bound_arguments(self, args, prepared: bool):
+        """``args`` as the kernel takes them: omitted defaults appended (values, passed as numba
+        does) and, for eager ``CPointer`` parameters, addresses made views; ``args`` itself when
+        nothing changes. A wrong count is a LaunchError."""
+        lo, hi = self._arity
         if len(args) != hi:
             if not lo <= len(args) <= hi:
                 if self.py_func.__code__.co_flags & _CO_VARARGS:
                     raise _star_args_error(self.py_func)
                 want = str(hi) if lo == hi else f"{lo} to {hi}"
                 raise LaunchError(f"kernel {self.__name__} takes {want} argument(s) but {len(args)} were given")
-            # defaults are passed as arguments, as numba does (they are values, not code)
             args = tuple(args) + self.py_func.__defaults__[len(args) - lo:]
-        target = _chosen[0] if _chosen else current_target()
-        if self._signatures and not _prepared:
+        if self._signatures and not prepared:
             ptrs = self.__dict__.get("_pointer_params")
             if ptrs is None:
                 ptrs = self._pointer_params = _pointer_params(self._signatures)
             if ptrs:
                 args = _pointer_args(args, ptrs)
-        if self.extensions and not _prepared:
-            return self._launch_with_extensions(rt_launch, target, args, griddim, blockdim, stream, sharedmem)
-        if self._generation != _device_generation[0]:
-            self._revalidate()
-        try:
-            argtypes, args = argument_types(args, self.__name__, target)
-        except LaunchError:
-            # cuda.In(x)/Out/InOut hints are not types: looked for only when typing fails (no cost otherwise)
-            from pykern.dispatch.arg_hints import convert
+        return args
 
-            hinted = convert(args, stream)
-            if hinted is None:
-                raise
-            self.launch(hinted[0], griddim, blockdim, stream, sharedmem, _prepared=True)
-            for wb in hinted[1]:
-                wb()
-            return
-        if target == "sim":  # Python, one thread at a time: no overload, no fast path
-            from pykern.sim.launch import launch as sim_launch
+    def _new_overload(self, target, argtypes):
+        """Step 2 for types not seen on ``target`` yet: the overload (compiled, or converted to an
+        eager signature, whose match is remembered)."""
+        ov = self._get_overload(argtypes, target)
+        if self._signatures:
+            self._aliases[(target, argtypes)] = ov
+        return ov
 
-            return sim_launch(self, args, self._match_eager(argtypes) if self._signatures else argtypes,
-                              griddim, blockdim, sharedmem)
-        ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes))
-        if ov is None:
-            ov = self._get_overload(argtypes, target)
-            if self._signatures:  # argument types that converted to an eager signature: remember the match
-                self._aliases[(target, argtypes)] = ov
-        rt_launch.launch(ov, args, griddim, blockdim, stream, sharedmem)
-        if _launcher is not None and args is given and type(stream) is int:  # the next like it skips all above
-            _launcher._fast = self._fast_path(rt_launch, ov, args, argtypes, target, griddim, blockdim, stream,
-                                              sharedmem)
+    def _simulate(self, args, argtypes, griddim, blockdim, sharedmem):
+        """Steps 2 and 3 on the sim target: the kernel's IR run as Python, one thread at a time
+        (no overload, no fast path)."""
+        from pykern.sim.launch import launch as sim_launch
 
-    #: what a fast path checks of the dispatcher before anything else (see ``_fast_path``); {gen} is
-    #: the device-function generation this dispatcher was checked at when the fast path was made.
-    #: ``_dd`` is its ``__dict__`` (a subscript there measured ~10 ns quicker than the attribute)
-    _FAST_PROLOGUE = ("    if _dd['extensions'] or _dd['_epoch'] is not _E or _gen[0] != {gen} or _chosen != _TG "
-                      "or 'launch' in _dd: return False")
+        return sim_launch(self, args, self._match_eager(argtypes) if self._signatures else argtypes,
+                          griddim, blockdim, sharedmem)
 
-    def _fast_path(self, rt_launch, ov, args, argtypes, target, griddim, blockdim, stream, sharedmem):
-        """A generated launch of ``ov`` for arguments typed like ``args``, or None.
-        It re-checks what ``launch`` decides per call: no extensions, the same
-        target, no device function redefined, no overload dropped, and that no
-        one replaced ``launch`` on this dispatcher (a spy sees every launch)."""
-        from pykern.dispatch.arguments import launch_guards
+    def _launch_with_hints(self, error, args, griddim, blockdim, stream, sharedmem):
+        """Arguments that did not type (``error``): ``cuda.In(x)``/``Out``/``InOut`` hints are not
+        types, so they are looked for only now (no cost otherwise); launched converted, then
+        written back."""
+        from pykern.dispatch.arg_hints import convert
 
-        guards = launch_guards(args, argtypes, target)
-        if guards is None:
-            return None
-        ns = {"_d": self, "_dd": self.__dict__, "_E": self._epoch, "_gen": _device_generation, "_chosen": _chosen,
-              "_TG": [target]}
-        prologue = self._FAST_PROLOGUE.format(gen=int(self._generation))
-        return rt_launch.fast_path(ov, guards, griddim, blockdim, stream, sharedmem, prologue, ns)
+        hinted = convert(args, stream)
+        if hinted is None:
+            raise error
+        self.launch(hinted[0], griddim, blockdim, stream, sharedmem, _prepared=True)
+        for wb in hinted[1]:
+            wb()
 
-    def _launch_with_extensions(self, rt_launch, target, args, griddim, blockdim, stream, sharedmem):
+    def _launch_with_extensions(self, args, griddim, blockdim, stream, sharedmem):
         """numba's protocol: every argument goes through each extension's
         ``prepare_args(ty, val, stream=, retr=)`` (the last registered first);
         the callables an extension appends to ``retr`` run after the launch

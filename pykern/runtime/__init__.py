@@ -8,6 +8,8 @@ memory, immediate execution) or "hip", once per process: ``PYKERN_TARGET`` or
 :func:`set_target` pick one; otherwise "hip" when a usable AMD GPU is present,
 else "cpu" (said once, as a warning, so nobody believes a cpu timing came from
 a GPU). ``pykern.set_target``/``pykern.current_target`` are these functions.
+What a target's memory and streams are made of is its driver, one per target:
+:func:`driver` (``pykern.runtime.drivers``).
 
 Example::
 
@@ -25,8 +27,10 @@ import warnings
 
 from pykern.core import settings
 from pykern.core.errors import LaunchError
+from pykern.core.targets import RUN_TARGETS
 
-TARGETS = ("cpu", "hip", "sim")
+#: the run targets (``core/targets.py``: where kernels run; codegen names what they compile to)
+TARGETS = RUN_TARGETS
 
 #: where a target's arrays live: the sim target runs kernels as Python over host (cpu) memory
 MEMORY_TARGET = {"cpu": "cpu", "hip": "hip", "sim": "cpu"}
@@ -101,6 +105,39 @@ def resolve_target(target: str | None = None) -> str:
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}: expected one of {', '.join(TARGETS)}")
     return MEMORY_TARGET[target]
+
+
+def _cpu_driver():
+    from pykern.runtime.cpu.driver import CpuDriver
+
+    return CpuDriver()
+
+
+def _hip_driver():
+    from pykern.runtime.hip.driver import HipDriver
+
+    return HipDriver()
+
+
+#: how each target's driver is made (its module is imported on first use)
+_DRIVER_FACTORIES = {"cpu": _cpu_driver, "hip": _hip_driver}
+_drivers: dict = {}
+
+
+def driver(target: str | None = None):
+    """The :class:`~pykern.runtime.drivers.Driver` of ``target`` (default: the current target),
+    one per target: what its memory, copies, streams and events are made of.
+
+    >>> driver("cpu").name
+    'cpu'
+    """
+    d = _drivers.get(target)
+    if d is None:
+        name = resolve_target(target)
+        d = _drivers.get(name)
+        if d is None:
+            d = _drivers.setdefault(name, _DRIVER_FACTORIES[name]())
+    return d
 
 
 def get_version() -> tuple:

@@ -1,89 +1,144 @@
-"""The per-launch host path, target by target: packing and the call.
+"""Launching on a target: one backend per run target, the same steps for each.
 
-``load`` makes an artifact launchable on its target; ``launch`` packs the
-arguments at the artifact's parameter offsets and runs it. Each target is one
-backend class with the same methods, chosen by name once per overload. (What
-the arguments' types are, and so which overload runs, is the dispatcher's
-business: ``pykern.dispatch.arguments``.)
+A dispatcher's launch has typed its arguments and chosen its overload
+(``pykern.dispatch``); what is left happens here, per target:
+
+* ``load``: make an artifact launchable (machine code loaded, a HIP module);
+* ``launch``: check the configuration, flatten and pack the arguments at the
+  kernel's parameter offsets (``kernargs``), run the kernel -- composed once per
+  overload by ``plan`` from the target's launcher module (``cpu/executor.py``,
+  ``hip/launch.py``) and kept on the overload;
+* ``fast_path``: the same steps generated for one configuration and arguments
+  like those of a launch that succeeded (``kernargs.compile_guarded``).
+
+Each backend also says what its target is made of for the launch path: the
+codegen target its kernels are compiled to (``codegen``, see
+``core/targets.py``), the compile options of the current device, and whether
+numpy arrays reach kernels as they are (``host_arrays``).
 
 Example::
 
     ov = dispatcher._get_overload(pykern.dispatch.arguments.argument_types(args, "k")[0])
-    launch(ov, args, (4, 1, 1), (256, 1, 1), 0, 0)
+    backend("cpu").launch(ov, args, (4, 1, 1), (256, 1, 1), 0, 0)
 """
 
 from __future__ import annotations
 
-import functools
+from pykern.core.errors import LaunchError
 
-from pykern.core.errors import LaunchError, LaunchValueError
-
-# ------------------------------------------------------------------------ backends
-
-
-def _block_check(ov):
-    limit = ov.artifact.max_block_size
-    name = ov.dispatcher.__name__
-
-    def check(block):
-        n = block[0] * block[1] * block[2]
-        if n > limit:
-            raise LaunchValueError(f"{name}: block {block} has {n} threads; this kernel allows at most {limit}")
-
-    return check
+#: generated fast paths per overload, at most this many (configurations x argument kinds)
+MAX_FAST_PATHS = 64
 
 
-class CpuBackend:
-    """Kernels run by ``cpu_executor`` on host memory (numpy arrays and cpu DeviceArrays)."""
+class Backend:
+    """The launch steps of one run target (see the module docstring)."""
 
-    name = "cpu"
+    #: the run target
+    name: str = ""
+    #: the codegen target its kernels are compiled to
+    codegen: str = ""
+    #: numpy arrays are passed to kernels as they are (else the launcher copies them in and out)
+    host_arrays: bool = False
+
+    def compile_options(self) -> dict:
+        """Target options of a compile for the current device (``codegen.get_target``'s)."""
+        return {}
 
     def load(self, artifact):
-        from pykern.runtime.cpu import executor as cpu_executor
-
-        return cpu_executor.load(artifact)
+        """The launchable kernel of ``artifact`` on this target."""
+        raise NotImplementedError
 
     def plan(self, ov):
-        """The launch function of ``ov``: everything decidable once is decided here."""
-        from pykern.runtime.cpu.executor import launch_check
-        from pykern.runtime.kernargs import Packer, array_arguments, get_flattener
-
-        params = ov.artifact.params
-        flatten = get_flattener(params, len(ov.argtypes))
-        # the executor wants at least 8 bytes even for a kernel without arguments
-        pack = Packer(params, max(8, ov.artifact.kernarg_size))
-        run = ov.kernel.run
-        name = ov.dispatcher.__name__
-        check = launch_check(ov.artifact, name)
-        arrays = array_arguments(params)
-        # sanitize=: the checker names the launch's arrays and tracks device arrays' writes
-        sanitized = functools.partial(ov.kernel.run_sanitized, kernel_name=name) if ov.artifact.sanitize else None
-
-        def launch(args, grid, block, stream, shared):
-            check(grid, block, shared)
-            for i in arrays:  # device memory of another target would be garbage here
-                if getattr(args[i], "target", "cpu") != "cpu":
-                    raise LaunchError(f"{name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
-            if sanitized is not None:
-                sanitized(grid, block, shared, pack(flatten(args)), args)
-                return
-            run(grid, block, shared, pack(flatten(args)))
-
-        launch.packer = pack
-        return launch
+        """``launch(args, grid, block, stream, shared)`` of overload ``ov``: everything decidable
+        once decided here."""
+        raise NotImplementedError
 
     def fixed(self, ov, grid, block, stream, shared):
-        """``(packer, body, namespace)`` of a launch with this configuration,
-        which ``plan``'s launch accepted (see ``kernargs.compile_guarded``)."""
+        """``(packer, body, namespace)`` of a launch of ``ov`` with this configuration, which
+        ``plan``'s launch accepted (see ``kernargs.compile_guarded``), or None."""
+        raise NotImplementedError
+
+    def planned(self, ov):
+        """``ov.launch_plan``, planned now if it is not yet."""
+        run = ov.launch_plan
+        if run is None:
+            run = ov.launch_plan = self.plan(ov)
+        return run
+
+    def launch(self, ov, args, grid, block, stream, shared) -> None:
+        """Run overload ``ov`` with ``args``; configuration already normalised.
+        (numba allows dynamic shared memory a kernel does not use, and so do we.)"""
+        (ov.launch_plan or self.planned(ov))(args, grid, block, stream, shared)
+
+    def fast_path(self, ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
+        """``fast(args) -> bool`` for launches of ``ov`` with this configuration
+        (which a full launch just accepted) and arguments matching ``guards``
+        (``pykern.dispatch.arguments.launch_guards``): the checks, flattening, packing and
+        the call in one generated function, False with nothing done when the
+        arguments or ``prologue``'s checks do not match. None when the target has
+        no fast path for this launch. Cached on the overload."""
+        from pykern.runtime import native_guard
+
+        cache = ov.__dict__.setdefault("_fast_paths", {})
+        binding = getattr(ov.kernel, "binding", 0)  # a HipKernel reloaded after an eviction: new handles
+        if ov.__dict__.get("_fast_binding", 0) != binding:
+            cache.clear()
+            ov._fast_binding = binding
+        # (fast paths made before native guards were built make way for ones that use them)
+        key = (tuple(guards), grid, block, stream, shared, prologue, native_guard.generation())
+        try:
+            hit = cache.get(key)
+        except TypeError:  # an unhashable stream
+            return None
+        if hit is not None or key in cache:
+            return hit
+        fn = None
+        if len(cache) < MAX_FAST_PATHS and ov.launch_plan is not None:
+            from pykern.runtime.kernargs import compile_guarded
+
+            got = self.fixed(ov, grid, block, stream, shared)
+            if got:
+                packer, body, bns = got
+                fn = compile_guarded(packer, guards, prologue, body, {**ns, **bns})
+            cache[key] = fn
+        return fn
+
+
+class CpuBackend(Backend):
+    """Kernels run by the cpu executor on host memory (numpy arrays and cpu DeviceArrays)."""
+
+    name = "cpu"
+    codegen = "cpu"
+    host_arrays = True
+
+    def load(self, artifact):
+        from pykern.runtime.cpu import executor
+
+        return executor.load(artifact)
+
+    def plan(self, ov):
+        from pykern.runtime.cpu import executor
+
+        return executor.launcher(ov.kernel, len(ov.argtypes), ov.dispatcher.__name__)
+
+    def fixed(self, ov, grid, block, stream, shared):
         pack = ov.launch_plan.packer
         got = ov.kernel.fixed_launch(grid, block, shared, pack.size)
         return got and (pack,) + got
 
 
-class HipBackend:
+class HipBackend(Backend):
     """Kernels run on an AMD GPU through the HIP module API."""
 
     name = "hip"
+    codegen = "amdgpu"
+    host_arrays = False
+
+    def compile_options(self) -> dict:
+        from pykern.runtime import device_registry as devices
+
+        return {"arch": devices.get_device().arch_target_id,
+                "code_object_version": devices.preferred_code_object_version()}
 
     def load(self, artifact):
         from pykern.runtime.hip import launch as hip_launch
@@ -92,36 +147,22 @@ class HipBackend:
 
     def plan(self, ov):
         from pykern.runtime.hip import launch as hip_launch
-        from pykern.runtime.kernargs import array_arguments, get_flattener
-        from pykern.runtime.memory.arrays import DeviceArray
 
-        kernel, art, name = ov.kernel, ov.artifact, ov.dispatcher.__name__
-        check_block = _block_check(ov)
-        flatten, pack, run = get_flattener(kernel.params, len(ov.argtypes)), kernel.packer.fast, kernel.launch
-        arrays = array_arguments(kernel.params)
-        nested = any(len(p.path) > 1 for p in kernel.params)  # tuples may hold host arrays
-
-        def launch(args, grid, block, stream, shared):
-            check_block(block)
-            # the common case, every array already in GPU memory: nothing to convert or copy back
-            if not nested and all(type(args[i]) is DeviceArray and args[i].target == "hip" for i in arrays):
-                run(grid, block, shared, pack(flatten(args)), stream)
-            else:
-                hip_launch.launch(kernel, art, args, grid, block, shared, stream, kernel_name=name)
-
-        return launch
+        return hip_launch.launcher(ov.kernel, len(ov.argtypes), ov.dispatcher.__name__)
 
     def fixed(self, ov, grid, block, stream, shared):
         got = ov.kernel.fixed_launch(grid, block, shared, stream)
         return got and (ov.kernel.packer,) + got
 
 
-_BACKENDS = {"cpu": CpuBackend(), "hip": HipBackend()}
+#: run target -> its backend
+BACKENDS = {"cpu": CpuBackend(), "hip": HipBackend()}
 
 
-def backend(target: str):
+def backend(target: str) -> Backend:
+    """The backend of run target ``target``."""
     try:
-        return _BACKENDS[target]
+        return BACKENDS[target]
     except KeyError:
         raise LaunchError(f"unknown target {target!r}") from None
 
@@ -131,48 +172,6 @@ def load(target: str, artifact):
     return backend(target).load(artifact)
 
 
-#: generated fast paths per overload, at most this many (configurations x argument kinds)
-MAX_FAST_PATHS = 64
-
-
-def fast_path(ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
-    """``fast(args) -> bool`` for launches of ``ov`` with this configuration
-    (which a full launch just accepted) and arguments matching ``guards``
-    (``pykern.dispatch.arguments.launch_guards``): the checks, flattening, packing and
-    the call in one generated function, False with nothing done when the
-    arguments or ``prologue``'s checks do not match. None when the target has
-    no fast path for this launch. Cached on the overload."""
-    from pykern.runtime import native_guard
-
-    cache = ov.__dict__.setdefault("_fast_paths", {})
-    binding = getattr(ov.kernel, "binding", 0)  # a HipKernel reloaded after an eviction: new handles
-    if ov.__dict__.get("_fast_binding", 0) != binding:
-        cache.clear()
-        ov._fast_binding = binding
-    # (fast paths made before native guards were built make way for ones that use them)
-    key = (tuple(guards), grid, block, stream, shared, prologue, native_guard.generation())
-    try:
-        hit = cache.get(key)
-    except TypeError:  # an unhashable stream
-        return None
-    if hit is not None or key in cache:
-        return hit
-    fn = None
-    if len(cache) < MAX_FAST_PATHS and ov.launch_plan is not None:
-        from pykern.runtime.kernargs import compile_guarded
-
-        got = backend(ov.target).fixed(ov, grid, block, stream, shared)
-        if got:
-            packer, body, bns = got
-            fn = compile_guarded(packer, guards, prologue, body, {**ns, **bns})
-        cache[key] = fn
-    return fn
-
-
-def launch(ov, args, grid, block, stream, shared):
-    """Run overload ``ov`` with ``args``; configuration already normalised.
-    (numba allows dynamic shared memory a kernel does not use, and so do we.)"""
-    run = ov.launch_plan
-    if run is None:
-        run = ov.launch_plan = backend(ov.target).plan(ov)
-    run(args, grid, block, stream, shared)
+def launch(ov, args, grid, block, stream, shared) -> None:
+    """Run overload ``ov`` with ``args`` on its target (``Backend.launch``)."""
+    backend(ov.target).launch(ov, args, grid, block, stream, shared)

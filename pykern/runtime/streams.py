@@ -2,7 +2,8 @@
 
 On "hip" a Stream wraps a hipStream_t (handle 0 is the null stream) and an
 Event a hipEvent_t. On "cpu" every operation runs immediately, so streams only
-keep the API shape and events record host timestamps.
+keep the API shape and events record host timestamps. The classes are the same
+for both: each operation is the target's driver's (``pykern.runtime.drivers``).
 
 Example::
 
@@ -17,33 +18,10 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import itertools
-import time
 import weakref
 
-from pykern.runtime import resolve_target
-from pykern.runtime.hip import api as hip_api
-
-
-def _hip():
-    from pykern.runtime.hip.library import lib
-
-    return lib()
-
-
-def _destroy_stream(handle: int) -> None:
-    try:
-        _hip().hipStreamDestroy(handle)
-    except Exception:  # the runtime may already be gone at exit
-        pass
-
-
-def _destroy_event(handle: int) -> None:
-    try:
-        _hip().hipEventDestroy(handle)
-    except Exception:
-        pass
+from pykern.runtime import driver, resolve_target
+from pykern.runtime.drivers import stream_handle
 
 
 class StreamHandle(int):
@@ -61,17 +39,18 @@ class StreamHandle(int):
 class Stream:
     """A queue of device work. ``int(s)`` is the hipStream_t value (0: null stream)."""
 
-    __slots__ = ("handle", "target", "device", "_keepalive", "_finalizer", "__weakref__")
+    __slots__ = ("handle", "target", "driver", "device", "_keepalive", "_finalizer", "__weakref__")
 
     def __init__(self, handle: int = 0, target: str = "cpu", device: int = 0, owned: bool = False):
         self.handle = StreamHandle(int(handle or 0))
         self.target = target
+        self.driver = driver(target)
         self.device = device
         # host buffers an async copy still reads/writes: released at synchronize
         self._keepalive: list = []
         self._finalizer = None
         if owned and self.handle:
-            self._finalizer = weakref.finalize(self, _destroy_stream, self.handle)
+            self._finalizer = weakref.finalize(self, self.driver.stream_destroy, self.handle)
             self._finalizer.atexit = False
 
     @property
@@ -80,19 +59,13 @@ class Stream:
 
     def synchronize(self) -> None:
         """Wait until every operation queued on this stream has finished."""
-        if self.target == "hip":
-            _hip().hipStreamSynchronize(self.handle)
+        self.driver.stream_synchronize(self.handle)
         self._keepalive.clear()
 
     def query(self) -> bool:
         """True when all queued work has finished (never blocks)."""
-        if self.target != "hip":
-            return True
-        rc = _hip().raw.hipStreamQuery(self.handle)
-        if rc == hip_api.hipErrorNotReady:
+        if not self.driver.stream_query(self.handle):
             return False
-        if rc:
-            raise _hip().error(rc, "hipStreamQuery")
         self._keepalive.clear()
         return True
 
@@ -109,16 +82,7 @@ class Stream:
         so far has finished (``status`` 0 on success). On "hip" HIP calls it from its own thread
         (hipStreamAddCallback), so it must not call HIP itself and should be short; on "cpu" queued
         work has already finished, so it runs now. An exception in it becomes a warning, as in numba."""
-        if self.target != "hip":
-            _run_callback(self, callback, 0, arg)
-            return
-        key = next(_callback_ids)
-        _pending_callbacks[key] = (self, callback, arg)
-        try:
-            _hip().hipStreamAddCallback(self.handle, _callback_pointer(), key, 0)
-        except BaseException:
-            del _pending_callbacks[key]
-            raise
+        self.driver.stream_add_callback(self, callback, arg)
 
     def async_done(self):
         """numba's ``Stream.async_done``: an ``asyncio`` future of the running loop that resolves to
@@ -141,7 +105,7 @@ class Stream:
 
     def keep_alive(self, obj) -> None:
         """Hold ``obj`` until the next synchronize (async copies from/to host memory)."""
-        if self.target == "hip":
+        if self.driver.asynchronous:
             self._keepalive.append(obj)
 
     def __int__(self) -> int:
@@ -158,44 +122,13 @@ class Stream:
         return f"<pykern {self.target} {what}>"
 
 
-def _run_callback(stream, callback, status, arg) -> None:
-    try:
-        callback(stream, status, arg)
-    except Exception as e:  # numba's rule: a failing callback warns, it never breaks the stream
-        import warnings
-
-        warnings.warn(f"Exception in stream callback: {e}")
-
-
-_callback_ids = itertools.count(1)
-_pending_callbacks: dict[int, tuple] = {}  # key passed as userData -> (stream, callback, arg)
-_trampoline: list = []  # the one C function pointer HIP calls (made on first use; never freed)
-
-
-def _callback_pointer():
-    if not _trampoline:
-        proto = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p)
-
-        def trampoline(handle, status, key):
-            stream, callback, arg = _pending_callbacks.pop(key)
-            _run_callback(stream, callback, status, arg)
-
-        fn = proto(trampoline)
-        _trampoline[:] = [fn, ctypes.cast(fn, ctypes.c_void_p).value]
-    return _trampoline[1]
-
-
 _defaults: dict[tuple, Stream] = {}
 
 
 def default_stream(target: str | None = None) -> Stream:
     """The null stream of the current device (work on it is ordered with all blocking streams)."""
     t = resolve_target(target)
-    dev = 0
-    if t == "hip":
-        from pykern.runtime.device_registry import current_device_id
-
-        dev = current_device_id()
+    dev = driver(t).device_id()
     s = _defaults.get((t, dev))
     if s is None:
         s = _defaults[(t, dev)] = Stream(0, t, dev)
@@ -216,27 +149,15 @@ def per_thread_default_stream(target: str | None = None) -> Stream:
 def stream(target: str | None = None) -> Stream:
     """A new stream (hipStreamCreate on "hip"), destroyed when no longer referenced."""
     t = resolve_target(target)
-    if t != "hip":
-        return Stream(0, t, 0)
-    from pykern.runtime.device_registry import current_device_id, ensure_current
-
-    dev = current_device_id()
-    ensure_current(dev)
-    h = ctypes.c_void_p()
-    _hip().hipStreamCreateWithFlags(ctypes.byref(h), hip_api.hipStreamDefault)
-    return Stream(h.value or 0, t, dev, owned=True)
+    handle, dev = driver(t).stream_create()
+    return Stream(handle, t, dev, owned=True)
 
 
 def external_stream(ptr, target: str | None = None) -> Stream:
     """numba's ``cuda.external_stream(ptr)``: a Stream over a ``hipStream_t`` created elsewhere
     (torch, cupy, a C library); pykern never destroys it."""
     t = resolve_target(target)
-    dev = 0
-    if t == "hip":
-        from pykern.runtime.device_registry import current_device_id
-
-        dev = current_device_id()
-    return Stream(int(ptr), t, dev, owned=False)
+    return Stream(int(ptr), t, driver(t).device_id(), owned=False)
 
 
 def as_stream(s, target: str) -> Stream:
@@ -245,64 +166,40 @@ def as_stream(s, target: str) -> Stream:
         return default_stream(target)
     if isinstance(s, Stream):
         return s
-    if isinstance(s, int):
-        return Stream(s, target)
-    h = getattr(s, "handle", None)  # e.g. a torch.cuda.Stream-like object with .cuda_stream
-    h = getattr(s, "cuda_stream", h)
-    if isinstance(h, int):
-        return Stream(h, target)
-    raise TypeError(f"expected a pykern Stream, 0 or a stream handle, got {type(s).__name__}")
+    return Stream(stream_handle(s), target)  # an int, or e.g. a torch.cuda.Stream-like object's .cuda_stream
 
 
 class Event:
     """A marker in a stream: ``record``, ``synchronize``, ``query``, ``elapsed_time``."""
 
-    __slots__ = ("target", "timing", "handle", "_t", "_finalizer", "__weakref__")
+    __slots__ = ("target", "driver", "timing", "handle", "_t", "_finalizer", "__weakref__")
 
     def __init__(self, timing: bool = True, target: str | None = None):
         self.target = resolve_target(target)
+        self.driver = driver(self.target)
         self.timing = bool(timing)
-        self.handle = 0
         self._t: float | None = None  # cpu: perf_counter at record
         self._finalizer = None
-        if self.target == "hip":
-            h = ctypes.c_void_p()
-            flags = hip_api.hipEventDefault if timing else hip_api.hipEventDisableTiming
-            _hip().hipEventCreateWithFlags(ctypes.byref(h), flags)
-            self.handle = h.value or 0
-            self._finalizer = weakref.finalize(self, _destroy_event, self.handle)
+        self.handle = self.driver.event_create(self.timing)
+        if self.handle:
+            self._finalizer = weakref.finalize(self, self.driver.event_destroy, self.handle)
             self._finalizer.atexit = False
 
     def record(self, stream=0) -> None:
         """Mark the point in ``stream`` (default: the null stream) reached so far."""
-        if self.target == "hip":
-            s = as_stream(stream, "hip")
-            _hip().hipEventRecord(self.handle, s.handle)
-        else:
-            self._t = time.perf_counter()
+        self.driver.event_record(self, stream)
 
     def synchronize(self) -> None:
         """Wait until the recorded point has been reached."""
-        if self.target == "hip":
-            _hip().hipEventSynchronize(self.handle)
-        # cpu: work is done when launches return; a never-recorded event returns at once (as in CUDA/HIP)
+        self.driver.event_synchronize(self)
 
     def query(self) -> bool:
         """True when the recorded work has finished."""
-        if self.target != "hip":
-            return True  # cpu work is complete when recorded; CUDA/HIP say True for a never-recorded event too
-        rc = _hip().raw.hipEventQuery(self.handle)
-        if rc == hip_api.hipErrorNotReady:
-            return False
-        if rc:
-            raise _hip().error(rc, "hipEventQuery")
-        return True
+        return self.driver.event_query(self)
 
     def wait(self, stream=0) -> None:
         """Make work queued later on ``stream`` wait for this event (the host does not block)."""
-        if self.target == "hip":
-            _hip().hipStreamWaitEvent(as_stream(stream, "hip").handle, self.handle, 0)
-        # cpu: nothing to wait for (a never-recorded event is a no-op, as in CUDA/HIP)
+        self.driver.event_wait(self, stream)
 
     def elapsed_time(self, other: "Event") -> float:
         """Milliseconds from this event to ``other`` (both recorded, with timing)."""
@@ -310,13 +207,7 @@ class Event:
             raise RuntimeError("elapsed_time needs two events created with timing=True")
         if self.target != other.target:
             raise ValueError("events of different targets")
-        if self.target == "hip":
-            ms = ctypes.c_float()
-            _hip().hipEventElapsedTime(ctypes.byref(ms), self.handle, other.handle)
-            return float(ms.value)
-        if self._t is None or other._t is None:
-            raise RuntimeError("elapsed_time on an event that was never recorded")
-        return (other._t - self._t) * 1e3
+        return self.driver.event_elapsed(self, other)
 
     def __repr__(self) -> str:
         return f"<pykern {self.target} event{' (timing)' if self.timing else ''}>"
@@ -335,7 +226,7 @@ def event_elapsed_time(start: Event, end: Event) -> float:
 def synchronize(target: str | None = None) -> None:
     """Wait for all work on the current device (hipDeviceSynchronize on "hip")."""
     t = resolve_target(target)
-    if t == "hip":
-        _hip().hipDeviceSynchronize()
-        for s in list(_defaults.values()):
+    driver(t).synchronize()
+    for (of, _), s in list(_defaults.items()):
+        if of == t:
             s._keepalive.clear()

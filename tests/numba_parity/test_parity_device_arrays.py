@@ -11,6 +11,7 @@ import pytest
 
 import pykern as cuda
 from pykern.runtime import streams
+from pykern.runtime.hip import driver as hip_driver
 from pykern.runtime.memory import arrays as memory
 
 from hip_helpers import HostAsHip, hip_array
@@ -79,8 +80,7 @@ def test_copy_to_host_into_a_strided_host_array():
 
 def test_copy_to_host_strides_on_the_hip_path(monkeypatch):
     fake = HostAsHip()
-    monkeypatch.setattr(memory, "_hip", lambda: fake)
-    monkeypatch.setattr(streams, "_hip", lambda: fake)
+    monkeypatch.setattr(hip_driver, "_hip", lambda: fake)
     h = np.arange(10.0)
     d = hip_array(h)
     c = d[1::3].copy_to_host()
@@ -249,7 +249,7 @@ def test_managed_array():
     double[1, 4](a)
     assert a[:, 0].tolist() == [2, 2, 2, 2] and a[:, 1].tolist() == [1, 1, 1, 1]
     assert cuda.as_cuda_array(a).__cuda_array_interface__["data"][0] == a.ctypes.data
-    assert memory.hip_api.PROTOTYPES["hipMallocManaged"] == ("hipError_t", ("void**", "size_t", "unsigned int"))
+    assert hip_driver.hip_api.PROTOTYPES["hipMallocManaged"] == ("hipError_t", ("void**", "size_t", "unsigned int"))
 
 
 def test_small_device_array_and_dispatcher_names():

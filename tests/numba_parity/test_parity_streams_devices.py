@@ -11,8 +11,9 @@ import pytest
 
 import pykern as cuda
 from pykern.core.errors import HipError
-from pykern.runtime import streams
+from pykern.runtime import driver, streams
 from pykern.runtime.device_registry import compute_capability_of
+from pykern.runtime.hip import driver as hip_driver
 from pykern.runtime.hip import library as hip
 from pykern.runtime.memory import arrays as memory
 
@@ -58,7 +59,7 @@ def test_add_callback_on_hip_uses_hipStreamAddCallback():
     s = streams.Stream(0, "hip")
     with pytest.raises(HipError):
         s.add_callback(lambda *a: None)
-    assert not streams._pending_callbacks  # a refused callback leaves nothing behind
+    assert not hip_driver.pending_callbacks  # a refused callback leaves nothing behind
 
 
 def test_compute_capability_and_device_names():
@@ -91,14 +92,15 @@ def test_memory_info_is_numbas_named_tuple():
 
 def test_defer_cleanup_queues_frees_until_the_outermost_block_ends(monkeypatch):
     fake = HostAsHip()
-    monkeypatch.setattr(memory, "_hip", lambda: fake)
+    monkeypatch.setattr(hip_driver, "_hip", lambda: fake)
+    drv = driver("hip")
     with cuda.defer_cleanup():
-        memory._hip_free(0x10)
+        memory._release(drv.free, 0x10)
         with cuda.defer_cleanup():
-            memory._pinned_free(0x20)
+            memory._release(drv.free_host, 0x20)
         assert fake.calls == []
     assert fake.calls == [("hipFree", 0x10), ("hipHostFree", 0x20)]
-    memory._hip_free(0x30)
+    memory._release(drv.free, 0x30)
     assert fake.calls[-1] == ("hipFree", 0x30)
 
 

@@ -31,12 +31,6 @@ def _address(obj) -> int:
     return np.asarray(obj).ctypes.data
 
 
-def _hip_stream(stream):
-    from pykern.runtime.streams import as_stream
-
-    return None if not stream else as_stream(stream, "hip")
-
-
 def device_memory_size(obj) -> int:
     """Bytes of memory a device array spans (numba's ``device_memory_size``)."""
     size = getattr(obj, "alloc_size", None)
@@ -45,38 +39,17 @@ def device_memory_size(obj) -> int:
 
 def device_memset(dst, val: int, size: int, stream=0) -> None:
     """numba's ``driver.device_memset``: ``size`` bytes at ``dst`` set to the byte ``val``."""
-    from pykern.runtime import current_target
+    from pykern.runtime import driver
 
-    ptr = _address(dst)
-    if current_target() != "hip":
-        ctypes.memset(ptr, val, size)
-        return
-    from pykern.runtime.hip.library import lib as hip
-
-    s = _hip_stream(stream)
-    if s is None:
-        hip().hipMemset(ptr, val, size)
-    else:
-        hip().hipMemsetAsync(ptr, val, size, s.handle)
+    driver().memset(_address(dst), val, size, stream)
 
 
 def _memcpy(dst, src, size: int, stream=0) -> None:
     """``size`` bytes from ``src`` to ``dst``, host or device memory either way (HIP's unified
     addressing tells which: ``hipMemcpyDefault``)."""
-    from pykern.runtime import current_target
+    from pykern.runtime import driver
 
-    d, s_ = _address(dst), _address(src)
-    if current_target() != "hip":
-        ctypes.memmove(d, s_, size)
-        return
-    from pykern.runtime.hip import api as hip_api
-    from pykern.runtime.hip.library import lib as hip
-
-    s = _hip_stream(stream)
-    if s is None:
-        hip().hipMemcpy(d, s_, size, hip_api.hipMemcpyDefault)
-    else:
-        hip().hipMemcpyAsync(d, s_, size, hip_api.hipMemcpyDefault, s.handle)
+    driver().copy_bytes(_address(dst), _address(src), size, stream)
 
 
 def host_to_device(dst, src, size: int, stream=0) -> None:
@@ -248,15 +221,11 @@ def memhostalloc(context, size: int, mapped=False, portable=False, wc=False) -> 
     if not _on_hip():
         ptr, keeper = _host_keeper(size)
         return _keeping(cls(context, ptr, size), keeper)
-    from pykern.runtime.hip import api as hip_api
-    from pykern.runtime.memory.arrays import _host_alloc
+    from pykern.runtime import driver
+    from pykern.runtime.memory.arrays import _freed_with
 
-    flags = (hip_api.hipHostMallocMapped if mapped else 0) | (hip_api.hipHostMallocPortable if portable else 0)
-    if wc:
-        flags |= hip_api.hipHostMallocWriteCombined
-    host, keeper = _host_alloc(max(1, size), flags)
-    dev = _hip_device_pointer(host) if mapped else host
-    return _keeping(cls(context, host, size, device_pointer=dev), keeper)
+    host, dev, buf, free = driver("hip").allocate_host(max(1, size), mapped=mapped, portable=portable, wc=wc)
+    return _keeping(cls(context, host, size, device_pointer=dev), _freed_with(buf, free, host))
 
 
 def mempin(context, owner, pointer, size: int, mapped=False) -> MappedMemory:
@@ -267,11 +236,12 @@ def mempin(context, owner, pointer, size: int, mapped=False) -> MappedMemory:
     host = _pointer_int(pointer)
     if not _on_hip():
         return cls(context, host, size, owner=owner)
+    from pykern.runtime import driver
     from pykern.runtime.hip import api as hip_api
     from pykern.runtime.hip.library import lib as hip
 
     hip().hipHostRegister(host, size, hip_api.hipHostRegisterMapped if mapped else 0)
-    dev = _hip_device_pointer(host) if mapped else host
+    dev = driver("hip").mapped_address(host) if mapped else host
     mem = cls(context, host, size, device_pointer=dev, owner=owner, finalizer=lambda: _unregister(host))
     return mem
 
@@ -280,24 +250,23 @@ def memallocmanaged(context, size: int, attach_global=True) -> ManagedMemory:
     if not _on_hip():
         ptr, keeper = _host_keeper(size)
         return _keeping(ManagedMemory(context, ptr, size), keeper)
-    from pykern.runtime.memory.arrays import _managed_alloc
+    from pykern.runtime import driver
+    from pykern.runtime.memory.arrays import _freed_with
 
-    ptr, keeper = _managed_alloc(max(1, size), attach_global)
-    return _keeping(ManagedMemory(context, ptr, size), keeper)
-
-
-def _hip_device_pointer(host: int) -> int:
-    from pykern.runtime.hip.library import lib as hip
-
-    d = ctypes.c_void_p()
-    hip().hipHostGetDevicePointer(ctypes.byref(d), ctypes.c_void_p(host), 0)
-    return d.value or 0
+    ptr, buf, free = driver("hip").allocate_managed(max(1, size), attach_global)
+    return _keeping(ManagedMemory(context, ptr, size), _freed_with(buf, free, ptr))
 
 
 def _unregister(host: int) -> None:
     from pykern.runtime.memory.arrays import _release
 
-    _release("hipHostUnregister", host)
+    _release(_hip_unregister, host)
+
+
+def _hip_unregister(host: int) -> None:
+    from pykern.runtime.hip.library import lib as hip
+
+    hip().hipHostUnregister(host)
 
 
 def require_device_memory(obj) -> None:

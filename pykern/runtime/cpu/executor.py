@@ -21,6 +21,7 @@ Example::
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import threading
 import time
@@ -71,18 +72,19 @@ def launch_check(artifact, name: str):
     max_dynamic = MAX_SHARED_BYTES - static
     cooperative = getattr(artifact, "cooperative", False)
 
-    def check(grid, block, dynamic_shared):
+    def refuse(grid, block, dynamic_shared):
         threads = block[0] * block[1] * block[2]
         if threads > limit:
             raise LaunchValueError(f"{name}: block {block} of {threads} threads exceeds the maximum of {limit} threads "
                                    "this kernel allows")
-        if not 0 <= dynamic_shared <= max_dynamic:
+        if dynamic_shared > max_dynamic:
             raise LaunchValueError(
                 f"{name}: {dynamic_shared} bytes of dynamic shared memory plus {static} bytes of static shared memory "
-                f"exceed the {MAX_SHARED_BYTES} bytes of shared memory (LDS) a block may use" if dynamic_shared > 0 else
-                f"{name}: dynamic shared memory size must be >= 0 bytes, got {dynamic_shared}")
+                f"exceed the {MAX_SHARED_BYTES} bytes of shared memory (LDS) a block may use")
+        if dynamic_shared < 0:
+            raise LaunchValueError(f"{name}: dynamic shared memory size must be >= 0 bytes, got {dynamic_shared}")
         blocks = grid[0] * grid[1] * grid[2]
-        if blocks >= 1 << 62:
+        if blocks >= _MAX_BLOCKS:
             raise LaunchValueError(f"{name}: grid {grid} has too many blocks")
         if cooperative and blocks > max_cooperative_blocks(threads):
             raise LaunchValueError(
@@ -90,7 +92,53 @@ def launch_check(artifact, name: str):
                 f"cooperative launch, and at most {max_cooperative_blocks(threads)} blocks of {threads} threads can "
                 "be resident at once (see max_cooperative_grid_blocks)")
 
+    def check(grid, block, dynamic_shared):
+        # one test for a launch that is fine (every launch of the dispatcher passes here); ``refuse`` says what is not
+        if (block[0] * block[1] * block[2] > limit or not 0 <= dynamic_shared <= max_dynamic
+                or grid[0] * grid[1] * grid[2] >= _MAX_BLOCKS or cooperative):
+            refuse(grid, block, dynamic_shared)
+
     return check
+
+
+#: blocks a launch may have: the compiled block loop counts them in an int64
+_MAX_BLOCKS = 1 << 62
+
+
+def launcher(kernel: "CpuKernel", nargs: int, kernel_name: str):
+    """``launch(values, grid, block, stream, shared)``: a launch of ``kernel`` with ``nargs``
+    values, in its steps -- the configuration checked (``launch_check``, the one check), the
+    values flattened and packed at the artifact's parameter offsets (``kernargs``), the blocks
+    run (``CpuKernel.run``). What an overload launches with on "cpu"
+    (``backends.CpuBackend.plan``); ``launch.packer`` is its Packer (fast paths pack with it)."""
+    import numpy as np
+
+    from pykern.runtime.kernargs import Packer, array_arguments, get_flattener
+
+    art = kernel.artifact
+    params = art.params
+    check = launch_check(art, kernel_name)
+    flatten = get_flattener(params, nargs)
+    pack = Packer(params, max(8, art.kernarg_size))  # the compiled runner reads at least 8 bytes
+    run = kernel.run
+    arrays = array_arguments(params)
+    ndarray = np.ndarray
+    # sanitize=: the checker names the launch's arrays and tracks device arrays' writes
+    sanitized = functools.partial(kernel.run_sanitized, kernel_name=kernel_name) if art.sanitize else None
+
+    def launch(values, grid, block, stream, shared):
+        check(grid, block, shared)
+        for i in arrays:  # device memory of another target would be garbage here (numpy's is host memory)
+            v = values[i]
+            if type(v) is not ndarray and getattr(v, "target", "cpu") != "cpu":
+                raise LaunchError(f"{kernel_name}: argument {i + 1} is a HIP device array; the cpu target cannot read it")
+        if sanitized is not None:
+            sanitized(grid, block, shared, pack(flatten(values)), values)
+            return
+        run(grid, block, shared, pack(flatten(values)))
+
+    launch.packer = pack
+    return launch
 
 
 _CTYPES = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "ptr": ctypes.c_void_p}

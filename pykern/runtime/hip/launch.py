@@ -30,7 +30,8 @@ from pykern.runtime import PerformanceWarning
 from pykern.runtime.hip import api as hip_api
 from pykern.core import abi
 from pykern.core.bounded import LRU, entries_limit
-from pykern.runtime.kernargs import flatten_values, get_packer
+from pykern.core.targets import CODEGEN_SPELLINGS
+from pykern.runtime.kernargs import array_arguments, get_flattener, get_packer
 
 
 _lib = None  # pykern.runtime.hip.library.lib, imported at the first call (an import statement costs ~0.2 us a launch)
@@ -351,7 +352,7 @@ class HipKernel:
     def __init__(self, artifact, device: int | None = None):
         from pykern.runtime.device_registry import current_device_id, get_device
 
-        if artifact.target not in ("amdgpu", "hip"):
+        if CODEGEN_SPELLINGS.get(artifact.target) != "amdgpu":
             raise LaunchError(f"kernel {artifact.name} was compiled for {artifact.target}, not amdgpu")
         self.artifact = artifact
         self.name = artifact.name
@@ -419,8 +420,9 @@ class HipKernel:
             module_cache.touch(rec)
         rec.used_on(stream, handle)
 
-    def launch(self, grid, block, dynamic_shared: int, argbuf, stream=0) -> None:
-        """Queue the kernel on ``stream`` with ``argbuf`` (the packed explicit arguments)."""
+    def checked(self, grid, block, dynamic_shared: int) -> tuple:
+        """``(grid3, block3)`` of a configuration this kernel can run on its device, else
+        ``LaunchError`` (``check_launch``: the one check of a hip launch)."""
         # configurations repeat from launch to launch: validate each one once
         try:
             gb = self._checked.get((grid, block, dynamic_shared))
@@ -433,7 +435,15 @@ class HipKernel:
                     self._checked[(grid, block, dynamic_shared)] = gb
             except TypeError:
                 pass
-        g, b = gb
+        return gb
+
+    def launch(self, grid, block, dynamic_shared: int, argbuf, stream=0) -> None:
+        """Queue the kernel on ``stream`` with ``argbuf`` (the packed explicit arguments)."""
+        g, b = self.checked(grid, block, dynamic_shared)
+        self.run(g, b, dynamic_shared, argbuf, stream)
+
+    def run(self, g, b, dynamic_shared: int, argbuf, stream=0) -> None:
+        """``launch`` of a configuration ``checked`` returned (3-tuples ``g``, ``b``)."""
         n = len(argbuf)
         if n < self.kernarg_size:
             raise LaunchError(f"kernel {self.name}: argument buffer is {n} bytes, the kernel needs {self.kernarg_size}")
@@ -634,7 +644,51 @@ def load(artifact, device: int | None = None) -> HipKernel:
     return k
 
 
-# --------------------------------------------------------------------------- host arrays
+# --------------------------------------------------------------------------- the launch
+def launcher(kernel: HipKernel, nargs: int, kernel_name: str | None = None):
+    """``launch(values, grid, block, stream, shared)``: a launch of ``kernel`` with ``nargs``
+    values, in its steps -- the configuration checked (``HipKernel.checked``, the one check),
+    arguments that are not GPU memory yet copied in (``prepare_args``), the values flattened and
+    packed at the code object's offsets (``kernargs``), the kernel queued (``HipKernel.run``),
+    copies back. Its LaunchErrors start with ``kernel_name``. What an overload launches with on
+    "hip" (``backends.HipBackend.plan``)."""
+    from pykern.runtime.memory.arrays import DeviceArray
+
+    params = kernel.params
+    check, flatten, pack, run = kernel.checked, get_flattener(params, nargs), kernel.packer.fast, kernel.run
+    arrays = array_arguments(params)
+    nested = any(len(p.path) > 1 for p in params)  # tuples may hold host arrays
+
+    def launch(values, grid, block, stream, shared):
+        writebacks = None
+        try:
+            g, b = check(grid, block, shared)
+            # the common case, every array already in GPU memory: nothing to convert or copy back
+            if nested or not all(type(values[i]) is DeviceArray and values[i].target == "hip" for i in arrays):
+                values, writebacks = prepare_args(params, values, stream)
+            run(g, b, shared, pack(flatten(values)), stream)
+        except LaunchError as e:
+            if kernel_name and not str(e).startswith(kernel_name):
+                raise type(e)(f"{kernel_name}: {e}") from None
+            raise
+        if writebacks:
+            finish(writebacks, stream)
+
+    return launch
+
+
+def launch(kernel: HipKernel, artifact, values, grid, block, dynamic_shared: int = 0, stream=0,
+           kernel_name: str | None = None) -> None:
+    """Convert, flatten, pack and launch (``launcher``'s launch, once).
+
+    ``artifact`` must be the one ``kernel`` was loaded from (kept in the
+    signature for symmetry with the cpu backend); ``kernel_name`` prefixes errors.
+    """
+    if artifact is not None and artifact is not kernel.artifact:
+        raise LaunchError(f"{kernel_name or kernel.name}: kernel and artifact do not belong together")
+    launcher(kernel, len(values), kernel_name)(values, grid, block, stream, dynamic_shared)
+
+
 def prepare_args(params, values, stream=0):
     """Make every array argument (``params``' data parameters) a "hip" DeviceArray.
 
@@ -697,24 +751,3 @@ def finish(writebacks, stream=0) -> None:
     """Copy arrays that were copied in back to their host arrays."""
     for d, host in writebacks:
         d.copy_to_host(host, stream=stream)
-
-
-def launch(kernel: HipKernel, artifact, values, grid, block, dynamic_shared: int = 0, stream=0,
-           kernel_name: str | None = None) -> None:
-    """Convert, flatten, pack and launch: everything a dispatcher does per call on "hip".
-
-    ``artifact`` must be the one ``kernel`` was loaded from (kept in the
-    signature for symmetry with the cpu backend); ``kernel_name`` prefixes errors.
-    """
-    if artifact is not None and artifact is not kernel.artifact:
-        raise LaunchError(f"{kernel_name or kernel.name}: kernel and artifact do not belong together")
-    try:
-        values, writebacks = prepare_args(kernel.params, values, stream)
-        buf = kernel.packer.fast(flatten_values(kernel.params, values))
-        kernel.launch(grid, block, dynamic_shared, buf, stream)
-    except LaunchError as e:
-        if kernel_name and not str(e).startswith(kernel_name):
-            raise LaunchError(f"{kernel_name}: {e}") from None
-        raise
-    if writebacks:
-        finish(writebacks, stream)

@@ -1,9 +1,11 @@
 """Device arrays: one class for both targets, so user code is the same on each.
 
 A DeviceArray is a strided view (``ptr``, ``shape``, byte ``strides``,
-``dtype``) onto a storage that is either a hipMalloc allocation ("hip") or
-host memory ("cpu"). Storage is freed when the last array viewing it goes
-away (weakref.finalize: never twice, never at interpreter exit).
+``dtype``) onto a storage of one target's memory: a hipMalloc allocation ("hip")
+or host memory ("cpu"). The code here is the same for both: what differs (how
+memory is allocated and copied) is the storage's driver
+(``pykern.runtime.drivers``). Storage is freed when the last array viewing it
+goes away (weakref.finalize: never twice, never at interpreter exit).
 
 Example::
 
@@ -26,39 +28,34 @@ import weakref
 import numpy as np
 
 from pykern.core.strides import c_strides, f_strides, is_contiguous, span
-from pykern.runtime import resolve_target
+from pykern.runtime import driver, resolve_target
 from pykern.runtime.memory import dlpack
-from pykern.runtime.hip import api as hip_api
 from pykern.runtime.streams import Stream, as_stream
-
-_ALIGN = 256  # same as hipMalloc's guarantee, so code tuned on one target behaves on the other
-
-
-def _hip():
-    from pykern.runtime.hip.library import lib
-
-    return lib()
 
 
 # --------------------------------------------------------------------------- storage
-# defer_cleanup(): while its depth is positive, frees are queued (as (function name, ptr)), not run
+# defer_cleanup(): while its depth is positive, frees are queued (as (free, ptr)), not run
 _defer_depth = [0]
 _deferred: list = []
 _defer_lock = threading.Lock()
 
 
-def _release(fn: str, ptr: int) -> None:
+def _release(free, ptr: int) -> None:
+    """``free(ptr)`` now, or when the outermost ``defer_cleanup`` block ends."""
     if _defer_depth[0]:
-        _deferred.append((fn, ptr))  # list.append is atomic: finalizers may run on any thread
+        _deferred.append((free, ptr))  # list.append is atomic: finalizers may run on any thread
         return
     try:
-        getattr(_hip(), fn)(ptr)
+        free(ptr)
     except Exception:  # freeing during interpreter/runtime teardown: the OS reclaims it
         pass
 
 
-def _hip_free(ptr: int) -> None:
-    _release("hipFree", ptr)
+def _freed_with(keeper, free, ptr: int):
+    """``keeper``, whose death gives ``ptr`` back with ``free`` (None: nothing to give back)."""
+    if free is not None:
+        weakref.finalize(keeper, _release, free, ptr).atexit = False
+    return keeper
 
 
 @contextlib.contextmanager
@@ -82,20 +79,22 @@ def flush_deferred() -> None:
         pending = [] if _defer_depth[0] else _deferred[:]
         if pending:
             del _deferred[:len(pending)]
-    for fn, ptr in pending:
-        _release(fn, ptr)
+    for free, ptr in pending:
+        _release(free, ptr)
 
 
 class Storage:
-    """A block of memory and what keeps it alive. ``ptr`` is its first byte."""
+    """A block of one target's memory and what keeps it alive. ``ptr`` is its first byte;
+    ``driver`` is its target's (``pykern.runtime.driver``)."""
 
-    __slots__ = ("ptr", "nbytes", "target", "device", "owner", "readonly", "_finalizer", "_memptr", "san_init",
-                 "__weakref__")
+    __slots__ = ("ptr", "nbytes", "target", "driver", "device", "owner", "readonly", "_finalizer", "_memptr",
+                 "san_init", "__weakref__")
 
     def __init__(self, ptr: int, nbytes: int, target: str, device: int = 0, owner=None, readonly: bool = False):
         self.ptr = ptr
         self.nbytes = nbytes
         self.target = target
+        self.driver = driver(target)
         self.device = device
         self.owner = owner
         self.readonly = readonly
@@ -106,30 +105,14 @@ class Storage:
         self.san_init = None
 
     @classmethod
-    def host(cls, nbytes: int) -> "Storage":
-        raw = np.empty(nbytes + _ALIGN, dtype=np.uint8)
-        base = raw.ctypes.data
-        pad = (-base) % _ALIGN
-        return cls(base + pad, nbytes, "cpu", 0, owner=raw)
-
-    @classmethod
-    def hip(cls, nbytes: int, device: int | None = None) -> "Storage":
-        from pykern.runtime.device_registry import current_device_id, ensure_current
-
-        dev = current_device_id() if device is None else device
-        if nbytes == 0:
-            return cls(0, 0, "hip", dev)
-        ensure_current(dev)
-        p = ctypes.c_void_p()
-        _hip().hipMalloc(ctypes.byref(p), nbytes)
-        st = cls(p.value, nbytes, "hip", dev)
-        st._finalizer = weakref.finalize(st, _hip_free, p.value)
-        st._finalizer.atexit = False
-        return st
-
-    @classmethod
     def allocate(cls, nbytes: int, target: str) -> "Storage":
-        return cls.hip(nbytes) if target == "hip" else cls.host(nbytes)
+        """``nbytes`` of new memory of ``target``, freed with the Storage."""
+        ptr, device, keeper, free = driver(target).allocate(nbytes)
+        st = cls(ptr, nbytes, target, device, owner=keeper)
+        if free is not None:
+            st._finalizer = weakref.finalize(st, _release, free, ptr)
+            st._finalizer.atexit = False
+        return st
 
     def free(self) -> None:
         """Release the memory now (later uses of views onto it are undefined)."""
@@ -561,9 +544,7 @@ class DeviceArray:
     def _element(self):
         """The host value of this 0-d array, read synchronously (numba returns a host scalar for a
         fully indexed element), also when the array is bound to a stream."""
-        if self.target == "cpu":
-            return self._host_view()[()]
-        return self._staged_host_view(as_stream(self._default_stream(0), "hip"))[()]
+        return self.storage.driver.read(self, self._default_stream(0))[()]
 
     def getitem(self, item, stream=0):
         """numba's ``DeviceNDArray.getitem``: ``self[item]`` (the copy of an element is synchronous here)."""
@@ -580,6 +561,11 @@ class DeviceArray:
     def _bound(self, stream):
         """What ``bind(stream)`` stores: None for the default stream, else a Stream."""
         return None if (stream is None or stream == 0) else as_stream(stream, self.target)
+
+    def _stream(self, stream) -> Stream:
+        """The Stream of this array's target that ``stream`` (0, a Stream, a handle) names: where
+        the driver queues a copy."""
+        return as_stream(stream, self.target)
 
     @property
     def alloc_size(self) -> int:
@@ -600,10 +586,10 @@ class DeviceArray:
         _check_assignable(src.shape, view.shape)
         view.copy_to_device(np.broadcast_to(src, view.shape))
 
-    # -- host access (cpu storage only)
+    # -- host access (host memory only)
     def _host_view(self) -> np.ndarray:
-        """A numpy view of this array's memory; only valid for host ("cpu") storage."""
-        assert self.target == "cpu", "host view of device memory"
+        """A numpy view of this array's memory; only valid where it is host memory (cpu)."""
+        assert self.storage.driver.host_memory, "host view of device memory"
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         view = np.asarray(_HostWindow(self.ptr, self.shape, self.strides, self.dtype, self.storage, self.storage.readonly))
@@ -626,30 +612,18 @@ class DeviceArray:
         """
         stream = self._default_stream(stream)
         if ary is None:
-            if self.target == "hip" and self.size:
-                return self._staged_host_view(as_stream(stream, "hip"), wait=False)
-            ary = self._empty_host_like()
-        else:
-            if isinstance(ary, np.void) and ary.dtype == self.dtype and not self.shape:
-                return self._copy_to_record(ary, stream)
-            if not isinstance(ary, np.ndarray):
-                raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
-            if ary.dtype != self.dtype or not _squeeze_equal(ary.shape, self.shape):
-                self._incompatible("copy_to_host", "destination", ary)
-            if ary.shape != self.shape:
-                # numba compares squeezed shapes: (10,) copies into (1, 10)
-                return self._unit_axes_view(ary.shape).copy_to_host(ary=ary, stream=stream)
-        if self.size == 0:
-            return ary
-        if self.target == "cpu":
-            ary[...] = self._host_view()
-            return ary
-        s = as_stream(stream, "hip")
-        same_layout = (ary.flags.c_contiguous and self.is_c_contiguous()) or (ary.flags.f_contiguous and self.is_f_contiguous())
-        if same_layout and ary.flags.writeable:
-            _copy(ary.ctypes.data, self.ptr, self.nbytes, hip_api.hipMemcpyDeviceToHost, s, keep=ary)
-            return ary
-        ary[...] = self._staged_host_view(s)
+            return self.storage.driver.copy_out(self, stream)
+        if isinstance(ary, np.void) and ary.dtype == self.dtype and not self.shape:
+            return self._copy_to_record(ary, stream)
+        if not isinstance(ary, np.ndarray):
+            raise TypeError(f"copy_to_host(ary=...) needs a numpy array, got {type(ary).__name__}")
+        if ary.dtype != self.dtype or not _squeeze_equal(ary.shape, self.shape):
+            self._incompatible("copy_to_host", "destination", ary)
+        if ary.shape != self.shape:
+            # numba compares squeezed shapes: (10,) copies into (1, 10)
+            return self._unit_axes_view(ary.shape).copy_to_host(ary=ary, stream=stream)
+        if self.size:
+            self.storage.driver.copy_to_host(self, ary, stream)
         return ary
 
     def to_host(self, stream=0) -> None:
@@ -679,16 +653,6 @@ class DeviceArray:
         lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
         return np.ndarray(self.shape, self.dtype, buffer=np.empty(hi - lo, np.uint8), offset=-lo, strides=self.strides)
 
-    def _staged_host_view(self, s: Stream, wait: bool = True) -> np.ndarray:
-        """A host copy of the byte span this (strided) view covers, viewed with its strides; complete
-        on return unless ``wait`` is false (then after ``s`` synchronizes)."""
-        lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
-        staging = np.empty(hi - lo, np.uint8)
-        _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s, keep=staging)
-        if wait and not s.is_default:
-            s.synchronize()
-        return np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)
-
     def _copy_to_record(self, rec: np.void, stream) -> np.void:
         """numba copies a record into a numpy record scalar (a view of its array) in place."""
         host = self.copy_to_host(stream=stream)
@@ -705,45 +669,25 @@ class DeviceArray:
         if shp is not None and tuple(shp) != self.shape and _squeeze_equal(tuple(shp), self.shape):
             # numba compares squeezed shapes: (10, 1) copies into (10,)
             return self._unit_axes_view(tuple(shp)).copy_to_device(ary, stream=stream)
-        if isinstance(ary, DeviceArray) and ary.target == "hip" and self.target == "hip":
+        drv = self.storage.driver
+        if isinstance(ary, DeviceArray) and ary.target == self.target:
             if ary.dtype != self.dtype or ary.shape != self.shape:
                 self._incompatible("copy_to_device", "source", ary)
-            if self.size == 0:
-                return
-            s = as_stream(stream, "hip")
-            if (self.is_c_contiguous() and ary.is_c_contiguous()) or (self.is_f_contiguous() and ary.is_f_contiguous()):
-                _copy(self.ptr, ary.ptr, self.nbytes, hip_api.hipMemcpyDeviceToDevice, s)
-                return
-            src = ary._staged_host_view(s)
-        elif isinstance(ary, DeviceArray):
-            src = ary._host_view() if ary.target == "cpu" else ary.copy_to_host()
-        else:
-            src = np.asarray(ary)
+            if self.size:
+                drv.copy_within(self, ary, stream)
+                _written(self)
+            return
+        src = ary._read() if isinstance(ary, DeviceArray) else np.asarray(ary)
         if src.dtype != self.dtype or src.shape != self.shape:
             self._incompatible("copy_to_device", "source", src)
-        if self.size == 0:
-            return
-        if self.target == "cpu":
-            self._host_view()[...] = src
+        if self.size:
+            drv.copy_to_device(self, src, stream)
             _written(self)
-            return
-        s = as_stream(stream, "hip")
-        c, f = self.is_c_contiguous(), self.is_f_contiguous()
-        if (c and src.flags.c_contiguous) or (f and src.flags.f_contiguous):
-            _copy(self.ptr, src.ctypes.data, self.nbytes, hip_api.hipMemcpyHostToDevice, s, keep=src)
-            return
-        if c or f:
-            host = np.require(src, requirements="C" if c else "F")
-            _copy(self.ptr, host.ctypes.data, self.nbytes, hip_api.hipMemcpyHostToDevice, s, keep=host)
-            return
-        # strided destination: read the span, overwrite our elements in it, write it back
-        lo, hi = span(self.shape, self.strides, self.dtype.itemsize)
-        staging = np.empty(hi - lo, np.uint8)
-        _copy(staging.ctypes.data, self.ptr + lo, hi - lo, hip_api.hipMemcpyDeviceToHost, s)
-        if not s.is_default:
-            s.synchronize()
-        np.ndarray(self.shape, self.dtype, buffer=staging, offset=-lo, strides=self.strides)[...] = src
-        _copy(self.ptr + lo, staging.ctypes.data, hi - lo, hip_api.hipMemcpyHostToDevice, s, keep=staging)
+
+    def _read(self) -> np.ndarray:
+        """This array's contents on the host, complete on return: its memory itself where that is
+        host memory, else a copy (waiting for the stream ``bind`` gave it)."""
+        return self.storage.driver.read(self, self._default_stream(0))
 
     def copy(self) -> "DeviceArray":
         """A new contiguous device array with the same contents."""
@@ -764,10 +708,7 @@ class DeviceArray:
     def __cuda_array_interface__(self) -> dict:
         """Version 3 of the CUDA Array Interface (the ROCm stack reuses it)."""
         c = self.is_c_contiguous()
-        stream = None
-        if self.target == "hip":
-            # 1 = the legacy default stream in the protocol
-            stream = self.stream.handle if (self.stream is not None and self.stream.handle) else 1
+        stream = self.storage.driver.interface_stream(self.stream)
         return {
             "shape": self.shape,
             "strides": None if c else self.strides,
@@ -843,15 +784,6 @@ class DeviceRecord(DeviceArray):
         return f"<pykern.DeviceRecord {self.target} dtype={self.dtype}>"
 
 
-def _copy(dst: int, src: int, nbytes: int, kind: int, s: Stream, keep=None) -> None:
-    if s.is_default:
-        _hip().hipMemcpy(dst, src, nbytes, kind)
-    else:
-        _hip().hipMemcpyAsync(dst, src, nbytes, kind, s.handle)
-        if keep is not None:
-            s.keep_alive(keep)
-
-
 # --------------------------------------------------------------------------- constructors
 def _dense_layout(shape, dtype, strides, order):
     """``(shape, dtype, strides)`` for a new dense array, from numba's ``(shape, dtype, strides=None,
@@ -889,7 +821,7 @@ def device_array(shape, dtype=np.float64, strides=None, order: str = "C", stream
     t = resolve_target(target)
     s = None if (stream is None or stream == 0) else as_stream(stream, t)
     storage = Storage.allocate(_nbytes(shape, dt), t)
-    if t == "cpu" and _tracks_initialisation():
+    if storage.driver.host_memory and _tracks_initialisation():  # (the sanitizer checks host memory)
         storage.san_init = np.zeros(storage.nbytes, np.uint8)
     return DeviceArray(shape, strides, dt, storage, stream=s)
 
@@ -967,7 +899,7 @@ def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, t
     if isinstance(obj, DeviceArray) and obj.target == t:
         return obj
     if isinstance(obj, DeviceArray):
-        ary = obj._host_view() if obj.target == "cpu" else obj.copy_to_host()
+        ary = obj._read()
     else:
         ary = np.asarray(obj)
     _check_dtype(ary.dtype)
@@ -984,20 +916,17 @@ def to_device(obj, stream=0, copy: bool = True, to: DeviceArray | None = None, t
     return out
 
 
-def _pinned_free(ptr: int) -> None:
-    _release("hipHostFree", ptr)
-
-
 def pinned_array(shape, dtype=np.float64, strides=None, order: str = "C", target: str | None = None) -> np.ndarray:
     """A host numpy array in page-locked memory (hipHostMalloc) for fast async copies; numba's
     signature. On the cpu target it is an ordinary numpy array.
     """
     shape, dt, strides = _dense_layout(shape, dtype, strides, order)
     nbytes = _nbytes(shape, dt)
-    if resolve_target(target) != "hip" or nbytes == 0:
-        return np.ndarray(shape, dt, buffer=np.empty(nbytes, np.uint8), strides=strides)
-    _, buf = _host_alloc(nbytes, hip_api.hipHostMallocDefault)
-    return np.ndarray(shape, dt, buffer=buf, strides=strides)  # the array keeps buf (the allocation) alive
+    if nbytes == 0:
+        return np.ndarray(shape, dt, buffer=np.empty(0, np.uint8), strides=strides)
+    host, _, buf, free = driver(resolve_target(target)).allocate_host(nbytes)
+    # the array keeps buf (the allocation) alive
+    return np.ndarray(shape, dt, buffer=_freed_with(buf, free, host), strides=strides)
 
 
 class MappedArray(np.ndarray):
@@ -1028,16 +957,6 @@ class MappedArray(np.ndarray):
         }
 
 
-def _host_alloc(nbytes: int, flags: int):
-    """``(address, keeper)``: page-locked host memory freed with its keeper."""
-    p = ctypes.c_void_p()
-    _hip().hipHostMalloc(ctypes.byref(p), nbytes, flags)
-    buf = (ctypes.c_uint8 * nbytes).from_address(p.value)
-    fin = weakref.finalize(buf, _pinned_free, p.value)
-    fin.atexit = False
-    return p.value, buf
-
-
 def mapped_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0, portable=False, wc=False,
                  target: str | None = None) -> "MappedArray":
     """A host array kernels use in place, without copies (numba's ``mapped_array``, its signature).
@@ -1052,19 +971,9 @@ def mapped_array(shape, dtype=np.float64, strides=None, order: str = "C", stream
     4.0
     """
     shape, dt, strides = _dense_layout(shape, dtype, strides, order)
-    nbytes = _nbytes(shape, dt)
-    if resolve_target(target) != "hip":
-        keeper = np.empty(max(1, nbytes), np.uint8)
-        host = dev = keeper.ctypes.data
-    else:
-        flags = hip_api.hipHostMallocMapped | (hip_api.hipHostMallocPortable if portable else 0)
-        if wc:
-            flags |= hip_api.hipHostMallocWriteCombined
-        host, keeper = _host_alloc(max(1, nbytes), flags)
-        d = ctypes.c_void_p()
-        _hip().hipHostGetDevicePointer(ctypes.byref(d), ctypes.c_void_p(host), 0)
-        dev = d.value
-    arr = np.ndarray(shape, dt, buffer=keeper, strides=strides).view(MappedArray)
+    host, dev, buf, free = driver(resolve_target(target)).allocate_host(max(1, _nbytes(shape, dt)), mapped=True,
+                                                                        portable=portable, wc=wc)
+    arr = np.ndarray(shape, dt, buffer=_freed_with(buf, free, host), strides=strides).view(MappedArray)
     arr._pk_host_base, arr._pk_dev_base = host, dev
     return arr
 
@@ -1072,16 +981,6 @@ def mapped_array(shape, dtype=np.float64, strides=None, order: str = "C", stream
 class ManagedArray(MappedArray):
     """A host numpy array in HIP managed memory (``hipMallocManaged``): one address valid on the
     host and the GPU, pages migrating on use (numba's ``ManagedNDArray``)."""
-
-
-def _managed_alloc(nbytes: int, attach_global: bool):
-    """``(address, keeper)``: managed memory freed (hipFree) with its keeper."""
-    p = ctypes.c_void_p()
-    _hip().hipMallocManaged(ctypes.byref(p), nbytes, hip_api.hipMemAttachGlobal if attach_global else hip_api.hipMemAttachHost)
-    buf = (ctypes.c_uint8 * nbytes).from_address(p.value)
-    fin = weakref.finalize(buf, _hip_free, p.value)
-    fin.atexit = False
-    return p.value, buf
 
 
 def managed_array(shape, dtype=np.float64, strides=None, order: str = "C", stream=0, attach_global=True,
@@ -1094,13 +993,8 @@ def managed_array(shape, dtype=np.float64, strides=None, order: str = "C", strea
     12
     """
     shape, dt, strides = _dense_layout(shape, dtype, strides, order)
-    nbytes = max(1, _nbytes(shape, dt))
-    if resolve_target(target) == "hip":
-        ptr, keeper = _managed_alloc(nbytes, attach_global)
-    else:
-        keeper = np.empty(nbytes, np.uint8)
-        ptr = keeper.ctypes.data
-    arr = np.ndarray(shape, dt, buffer=keeper, strides=strides).view(ManagedArray)
+    ptr, buf, free = driver(resolve_target(target)).allocate_managed(max(1, _nbytes(shape, dt)), attach_global)
+    arr = np.ndarray(shape, dt, buffer=_freed_with(buf, free, ptr), strides=strides).view(ManagedArray)
     arr._pk_host_base = arr._pk_dev_base = ptr
     return arr
 
@@ -1125,18 +1019,11 @@ def from_cuda_array_interface(obj, target: str | None = None) -> DeviceArray:
     ptr, readonly = cai["data"]
     ptr = int(ptr or 0)
     stream = cai.get("stream")
-    if stream is not None and t == "hip" and cai.get("version", 0) >= 3:
-        if stream == 0:
-            raise ValueError("__cuda_array_interface__ stream 0 is disallowed by the protocol")
-        # 1 and 2 are the legacy / per-thread default streams; HIP spells them 0 and 2
-        _hip().hipStreamSynchronize(0 if stream == 1 else int(stream))
+    drv = driver(t)
+    if stream is not None and cai.get("version", 0) >= 3:
+        drv.wait_for_producer(stream)
     lo, hi = span(shape, strides, dt.itemsize)
-    dev = 0
-    if t == "hip":
-        from pykern.runtime.device_registry import current_device_id
-
-        dev = current_device_id()
-    st = Storage(ptr + lo, hi - lo, t, dev, owner=obj, readonly=bool(readonly))
+    st = Storage(ptr + lo, hi - lo, t, drv.device_id(), owner=obj, readonly=bool(readonly))
     return DeviceArray(shape, strides, dt, st, ptr)
 
 

@@ -142,7 +142,7 @@ _NP_KINDS = {kDLInt: "i", kDLUInt: "u", kDLFloat: "f", kDLComplex: "c"}
 
 def device_of(ary) -> tuple:
     """``(device_type, device_id)`` of a DeviceArray, as ``__dlpack_device__`` reports it."""
-    return (kDLROCM, ary.storage.device) if ary.target == "hip" else (kDLCPU, 0)
+    return ary.storage.driver.dlpack_device, ary.storage.device
 
 
 def export(ary, stream=None, max_version=None, dl_device=None, copy=None):
@@ -152,16 +152,7 @@ def export(ary, stream=None, max_version=None, dl_device=None, copy=None):
         raise BufferError(f"cannot export a {ary.target} array to DLPack device {tuple(dl_device)} (it lives on {dev})")
     if copy:
         ary = ary.copy()
-    if ary.target == "hip":
-        # The consumer will use the memory on its stream: make our work visible
-        # to every stream by finishing it (stream -1 means "do not synchronize").
-        if stream != -1:
-            if ary.stream is not None and ary.stream.handle:
-                ary.stream.synchronize()
-            else:
-                from pykern.runtime.hip.library import lib
-
-                lib().hipStreamSynchronize(0)
+    ary.storage.driver.finish_for_consumer(ary, stream)
     dt = ary.dtype
     code = _DL_CODES.get(dt.kind)
     if code is None or dt.fields is not None:

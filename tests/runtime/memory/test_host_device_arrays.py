@@ -112,7 +112,7 @@ def test_mapped_array_interface_gives_the_device_pointer():
     cai = sub.__cuda_array_interface__
     assert cai["data"][0] == 0x7F0000000000 + 8 * 8
     assert cai["strides"] == (16,) and cai["shape"] == (16,) and cai["stream"] is None
-    assert memory.hip_api.hipHostMallocMapped == 2
+    assert hip_api.hipHostMallocMapped == 2
 
 
 def test_hip_bindings_for_mapped_and_cooperative():
