@@ -23,7 +23,9 @@ import pytest
 from fuzz import gen, run
 
 SEED = int(os.environ.get("PYKERN_FUZZ_SEED", "20261202"))
-COUNT = int(os.environ.get("PYKERN_FUZZ_COUNT", "2000"))
+#: programs of the default run; ``-m slow`` judges the first SWEEP_COUNT (these included) again
+COUNT = int(os.environ.get("PYKERN_FUZZ_COUNT", "500"))
+SWEEP_COUNT = 2000
 
 #: mutations that currently find a pykern bug; each has a strict xfail in
 #: test_robust_limits.py. Their results are reported, not asserted, here;
@@ -41,37 +43,66 @@ def _fmt(rs):
                                                        "expect_line", "line")})[:600] for r in rs[:10])
 
 
-def test_programs_generated_and_all_judged(fuzz_results):
-    assert len(fuzz_results) == COUNT
-    summary = run.summarize(fuzz_results)
+def _judged(rs, count):
+    assert len(rs) == count
+    summary = run.summarize(rs)
     print(json.dumps(summary, indent=1))
-    assert summary["status"].get("ok_match", 0) > COUNT // 4, summary  # the grammar stays mostly valid
-    assert summary["status"].get("ok_rejected", 0) > COUNT // 3, summary
+    assert summary["status"].get("ok_match", 0) > count // 4, summary  # the grammar stays mostly valid
+    assert summary["status"].get("ok_rejected", 0) > count // 3, summary
     assert len(summary["error_kinds"]) >= 30, summary  # rejections are varied, not one catch-all
 
 
-def test_no_crash_and_no_hang(fuzz_results):
-    bad = [r for r in fuzz_results if r["status"] in ("FAIL_CRASH", "FAIL_HANG") and r["mutation"] not in KNOWN_BUGS]
+def _no_crash_and_no_hang(rs, count):
+    bad = [r for r in rs if r["status"] in ("FAIL_CRASH", "FAIL_HANG") and r["mutation"] not in KNOWN_BUGS]
     assert not bad, f"python tests/fuzz/run.py show {SEED} <index> run\n" + _fmt(bad)
 
 
-def test_valid_programs_match_python(fuzz_results):
-    bad = [r for r in fuzz_results if r["status"] in ("FAIL_mismatch", "FAIL_rejected_valid")]
+def _valid_programs_match_python(rs, count):
+    bad = [r for r in rs if r["status"] in ("FAIL_mismatch", "FAIL_rejected_valid")]
     assert not bad, f"python tests/fuzz/run.py show {SEED} <index> run\n" + _fmt(bad)
 
 
-def test_programs_that_run_on_the_cpu_also_compile_for_amdgpu(fuzz_results):
-    assert sum(1 for r in fuzz_results if r.get("amdgpu")) >= COUNT // (4 * run.AMDGPU_EVERY)
-    bad = [r for r in fuzz_results if r["status"].startswith("FAIL_amdgpu")]
+def _cpu_programs_compile_for_amdgpu(rs, count):
+    assert sum(1 for r in rs if r.get("amdgpu")) >= count // (4 * run.AMDGPU_EVERY)
+    bad = [r for r in rs if r["status"].startswith("FAIL_amdgpu")]
     assert not bad, f"python tests/fuzz/run.py show {SEED} <index> run\n" + _fmt(bad)
 
 
-def test_every_rejection_is_a_located_compile_error(fuzz_results):
-    bad = [r for r in fuzz_results
+def _rejections_are_located_compile_errors(rs, count):
+    bad = [r for r in rs
            if r["status"] in ("FAIL_internal_exception", "FAIL_other_pykern_error", "FAIL_unlocated_error",
                               "FAIL_bad_location", "FAIL_wrong_line", "FAIL_accepted_invalid")
            and r.get("mutation") not in KNOWN_BUGS]
     assert not bad, f"python tests/fuzz/run.py show {SEED} <index> run\n" + _fmt(bad)
+
+
+def test_programs_generated_and_all_judged(fuzz_results):
+    _judged(fuzz_results, COUNT)
+
+
+def test_no_crash_and_no_hang(fuzz_results):
+    _no_crash_and_no_hang(fuzz_results, COUNT)
+
+
+def test_valid_programs_match_python(fuzz_results):
+    _valid_programs_match_python(fuzz_results, COUNT)
+
+
+def test_programs_that_run_on_the_cpu_also_compile_for_amdgpu(fuzz_results):
+    _cpu_programs_compile_for_amdgpu(fuzz_results, COUNT)
+
+
+def test_every_rejection_is_a_located_compile_error(fuzz_results):
+    _rejections_are_located_compile_errors(fuzz_results, COUNT)
+
+
+@pytest.mark.slow
+def test_the_longer_sweep_passes_every_check():
+    """The first SWEEP_COUNT programs of the seed (minutes): every check of the default run."""
+    rs = run.run_parallel(SEED, SWEEP_COUNT, workers=2)
+    for check in (_judged, _no_crash_and_no_hang, _valid_programs_match_python, _cpu_programs_compile_for_amdgpu,
+                  _rejections_are_located_compile_errors):
+        check(rs, SWEEP_COUNT)
 
 
 def test_known_bug_mutations_are_still_generated(fuzz_results):

@@ -22,7 +22,8 @@ def _cost_model_true(expr, caller_info, callee_info):
 @pytest.mark.parametrize("opt", [{"inline": "always"}, {"inline": "never"}, {"inline": True},
                                  {"inline": False}, {"inline": _cost_model_false},
                                  {"inline": _cost_model_true}, {"forceinline": True},
-                                 {"forceinline": False}], ids=str)
+                                 {"forceinline": False}],
+                         ids=lambda opt: ", ".join(f"{k}={getattr(v, '__name__', v)}" for k, v in opt.items()))
 def test_inline_options(opt):
     # test_inline.py TestCudaInline.test_call_inline_* / test_call_forceinline_* (the LLVM IR
     # checks of whether the call was inlined are left out: pykern's IR is its own)

@@ -122,7 +122,7 @@ def _plant(path, how, victims):
 
 
 @pytest.mark.parametrize("how", ["symlink-file", "symlink-dir", "hardlink"])
-@pytest.mark.parametrize("rel", _FILES + _DIRS)
+@pytest.mark.parametrize("rel", _FILES + _DIRS, ids=lambda rel: rel.replace(f".{os.getpid()}", ".<pid>"))  # one id in every process
 def test_a_link_at_any_cache_path_reaches_nothing_outside(tmp_path, rel, how):
     if how == "hardlink" and rel in _DIRS:
         pytest.skip("directories cannot be hard-linked")
