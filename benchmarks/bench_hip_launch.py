@@ -111,7 +111,7 @@ def _fake_hip_kernel(nargs):
     """``(kernel, args)``: a new do-nothing kernel of ``nargs`` fake device arrays with
     a gfx942 overload assembled without a device."""
     from pykern.dispatch import compiler
-    from pykern.dispatch.arguments import argument_types
+    from pykern.dispatch.argument_types import argument_types
 
     k = trivial_kernel(nargs)
     args = [_fake_device_array(16, 0x10000 * (i + 1)) for i in range(nargs)]

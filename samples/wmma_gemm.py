@@ -5,7 +5,7 @@ One block of one wave computes a 32x32 tile of C as four 16x16 accumulator fragm
 of k copies a 32x16 tile of A and a 16x32 tile of B into shared memory (every lane a share),
 then the wave loads its matrix_a/matrix_b fragments from there and multiplies: on gfx942 that
 inner loop is ``v_mfma_f32_16x16x16_{f16,bf16}``, on gfx1100 ``v_wmma_f32_16x16x16_{f16,bf16}``.
-The cpu target computes the same function (``pykern.codegen.lowering.matrix``'s order).
+The cpu target computes the same function (``pykern.codegen.lowering.matrix_reference``'s order).
 """
 
 import ml_dtypes

@@ -347,8 +347,8 @@ class Target(abc.ABC):
         """Lower matrix-fragment intrinsic ``e`` (``frag_new``, ``frag_fill``, ``frag_load``,
         ``frag_store``, ``frag_mma``; ``args`` its lowered arguments; a fragment is a pointer to
         the storage ``frag_new`` returns). Default: every lane holds whole tiles and computes
-        element by element (``lowering/matrix.py``), what the cpu target runs."""
-        from pykern.codegen.lowering.matrix import ReferenceMatrix
+        element by element (``lowering/matrix_reference.py``), what the cpu target runs."""
+        from pykern.codegen.lowering.matrix_reference import ReferenceMatrix
 
         return ReferenceMatrix()(fx, e, args)
 

@@ -26,7 +26,7 @@ import functools
 import os
 import threading
 
-from pykern.dispatch.arguments import argument_types, launch_types
+from pykern.dispatch.argument_types import argument_types, launch_types
 from pykern.core.errors import CompileError, LaunchError, LaunchRuntimeError, LaunchValueError
 from pykern.dispatch.launch_config import _plain as _plain_config, normalize_config
 from pykern.runtime import _chosen, current_target
@@ -153,7 +153,7 @@ class Dispatcher:
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls), in its steps:
 
         1. the arguments, as the kernel takes them (defaults, pointers, numba's preparation
-           hooks), typed by ``arguments.launch_types`` -- with the guards a fast path checks when
+           hooks), typed by ``argument_types.launch_types`` -- with the guards a fast path checks when
            ``_launcher`` asks for one; ``cuda.In``/``Out`` hints are looked for only when typing fails;
         2. the overload of those types, or a new one (``compiler.build_overload``: compiled or
            from the cache, then loaded by the target's backend) -- on the sim target instead, the
@@ -236,7 +236,7 @@ class Dispatcher:
     def _simulate(self, args, argtypes, griddim, blockdim, sharedmem):
         """Steps 2 and 3 on the sim target: the kernel's IR run as Python, one thread at a time
         (no overload, no fast path)."""
-        from pykern.sim.launch import launch as sim_launch
+        from pykern.sim.launcher import launch as sim_launch
 
         return sim_launch(self, args, self._match_eager(argtypes) if self._signatures else argtypes,
                           griddim, blockdim, sharedmem)

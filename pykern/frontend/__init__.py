@@ -80,7 +80,7 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     """
     from pykern.frontend import analysis
     from pykern.frontend import bf16_widen
-    from pykern.frontend import matrix
+    from pykern.frontend import wmma_calls
     from pykern.frontend import ir
     from pykern.frontend import verify
     from pykern.frontend.lower_ast import FunctionLowerer, ModuleBuilder
@@ -97,7 +97,7 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
         module.functions = {n: module.functions[n] for n in keep}
         analysis.scan(module)
         bf16_widen.widen_module(module)
-        matrix.inline_fragment_functions(module)
+        wmma_calls.inline_fragment_functions(module)
     except CompileError:
         raise
     except RecursionError:

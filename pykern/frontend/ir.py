@@ -895,7 +895,7 @@ CATEGORIES = {
     "numeric": "abs/min/max/round and numpy's minimum/maximum/fmin/fmax on scalars (lower_intrinsics.py)",
     "misc": "lowered by name in lower_intrinsics.py: output, complex parts, frexp/ldexp, nanosleep",
     "bf16": "bfloat16 roundings and bit casts (codegen/lowering/bf16.py)",
-    "matrix": "matrix fragments: Target.matrix_op (cpu: lowering/matrix.py; amdgpu: MFMA/WMMA, amdgpu/matrix.py)",
+    "matrix": "matrix fragments: Target.matrix_op (cpu: lowering/matrix_reference.py; amdgpu: MFMA/WMMA, amdgpu/matrix_cores.py)",
 }
 
 _MATH1 = ("sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 "

@@ -220,7 +220,7 @@ class StatementLowering:
     def return_array_param(self, v, t, node, value):
         """``return A`` where ``A`` is an array parameter the function never rebinds (numba's
         in-place helpers: write into ``A``, hand it back). The function becomes void and records
-        which parameter it returns; the caller's value is its own argument (calls/devices.py). Other
+        which parameter it returns; the caller's value is its own argument (calls/device_functions.py). Other
         arrays (views made in the function, an array variable) are its return value
         (``return_array_value``); tuples holding arrays are an error."""
         k = _returned_param(self, v, t)

@@ -135,12 +135,12 @@ bf16 = Namespace(
     "numba.cuda's cuda.bf16: bfloat16 conversions (every rounding mode), arithmetic, comparisons and math.",
 )
 
-#: rocWMMA's / CUDA wmma's matrix-fragment API (lowered by frontend/matrix.py)
+#: rocWMMA's / CUDA wmma's matrix-fragment API (lowered by frontend/wmma_calls.py)
 WMMA_NAMES = ("fragment", "fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync",
               "matrix_a", "matrix_b", "accumulator", "row_major", "col_major", "mem_row_major", "mem_col_major")
 wmma = Namespace(
     "wmma",
-    {n: Stub(f"wmma.{n}", f"wmma.{n}: see pykern.frontend.matrix (rocWMMA's / CUDA wmma's {n}).") for n in WMMA_NAMES},
+    {n: Stub(f"wmma.{n}", f"wmma.{n}: see pykern.frontend.wmma_calls (rocWMMA's / CUDA wmma's {n}).") for n in WMMA_NAMES},
     "Matrix fragments on the matrix cores (MFMA on CDNA, WMMA on RDNA3/4; the cpu computes the same function).",
 )
 

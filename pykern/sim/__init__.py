@@ -4,7 +4,7 @@ The typed IR the compiled targets lower to LLVM is turned into Python source
 (``codegen_py``) whose statements carry the user's file and line numbers and whose
 variables carry the user's names; values are numpy scalars of the IR's types, so
 integer wraparound and float32/float16 rounding are those of the compiled code.
-``executor`` runs the threads of each block, handing a baton between them at barriers.
+``scheduler`` runs the threads of each block, handing a baton between them at barriers.
 
 Example::
 

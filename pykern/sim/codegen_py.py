@@ -25,11 +25,11 @@ from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
 
-#: block barriers: a ``yield`` of (kind, value) to the executor, which resumes the threads together
+#: block barriers: a ``yield`` of (kind, value) to the scheduler, which resumes the threads together
 _BARRIERS = {"syncthreads": "syncthreads", "syncthreads_count": "count", "syncthreads_and": "and",
              "syncthreads_or": "or"}
 
-#: intrinsics read straight from the running thread's state (``executor.SimThread``)
+#: intrinsics read straight from the running thread's state (``scheduler.SimThread``)
 _SPECIAL = {"thread_idx": "tid", "block_idx": "bid", "block_dim": "bdim", "grid_dim": "gdim"}
 
 _VERSION = re.compile(r"^([A-Za-z_]\w*)(?:\$s\d+|\$u\d+_\d+)+$")

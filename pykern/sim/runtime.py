@@ -1,7 +1,7 @@
 """What generated sim code calls: pykern's scalar semantics where numpy's differ, the
 intrinsics (reading the running thread's state), atomics and memory allocation.
 
-Only one simulated thread runs Python at a time (``executor``), so ``STATE.thread``
+Only one simulated thread runs Python at a time (``scheduler``), so ``STATE.thread``
 is the running thread and atomics need no lock.
 
 Example::
@@ -20,7 +20,7 @@ import numpy as np
 
 
 class _State:
-    """The running simulated thread (set by the executor before it runs)."""
+    """The running simulated thread (set by the scheduler before it runs)."""
 
     thread = None
 

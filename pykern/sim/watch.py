@@ -110,7 +110,7 @@ def _seen(arr, kind, idx, old, new):
         if w.report:
             print(f"watch: {hit}", flush=True)
         if w.stop:
-            from pykern.sim.executor import open_pdb
+            from pykern.sim.scheduler import open_pdb
 
             open_pdb(frame)
 

@@ -204,7 +204,7 @@ def fast_path_kernel(monkeypatch, limit):
     Select the "hip" target (``targets._chosen``) around its launches."""
     import pykern as cuda
     from pykern.dispatch import compiler
-    from pykern.dispatch.arguments import argument_types
+    from pykern.dispatch.argument_types import argument_types
     from pykern.runtime.kernargs import get_packer, kernarg_size
     from pykern.runtime.memory.arrays import DeviceArray, Storage
 
@@ -330,7 +330,7 @@ from pykern.core import sources
 from pykern.frontend import local_defs, fingerprint, resolve
 from pykern.runtime import kernargs
 from pykern.runtime.cpu import executor as cpu_executor
-from pykern.dispatch import arguments
+from pykern.dispatch import argument_types
 from pykern.dispatch import launch_config
 from pykern.codegen.cpu import tiers as cpu_tiers
 
@@ -358,8 +358,8 @@ def sizes():
         "flatteners_by_value": len(kernargs._flatteners_by_value),
         "packers": len(kernargs._packers),
         "launch_configs": len(launch_config._checked),
-        "type_memo": len(arguments._type_memo),
-        "device_type_memo": len(arguments._device_type_memo),
+        "type_memo": len(argument_types._type_memo),
+        "device_type_memo": len(argument_types._device_type_memo),
         "code_facts": len(fingerprint._facts),
         "nested_defs": len(resolve._nested_defs),
         "launchers": len(long_lived._launchers),

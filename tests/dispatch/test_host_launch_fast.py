@@ -258,7 +258,7 @@ def _on_fake_hip(k, args, hip):
         sys.path.pop(0)
     from pykern.dispatch import compiler
     from pykern import runtime as targets
-    from pykern.dispatch.arguments import argument_types
+    from pykern.dispatch.argument_types import argument_types
     from pykern.runtime.hip import launch as hip_launch
 
     argtypes = argument_types(args, k.__name__)[0]

@@ -2,7 +2,7 @@
 of the accumulator in memory, against numpy. Floats within the matrix cores' bound
 ``(K + 2) * 2**-24 * (|A| @ |B| + |C|)`` of the exact result (float16 output: plus
 ``2**-11`` of that magnitude per mma_sync), integers exactly, and bit for bit against the documented order
-(``lowering/matrix.py``: C first, k ascending, one float32 rounding per step)."""
+(``lowering/matrix_reference.py``: C first, k ascending, one float32 rounding per step)."""
 
 from __future__ import annotations
 

@@ -497,7 +497,7 @@ def test_amdgpu_error_record_shows_uint64_index_unsigned():
     """The amdgpu debug record decodes a uint64 index unsigned too (2**64-1 above is out of
     bounds on both targets, never a[-1])."""
     from pykern.codegen.amdgpu.target import format_error_record
-    from pykern.codegen.lowering.arrays import UNSIGNED_INDEX
+    from pykern.codegen.lowering.array_ops import UNSIGNED_INDEX
     import struct
 
     raw = struct.pack("<iiqqqqqqqqq", 1, 0, -(2**63) + 3, 10, UNSIGNED_INDEX | 1, 0, 0, 0, 0, 0, 0)

@@ -595,7 +595,7 @@ class AmdgpuTarget(Target):
         return self.arch_info.bf16_convert
 
     def matrix_op(self, fx, e, args):
-        from pykern.codegen.amdgpu.matrix import AmdgpuMatrix
+        from pykern.codegen.amdgpu.matrix_cores import AmdgpuMatrix
 
         ws = int(fx.options.wave_size or self.arch_info.effective_wave_size)
         return AmdgpuMatrix(self.arch_info.name, ws)(fx, e, args)

@@ -34,7 +34,7 @@ from pykern.frontend import types as T
 from pykern.frontend.analysis import function_facts, parts, walk
 from pykern.codegen import abi_map as abi
 from pykern.codegen.contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
-from pykern.codegen.lowering.arrays import ArrayLowering
+from pykern.codegen.lowering.array_ops import ArrayLowering
 from pykern.codegen.lowering.intrinsics import BARRIER_KINDS, WAVE_OPS, IntrinsicLowering  # noqa: F401  (cpu_regions reads them here)
 from pykern.codegen.lowering.scalars import ScalarLowering
 from pykern.codegen.lowering.bf16 import BF16Lowering

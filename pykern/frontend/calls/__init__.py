@@ -9,7 +9,7 @@ The handlers, by domain (each module registers its own when imported below):
 - kernel API: ``threads`` (grid, barriers, fences), ``warps`` (shuffles, votes, match),
   ``memory`` (shared/local/const arrays), ``atomics``, ``groups`` (cooperative groups),
   ``cuda_math`` (popc, fma, cbrt, selp...), ``fp16``, ``vectors`` (``float4(...)``); ``cuda.bf16``
-  and ``wmma`` are ``frontend/bf16_calls.py``'s and ``frontend/matrix.py``'s
+  and ``wmma`` are ``frontend/bf16_calls.py``'s and ``frontend/wmma_calls.py``'s
 - arrays: ``np_alloc`` (np.zeros..., copies), ``array_methods`` (views, reshape, fill, item),
   ``reductions`` (np.sum, a.max()...), ``np_info`` (np.iinfo, np.finfo, np.dtype)
 - math: ``float_math`` (what they share), ``math_module``, ``np_math`` and ``np_scalar``
@@ -17,7 +17,7 @@ The handlers, by domain (each module registers its own when imported below):
 - complex: ``complex_values`` (parts, operators), ``complex_funcs`` (cmath, complex(), np.conj)
 - builtins: ``builtin_funcs``, ``rounding``, ``conversions`` (int(), np.float32(), classes), ``debugging`` (breakpoint),
   ``operators`` (the operator module), ``printing``
-- device functions: ``devices``, ``static_args`` (compile-time arguments), ``overloads``
+- device functions: ``device_functions``, ``static_args`` (compile-time arguments), ``overloads``
 
 Example: ``math.sqrt(x)`` with ``x: float32`` becomes ``@sqrt(x):float32``.
 """
@@ -29,8 +29,8 @@ from pykern.frontend.calls import array_methods, atomics, builtin_funcs, complex
 from pykern.frontend.calls import cuda_math, fp16, groups, math_module, memory  # noqa: F401
 from pykern.frontend.calls import debugging, np_alloc, np_info, np_math, np_scalar, operators, printing  # noqa: F401
 from pykern.frontend.calls import reductions, rounding, threads, vectors, warps  # noqa: F401
-from pykern.frontend import bf16_calls, matrix  # noqa: F401  (cuda.bf16, wmma: their modules register them)
-from pykern.frontend.calls import devices, overloads, registry, ufunc_arrays
+from pykern.frontend import bf16_calls, wmma_calls  # noqa: F401  (cuda.bf16, wmma: their modules register them)
+from pykern.frontend.calls import device_functions, overloads, registry, ufunc_arrays
 from pykern.frontend.calls.complex_values import complex_div, complex_order, complex_pow, number_method, real_imag
 from pykern.frontend.calls.groups import group_attr
 from pykern.frontend.calls.powers import float_int_power, is_float_int_power
@@ -48,7 +48,7 @@ def lower_call(lw, fobj, node):
     # what comes before the registry's meaning of f, in this order: a device function (whatever
     # it was bound to: `builtins.abs = my_device_abs`), a user's @overload of f, a ufunc applied
     # to arrays (np.sin(x, out))
-    for first in (devices.lower_callee, overloads.lower_overloaded, ufunc_arrays.array_form):
+    for first in (device_functions.lower_callee, overloads.lower_overloaded, ufunc_arrays.array_form):
         r = first(lw, f, node, name)
         if r is not None:
             return r

@@ -11,7 +11,7 @@ from pykern.core.errors import CompileError
 from pykern.frontend import types as T
 from pykern.frontend import user_overloads
 from pykern.frontend.calls.arguments import strong
-from pykern.frontend.calls.devices import device_call
+from pykern.frontend.calls.device_functions import device_call
 from pykern.frontend.values import PyObj
 from pykern.lang import stubs
 

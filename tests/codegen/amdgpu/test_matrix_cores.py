@@ -16,7 +16,7 @@ pytest.importorskip("ml_dtypes")
 
 import pykern as cuda  # noqa: E402
 from pykern import wmma  # noqa: E402
-from pykern.codegen.amdgpu import matrix as amx  # noqa: E402
+from pykern.codegen.amdgpu import matrix_cores as amx  # noqa: E402
 from pykern.core import matrix_shapes  # noqa: E402
 from pykern.core.errors import CompileError  # noqa: E402
 

@@ -487,14 +487,14 @@ sys.path.insert(0, sys.argv[1])
 import numpy as np
 import kernels
 from pykern.dispatch import compiler
-from pykern.dispatch import arguments
+from pykern.dispatch import argument_types
 from pykern.runtime.cache import default_cache
 out = {}
 x = np.ones(8, np.float32)
 for kern, args in ((kernels.saxpy, (np.float32(2), x, x, x)), (kernels.fill, (x, np.float32(1)))):
     # the argument types and target options build_overload uses for a device
     # reporting target id sys.argv[2] on a ROCm >= 6 runtime (code object v5)
-    argtypes, _ = arguments.argument_types(args, kern.__name__, "hip")
+    argtypes, _ = argument_types.argument_types(args, kern.__name__, "hip")
     for arch in sys.argv[2].split(","):
         _, hit = compiler.compile_artifact(kern, "amdgpu", argtypes, arch=arch, code_object_version=5)
         out[f"{kern.__name__}@{arch}"] = hit

@@ -10,7 +10,7 @@ import pytest
 import pykern as cuda
 from pykern.core.errors import LaunchError, LaunchValueError
 from pykern.dispatch import compiler
-from pykern.dispatch.arguments import argument_types
+from pykern.dispatch.argument_types import argument_types
 from pykern.runtime.hip import launch as hip_launch
 from pykern.runtime.kernargs import get_packer, kernarg_size
 from pykern.runtime.memory.arrays import DeviceArray, Storage

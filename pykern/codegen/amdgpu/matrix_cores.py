@@ -24,7 +24,7 @@ from pykern.core import matrix_shapes
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
 from pykern.codegen.lowering.llvm_types import I1, I32, I64
-from pykern.codegen.lowering.matrix import element_ptr, memory_index, untyped
+from pykern.codegen.lowering.matrix_reference import element_ptr, memory_index, untyped
 
 I16 = L.IntType(16)
 I8 = L.IntType(8)

@@ -10,7 +10,7 @@ threads (threads that have ended count as arrived).
 
 Example::
 
-    >>> from pykern.sim.executor import thread_name
+    >>> from pykern.sim.scheduler import thread_name
     >>> thread_name((1, 0, 0), (2, 0, 0))
     'thread (1, 0, 0) of block (2, 0, 0)'
 """

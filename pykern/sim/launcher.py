@@ -8,7 +8,7 @@ read the running thread: in pdb ``p cuda.threadIdx.x`` prints the current thread
 
 Example::
 
-    >>> from pykern.sim.launch import Dim3
+    >>> from pykern.sim.launcher import Dim3
     >>> Dim3((1, 2, 3))
     Dim3(x=1, y=2, z=3)
 """
@@ -21,7 +21,7 @@ import weakref
 import numpy as np
 
 from pykern.frontend import types as T
-from pykern.sim import executor, runtime, watch
+from pykern.sim import runtime, scheduler, watch
 
 _compiled: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # dispatcher -> {argtypes: entry}
 
@@ -136,7 +136,7 @@ def launch(dispatcher, args, argtypes, griddim, blockdim, sharedmem) -> None:
 
     kernel, codes, uses_barrier, _ = _entry(dispatcher, argtypes)
     values = [_value(a, t) for a, t in zip(args, argtypes)]
-    executor.run(kernel, codes, values, tuple(griddim), tuple(blockdim), int(sharedmem or 0), uses_barrier,
+    scheduler.run(kernel, codes, values, tuple(griddim), tuple(blockdim), int(sharedmem or 0), uses_barrier,
                  warpsize=int(settings.get("PYKERN_CPU_WAVESIZE")))
 
 

@@ -20,7 +20,7 @@ same arguments, as on CUDA; the tile must lie inside the array (not checked, as 
 
 Configurations ``(m, n, k, input, accumulator)``: ``pykern.core.matrix_shapes.CONFIGS``. The
 frontend refuses one that no GPU has; the amdgpu target one its arch lacks, naming what the arch
-offers. The cpu target computes every configuration with the order of ``lowering/matrix.py``.
+offers. The cpu target computes every configuration with the order of ``lowering/matrix_reference.py``.
 """
 
 from __future__ import annotations
