@@ -1,5 +1,5 @@
-"""What ``lower.py`` and the targets exchange: compile options, facts about the kernel, the
-lowered kernel. (Which intrinsics each ``Target`` method receives is ``lower_intrinsics.py``'s reading of
+"""What ``lowering/module.py`` and the targets exchange: compile options, facts about the kernel, the
+lowered kernel. (Which intrinsics each ``Target`` method receives is ``lowering/intrinsics.py``'s reading of
 ``ir.INTRINSICS``: ``SPECIAL_REGISTERS``, ``BARRIER_KINDS``, ``WAVE_OPS``.)
 
 Example::
@@ -72,7 +72,7 @@ class SyncSite:
 
 @dataclass
 class KernelInfo:
-    """Facts about the kernel gathered by ``lower.py`` before/while lowering.
+    """Facts about the kernel gathered by ``lowering/module.py`` before/while lowering.
 
     ``uses_barrier``/``uses_wave_ops``/``uses_dynamic_shared`` are transitive
     over device functions. ``sync_sites`` lists every barrier/wave op (after
@@ -106,7 +106,7 @@ class KernelInfo:
 
 @dataclass
 class LoweredKernel:
-    """What ``lower.py`` hands to :meth:`Target.finalize`: the llvmlite module
+    """What ``lowering/module.py`` hands to :meth:`Target.finalize`: the llvmlite module
     (not yet verified/optimised), the kernel's LLVM function, its flat
     parameters (``abi.flatten_params``) and the :class:`KernelInfo`."""
 

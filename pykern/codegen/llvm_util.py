@@ -107,7 +107,7 @@ def optimize(mod, tm, level: int = 3) -> None:
 
 
 def optimize_quick(mod, tm) -> None:
-    """The first tier's pipeline (``codegen/cpu_tiers.py``): inline what must be, promote
+    """The first tier's pipeline (``codegen/cpu/tiers.py``): inline what must be, promote
     allocas to registers, fold and clean the CFG -- ~2.5 ms for saxpy where O3 takes ~22 --
     with no vectoriser, unroller or loop pass. Every pass only rewrites by LLVM IR's
     semantics (no fast-math flags are added), so the code computes what O3's does."""

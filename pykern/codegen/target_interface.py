@@ -1,6 +1,6 @@
 """What differs between code generation targets ("cpu", "amdgpu").
 
-``codegen/lower.py`` turns the typed IR into LLVM IR without knowing the
+``codegen/lowering/module.py`` turns the typed IR into LLVM IR without knowing the
 target; every target-specific decision goes through a :class:`Target` method
 below. A target subclass implements the abstract methods; the concrete ones
 have defaults that suit most targets.
@@ -49,11 +49,11 @@ if TYPE_CHECKING:  # pragma: no cover - for readers and type checkers only
     from pykern.codegen.artifact import KernelArtifact
 
 
-# the data lower.py and the targets exchange (kept apart so that lower.py need not import this module)
+# the data lowering/module.py and the targets exchange (kept apart so that lowering/module.py need not import this module)
 from pykern.codegen.contract import DEFAULT_MAX_LOCAL_BYTES, DEFAULT_MAX_SHARED_BYTES, CompileOptions, KernelInfo, LoweredKernel, SyncSite
 
 
-#: largest griddim.* a launch allows (``hip_launch.LaunchLimits``, ``cpu_executor._dim3``)
+#: largest griddim.* a launch allows (``hip/launch.LaunchLimits``, ``cpu/executor._dim3``)
 MAX_GRID_DIM = 2**31 - 1
 
 
@@ -191,7 +191,7 @@ class Target(abc.ABC):
 
     def hidden_param_types(self) -> list:
         """Extra LLVM parameter types appended to every device function and to
-        the kernel function created by ``define_kernel``; ``lower.py`` passes
+        the kernel function created by ``define_kernel``; ``lowering/module.py`` passes
         the caller's ``fx.hidden`` on at each call. Default: none."""
         return []
 
@@ -219,7 +219,7 @@ class Target(abc.ABC):
         Its arguments must be exactly ``param_types`` (one per ``FlatParam`` of
         ``params``, in order: scalars as their LLVM type with booleans as
         ``i8``, data pointers as ``ptr addrspace(global)``, shapes/strides
-        ``i64``) followed by ``hidden_param_types()``. ``lower.py`` appends
+        ``i64``) followed by ``hidden_param_types()``. ``lowering/module.py`` appends
         the blocks; ``finalize`` may wrap it (cpu) or emit it as is (amdgpu).
         """
 
@@ -241,7 +241,7 @@ class Target(abc.ABC):
     def special_register_range(self, fx, name: str, axis: int) -> Optional[tuple]:
         """Inclusive ``(lo, hi)`` bounds that every launch guarantees for special register
         ``name`` (see ``special_register``), or None (default: nothing known beyond int32).
-        ``lower.py`` narrows ``range`` loops whose bounds provably fit in 32 bits with them
+        ``lowering/module.py`` narrows ``range`` loops whose bounds provably fit in 32 bits with them
         (``ranges.py``), so a bound that a launch can break is a wrong answer: targets whose
         launchers check the limits return :func:`launch_register_range`."""
         return None
@@ -318,7 +318,7 @@ class Target(abc.ABC):
         """Wave operation ``name`` in ``lower_intrinsics.WAVE_OPS``. ``args`` are LLVM values in
         the INTRINSICS order: ``mask`` (i64) first where the op has one. For
         shuffles the value is passed as an integer of its bit width (i8..i64;
-        lower_intrinsics.py bitcasts floats/booleans around the call) and the lane
+        lowering/intrinsics.py bitcasts floats/booleans around the call) and the lane
         argument is i32. Results: shuffles the same integer type; ballot and
         activemask i64; all/any/eq i1; syncwarp None."""
 
@@ -334,7 +334,7 @@ class Target(abc.ABC):
     # ----------------------------------------------------------------- math
     def fp_contract(self) -> bool:
         """True when float ``a * b + c`` (and ``a * b - c``) may be fused into
-        one rounding (an FMA) without ``fastmath``: ``lower_scalar.py`` then marks
+        one rounding (an FMA) without ``fastmath``: ``lowering/scalars.py`` then marks
         float ``+ - *`` with LLVM's ``contract`` flag. amdgpu: True, what
         hipcc does by default (``-ffp-contract=fast``); cpu: False, so that
         results equal numpy's bit for bit. ``fastmath=True`` implies
@@ -375,7 +375,7 @@ class Target(abc.ABC):
     # --------------------------------------------------------------- limits
     def max_shared_bytes(self, options: CompileOptions) -> int:
         """Bytes of shared memory (LDS) one block may use, static plus dynamic.
-        ``lower_arrays.py`` rejects static ``shared.array``s beyond it with a located
+        ``lowering/array_ops.py`` rejects static ``shared.array``s beyond it with a located
         ``CompileError`` (LLVM itself would abort the process on amdgpu); the
         cpu launcher rejects static + dynamic beyond it. Default: 64 KiB, the
         LDS of every AMD GPU pykern targets except gfx950 (160 KiB), so that a
@@ -386,7 +386,7 @@ class Target(abc.ABC):
 
     def max_local_bytes(self, options: CompileOptions) -> int:
         """Bytes of ``local.array`` memory one thread may use (the sum over the
-        kernel and its device functions); beyond it ``lower_arrays.py`` raises a
+        kernel and its device functions); beyond it ``lowering/array_ops.py`` raises a
         located ``CompileError``. Default: 64 KiB -- half of what AMDGPU
         scratch addresses per work-item in wave64 (COMPUTE_TMPRING_SIZE.WAVESIZE:
         8191 KiB per wave on gfx9/gfx10, i.e. 131056 bytes per lane; LLVM's
@@ -400,7 +400,7 @@ class Target(abc.ABC):
     # ------------------------------------------------------ loops
     def local_unroll_budget(self) -> int:
         """0 (default): LLVM's cost model alone decides which loops to unroll. N > 0:
-        ``lower.py`` asks LLVM to unroll completely (``llvm.loop.unroll.full``) every
+        ``lowering/module.py`` asks LLVM to unroll completely (``llvm.loop.unroll.full``) every
         ``for ... in range`` loop with constant bounds whose body indexes a local array,
         when its trip count times the size of its body is at most N (frontend IR nodes as
         unrolling copies them: a nested constant-trip ``range`` loop times its trip count, a
@@ -413,7 +413,7 @@ class Target(abc.ABC):
 
     # ------------------------------------------------------ cancellation
     def loop_poll_interval(self) -> int:
-        """0 (default): loops are not polled. N > 0: ``lower.py`` calls
+        """0 (default): loops are not polled. N > 0: ``lowering/module.py`` calls
         :meth:`loop_poll` at every ``while`` back-edge and, for ``for ... in
         range`` loops, once every N iterations and when the loop ends (the
         loop is strip-mined so that its inner part stays a plain counted loop
@@ -422,7 +422,7 @@ class Target(abc.ABC):
         return 0
 
     def loop_poll(self, fx):
-        """An ``i1`` that is true when the thread must stop now (lower.py then
+        """An ``i1`` that is true when the thread must stop now (lowering/module.py then
         leaves the thread like after a debug bounds failure), or None. Only
         called when :meth:`loop_poll_interval` is positive."""
         return None
@@ -431,7 +431,7 @@ class Target(abc.ABC):
     def record_error(self, fx, kind: str, message: str, values: list) -> None:
         """Record a run-time failure (``kind`` "bounds"), ``message`` a constant
         text, ``values`` a list of i64 values (for "bounds": index, extent,
-        axis). ``lower.py`` then stops the thread (returns from the kernel).
+        axis). ``lowering/module.py`` then stops the thread (returns from the kernel).
         Default: nothing (targets without an error channel just stop)."""
 
     def print_line(self, fx, fmt: str, args: list) -> None:

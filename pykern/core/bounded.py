@@ -6,7 +6,7 @@ modules, parsed helper nodes) is kept least recently used first and trimmed to
 ``entries_limit()`` entries (``$PYKERN_MEMORY_CACHE_ENTRIES``, default 256; 0
 keeps nothing). Evicting an entry only costs a later reload or recompile: the
 owner's ``on_evict`` releases what the entry held (a GPU module is unloaded once
-no queued launch can still use it, ``runtime/hip_launch.py``).
+no queued launch can still use it, ``runtime/hip/launch.py``).
 
 >>> m = LRU(limit=2)
 >>> m.put("a", 1); m.put("b", 2); m.get("a"); m.put("c", 3)

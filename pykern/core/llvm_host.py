@@ -71,7 +71,7 @@ def new_host_target_machine():
 def quick_target_machine():
     """The process-wide host TargetMachine whose code generator runs at level 0 (fast
     instruction selection and register allocation: ~1.5 ms for saxpy where level 3 takes
-    ~15), for first-tier code (``codegen/cpu_tiers.py``). Same cpu and features as
+    ~15), for first-tier code (``codegen/cpu/tiers.py``). Same cpu and features as
     :func:`host_target_machine`, so the same instructions and the same IEEE semantics."""
     with _tm_lock:
         if "quick" not in _host:

@@ -34,7 +34,7 @@ class Overload:
     target: str
     argtypes: tuple
     artifact: Any  # codegen.artifact.KernelArtifact
-    kernel: Any  # the runtime's loaded kernel (cpu_executor.CpuKernel / hip function)
+    kernel: Any  # the runtime's loaded kernel (cpu/executor.CpuKernel / hip/launch.HipKernel)
     from_cache: bool = False
     _typed_ir: Optional[str] = None
     launch_plan: Any = field(default=None, repr=False)  # filled by its backend's first launch (runtime.backends)
@@ -149,7 +149,7 @@ def _devlib_paths(codegen_name: str) -> list:
 #: default 256, least recently used evicted), so a notebook redefining kernels
 #: all day keeps a fixed amount. It holds artifacts (bytes, ~30 KB for a small
 #: kernel), never loaded code: a kernel's library is unloaded when no overload
-#: uses it any more (``runtime/cpu_executor.py``).
+#: uses it any more (``runtime/cpu/executor.py``).
 _in_memory = LRU()
 
 
@@ -167,7 +167,7 @@ def _remember(digest: str, artifact) -> None:
 #: shared. Compiles from several threads therefore run one at a time; cache hits
 #: (memory or disk) and launches never take it. Lock order, everywhere (the fork
 #: handlers below take them all in it): a Dispatcher's lock, this lock,
-#: ``_in_memory.lock``, ``cpu_executor._lock``, ``llvm_util.LLVM_LOCK``, the
+#: ``_in_memory.lock``, ``cpu/executor._lock``, ``llvm_util.LLVM_LOCK``, the
 #: cpu target-machine lock, llvmlite's own lock. Code run under this lock must
 #: not take a Dispatcher's lock.
 _compile_lock = threading.RLock()
@@ -335,7 +335,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
     ``(artifact, from_cache)``.
 
     A hit builds no target and runs neither the frontend nor LLVM. A cpu compile may return
-    first-tier code (``codegen/cpu_tiers.py``): its O3 build starts when the caller has loaded
+    first-tier code (``codegen/cpu/tiers.py``): its O3 build starts when the caller has loaded
     it (``build_overload``) or reads its ``llvm_ir``/``tier_two.wait()``, and is then stored."""
     from pykern.codegen import get_target
 
@@ -376,7 +376,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
             # is held until it is (other processes wait for that entry)
             if key is not None:
                 _remember(key.digest, artifact)
-            job.stored = disk is not None  # else the build waits for a second launch (cpu_tiers)
+            job.stored = disk is not None  # else the build waits for a second launch (cpu/tiers)
             job.when_done(functools.partial(_keep_tier_two, key, disk, held.pop_all()))
             return artifact, False  # the caller starts the job once the code is loaded
         if key is not None:
@@ -426,7 +426,7 @@ def _for_target(options, codegen_name: str, dispatcher):
 
 def _tiers(codegen_name: str) -> dict:
     """Target options asking the cpu target for first-tier code where it may
-    (``codegen/cpu_tiers.py``)."""
+    (``codegen/cpu/tiers.py``)."""
     if codegen_name != "cpu":
         return {}
     from pykern.codegen.cpu import tiers as cpu_tiers
@@ -462,7 +462,7 @@ def _follow_tier_two(ov: Overload, job) -> None:
 
     job.when_done(adopt, first=True)
     # started only now: loading the first-tier code takes LLVM's lock, which the build holds;
-    # a build that nothing stores starts when the kernel is launched again (cpu_tiers)
+    # a build that nothing stores starts when the kernel is launched again (cpu/tiers)
     if job.stored:
         job.start()
 

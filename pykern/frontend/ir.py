@@ -1,7 +1,7 @@
 """pykern's typed IR: plain data classes, structured control flow, every node typed and located.
 
 The frontend (``frontend/lower_ast.py`` et al.) produces it from the Python AST;
-codegen (``codegen/lower.py``) turns it into LLVM IR. It is the only thing the
+codegen (``codegen/lowering/module.py``) turns it into LLVM IR. It is the only thing the
 two halves share, so it is deliberately small and explicit:
 
 * Expressions carry their result ``type`` (a ``frontend.types.Type``) and ``loc``.
@@ -888,12 +888,12 @@ CATEGORIES = {
     "barrier": "Target.barrier: block barrier (a sync site on cpu)",
     "fence": "Target.fence: memory fence of the scope in codegen's _FENCES",
     "wave": "Target.wave_op: wave operation (a sync site on cpu)",
-    "lane": "computed from laneid by lower_intrinsics.py",
-    "bits": "LLVM bit-manipulation intrinsics (lower_intrinsics.py)",
+    "lane": "computed from laneid by lowering/intrinsics.py",
+    "bits": "LLVM bit-manipulation intrinsics (lowering/intrinsics.py)",
     "math": "Target.math: float math",
-    "predicate": "float class tests by comparison (lower_intrinsics.py)",
-    "numeric": "abs/min/max/round and numpy's minimum/maximum/fmin/fmax on scalars (lower_intrinsics.py)",
-    "misc": "lowered by name in lower_intrinsics.py: output, complex parts, frexp/ldexp, nanosleep",
+    "predicate": "float class tests by comparison (lowering/intrinsics.py)",
+    "numeric": "abs/min/max/round and numpy's minimum/maximum/fmin/fmax on scalars (lowering/intrinsics.py)",
+    "misc": "lowered by name in lowering/intrinsics.py: output, complex parts, frexp/ldexp, nanosleep",
     "bf16": "bfloat16 roundings and bit casts (codegen/lowering/bf16.py)",
     "matrix": "matrix fragments: Target.matrix_op (cpu: lowering/matrix_reference.py; amdgpu: MFMA/WMMA, amdgpu/matrix_cores.py)",
 }

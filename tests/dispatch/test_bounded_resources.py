@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 class RecordingDriver:
-    """Stands in for ``hip_launch._HipDriver``: hands out handles, records every call;
+    """Stands in for ``hip_launch._ModuleCalls``: hands out handles, records every call;
     events complete when the test says so."""
 
     def __init__(self):
@@ -296,7 +296,7 @@ def test_real_library_unload_of_an_invalid_module_is_a_hip_error():
             out["unload"] = None
         except HipError as e:
             out["unload"] = [e.code, e.name]
-        hip_launch._HipDriver().unload(None, 0)  # swallowed: an eviction never fails the user's launch
+        hip_launch._ModuleCalls().unload(None, 0)  # swallowed: an eviction never fails the user's launch
         cache = hip_launch.HipModuleCache(limit=lambda: 1)
         try:
             cache.acquire(b"not a code object", 0)

@@ -1,4 +1,4 @@
-"""Building amdgcn code objects: the build half of the amdgpu target (``amdgpu.py`` is the
+"""Building amdgcn code objects: the build half of the amdgpu target (``amdgpu/target.py`` is the
 ``Target`` half, what lowering asks of the hardware).
 
 ``prepare_ir`` adjusts the lowered IR text (launch bounds, register limits,

@@ -1,7 +1,7 @@
 """The AMD GPU (amdgcn) code generation target.
 
 ``AmdgpuTarget(arch="gfx942").compile(ir_module, options)`` lowers a typed-IR
-kernel to LLVM IR (through the target-independent ``lower.py``, which calls the
+kernel to LLVM IR (through the target-independent ``lowering/module.py``, which calls the
 methods below for everything AMD-specific), links the ROCm device libraries
 it needs, optimises at O3, emits an object and links it with ld.lld into a
 code object loadable by ``hipModuleLoadData``.
@@ -186,9 +186,9 @@ class AmdgpuTarget(Target):
     # them, and without them it cannot prove ``cuda.grid(1)`` (a sign-extended int32
     # product) non-negative, so every array access would keep the negative-index
     # wraparound select and 64-bit sign arithmetic. Each bound is one pykern guarantees:
-    # launches check griddim.* <= 2**31 - 1 (``hip_launch.LaunchLimits``) and the block
+    # launches check griddim.* <= 2**31 - 1 (``hip/launch.LaunchLimits``) and the block
     # size against the kernel's ``amdgpu-flat-work-group-size`` (= ``max_block_size``).
-    # lower.py narrows ``range`` loop counters with the same numbers (ranges.py).
+    # lowering/module.py narrows ``range`` loop counters with the same numbers (ranges.py).
 
     def special_register_range(self, fx, name: str, axis: int):
         return launch_register_range(name, min(1024, self.max_block_size(fx.options)), self._wave(fx))
@@ -729,7 +729,7 @@ class AmdgpuTarget(Target):
                           fp_atomics_native=not self.safe_fp_atomics, arch=self.arch_info,
                           param_ranges=shape_ranges(lowered.params))
         built = build(text, self.arch_info, kernel_names=[name], fastmath=opts.fastmath, opt=opts.opt,
-                      code_object_version=self.code_object_version, want_asm=False)  # amdgpu_build.assembly_of
+                      code_object_version=self.code_object_version, want_asm=False)  # amdgpu/build.assembly_of
         md = built.kernel_metadata(name)
         params = params_from_metadata(lowered.params, md)
         res = built.resources(name, block_size=min(256, self.max_block_size(opts)))

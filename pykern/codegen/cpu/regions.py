@@ -22,7 +22,7 @@ inside ``if``/``while``/``for`` statements that themselves sit there.
 * ``return`` inside a region marks the thread exited; the thread loops skip it from then on and
   later barriers count it as arrived, as GPUs do and as on the coroutine path.
 * ``Plan.block_guess``: the block shape the kernel's first static shared array suggests. The
-  runner (``cpu.py``) inlines the kernel twice, once reading blockDim as that constant shape, so
+  runner (``cpu/target.py``) inlines the kernel twice, once reading blockDim as that constant shape, so
   the thread loops of the likely launch have known trip counts; other shapes run the other copy.
 * Kernels with wave operations, ``syncthreads_count/and/or``, barriers inside device functions,
   ``break``/``continue`` across a barrier loop, or loops with ``else`` take the coroutine path.

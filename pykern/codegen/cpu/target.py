@@ -1,6 +1,6 @@
 """The cpu target: kernels as host machine code with exact GPU semantics.
 
-Execution design (see also ``runtime/cpu_executor.py``):
+Execution design (see also ``runtime/cpu/executor.py``):
 
 * The compiled object exports one function
   ``void NAME(ptr args, ptr ctx, i64 first_block, i64 last_block)`` that runs
@@ -25,7 +25,7 @@ Execution design (see also ``runtime/cpu_executor.py``):
   (a coroutine can only suspend in its own body); with ``debug=True`` every
   call is inlined so that a failed bounds check can stop the thread.
 * **Cancellation**: every ``while`` back-edge and every 1024th ``for``
-  iteration (strip-mined, see ``lower.py``) load the launch's cancel flag
+  iteration (strip-mined, see ``lowering/module.py``) load the launch's cancel flag
   (``loop_poll``); when set the thread leaves like after a debug bounds
   failure, and the scheduler, seeing the flag, ends the block. So Ctrl-C
   stops even one long block within milliseconds.
@@ -324,7 +324,7 @@ class CpuTarget(Target):
         return b.load(_gep(b, fx.hidden[0], T_BLK), typ=PTR)
 
     def special_register_range(self, fx, name, axis):
-        # what ``cpu_executor.launch`` checks (the block against the artifact's max_block_size)
+        # what ``cpu/executor.launch`` checks (the block against the artifact's max_block_size)
         return launch_register_range(name, min(1024, fx.options.max_block_size or 1024), fx.options.wave_size)
 
     def special_register(self, fx, name, axis):
@@ -527,7 +527,7 @@ class CpuTarget(Target):
         return POLL_INTERVAL
 
     def loop_poll(self, fx):
-        # Ctrl-C sets ctx.cancel (cpu_executor); monotonic: no ordering needed,
+        # Ctrl-C sets ctx.cancel (cpu/executor); monotonic: no ordering needed,
         # only eventual visibility, and it compiles to a plain load on x86
         b = fx.builder
         ctx = b.load(_gep(b, self._blk(fx), B_CTX), typ=PTR)
@@ -596,13 +596,13 @@ class CpuTarget(Target):
         self._build_entry(mod, lowered, base, coroutine, regions)
         text = str(mod)
         # a loop-free fast-path kernel runs first-tier code at once while O3's is built on a
-        # thread (``cpu_tiers``; the compiler asks for it with ``tiered=True``)
+        # thread (``cpu/tiers``; the compiler asks for it with ``tiered=True``)
         quick = bool(self.opts.get("tiered")) and not coroutine and not regions and _tier_eligible(
             lowered, text, f"{base}.block")
         sites = [s.describe() for s in info.sync_sites]
         # the sites' messages (file:line of each barrier and wave op) live in the runner, not in
         # ``text``: one kernel text at two places must not share a symbol, whose loaded code
-        # (``cpu_executor._loaded``) would report the other place's lines
+        # (``cpu/executor._loaded``) would report the other place's lines
         digest = hashlib.sha1((text + repr(sites) + repr(opts) + cpu_identity()).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
@@ -1415,7 +1415,7 @@ x.done:
 
 
 # The grid barrier of cooperative launches (blocks run on their own OS
-# threads then, see cpu_executor): the last block to arrive opens the
+# threads then, see cpu/executor): the last block to arrive opens the
 # generation; the others yield until it moves. A block that ended while others
 # wait (arrived + exited == blocks) can never come: that is reported as an
 # error naming the sync's line instead of waiting forever. Ctrl-C and errors

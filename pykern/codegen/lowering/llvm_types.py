@@ -1,6 +1,6 @@
 """How pykern values look in LLVM: the type of each pykern type on a target, and the small
-value helpers every lowering module (``lower.py``, ``lower_scalar.py``, ``lower_arrays.py``,
-``lower_intrinsics.py``) shares.
+value helpers every lowering module (``module.py``, ``scalars.py``, ``array_ops.py``,
+``intrinsics.py``) shares.
 
 * integers ``iN``; floats ``half``/``float``/``double``; booleans ``i1`` in
   registers and ``i8`` in memory and kernel arguments;

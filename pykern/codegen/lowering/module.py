@@ -9,10 +9,10 @@ kernel arguments rebuilt from their flat parameters), statements and control flo
 (inlined or not) and the facts gathered before lowering (``frontend.analysis.function_facts``). ``FunctionLowering``
 gathers the node methods of its mixins, one module each:
 
-* ``lower_scalar.py`` -- constants, arithmetic, comparisons, conversions;
-* ``lower_arrays.py`` -- element access and bounds checks, views, shared/local/const arrays;
-* ``lower_intrinsics.py`` -- intrinsics (registers, barriers, wave ops, math...) and atomics;
-* ``lower_values.py`` -- the LLVM type of each pykern type, shared helpers.
+* ``scalars.py`` -- constants, arithmetic, comparisons, conversions;
+* ``array_ops.py`` -- element access and bounds checks, views, shared/local/const arrays;
+* ``intrinsics.py`` -- intrinsics (registers, barriers, wave ops, math...) and atomics;
+* ``llvm_types.py`` -- the LLVM type of each pykern type, shared helpers.
 
 Every local variable is an entry-block ``alloca`` (mem2reg/SROA clean up).
 

@@ -4,7 +4,7 @@ Under numba's integer rule (NBEP 1) integer arithmetic is int64, so
 ``for w in range((cuda.blockDim.x + cuda.warpsize - 1) // cuda.warpsize)`` counts in
 64 bits where the HIP twin's ``int k`` counts in 32: on amdgpu a 64-bit counter is two
 scalar adds and a 64-bit compare per iteration, and LLVM has no pass that narrows an
-induction variable. ``lower.py`` asks :func:`value_range` for a ``range`` loop's bounds
+induction variable. ``lowering/module.py`` asks :func:`value_range` for a ``range`` loop's bounds
 and counts in i32 when they provably fit (the loop variable is the exact sign extension).
 
 The analysis is deliberately small: constants, the special registers with the bounds the

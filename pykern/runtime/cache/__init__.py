@@ -29,10 +29,10 @@ keeps its entry in a directory of its own)::
     b'the pickled artifact'
     >>> scratch.cleanup()
 
-The pieces: :mod:`.cache_key` (what makes a key), :mod:`.cache_store` (entry
-files, index, eviction, stats, compile-once claims), :mod:`.cache_fs` (file
+The pieces: :mod:`.key` (what makes a key), :mod:`.store` (entry
+files, index, eviction, stats, compile-once claims), :mod:`.safe_fs` (file
 operations that never follow a symlink and check ownership at use),
-:mod:`.cache_bundle` (export/import archives) and :mod:`.cache_cli`
+:mod:`.bundle` (export/import archives) and :mod:`.cli`
 (``python -m pykern cache``).  This module is the public face and holds the
 process-wide :func:`default_cache`.
 

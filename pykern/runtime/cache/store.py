@@ -21,7 +21,7 @@ Why it is built this way:
   does not verify is discarded with a :class:`CacheWarning` and recompiled.
   The checksum detects corruption, not tampering: entries are trusted because
   the directory and files are this user's own and private (0700/0600), which
-  is checked on every use without following symlinks (:mod:`.cache_fs`).
+  is checked on every use without following symlinks (:mod:`.safe_fs`).
 * Hit/miss/compile counts are one appended byte per event (``O_APPEND`` writes
   are atomic), folded into a small JSON file now and then.
 

@@ -2,7 +2,7 @@
 MCJIT engine per object and launches grids with blocks spread over all cores.
 
 The compiled entry is ``void run(ptr args, ptr ctx, i64 first, i64 last)``
-(see ``codegen/cpu.py``). ``launch`` splits the blocks into chunks and calls
+(see ``codegen/cpu/target.py``). ``launch`` splits the blocks into chunks and calls
 it from a pool of worker threads (ctypes releases the GIL during the call), checks the
 context's error record afterwards and raises ``KernelRuntimeError``. On
 Ctrl-C the context's cancel flag is set, which the compiled code checks
@@ -512,7 +512,7 @@ class CpuKernel:
 
     def adopt(self, artifact) -> None:
         """Run ``artifact``'s code from the next launch on: the O3 build of this kernel's
-        first-tier code (``codegen/cpu_tiers.py``; the same symbol, parameters and runner).
+        first-tier code (``codegen/cpu/tiers.py``; the same symbol, parameters and runner).
         The old code stays loaded as long as the kernel: a launch may still be running it."""
         from pykern.core.llvm_host import LLVM_LOCK, llvm
 

@@ -51,7 +51,7 @@ def _md(md: dict, key: str, default=None):
     return md.get(key.lstrip("."), default)
 
 
-class _HipDriver:
+class _ModuleCalls:
     """The HIP calls behind ``HipModuleCache``, apart so that a policy test can record them."""
 
     def load(self, code_object: bytes, device: int) -> int:
@@ -163,7 +163,7 @@ class HipModuleCache:
     (a test passes a recorder)."""
 
     def __init__(self, driver=None, limit=None):
-        self.driver = driver or _HipDriver()
+        self.driver = driver or _ModuleCalls()
         self._lock = threading.RLock()
         self._limit = limit if limit is not None else (lambda: max(1, entries_limit()))
         self._loaded = LRU(self._limit, on_evict=self._evict)
