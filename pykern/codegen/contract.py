@@ -92,7 +92,7 @@ class KernelInfo:
     debug: bool = False  #: copy of CompileOptions.debug
     sanitize: str = ""  #: copy of CompileOptions.sanitize
     #: per function name (kernel included): (uses_barrier, uses_wave_ops,
-    #: uses_dynamic_shared), transitive over calls (``lower.scan``)
+    #: uses_dynamic_shared), transitive over calls (``frontend.analysis.function_facts``)
     function_uses: dict = field(default_factory=dict)
     #: what a target learns about the kernel for its own use (``Target.analyse``, lowering)
     target_facts: dict = field(default_factory=dict)

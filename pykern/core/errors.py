@@ -6,7 +6,8 @@
   ``LaunchRuntimeError``);
 * ``HipError`` -- a HIP runtime call failed;
 * ``KernelRuntimeError`` -- a kernel failed while running (``KernelIndexError``,
-  ``KernelZeroDivisionError``, ``KernelValueError`` under ``debug=True``).
+  ``KernelZeroDivisionError``, ``KernelValueError`` under ``debug=True``; ``SanitizerError``,
+  a sanitized launch's reports).
 
 Every error pykern raises on purpose is one of these (or a subclass), so that a notebook user
 gets a readable message pointing at their own code instead of a traceback from inside the

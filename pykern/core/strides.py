@@ -58,11 +58,15 @@ def is_contiguous(shape, strides, itemsize: int, order: str = "C") -> bool:
 
 def layout(shape, strides, itemsize: int) -> str:
     """The layout letter of a kernel's array type: "C", "F" (more than one axis, not "C"), else "A"."""
-    if is_contiguous(shape, strides, itemsize, "C"):
-        return "C"
-    if len(shape) > 1 and is_contiguous(shape, strides, itemsize, "F"):
-        return "F"
-    return "A"
+    c = is_contiguous(shape, strides, itemsize, "C")
+    f = not c and len(shape) > 1 and is_contiguous(shape, strides, itemsize, "F")
+    return layout_letter(c, f, len(shape))
+
+
+def layout_letter(c_contiguous: bool, f_contiguous: bool, ndim: int) -> str:
+    """The layout letter of an array that is (or is not) C and F contiguous (``ndarray.flags``):
+    "C" first; "F" only with more than one axis (a 1-d dense array is "C")."""
+    return "C" if c_contiguous else ("F" if ndim > 1 and f_contiguous else "A")
 
 
 def span(shape, strides, itemsize: int) -> tuple:

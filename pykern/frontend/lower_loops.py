@@ -143,14 +143,9 @@ class LoopLowering:
             body.insert(0, ir.Assign(var, self.cast(ir.Var(counter, ct, loc), vt, node.target), loc))
         self.emit(ir.ForRange(counter, start, stop, step, body, self.loc(node)))
 
-    def for_each(self, node):
-        """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over
-        a hidden index ``for $i in range(len(seq)): x = seq[$i]``."""
-        it = node.iter
-        flat = self.flat_array(it)
-        if flat is not None:
-            self.index_loop(node, *self.flat_seq(flat, it))
-            return
+    def iterated_value(self, it):
+        """The value a ``for`` loop iterates over (``it`` where it is not a flat array); a 0-d
+        array or a raw pointer, which have no length, is a CompileError."""
         seq = self.value(it)
         t = seq.type
         if isinstance(t, T.Array):
@@ -159,7 +154,19 @@ class LoopLowering:
             if isinstance(t, T.CPointer):
                 raise self.error(f"iteration over a raw pointer ({t}): it has no length", it,
                                  "loop over range(n) with n passed as an argument")
-        elif isinstance(t, T.Tuple):
+        return seq
+
+    def for_each(self, node):
+        """``for x in seq`` over a 1-d array or a tuple of one scalar type: a loop over
+        a hidden index ``for $i in range(len(seq)): x = seq[$i]``."""
+        it = node.iter
+        flat = self.flat_array(it)
+        if flat is not None:
+            self.index_loop(node, *self.flat_seq(flat, it))
+            return
+        seq = self.iterated_value(it)
+        t = seq.type
+        if isinstance(t, T.Tuple):
             if _uniform_tuples(t) and self.else_flags and self.else_flags[-1]:
                 # numba iterates any UniTuple; tuples of tuples (vectors, namedtuples) have no
                 # run-time element select, so the body is copied per element (as literal_unroll)
@@ -172,7 +179,7 @@ class LoopLowering:
                     f"kernels can loop over tuples of one scalar or array type, not {t}", it,
                     "loop over a tuple of mixed types with literal_unroll(t), or index it by constants",
                 )
-        else:
+        elif not isinstance(t, T.Array):
             raise self.error(
                 f"kernels can loop over range(...), 1-d arrays and tuples, not a {t}",
                 it,
@@ -294,14 +301,9 @@ class LoopLowering:
         flat = self.flat_array(it)
         if flat is not None:
             return self.flat_seq(flat, it)
-        seq = self.value(it)
+        seq = self.iterated_value(it)
         t = seq.type
         if isinstance(t, T.Array):
-            if t.ndim == 0:
-                raise self.error("iteration over a 0-d array", it, "index it with a[()]")
-            if isinstance(t, T.CPointer):
-                raise self.error(f"iteration over a raw pointer ({t}): it has no length", it,
-                                 "loop over range(n) with n passed as an argument")
             seq = self.once(seq, it)
 
             def elem(i):

@@ -15,7 +15,7 @@ import enum
 
 import numpy as np
 
-from pykern.core.strides import layout
+from pykern.core.strides import c_strides, layout, layout_letter
 from pykern.frontend import types as T
 from pykern.frontend.fingerprint import cuda_array_interface
 
@@ -79,13 +79,13 @@ def _ndarray_type(a: np.ndarray) -> T.Array:
     flags = a.flags
     ndim = a.ndim
     # numpy's flags use the relaxed rule of core.strides (extents of 1 and empty arrays)
-    layout = "C" if flags.c_contiguous else ("F" if ndim > 1 and flags.f_contiguous else "A")
-    key = (dtype_key(a.dtype), ndim, layout, not flags.writeable)
+    letter = layout_letter(flags.c_contiguous, flags.f_contiguous, ndim)
+    key = (dtype_key(a.dtype), ndim, letter, not flags.writeable)
     t = _ARRAY_TYPES.get(key)
     if t is None:
         if ndim > T.MAX_NDIM:
             raise TypeError(f"array has {ndim} dimensions; kernels take arrays of 0 to {T.MAX_NDIM} dimensions")
-        t = T.Array(_scalar_of_dtype(a.dtype, "array"), ndim, layout, readonly=not flags.writeable)
+        t = T.Array(_scalar_of_dtype(a.dtype, "array"), ndim, letter, readonly=not flags.writeable)
         if len(_ARRAY_TYPES) < 4096:
             _ARRAY_TYPES[key] = t
     return t
@@ -130,10 +130,6 @@ def _cai_type(cai: dict) -> T.Array:
         raise TypeError(f"__cuda_array_interface__ typestr {typestr!r} is not a dtype") from None
     strides = cai.get("strides")
     if strides is None:
-        strides, acc = [], dt.itemsize
-        for s in reversed(shape):
-            strides.append(acc)
-            acc *= s
-        strides = tuple(reversed(strides))
+        strides = c_strides(shape, dt.itemsize)
     readonly = bool(data[1]) if isinstance(data, (tuple, list)) and len(data) > 1 else False
     return _array_type(dt, shape, tuple(int(s) for s in strides), readonly, "__cuda_array_interface__ array")

@@ -19,6 +19,8 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from pykern.core.cpu_context import LDS_BYTES
+
 
 @dataclass(frozen=True)
 class CpuDevice:
@@ -28,7 +30,7 @@ class CpuDevice:
     name: str = f"pykern cpu target ({os.cpu_count() or 1} cores)"
     compute_units: int = os.cpu_count() or 1
     max_threads_per_block: int = 1024
-    max_shared_per_block: int = 64 * 1024
+    max_shared_per_block: int = LDS_BYTES
     max_block_dim: tuple = (1024, 1024, 1024)
     max_grid_dim: tuple = (2**31 - 1, 2**31 - 1, 2**31 - 1)
 
