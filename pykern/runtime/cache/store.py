@@ -315,21 +315,15 @@ class KernelCache:
                 fs.write_atomic(d.root, "CACHEDIR.TAG", b"Signature: 8a477f597d28d172789f06886806bc55\n"
                                 b"# This directory is a cache of compiled kernels made by pykern.\n")
             return d
-        except FileNotFoundError:
+        except OSError as exc:  # Untrusted is one
             if d is not None:
                 d.close()
-            if create:
+            if isinstance(exc, Untrusted):
+                self._disable(f"refusing cache directory {self.directory}: {exc}")
+            elif not isinstance(exc, FileNotFoundError):
+                self._disable(f"cannot use {self.directory}: {exc}")
+            elif create:
                 self._disable(f"cannot create {self.directory}")
-            return None
-        except Untrusted as exc:
-            if d is not None:
-                d.close()
-            self._disable(f"refusing cache directory {self.directory}: {exc}")
-            return None
-        except OSError as exc:
-            if d is not None:
-                d.close()
-            self._disable(f"cannot use {self.directory}: {exc}")
             return None
 
     def _usable(self, create: bool) -> bool:
