@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from pykern.core.bounded import LRU
-from pykern.core.errors import CompileError, LaunchError, SourceLoc
+from pykern.core.errors import CompileError, LaunchError
 
 @dataclass
 class Overload:
@@ -195,15 +195,9 @@ def _deep_recursion(dispatcher, limit: int = 12000):
     try:
         yield
     except RecursionError:
-        from pykern.frontend import source_of
+        from pykern.frontend import nesting_error
 
-        try:
-            _, filename, first_line = source_of(dispatcher.py_func)
-            loc = SourceLoc(filename, first_line, 0)
-        except Exception:
-            loc = None
-        raise CompileError(f"'{dispatcher.__name__}' nests expressions or statements too deeply to compile", loc,
-                           hint="split long expressions into several assignments") from None
+        raise nesting_error(dispatcher.py_func, dispatcher.__name__) from None
     finally:
         with _recursion_lock:
             _recursion_users -= 1

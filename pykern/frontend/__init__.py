@@ -71,6 +71,22 @@ def source_of(pyfunc):
     return _source_of(pyfunc)
 
 
+def _function_loc(pyfunc):
+    """Where ``pyfunc`` starts (its first line), or None where its source cannot be read."""
+    try:
+        _, filename, first_line = source_of(pyfunc)
+    except Exception:  # an error is being reported: its location is a help, not a must
+        return None
+    return SourceLoc(filename, first_line, 0)
+
+
+def nesting_error(pyfunc, name: str) -> CompileError:
+    """The error of a function nested too deeply for a compiler pass (its ``RecursionError``),
+    located at the function."""
+    return CompileError(f"'{name}' nests expressions or statements too deeply to compile", _function_loc(pyfunc),
+                        hint="split long expressions into several assignments")
+
+
 def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False):
     """Lower ``pyfunc`` specialised to ``argtypes`` to a verified ``ir.Module``.
 
@@ -101,21 +117,10 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     except CompileError:
         raise
     except RecursionError:
-        try:
-            _, filename, first_line = source_of(pyfunc)
-            loc = SourceLoc(filename, first_line, 0)
-        except CompileError:
-            loc = None
-        raise CompileError(f"'{name}' nests expressions or statements too deeply to compile", loc,
-                           hint="split long expressions into several assignments") from None
+        raise nesting_error(pyfunc, name) from None
     except Exception as e:  # a frontend bug outside any statement: located at the function
-        try:
-            _, filename, first_line = source_of(pyfunc)
-            loc = SourceLoc(filename, first_line, 0)
-        except CompileError:
-            loc = None
         raise CompileError(
-            f"internal error while compiling '{name}': {type(e).__name__}: {e}", loc,
+            f"internal error while compiling '{name}': {type(e).__name__}: {e}", _function_loc(pyfunc),
             hint="this is a pykern bug; please report it with the kernel's source",
         ) from e
     verify.verify_module(module)
