@@ -33,8 +33,6 @@ from pykern.core.errors import KernelRuntimeError, LaunchError, LaunchValueError
 
 #: shared memory (static + dynamic) per block (``core/cpu_context.py``: what the compiled runner allocates)
 MAX_SHARED_BYTES = cpu_context.LDS_BYTES
-#: kept for callers of the old name: dynamic shared memory alone never exceeds it
-MAX_DYNAMIC_SHARED = MAX_SHARED_BYTES
 #: blocks*threads below which a launch runs on the calling thread (no pool hand-off)...
 INLINE_WORK = 1 << 15
 #: ...unless its first block took so long that the others would take longer than this (seconds)
