@@ -33,7 +33,6 @@ _FILE_KINDS = {"ipynb", "md", "txt", "json", "toml", "cfg", "ini", "yml", "yaml"
 _PACKAGES = {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()}
 #: every folder name below pykern/ (``hip``, ``lowering``...): a slash path starting with one is a module path
 _FOLDERS = {p.name for p in PKG.rglob("*") if p.is_dir() and (p / "__init__.py").exists()} | {"pykern"}
-#: base names of the repository's other Python files (tests, benchmarks, scripts, samples)
 #: module base name (no ``.py``) -> its dotted name, for the unique ones (``kernargs`` -> ``pykern.runtime.kernargs``)
 _BY_BASENAME = {}
 for _p in sorted(PKG.rglob("*.py")):
@@ -42,6 +41,7 @@ for _p in sorted(PKG.rglob("*.py")):
 _BY_BASENAME = {k: v[0] for k, v in _BY_BASENAME.items() if len(v) == 1}
 #: old flat names of modules that moved into a folder: ``hip_launch`` is now ``hip/launch``
 _FLAT = {p.parent.name + "_" + p.stem for p in PKG.rglob("*.py") if p.parent != PKG and p.name != "__init__.py"}
+#: base names of the repository's other Python files (tests, benchmarks, scripts, samples)
 _OTHER_FILES = {p.name for d in ("tests", "benchmarks", "scripts", "samples") for p in (ROOT / d).rglob("*.py")}
 
 
@@ -70,7 +70,6 @@ def _ends_a_pykern_path(rel: str) -> bool:
 def _module_of(rel: str):
     """The dotted module name of the one pykern file whose path ends with ``rel`` (no ``.py``)."""
     hits = [f for f in _PYKERN_FILES if f.endswith(".py") and (f[:-3] == rel or f[:-3].endswith("/" + rel))]
-    hits = [h for h in hits if h.endswith(rel + ".py")]
     if len(hits) != 1:
         return None
     return "pykern." + hits[0][:-3].replace("/", ".").removesuffix(".__init__")
