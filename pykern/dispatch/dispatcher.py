@@ -649,7 +649,9 @@ def _check_options(options):
     if unknown:
         raise TypeError(f"@jit got unknown option(s) {sorted(unknown)}; known: {sorted(_KNOWN_OPTIONS)}")
     if options.get("link"):
-        raise CompileError("@jit(link=...) (linking external code) is not supported yet")
+        from pykern.core.external import link_items
+
+        link_items(options["link"])  # a missing file or an NVIDIA format fails at decoration
     if options.get("boundscheck"):
         # numba-cuda's own answer; debug=True is the way to checked indexing in both
         raise NotImplementedError("bounds checking is not supported by @jit(boundscheck=True); "
