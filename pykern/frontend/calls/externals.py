@@ -46,3 +46,29 @@ def _extern_call(lw, f, node, name):
     for item in f.links:
         lw.mb.links.setdefault(item, None)
     return ir.ExternCall(f.name, f.abi, args, list(f.argtypes), f.restype, lw.loc(node))
+
+
+def _is_ffi(obj) -> bool:
+    return type(obj).__name__ == "FFI" and type(obj).__module__.split(".")[0] == "cffi"
+
+
+def is_from_buffer_of(obj, attr: str) -> bool:
+    """``obj.attr`` is ``ffi.from_buffer`` of a ``cffi.FFI()``, which kernels may call."""
+    return attr == "from_buffer" and _is_ffi(obj)
+
+
+def _is_from_buffer(f) -> bool:
+    """``ffi.from_buffer`` (bound to its FFI: a new object at every access)."""
+    return getattr(f, "__name__", None) == "from_buffer" and _is_ffi(getattr(f, "__self__", None))
+
+
+@lowers_kind(_is_from_buffer)
+def _from_buffer(lw, f, node, name):
+    """numba's ``ffi.from_buffer(array)``: the pointer to a contiguous array's data, as external
+    functions take it. Here the array itself stands for it: an external call passes an array as
+    the address of its first element, which is what numba's pointer is."""
+    nargs(lw, node, name, 1)
+    v = lw.value(node.args[0])
+    if not isinstance(v.type, T.Array) or v.type.layout not in ("C", "F") and v.type.ndim > 0:
+        raise lw.error(f"ffi.from_buffer() takes a contiguous array, not {v.type}", node.args[0])
+    return v
