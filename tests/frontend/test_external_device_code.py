@@ -382,3 +382,67 @@ def test_wrong_argument_kinds_are_located_errors():
 
     with pytest.raises(CompileError, match="pointer to int32.*float32"):
         kernel[1, 1](np.zeros(1, np.int32), np.zeros(3, np.float32))
+
+
+def test_device_function_link_option_reaches_its_callers():
+    times2 = cuda.declare_device("times2", "int32(int32)")
+
+    @cuda.jit(device=True, link=[TIMES2])
+    def twice(v):
+        return times2(v)
+
+    @cuda.jit
+    def kernel(r, x):
+        i = cuda.grid(1)
+        if i < len(r):
+            r[i] = twice(x[i]) + 1
+
+    x = np.arange(6, dtype=np.int32)
+    r = np.empty_like(x)
+    kernel[1, 8](r, x)
+    np.testing.assert_equal(r, x * 2 + 1)
+
+
+def test_float16_and_array_typed_parameters():
+    src = cuda.CUSource("""
+extern "C" __device__ _Float16 half_mul(_Float16 a, _Float16 b) { return a * b; }
+extern "C" __device__ int dot3(double *out, const double *a, const double *b) {
+  *out = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+  return 0;
+}
+""", name="mixed.hip")
+    half_mul = cuda.declare_device("half_mul", "float16(float16, float16)", link=src, abi="c")
+    dot3 = cuda.declare_device("dot3", "float64(float64[:], float64[:])", link=src)  # numba: the array struct
+
+    @cuda.jit
+    def kernel(h, d, a, b, u, v):
+        i = cuda.grid(1)
+        if i < h.size:
+            h[i] = half_mul(a[i], b[i])
+            d[i] = dot3(u[i], v[i])  # rows of 2-d arrays: the address of each row's first element
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(9).astype(np.float16)
+    b = rng.standard_normal(9).astype(np.float16)
+    u = rng.standard_normal((9, 3))
+    v = rng.standard_normal((9, 3))
+    h = np.zeros(9, np.float16)
+    d = np.zeros(9)
+    kernel[1, 16](h, d, a, b, u, v)
+    for k in range(9):
+        assert h[k] == a[k] * b[k]  # one correctly rounded product, as numpy's
+        # clang contracts a*b+c into fmas where the machine has them (as hipcc does): not bit-exact
+        assert d[k] == pytest.approx(u[k, 0] * v[k, 0] + u[k, 1] * v[k, 1] + u[k, 2] * v[k, 2], rel=1e-14, abs=1e-14)
+
+
+def test_from_buffer_of_a_strided_view_is_refused():
+    cffi = pytest.importorskip("cffi")
+    ffi = cffi.FFI()
+    times2 = cuda.declare_device("times2", "int32(CPointer(int32))", link=TIMES2)
+
+    @cuda.jit
+    def kernel(r, x):
+        r[0] = times2(ffi.from_buffer(x[::2]))
+
+    with pytest.raises(CompileError, match="contiguous array"):
+        kernel[1, 1](np.zeros(1, np.int32), np.zeros(4, np.int32))
