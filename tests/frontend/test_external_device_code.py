@@ -21,10 +21,6 @@ pytestmark = [
 ]
 
 TIMES2 = cuda.CUSource('extern "C" __device__ int times2(int *out, int a) { *out = a * 2; return 0; }')
-TIMES4 = cuda.CUSource("""
-extern "C" __device__ int times2(int *out, int a);
-extern "C" __device__ int times4(int *out, int a) { int t; times2(&t, a); *out = t * 2; return 0; }
-""")
 
 SCALARS = """
 #include <cstdint>
@@ -97,45 +93,6 @@ def test_numba_abi_in_memory_source():
     r = np.empty_like(x)
     kernel[1, 32](r, x)
     np.testing.assert_equal(r, x * 2 + (x + np.arange(x.size)) * 2)
-
-
-@pytest.mark.parametrize("link", [list, tuple, set])
-def test_sources_calling_each_other(link):
-    times4 = cuda.declare_device("times4", "int32(int32)", link=link([TIMES2, TIMES4]))
-
-    @cuda.jit
-    def kernel(r, x):
-        i = cuda.grid(1)
-        if i < len(r):
-            r[i] = times4(x[i])
-
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 4)
-
-
-def test_declared_in_device_functions_and_kernel():
-    times2 = cuda.declare_device("times2", "int32(int32)", link=TIMES2)
-
-    @cuda.jit(device=True)
-    def inner(x):
-        return times2(x)
-
-    @cuda.jit(device=True)
-    def outer(x):
-        return inner(x) + times2(x)
-
-    @cuda.jit
-    def kernel(r, x):
-        i = cuda.grid(1)
-        if i < len(r):
-            r[i] = outer(x[i])
-
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 4)
 
 
 def test_scalar_arguments_and_results_against_python(sources):
