@@ -5,11 +5,13 @@ linked into a kernel's module before it is optimised, so that calls of it inline
   clang (``PYKERN_CLANG``, else ``clang-22``, else ``clang``) to bitcode: for an AMD GPU as HIP
   device code for the kernel's processor, wave size and code object version
   (``-x hip --offload-device-only -fgpu-rdc -nogpulib``, ``hip/hip_runtime.h`` included first
-  when its headers are installed, as hipcc does); for the cpu target as C++ for the host, after a
-  prelude that defines HIP's function and variable qualifiers (``__device__``, ``__host__``,
-  ``__forceinline__``...) as nothing and includes ``<cmath>``, ``<cstdint>`` and
-  ``<cstddef>`` (and defines ``__pykern_cpu__``) -- so functions of plain C++ on numbers and pointers run on both, and code that
-  uses HIP's thread indices, intrinsics or vector types is GPU-only (clang says so, located).
+  when its headers are installed, as hipcc does; ``cuda_runtime.h``, ``cuda.h`` and
+  ``cuda_runtime_api.h`` include it); for the cpu target as C++ for the host, after a prelude
+  that defines HIP's function qualifiers (``__device__``, ``__host__``, ``__forceinline__``...)
+  as nothing (``__constant__`` as ``static const``), includes ``<cmath>``, ``<cstdint>`` and
+  ``<cstddef>`` and defines ``__pykern_cpu__`` -- so functions of plain C++ on numbers and
+  pointers run on both, and code that uses HIP's thread indices, intrinsics or vector types is
+  GPU-only (clang says so, located).
 * ``.ll`` (LLVM IR text) and ``.bc`` (bitcode) are parsed as they are; their triple and data
   layout become the kernel's.
 
@@ -25,6 +27,7 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -36,7 +39,9 @@ from pykern.core import settings
 from pykern.core.bounded import LRU
 from pykern.core.errors import CompileError
 
-#: defines HIP's qualifiers as nothing for the host compile of the cpu target
+#: defines HIP's function qualifiers as nothing for the host compile of the cpu target (``__shared__``
+#: and ``__managed__`` stay undefined: one static variable would be every block's, so a source
+#: using them is refused there, located, rather than computing something else)
 CPU_PRELUDE = """\
 #include <cmath>
 #include <cstddef>
@@ -46,9 +51,7 @@ CPU_PRELUDE = """\
 #define __global__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
-#define __shared__ static
 #define __constant__ static const
-#define __managed__
 #define __restrict__ __restrict
 #define __pykern_cpu__ 1
 """
@@ -116,7 +119,7 @@ def cpu_flags(triple: str) -> list:
 def _compile(item, flags: list, store) -> bytes:
     exe = clang()
     parts = {"kind": "external-code", "source": item.digest(), "clang": clang_version(exe),
-             "flags": flags + [_OPT]}
+             "flags": flags + [_OPT], "headers": _HEADERS_DIGEST}
     memo_key = repr(sorted(parts.items()))
     data = _memory.get(memo_key)
     if data is None and store is not None:
@@ -142,11 +145,13 @@ def _run_clang(exe: str, item, flags: list) -> bytes:
                 f.write(item.text)
             shown = item.name
         cmd = [exe, *flags]
-        if "c++" in flags:
+        host = "c++" in flags
+        if host:
             prelude = os.path.join(tmp, "pykern_cpu_prelude.h")
             with open(prelude, "w", encoding="utf-8") as f:
                 f.write(CPU_PRELUDE)
             cmd += ["-include", prelude]
+        cmd += ["-isystem", _cuda_headers(tmp, host)]
         cmd += [_OPT, "-fno-color-diagnostics", "-emit-llvm", "-c", src, "-o", out]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -163,6 +168,24 @@ def _run_clang(exe: str, item, flags: list) -> bytes:
                                     "intrinsics and vector types exist only on GPUs" if "c++" in flags else None)
         with open(out, "rb") as f:
             return f.read()
+
+
+#: CUDA's runtime headers a .cu file includes, as HIP's (GPU) or as nothing (the cpu target's
+#: prelude has what they would give plain C++)
+CUDA_HEADERS = ("cuda_runtime.h", "cuda.h", "cuda_runtime_api.h")
+
+
+#: what pykern puts before a source (the prelude, the CUDA header stand-ins): part of the key
+_HEADERS_DIGEST = hashlib.sha256((CPU_PRELUDE + repr(CUDA_HEADERS) + "hip/hip_runtime.h").encode()).hexdigest()[:16]
+
+
+def _cuda_headers(tmp: str, host: bool) -> str:
+    d = os.path.join(tmp, "cuda-include")
+    os.makedirs(d, exist_ok=True)
+    for name in CUDA_HEADERS:
+        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
+            f.write("#pragma once\n" + ("" if host or not _hip_headers() else "#include <hip/hip_runtime.h>\n"))
+    return d
 
 
 def modules(items, *, target: str, triple: str, data_layout: str, arch=None, code_object_version: int = 5,

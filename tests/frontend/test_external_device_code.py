@@ -403,3 +403,20 @@ def test_from_buffer_of_a_strided_view_is_refused():
 
     with pytest.raises(CompileError, match="contiguous array"):
         kernel[1, 1](np.zeros(1, np.int32), np.zeros(4, np.int32))
+
+
+def test_cuda_source_including_the_cuda_runtime_header():
+    src = cuda.CUSource('#include <cuda_runtime.h>\nextern "C" __device__ float sq(float x) { return x * x; }',
+                        name="sq.cu")
+    sq = cuda.declare_device("sq", "float32(float32)", link=src, abi="c")
+
+    @cuda.jit
+    def kernel(r):
+        i = cuda.grid(1)
+        if i < r.size:
+            r[i] = sq(r[i])
+
+    r = np.array([-1.5, 0.0, 3.0, 1e20], np.float32)
+    want = r * r
+    kernel[1, 4](r)
+    np.testing.assert_array_equal(r, want)

@@ -30,8 +30,10 @@ extern "C" __device__ float weighted(const Point *p, int i) {
 }
 extern "C" __device__ void put(int *p, int v) { p[0] = v ^ 0x5a5a; }
 """
-# HIP-only: thread indices and a device-library function (ocml), as HIP code is written
+# GPU-only, written as CUDA code is (its runtime header included): thread indices and a
+# device-library function (ocml)
 GPU_ONLY = cuda.CUSource("""
+#include <cuda_runtime.h>
 extern "C" __device__ float lane_sqrt(float x) { return sqrtf(x) + (float)threadIdx.x; }
 """, name="gpu_only.hip")
 POINT = np.dtype([("x", np.float32), ("y", np.float32), ("weight", np.int32)], align=True)
