@@ -420,3 +420,41 @@ def test_cuda_source_including_the_cuda_runtime_header():
     want = r * r
     kernel[1, 4](r)
     np.testing.assert_array_equal(r, want)
+
+
+WRAPPING = cuda.CUSource("""
+#include <cstdint>
+extern "C" __device__ int64_t wrap_mul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+extern "C" __device__ int ratio(double *out, double a, double b) { *out = (a + b) / b; return 0; }
+""", name="wrapping.cpp")
+
+
+def test_values_cross_unchanged_against_numpy():
+    from hypothesis import given, settings, strategies as st
+    from hypothesis.extra.numpy import arrays
+
+    wrap_mul = cuda.declare_device("wrap_mul", "int64(int64, int64)", link=WRAPPING, abi="c")
+    ratio = cuda.declare_device("ratio", "float64(float64, float64)", link=WRAPPING)
+
+    @cuda.jit
+    def kernel(p, q, a, b, x, y):
+        i = cuda.grid(1)
+        if i < p.size:
+            p[i] = wrap_mul(a[i], b[i])
+            q[i] = ratio(x[i], y[i])
+
+    ints = arrays(np.int64, 16, elements=st.integers(-(2 ** 63), 2 ** 63 - 1))
+    floats = arrays(np.float64, 16, elements=st.floats(allow_nan=True, allow_infinity=True))
+
+    @settings(deadline=None, max_examples=60)  # the first example compiles the kernel
+    @given(ints, ints, floats, floats)
+    def check(a, b, x, y):
+        p = np.zeros(16, np.int64)
+        q = np.zeros(16)
+        kernel[1, 16](p, q, a, b, x, y)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(p, a * b)  # numpy's int64 product wraps
+            np.testing.assert_array_equal(q, (x + y) / y)  # NaN where numpy's is, -0.0 and inf too
+            assert np.array_equal(np.signbit(q), np.signbit((x + y) / y))
+
+    check()
