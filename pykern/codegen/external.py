@@ -9,7 +9,8 @@ linked into a kernel's module before it is optimised, so that calls of it inline
   ``cuda_runtime_api.h`` include it); for the cpu target as C++ for the host, after a prelude
   that defines HIP's function qualifiers (``__device__``, ``__host__``, ``__forceinline__``...)
   as nothing (``__constant__`` as ``static const``), includes ``<cmath>``, ``<cstdint>`` and
-  ``<cstddef>`` and defines ``__pykern_cpu__`` -- so functions of plain C++ on numbers and
+  ``<cstddef>`` and defines ``__pykern_cpu__`` (``hip/hip_runtime.h`` and CUDA's runtime headers
+  are empty there) -- so functions of plain C++ on numbers and
   pointers run on both, and code that uses HIP's thread indices, intrinsics or vector types is
   GPU-only (clang says so, located).
 * ``.ll`` (LLVM IR text) and ``.bc`` (bitcode) are parsed as they are; their triple and data
@@ -151,7 +152,7 @@ def _run_clang(exe: str, item, flags: list) -> bytes:
             with open(prelude, "w", encoding="utf-8") as f:
                 f.write(CPU_PRELUDE)
             cmd += ["-include", prelude]
-        cmd += ["-isystem", _cuda_headers(tmp, host)]
+        cmd += ["-isystem", _stand_in_headers(tmp, host)]
         cmd += [_OPT, "-fno-color-diagnostics", "-emit-llvm", "-c", src, "-o", out]
         try:
             r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -170,21 +171,22 @@ def _run_clang(exe: str, item, flags: list) -> bytes:
             return f.read()
 
 
-#: CUDA's runtime headers a .cu file includes, as HIP's (GPU) or as nothing (the cpu target's
-#: prelude has what they would give plain C++)
+#: CUDA's runtime headers a .cu file includes: HIP's runtime header on GPUs; on the cpu target these
+#: and HIP's own runtime header are empty (the prelude has what they would give plain C++)
 CUDA_HEADERS = ("cuda_runtime.h", "cuda.h", "cuda_runtime_api.h")
+HOST_EMPTY_HEADERS = CUDA_HEADERS + ("hip/hip_runtime.h",)
+#: what pykern puts before a source (the prelude, the header stand-ins): part of the key
+_HEADERS_DIGEST = hashlib.sha256((CPU_PRELUDE + repr(HOST_EMPTY_HEADERS) + "hip/hip_runtime.h").encode()).hexdigest()[:16]
 
 
-#: what pykern puts before a source (the prelude, the CUDA header stand-ins): part of the key
-_HEADERS_DIGEST = hashlib.sha256((CPU_PRELUDE + repr(CUDA_HEADERS) + "hip/hip_runtime.h").encode()).hexdigest()[:16]
-
-
-def _cuda_headers(tmp: str, host: bool) -> str:
-    d = os.path.join(tmp, "cuda-include")
-    os.makedirs(d, exist_ok=True)
-    for name in CUDA_HEADERS:
-        with open(os.path.join(d, name), "w", encoding="utf-8") as f:
-            f.write("#pragma once\n" + ("" if host or not _hip_headers() else "#include <hip/hip_runtime.h>\n"))
+def _stand_in_headers(tmp: str, host: bool) -> str:
+    d = os.path.join(tmp, "include")
+    include_hip = not host and _hip_headers()
+    for name in HOST_EMPTY_HEADERS if host else CUDA_HEADERS:
+        path = os.path.join(d, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("#pragma once\n" + ("#include <hip/hip_runtime.h>\n" if include_hip else ""))
     return d
 
 

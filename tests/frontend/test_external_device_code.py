@@ -43,6 +43,7 @@ extern "C" __device__ int count_pos(int *nothing, const float *x, int n) {
 """
 
 POINTS = """
+#include <hip/hip_runtime.h>
 struct Point { float x, y; int weight; };
 extern "C" __device__ float weighted_norm(const Point *p, int i) {
   return (p[i].x * p[i].x + p[i].y * p[i].y) * (float)p[i].weight;

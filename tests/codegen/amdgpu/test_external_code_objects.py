@@ -23,6 +23,7 @@ pytestmark = pytest.mark.skipif(shutil.which("clang-22") is None and shutil.whic
                                 reason="clang (clang-22, installed by scripts/setup.sh) is not installed")
 
 SOURCE = """
+#include <hip/hip_runtime.h>
 struct Point { float x, y; int weight; };
 extern "C" __device__ int mul_add(float *out, float a, float b) { *out = a * b + 3.0f; return 0; }
 extern "C" __device__ float weighted(const Point *p, int i) {
