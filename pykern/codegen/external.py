@@ -18,8 +18,8 @@ linked into a kernel's module before it is optimised, so that calls of it inline
 
 Compiled bitcode is kept in the disk cache through the ``store`` the compiler passes
 (``get(parts)``/``put(parts, data)``, parts a dict: the source's content digest, clang's
-version, the flags) and in this process's memory; headers a source includes are not part of
-that key. A compile error is a ``CompileError`` holding clang's diagnostics (file, line, caret).
+version, the flags) and in this process's memory; the source's digest covers the headers it
+includes with ``#include "..."`` from its own directory (``core/external.LinkItem.digest``). A compile error is a ``CompileError`` holding clang's diagnostics (file, line, caret).
 
 Example::
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -81,6 +82,29 @@ def _file_digest(path: str) -> str:
     return digest
 
 
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.M)
+
+
+def _quoted_includes(path: str) -> list:
+    """The files ``path`` includes with ``#include "name"`` that exist next to the including
+    file, transitively, in a stable order (what clang finds first for a quoted include; headers
+    found through include paths or chosen by macros are not seen)."""
+    found, todo = {}, [path]
+    while todo:
+        cur = todo.pop()
+        try:
+            with open(cur, "rb") as f:
+                text = f.read()
+        except OSError:
+            continue
+        for m in _INCLUDE.finditer(text):
+            dep = os.path.normpath(os.path.join(os.path.dirname(cur), m.group(1).decode(errors="replace")))
+            if dep not in found and dep != path and os.path.isfile(dep):
+                found[dep] = None
+                todo.append(dep)
+    return sorted(found)
+
+
 @dataclass(frozen=True)
 class LinkItem:
     """One piece of external code: ``kind`` ("hip", "ll" or "bc") and either ``path`` (an
@@ -115,10 +139,15 @@ class LinkItem:
         raise CompileError(f"cannot link {obj!r}: a link entry is a file name or a pykern.CUSource")
 
     def digest(self) -> str:
-        """sha256 of the code (a file's current contents, not its name or time)."""
-        if self.path is not None:
+        """sha256 of the code: a file's current contents (not its name or time) and, for C++,
+        those of the headers it includes with ``#include "..."`` (found next to the file that
+        includes them, transitively)."""
+        if self.path is None:
+            return hashlib.sha256(self.text.encode()).hexdigest()
+        if self.kind != "hip":
             return _file_digest(self.path)
-        return hashlib.sha256(self.text.encode()).hexdigest()
+        parts = [f"{os.path.basename(p)}:{_file_digest(p)}" for p in _quoted_includes(self.path)]
+        return hashlib.sha256("\n".join([_file_digest(self.path), *parts]).encode()).hexdigest()
 
     def read(self) -> bytes:
         if self.path is None:

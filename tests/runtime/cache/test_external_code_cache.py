@@ -2,7 +2,7 @@
 cache. Each step is a fresh interpreter that launches a kernel on the cpu target, counts the
 clang runs and compares the result with numpy: a kernel launched again does not compile its
 external code again, another kernel linking the same file reuses the compiled code, and an
-edited file (same name) is compiled again and its new code runs."""
+edited file or a header it includes (same names) is compiled again and its new code runs."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.skipif(shutil.which("clang-22") is None and shutil.which("clang") is None,
                                 reason="clang (clang-22, installed by scripts/setup.sh) is not installed")
 
-SOURCE = 'extern "C" __device__ int scale(int *out, int a) {{ *out = a * {factor}; return 0; }}\n'
+SOURCE = '#include "factor.h"\nextern "C" __device__ int scale(int *out, int a) {{ *out = a * FACTOR{plus}; return 0; }}\n'
 
 KERN = """
 import os
@@ -79,7 +79,9 @@ def _run(workdir: Path, kernel: str) -> dict:
 def test_compiled_external_code_is_reused_and_recompiled_when_edited(tmp_path):
     (tmp_path / "kern.py").write_text(KERN)
     src = tmp_path / "scale.hip"
-    src.write_text(SOURCE.format(factor=2))
+    header = tmp_path / "factor.h"
+    src.write_text(SOURCE.format(plus=""))
+    header.write_text("#define FACTOR 2\n")
     x = list(range(8))
 
     first = _run(tmp_path, "k")
@@ -91,8 +93,12 @@ def test_compiled_external_code_is_reused_and_recompiled_when_edited(tmp_path):
     other = _run(tmp_path, "other")  # another kernel linking the same file: its compiled code is reused
     assert other == {"out": [2 * v + 1 for v in x], "clang_runs": 0, "from_cache": False}
 
-    src.write_text(SOURCE.format(factor=30))  # same file name, new contents
+    header.write_text("#define FACTOR 30\n")  # a header the source includes, edited
     edited = _run(tmp_path, "k")
     assert edited == {"out": [30 * v for v in x], "clang_runs": 1, "from_cache": False}
     edited_other = _run(tmp_path, "other")  # @jit(link=...) is keyed by the contents too
     assert edited_other == {"out": [30 * v + 1 for v in x], "clang_runs": 0, "from_cache": False}
+
+    src.write_text(SOURCE.format(plus=" + 5"))  # same file name, new contents
+    edited_source = _run(tmp_path, "k")
+    assert edited_source == {"out": [30 * v + 5 for v in x], "clang_runs": 1, "from_cache": False}
