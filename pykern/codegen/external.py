@@ -10,20 +10,22 @@ linked into a kernel's module before it is optimised, so that calls of it inline
   that defines HIP's function qualifiers (``__device__``, ``__host__``, ``__forceinline__``...)
   as nothing (``__constant__`` as ``static const``), includes ``<cmath>``, ``<cstdint>`` and
   ``<cstddef>`` and defines ``__pykern_cpu__`` (``hip/hip_runtime.h`` and CUDA's runtime headers
-  are empty there) -- so functions of plain C++ on numbers and
-  pointers run on both, and code that uses HIP's thread indices, intrinsics or vector types is
-  GPU-only (clang says so, located).
+  are empty there) -- so functions of plain C++ on numbers and pointers run on both, and code
+  that uses HIP's thread indices, intrinsics or vector types is GPU-only (clang says so, located).
 * ``.ll`` (LLVM IR text) and ``.bc`` (bitcode) are parsed as they are; their triple and data
   layout become the kernel's.
 
 Compiled bitcode is kept in the disk cache through the ``store`` the compiler passes
 (``get(parts)``/``put(parts, data)``, parts a dict: the source's content digest, clang's
 version, the flags) and in this process's memory; the source's digest covers the headers it
-includes with ``#include "..."`` from its own directory (``core/external.LinkItem.digest``). A compile error is a ``CompileError`` holding clang's diagnostics (file, line, caret).
+includes with ``#include "..."`` from its own directory (``core/external.LinkItem.digest``).
+A compile error is a ``CompileError`` holding clang's diagnostics (file, line, caret).
 
 Example::
 
-    mods = modules(items, target="amdgpu", arch=arch_info, code_object_version=5, context=ctx)
+    # in the amdgpu build, after the kernel's module is parsed and before the device libraries:
+    link(mod, module.links, symbols_of(module), tm=tm, target="amdgpu", arch=arch_info,
+         code_object_version=5, store=store)
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ import subprocess
 import tempfile
 import threading
 
-from pykern.core import external as ext
 from pykern.core import settings
 from pykern.core.bounded import LRU
 from pykern.core.errors import CompileError
