@@ -393,6 +393,8 @@ class Dispatcher:
         from pykern import runtime as targets
 
         target = target or targets.current_target()
+        if target == "sim":  # compiles nothing: what is asked of a compiled kernel is the cpu build's answer
+            target = "cpu"
         if self._signatures:
             argtypes = self._match_eager(argtypes)
         key = (target, argtypes)
