@@ -471,17 +471,87 @@ INTRINSICS = {
     if dt.kind in "iu" else np.fmod(a, b),
     "popc": lambda attrs, dt, x: dt.type(bin(int(np.asarray(x).view(np.dtype(f"u{x.itemsize}")))).count("1")),
 }
-for _n in ("sin cos tan arcsin:asin arccos:acos arctan:atan sinh cosh tanh arcsinh:asinh arccosh:acosh "
-           "arctanh:atanh exp exp2 expm1 log log2 log10 log1p sqrt cbrt floor ceil trunc rint fabs").split():
-    _np, _, _ir = _n.partition(":")
-    INTRINSICS[_ir or _np] = _math(getattr(np, _np))
-for _n in ("arctan2:atan2 power:pow hypot copysign nextafter").split():
-    _np, _, _ir = _n.partition(":")
-    INTRINSICS[_ir or _np] = _math(getattr(np, _np))
-INTRINSICS["erf"] = _math(lambda x: math.erf(float(x)))
-INTRINSICS["erfc"] = _math(lambda x: math.erfc(float(x)))
-INTRINSICS["gamma"] = _math(lambda x: math.gamma(float(x)) if x == x else x)
-INTRINSICS["lgamma"] = _math(lambda x: math.lgamma(float(x)) if x == x else x)
+# float math: the C library the compiled cpu target calls (glibc's sinf/sin... through ctypes),
+# so the last bit is the same; float16 through float32, as the cpu target computes it
+_LIBM = None
+
+
+def _libm_fn(name: str, itemsize: int, nargs: int):
+    global _LIBM
+    import ctypes
+    import ctypes.util
+
+    if _LIBM is None:
+        _LIBM = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    ct = ctypes.c_double if itemsize == 8 else ctypes.c_float
+    fn = getattr(_LIBM, name if itemsize == 8 else name + "f")
+    fn.restype, fn.argtypes = ct, [ct] * nargs
+    return fn
+
+
+def _libm(name: str, nargs: int = 1):
+    cache: dict = {}
+
+    def op(attrs, dt, *args):
+        wide = np.dtype(np.float32) if dt.itemsize < 4 else dt
+        fn = cache.get(wide.itemsize)
+        if fn is None:
+            fn = cache[wide.itemsize] = _libm_fn(name, wide.itemsize, nargs)
+        return dt.type(wide.type(fn(*(float(a) for a in args))))
+    return op
+
+
+def _exact(op):
+    """Operations numpy computes exactly (or correctly rounded): numpy's own, in the type."""
+    return lambda attrs, dt, *args: dt.type(op(*args))
+
+
+for _n in "sin cos tan asin acos atan sinh cosh tanh asinh acosh atanh exp exp2 expm1 log log2 log10 log1p " \
+          "erf erfc lgamma".split():
+    INTRINSICS[_n] = _libm(_n)
+for _n in "atan2 pow hypot nextafter".split():
+    INTRINSICS[_n] = _libm(_n, 2)
+for _n in "sqrt floor ceil trunc rint fabs copysign".split():
+    INTRINSICS[_n] = _exact(getattr(np, _n))
+
+
+def _gamma(attrs, dt, x):
+    """tgamma, except at the integers 1, 2, ... up to the last finite factorial: the correctly
+    rounded (x-1)! (the cpu target's table)."""
+    wide = np.dtype(np.float32) if dt.itemsize < 4 else dt
+    if x == x and float(x) == math.floor(float(x)) and 1 <= float(x) <= (35 if wide.itemsize == 4 else 171):
+        from fractions import Fraction
+
+        exact = math.factorial(int(x) - 1)
+        v = wide.type(float(exact))
+        v = min((v, np.nextafter(v, wide.type(0)), np.nextafter(v, wide.type(np.inf))),
+                key=lambda w: abs(Fraction(float(w)) - exact))
+        return dt.type(v)
+    return _libm("tgamma")(attrs, dt, x)
+
+
+def _cbrt(attrs, dt, x):
+    """glibc's cbrt and one Newton step with an exact residual (codegen/cpu/target.py's _cbrt),
+    in double; float32 (float16) rounded from it."""
+    d = np.float64(x)
+    ax = abs(d)
+    s_in, s_out = (2.0 ** 600, 2.0 ** -200) if ax < 2.0 ** -960 else (2.0 ** -600, 2.0 ** 200) \
+        if ax > 2.0 ** 960 else (1.0, 1.0)
+    xs = d * np.float64(s_in)
+    y = np.float64(_libm_fn("cbrt", 8, 1)(float(xs)))
+    f64 = np.dtype(np.float64)
+    y2 = y * y
+    e2 = fma(y, y, -y2, f64)
+    y3 = y2 * y
+    e3 = fma(y2, y, -y3, f64)
+    resid = (y3 - xs) + (e3 + e2 * y)
+    step = y - resid / (np.float64(3.0) * y2)
+    r = (step if abs(step) < math.inf and y != 0 else y) * np.float64(s_out)
+    return dt.type(r)
+
+
+INTRINSICS["gamma"] = _gamma
+INTRINSICS["cbrt"] = _cbrt
 
 
 def _bit_count(kind):
@@ -507,12 +577,9 @@ def _frexp(attrs, dt, x):
 
 
 def _remainder(attrs, dt, a, b):
-    x, y = float(a), float(b)
-    if math.isnan(x) or math.isnan(y):
-        return dt.type(x + y)
-    if math.isinf(x) or y == 0:  # invalid: the hardware's default NaN, as the compiled code gives
-        return dt.type(np.subtract(np.float64(math.inf), math.inf))
-    return dt.type(x if math.isinf(y) else math.remainder(x, y))
+    """The C library's remainder; a zero result has ``a``'s sign (as the cpu target fixes it)."""
+    r = _libm("remainder", 2)(attrs, dt, a, b)
+    return np.copysign(r, a) if r == 0 else r
 
 
 def _fail(kind):
