@@ -37,7 +37,7 @@ class _Skip(Exception):
 
 def _snapshot(a):
     if isinstance(a, np.ndarray):
-        return a.copy()
+        return a.copy(order="K")  # the same layout: the same argument type
     if hasattr(a, "copy_to_host") and hasattr(a, "_host_view"):
         return a.copy_to_host()
     if isinstance(a, tuple) and not hasattr(a, "_fields"):
