@@ -284,6 +284,8 @@ class _Module:
                 return text
         if isinstance(dst, T.Boolean):
             return f"_pk_np.bool_({text} != 0)"
+        if isinstance(dst, (T.NPDatetime, T.NPTimedelta)):  # an int64 count of the unit
+            return f"_pk_np.int64({text}).view({self.dtype(dst)})"
         exact = (isinstance(src, T.Integer) and isinstance(dst, T.Integer) and dst.bits >= src.bits
                  and (dst.signed == src.signed or dst.bits > src.bits and dst.signed)) or \
             (isinstance(src, (T.Integer, T.Boolean)) and isinstance(dst, (T.Float, T.Complex))) or \

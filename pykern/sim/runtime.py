@@ -85,6 +85,8 @@ def power(a, b):
         else:
             r = pow(base, e, 1 << bits)
         return _wrap(r, dt)
+    if dt.kind == "f":  # the C library's pow, as the compiled code calls it
+        return INTRINSICS["pow"](None, dt, a, b)
     return np.power(a, b)
 
 
@@ -262,14 +264,14 @@ def _atomic_new(op, old, v, dt):
         return old - v
     if op in ("max", "nanmax"):
         if dt.kind == "f":
-            if op == "max":
-                return v if (v > old or old != old) else old
+            if op == "max":  # numba's: nothing changes when either is NaN
+                return v if old < v else old
             return old if v != v else v if (old != old or v > old) else old
         return max(old, v)
     if op in ("min", "nanmin"):
         if dt.kind == "f":
             if op == "min":
-                return v if (v < old or old != old) else old
+                return v if old > v else old
             return old if v != v else v if (old != old or v < old) else old
         return min(old, v)
     if op == "and":

@@ -103,8 +103,12 @@ def shadow_run(files, tmp_path):
     return json.loads(report.read_text())
 
 
-#: launches of the suite's programs whose sim result differs, each with why (none today)
-DIFFERS = {}
+#: launches of the suite's programs whose sim result differs, each with why
+DIFFERS = {
+    "test_cudapy_sm.test_sm_issue_2393.<locals>.costs_func":
+        "reads shared memory nothing wrote (numba's test checks completion only): whatever the cpu "
+        "target's block memory held, zeros on the sim",
+}
 
 
 def check_rows(rows):
@@ -113,9 +117,10 @@ def check_rows(rows):
     assert not bad, bad
     reasons = collections.Counter(r["detail"] if not r["detail"].startswith("more than") else "more launches"
                                   for r in rows if r["status"] == "skipped")
-    assert set(reasons) <= {"more launches", "a raw pointer argument", "an argument of type In",
-                            "an argument of type Out", "an argument of type InOut"} | {
-        d for d in reasons if d.endswith(" threads")}, reasons
+    # not compared: a pointer (the sim would change the memory a second time), a Python object
+    # argument the copies cannot hold, a grid too big for the sim in a test, a kernel's 4th+ launch
+    assert all(d in ("more launches", "a raw pointer argument") or d.endswith(" threads")
+               or d.startswith("an argument of type ") for d in reasons), reasons
     return counts
 
 
