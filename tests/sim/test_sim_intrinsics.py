@@ -126,3 +126,34 @@ def test_bfloat16_roundings_match():
     from pykern.frontend.types import bfloat16_dtype
 
     same(bf16_ops, (1, 8), x, i64, np.zeros((8, 7), bfloat16_dtype()), np.zeros(8, np.uint16), outputs={2, 3})
+
+
+@cuda.jit
+def float_max_min_pow(x, olds, p):
+    i = cuda.grid(1)
+    if i < p.size:
+        olds[i, 0] = cuda.atomic.max(x, i % 4, np.float32(i) - 2)
+        olds[i, 1] = cuda.atomic.min(x, 4 + i % 4, np.float32(i) - 2)
+        olds[i, 2] = cuda.atomic.nanmax(x, 8 + i % 4, np.float32(i) - 2)
+        p[i] = x[12 + i % 4] ** np.float32(0.37) + np.float32(i) ** x[12]
+
+
+def test_float_atomic_max_min_keep_a_nan_and_pow_is_the_c_librarys():
+    x = np.array([np.nan, 1, -5, 3] * 4, np.float32)
+    x[12:] = [0.3, 0.92, 1.7, 2.5]
+    sim = same(float_max_min_pow, (1, 12), x, np.zeros((12, 3), np.float32), np.zeros(12, np.float32),
+               outputs={0, 1, 2})
+    assert np.isnan(sim[0][0]) and np.isnan(sim[0][4])  # numba's max/min: a NaN element stays
+    assert sim[0][8] == 6  # nanmax: the NaN is missing (values -2, 2, 6 from threads 0, 4, 8)
+
+
+@cuda.jit
+def dates(d, delta, out):
+    i = cuda.grid(1)
+    if i < d.size:
+        out[i] = d[i] - delta
+
+
+def test_datetime_arithmetic_matches():
+    d = np.arange("2005-02", "2005-03", dtype="datetime64[D]")
+    same(dates, (1, 32), d, d[3] - d[1], np.zeros_like(d), outputs={2})
