@@ -70,8 +70,9 @@ def _snapshot(args) -> list:
             return copy_of(a)
         if hasattr(a, "copy_to_host") and hasattr(a, "_host_view"):
             return copy_of(a._host_view())
-        if isinstance(a, tuple) and not hasattr(a, "_fields"):
-            return tuple(rebuild(v) for v in a)
+        if isinstance(a, tuple):
+            vals = tuple(rebuild(v) for v in a)
+            return type(a)(*vals) if hasattr(a, "_fields") else vals  # a namedtuple as itself
         if isinstance(a, (bool, int, float, complex, np.generic)) or a is None:
             return a
         raise _Skip(f"an argument of type {type(a).__name__}")
