@@ -169,8 +169,8 @@ def _install():
                 targets._chosen[:] = saved
             sim = [x for a in snap for x in _arrays(a)]
             bad = [k for k, (c, s) in enumerate(zip(cpu, sim)) if payload(c) != payload(s)]
-            row.update(status="differs" if bad else "same", detail=f"arrays {bad}: {_first_difference(cpu[bad[0]], sim[bad[0]])}"
-                       if bad else "")
+            row.update(status="differs" if bad else "same", arrays=bad,
+                       detail=f"arrays {bad}: {_first_difference(cpu[bad[0]], sim[bad[0]])}" if bad else "")
             rows.append(row)
             return result
         finally:

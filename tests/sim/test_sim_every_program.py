@@ -41,6 +41,13 @@ SMALL = {
     "wmma_gemm": dict(n=32),
 }
 
+#: a sample kernel's array arguments whose bytes may differ, each with why
+SAMPLE_DIFFERS = {
+    ("reduction.block_sum", 1): "float atomic.add of 64 blocks' partial sums: the cpu target may run the blocks on "
+                                "several OS threads, so the order of the adds, and the total's last bit, varies "
+                                "from run to run",
+}
+
 #: samples not run on the sim, each with why
 EXCEPTIONS = {
     "dask_heat2d": "a dask cluster of worker processes: its kernels are heat2d's, compared with that sample",
@@ -86,7 +93,8 @@ def test_sample_on_the_sim_matches_the_cpu_target(name, tmp_path, monkeypatch, c
     assert "check=OK" in capsys.readouterr().out
     compared = [r for r in rows if r["status"] != "skipped"]
     assert compared, f"{name}: no kernel launch was compared ({rows})"
-    bad = [r for r in rows if r["status"] not in ("same", "skipped")]
+    bad = [r for r in rows if r["status"] not in ("same", "skipped")
+           and not all((r["kernel"], k) in SAMPLE_DIFFERS for k in r.get("arrays", [None]))]
     assert not bad, bad
     skipped = [r for r in rows if r["status"] == "skipped" and not r["detail"].startswith("more than")]
     assert not skipped, skipped
