@@ -13,7 +13,9 @@ A domain module registers a handler for the objects it lowers (as numba-cuda's
 (``shared.array``) whatever the kernel imported it as. Objects that are not registered one
 by one are lowered by their kind (``lowers_kind``: classes, types, unregistered stubs), and
 methods of kernel values by (kind of value, method name) (``lowers_method``). Registering an
-object, kind test or method twice is an error: each call has one home.
+object, kind test or method twice is an error: each call has one home. An object of a module
+pykern does not import itself is registered by module and name (``lowers_attribute("pdb",
+"set_trace")``) and keyed by the object once that module is loaded.
 """
 
 from __future__ import annotations
