@@ -12,7 +12,7 @@
 
 A script that only imports numpy runs in the same rounds: its exit (in the exit rows' notes) is the
 floor under them -- the interpreter's teardown collects every object still alive at exit, ~20k
-after ``import numpy``, ~34k after pykern compiled and launched a kernel (whose modules, llvmlite's
+after ``import numpy``, ~33k after pykern compiled and launched a kernel (whose modules, llvmlite's
 among them, make the difference).
 
 Medians of fresh processes, the cases interleaved round by round; the children import with
