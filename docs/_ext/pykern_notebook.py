@@ -66,12 +66,27 @@ def _output(out) -> str:
     return _fence("text", _cut(data.get("text/plain", "")))
 
 
+def _demote(markdown: str) -> str:
+    """Headings one level down (outside code fences): the page has its own title, and the
+    notebook's title becomes its first section, not a second page in the navigation."""
+    out, fence = [], None
+    for line in markdown.splitlines():
+        m = re.match(r"\s*(`{3,}|~{3,})", line)
+        if m and (fence is None or m.group(1).startswith(fence)):
+            fence = None if fence else m.group(1)
+        elif fence is None and re.match(r"#{1,5} ", line):
+            line = "#" + line
+        out.append(line)
+    return "\n".join(out)
+
+
 def to_markdown(nb) -> str:
-    """MyST text of an executed notebook: markdown cells, code cells and their outputs."""
+    """MyST text of an executed notebook: markdown cells (headings one level down), code cells
+    and their outputs."""
     parts = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            parts.append(cell.source)
+            parts.append(_demote(cell.source))
         elif cell.cell_type == "code":
             parts.append(_fence("ipython3", cell.source))
             parts += [_output(o) for o in cell.get("outputs", [])]
