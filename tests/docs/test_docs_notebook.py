@@ -1,21 +1,15 @@
 """The tour notebook is a page of the site, with the outputs of a run made while building it."""
 
 import html
-import importlib.util
 import re
-import sys
 
 import pytest
 
-from .conftest import DOCS
+from .conftest import load_ext
 
 
 def _ext():
-    spec = importlib.util.spec_from_file_location("pykern_notebook", DOCS / "_ext" / "pykern_notebook.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("pykern_notebook", mod)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_ext("pykern_notebook")
 
 
 def test_tour_page_shows_the_notebook_and_its_outputs(built_docs):
