@@ -52,7 +52,7 @@ def _info(args) -> int:
         rows.append(("ld.lld", " ".join(toolchain.find_lld())))
     except Exception as e:
         rows.append(("ld.lld", "NOT FOUND - " + str(e).splitlines()[0] + " (apt-get install lld-22)"))
-    from pykern.codegen import external
+    from pykern.codegen import external_build as external
 
     try:  # compiles the C++ kernels link (declare_device, link=)
         exe = external.clang()

@@ -446,12 +446,12 @@ class Target(abc.ABC):
     # --------------------------------------------------------------- output
     def external_code(self, lowered: LoweredKernel):
         """What the build links before optimising: ``(link items, external symbols called,
-        compiled-code store)`` (``codegen/external.py``), or None when the kernel calls no
+        compiled-code store)`` (``codegen/external_build.py``), or None when the kernel calls no
         external code. The store is the ``external_store`` the compiler made the target with."""
         src = lowered.source
         if src is None:
             return None
-        from pykern.codegen.external import symbols_of
+        from pykern.codegen.external_build import symbols_of
 
         symbols = symbols_of(src)
         if not symbols and not src.links:

@@ -3,7 +3,7 @@ and the functions ``declare_device`` declares.
 
 A link item is a file (``.hip``/``.cpp``/``.cc``/``.cxx``/``.cu`` compiled as HIP C++, ``.ll``
 LLVM IR text, ``.bc`` LLVM bitcode) or an in-memory :class:`CUSource`. The frontend records the
-items a kernel's calls need in its ``ir.Module``; codegen (``codegen/external.py``) compiles them
+items a kernel's calls need in its ``ir.Module``; codegen (``codegen/external_build.py``) compiles them
 for the kernel's target and links them into its LLVM module before optimisation. Everything
 here is plain data that every layer reads, so it lives in the base layer.
 

@@ -335,7 +335,7 @@ def _kernel_links(dispatcher) -> tuple:
 
 
 class _ExternalStore:
-    """Compiled external code (``codegen/external.py``) kept in the disk cache: ``parts`` (the
+    """Compiled external code (``codegen/external_build.py``) kept in the disk cache: ``parts`` (the
     source's digest, clang's version, the flags) make its key."""
 
     def __init__(self, cache):

@@ -420,7 +420,7 @@ def is_bfloat16_supported() -> bool:
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
     """numba's declaration of an external device function: kernels call the returned object,
     the code comes from ``link`` (HIP/CUDA C++ ``.hip``/``.cpp``/``.cu`` files or ``CUSource``,
-    LLVM IR ``.ll``, bitcode ``.bc``; ``codegen/external.py`` compiles them for each target).
+    LLVM IR ``.ll``, bitcode ``.bc``; ``codegen/external_build.py`` compiles them for each target).
     ``abi="numba"`` (the default) calls ``int name(T *result, args...)``, ``abi="c"`` calls
     ``T name(args...)``. Arguments are numbers and pointers: a parameter declared
     ``CPointer(T)`` (or an array type) takes an array, passed as its first element's address.

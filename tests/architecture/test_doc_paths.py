@@ -29,7 +29,8 @@ _PATH_IN_TEXT = re.compile(r"(?<![\w./-])((?:pykern|tests)/[\w./{},*<>-]*[\w}])"
 _BACKTICKED = re.compile(r"`([^`\s]+)`")
 _PLACEHOLDER = re.compile(r"[<>*]|\.\.\.|\$")
 #: what ends a file name that is not a module (``debugging.ipynb``, ``RESULTS.md``)
-_FILE_KINDS = {"ipynb", "md", "txt", "json", "toml", "cfg", "ini", "yml", "yaml", "csv", "html", "rst", "sh", "so", "h"}
+_FILE_KINDS = {"ipynb", "md", "txt", "json", "toml", "cfg", "ini", "yml", "yaml", "csv", "html", "rst", "sh", "so", "h",
+               "hpp", "c", "cc", "cpp", "cxx", "cu", "hip", "ll", "bc", "o"}
 _PACKAGES = {p.name for p in PKG.iterdir() if (p / "__init__.py").exists()}
 #: every folder name below pykern/ (``hip``, ``lowering``...): a slash path starting with one is a module path
 _FOLDERS = {p.name for p in PKG.rglob("*") if p.is_dir() and (p / "__init__.py").exists()} | {"pykern"}
@@ -114,8 +115,8 @@ def problem(token: str):
                 if not (ROOT / t).exists():
                     return f"{t}: no such file"
                 continue
-            if t.split("/")[0] not in _FOLDERS:
-                continue                                  # amdgcn/bitcode, syncthreads_count/and/or
+            if t.split("/")[0] not in _FOLDERS or t.rsplit(".", 1)[-1] in _FILE_KINDS:
+                continue                                  # amdgcn/bitcode, hip/hip_runtime.h
             path, _, rest = t.partition(".py")
             if rest and not rest.startswith("."):
                 continue                                  # .pyc, .pyi...: not a module path
@@ -195,6 +196,6 @@ def test_stale_names_are_found():
 def test_existing_names_pass():
     text = ("`cpu/regions.py`, `hip/launch.launcher`, `pykern.lang.random`, `runtime/{cpu,hip}/driver.py`, "
             "`core/strides.py`, pykern/core/settings.py, tests/architecture/, `test_<name>.py`, `executor.py`, "
-            "`cpu_helpers.py`, `pykern/`, `amdgcn/bitcode`, `syncthreads_count/and/or`, tests/runtime/{cpu,hip}, "
+            "`cpu_helpers.py`, `pykern/`, `amdgcn/bitcode`, `syncthreads_count/and/or`, tests/runtime/{cpu,hip}, `hip/hip_runtime.h`, "
             "`kernargs.compile_guarded`, `settings.get`, `debugging.ipynb`")
     assert problems_in(text) == []

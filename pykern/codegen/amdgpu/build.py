@@ -229,7 +229,7 @@ def _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version
         if int(opt) > 0:  # the kernel's own code only: before the device libraries are linked
             _fold_guarded_indices(mod, tm)
         if externals is not None:
-            from pykern.codegen import external
+            from pykern.codegen import external_build as external
 
             items, symbols, store = externals
             external.link(mod, items, symbols, tm=tm, target="amdgpu", arch=a,

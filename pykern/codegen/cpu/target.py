@@ -810,7 +810,7 @@ def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level, checkpoi
         with llvm_util.own_context() as llctx:
             llmod = llvm_util.parse_and_verify(text, kname, llctx)
             if externals is not None:  # before optimising: the calls of it inline
-                from pykern.codegen import external as extcode
+                from pykern.codegen import external_build as extcode
 
                 items, symbols, store = externals
                 extcode.link(llmod, items, symbols, tm=host_target_machine(), target="cpu", store=store,

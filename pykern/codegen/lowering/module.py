@@ -38,7 +38,7 @@ from pykern.codegen.lowering.array_ops import ArrayLowering
 from pykern.codegen.lowering.intrinsics import BARRIER_KINDS, WAVE_OPS, IntrinsicLowering  # noqa: F401  (cpu_regions reads them here)
 from pykern.codegen.lowering.scalars import ScalarLowering
 from pykern.codegen.lowering.bf16 import BF16Lowering
-from pykern.codegen.lowering.externals import ExternCallLowering
+from pykern.codegen.lowering.extern_calls import ExternCallLowering
 from pykern.codegen.lowering.llvm_types import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_regions reads _sizeof here)
 from pykern.codegen.lowering.ranges import fits_int32, value_range
 

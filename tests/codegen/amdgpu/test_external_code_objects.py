@@ -110,7 +110,7 @@ def test_hip_only_code_links_device_libraries(arch, tmp_path):
 def test_wave64_on_rdna_compiles_the_external_code_for_wave64():
     from pykern.codegen import get_target
     from pykern.codegen.amdgpu.archs import parse_target_id
-    from pykern.codegen.external import hip_flags
+    from pykern.codegen.external_build import hip_flags
     from pykern.frontend import compile_ir
 
     assert "-mwavefrontsize64" in hip_flags(parse_target_id("gfx1100", wave64=True), 5)

@@ -46,7 +46,7 @@ import json, sys
 import numpy as np
 import pykern
 pykern.set_target("cpu")
-from pykern.codegen import external
+from pykern.codegen import external_build as external
 runs = []
 real = external._run_clang
 def counted(*a, **kw):

@@ -5,7 +5,7 @@ ignored (foreign code raises no Python exception); the C ABI is ``T f(args...)``
 as generic (address space 0) pointers, the kind C and HIP code takes; small integers and booleans
 carry the sign/zero extension attributes clang gives them, so an external function that is not
 inlined reads the same values. The definition comes from the kernel's link items
-(``codegen/external.py`` links them before optimisation).
+(``codegen/external_build.py`` links them before optimisation).
 
 Example (``int32(int32)``, numba's ABI)::
 
