@@ -65,10 +65,13 @@ PTR = L.PointerType()
 T_TID, T_LIN, T_BLK, T_STATUS, T_SITE = 0, 12, 16, 24, 28
 T_WVAL, T_WSRC, T_WPRED, T_WRES, T_WBALLOT, T_WACTIVE, T_HANDLE = 32, 40, 44, 48, 56, 64, 72
 T_FRAME = 80  # preallocated coroutine frame memory of FRAME_CAP bytes
-# sanitize=: the thread's access record (cpu/sanitizer_ir.py): global id + 1, barriers passed,
-# syncwarps (u16), grid syncs (u16), the sync site it passed last
+# sanitize=: the thread's access record (cpu/sanitizer_ir.py): launch base + global id + 1, barriers
+# passed, syncwarps (u16), grid syncs (u16), the sync site it passed last; the launch's base, the
+# thread ids of its block [BLO, BHI) and the first of its warp; fences passed, the clock + 1 and
+# address of its last atomic (fence tracking)
 T_SAN_THR, T_SAN_EP, T_SAN_WEP, T_SAN_GEP, T_SAN_BAR = 96, 100, 104, 106, 108
-T_SIZE = 112
+T_SAN_LO, T_SAN_BLO, T_SAN_BHI, T_SAN_WLO, T_SAN_FC, T_SAN_PEND, T_SAN_PENDL = 112, 116, 120, 124, 128, 132, 136
+T_SIZE = 144
 #: fast path only: the in-range thread count a split kernel stores in count mode (``thread_split``;
 #: the coroutine path's wave-value field, which the fast path never uses)
 T_SPLIT = T_WVAL
@@ -285,12 +288,13 @@ class CpuTarget(Target):
             f = fx.intrinsic("pykern.san.sync", L.VoidType(), [PTR, I32, I32])
             fx.builder.call(f, [fx.hidden[0], L.Constant(I32, kind), L.Constant(I32, site.id)])
 
-    def sanitize_access(self, fx, ptr, nbytes, kind, site):
-        f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32])
+    def sanitize_access(self, fx, ptr, nbytes, kind, site, aux=None):
+        f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32, I64])
         code = site << 2 | {"read": 0, "write": 1, "atomic": 2}[kind]
         b = fx.builder
         p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
-        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code)])
+        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code),
+                   aux if aux is not None else L.Constant(I64, 0)])
 
     def sanitize_fresh(self, fx, ptr, nbytes):
         f = fx.intrinsic("pykern.san.fresh", L.VoidType(), [PTR, PTR, I64])
@@ -382,6 +386,9 @@ class CpuTarget(Target):
 
     def fence(self, fx, scope):
         fx.builder.fence("seq_cst")
+        if fx.options.sanitize and scope != "block":  # the checker's release/acquire (cpu/sanitizer_ir.py)
+            fx.info.target_facts["sanitize_fences"] = True
+            fx.builder.call(fx.intrinsic("pykern.san.fence", L.VoidType(), [PTR]), [fx.hidden[0]])
 
     def wave_op(self, fx, name, args, site):
         b = fx.builder
@@ -642,7 +649,8 @@ class CpuTarget(Target):
             exceptions=list(info.exceptions),
             sanitize=opts.sanitize,
             sanitizer_sites={"access": list(info.access_sites), "sync": sites,
-                             "shared": dict(info.target_facts.get("shared_layout", {}))} if opts.sanitize else {},
+                             "shared": dict(info.target_facts.get("shared_layout", {})),
+                             "fences": bool(info.target_facts.get("sanitize_fences"))} if opts.sanitize else {},
         )
         if quick:
             from pykern.codegen.cpu.tiers import first_tier
@@ -980,7 +988,9 @@ def _names() -> dict:
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
              T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, T_SAN_THR=T_SAN_THR, T_SAN_EP=T_SAN_EP,
-             T_SAN_WEP=T_SAN_WEP, T_SAN_GEP=T_SAN_GEP, T_SAN_BAR=T_SAN_BAR, C_SAN=C_SAN,
+             T_SAN_WEP=T_SAN_WEP, T_SAN_GEP=T_SAN_GEP, T_SAN_BAR=T_SAN_BAR, C_SAN=C_SAN, T_SAN_LO=T_SAN_LO,
+             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_WLO=T_SAN_WLO, T_SAN_FC=T_SAN_FC,
+             T_SAN_PEND=T_SAN_PEND, T_SAN_PENDL=T_SAN_PENDL,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,

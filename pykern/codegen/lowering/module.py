@@ -135,10 +135,12 @@ class ModuleLowering:
         self.info.sync_sites.append(site)
         return site
 
-    def access_site(self, kind: str, loc, array: str, nbytes: int) -> int:
+    def access_site(self, kind: str, loc, array: str, nbytes: int, local_ndim: int = 0) -> int:
         """The id of a sanitized array access (``KernelInfo.access_sites``), one per source
-        position, kind and array (an inlined device function's accesses share their sites)."""
-        key = (kind, loc.file if loc else "", loc.line if loc else 0, loc.col if loc else 0, array, nbytes)
+        position, kind and array (an inlined device function's accesses share their sites);
+        ``local_ndim``: the axes of a local array whose access passes its index (else 0)."""
+        key = (kind, loc.file if loc else "", loc.line if loc else 0, loc.col if loc else 0, array, nbytes,
+               local_ndim)
         ids = self.info.target_facts.setdefault("access_site_ids", {})
         if key not in ids:
             ids[key] = len(self.info.access_sites)

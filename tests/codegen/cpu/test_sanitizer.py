@@ -389,7 +389,7 @@ def local_partial(out):
 def test_local_array_read_before_written():
     line = line_of(local_partial, "SUM")
     got = hazards(local_partial, 1, 2, np.zeros(1, np.int32))
-    assert got == [("uninitialized", "local array 't'", None, ("read", line, (0, 0, 0), (0, 0, 0), 0), 2)]
+    assert got == [("uninitialized", "local array 't' element [1]", None, ("read", line, (0, 0, 0), (0, 0, 0), 0), 2)]
 
 
 def test_device_arrays_remember_what_was_written(monkeypatch):
