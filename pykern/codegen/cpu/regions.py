@@ -672,7 +672,9 @@ class RegionLowering(FunctionLowering):
     def _barrier(self, stmt):
         """Between two regions: nothing to do, as threads that have returned are skipped by
         the thread loops and count as arrived (as on GPUs); when every thread has returned, the
-        block is done."""
+        block is done. (``sanitize=``: the checker hears that the block passed it.)"""
+        if self.options.sanitize:
+            self.target.sanitize_block_barrier(self, self.ml.new_site("syncthreads", stmt.loc or self.loc))
         if not self.plan.uses_return:
             return
         b = self.builder

@@ -63,11 +63,13 @@ CELL_FC, CELL_MODE = 48, 60
 # ---- the sanitizer context (``runtime/cpu/sanitizer.py`` SanCtx; must match)
 S_TABLE, S_MASK, S_MISS, S_REPORT, S_NTHREADS, S_WS, S_FLAGS, S_LOCK = 0, 8, 16, 24, 32, 36, 40, 44
 S_WCKEY, S_WCVAL, S_BCKEY, S_BCVAL, S_DEDUP, S_DMASK, S_STATIC = 48, 56, 64, 72, 80, 88, 96
-S_BASE, S_ACLOCK, S_REL, S_BACQ = 104, 108, 112, 120
+S_BASE, S_ACLOCK, S_REL, S_BACQ, S_TSTATE, S_TSTRIDE = 104, 108, 112, 120, 128, 136
 # the report being handed to the runtime
 S_RKIND, S_RTABLE, S_RADDR, S_RCUR, S_RPREV, S_RPREVKIND, S_RBAR, S_RKEY, S_RSHARED, S_RAUX = (
-    128, 132, 136, 144, 160, 176, 180, 184, 192, 200)
-S_SIZE = 208
+    144, 148, 152, 160, 176, 192, 196, 200, 208, 216)
+S_SIZE = 224
+#: bytes of a thread's state in the context's table (``@pykern.san.me``)
+TSTATE_BYTES = 32
 #: SanCtx flags
 F_RACE, F_INIT, F_LOCK, F_FENCE = 1, 2, 4, 8
 #: report kinds
@@ -85,6 +87,30 @@ define internal ptr @pykern.san.ctx(ptr %t) alwaysinline {
   %sp = getelementptr i8, ptr %ctx, i64 $C_SAN
   %san = load ptr, ptr %sp
   ret ptr %san
+}
+
+; the current thread's slot in the block's table of thread states (``T_SAN_TS``, 32 bytes per
+; thread: epoch u32, warp epoch u16, grid epoch u16, last sync site + 1 i32, fences u32, clock + 1
+; of its last atomic u32, that atomic's address u64 at 24)
+define internal ptr @pykern.san.me(ptr %t) alwaysinline {
+  %linp = getelementptr i8, ptr %t, i64 $T_LIN
+  %lin = load i32, ptr %linp
+  %l64 = zext i32 %lin to i64
+  %o = shl i64 %l64, 5
+  %tsp = getelementptr i8, ptr %t, i64 $T_SAN_TS
+  %ts = load ptr, ptr %tsp
+  %q = getelementptr i8, ptr %ts, i64 %o
+  ret ptr %q
+}
+
+; the current thread's id: its block's first id + its index in the block
+define internal i32 @pykern.san.thr(ptr %t) alwaysinline {
+  %linp = getelementptr i8, ptr %t, i64 $T_LIN
+  %lin = load i32, ptr %linp
+  %blop = getelementptr i8, ptr %t, i64 $T_SAN_BLO
+  %blo = load i32, ptr %blop
+  %thr = add i32 %blo, %lin
+  ret i32 %thr
 }
 
 ; the shadow page of table key %key (null: the runtime gave none, its memory limit), remembered
@@ -218,11 +244,10 @@ released:
   %sync = and i1 %sameloc, %later
   br i1 %sync, label %who, label %no
 who:
-  %thrp = getelementptr i8, ptr %t, i64 $T_SAN_THR
-  %thr = load i32, ptr %thrp
+  %thr = call i32 @pykern.san.thr(ptr %t)
   %me = icmp eq i32 %athr, %thr
-  %epp = getelementptr i8, ptr %t, i64 $T_SAN_EP
-  %ep = load i32, ptr %epp
+  %meep = call ptr @pykern.san.me(ptr %t)
+  %ep = load i32, ptr %meep
   %past = icmp ugt i32 %ep, %aep
   %ok = or i1 %me, %past
   ret i1 %ok
@@ -238,8 +263,7 @@ entry:
   %rthr = load i32, ptr %rec
   %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
   %lo = load i32, ptr %lop
-  %thrp = getelementptr i8, ptr %t, i64 $T_SAN_THR
-  %thr = load i32, ptr %thrp
+  %thr = call i32 @pykern.san.thr(ptr %t)
   %stale = icmp ule i32 %rthr, %lo
   %self = icmp eq i32 %rthr, %thr
   %skip = or i1 %stale, %self
@@ -256,22 +280,26 @@ test:
 cross:
   %rgp = getelementptr i8, ptr %rec, i64 10
   %rgep = load i16, ptr %rgp
-  %gepp = getelementptr i8, ptr %t, i64 $T_SAN_GEP
+  %megp = call ptr @pykern.san.me(ptr %t)
+  %gepp = getelementptr i8, ptr %megp, i64 6
   %gep = load i16, ptr %gepp
   %gsame = icmp eq i16 %rgep, %gep
   br i1 %gsame, label %maybe, label %no
 inblock:
   %rep = getelementptr i8, ptr %rec, i64 4
   %repv = load i32, ptr %rep
-  %epp = getelementptr i8, ptr %t, i64 $T_SAN_EP
-  %ep = load i32, ptr %epp
+  %meep = call ptr @pykern.san.me(ptr %t)
+  %ep = load i32, ptr %meep
   %esame = icmp eq i32 %repv, %ep
   br i1 %esame, label %warps, label %no
 warps:
-  %wlop = getelementptr i8, ptr %t, i64 $T_SAN_WLO
-  %wlo = load i32, ptr %wlop
   %wsp = getelementptr i8, ptr %san, i64 $S_WS
   %ws = load i32, ptr %wsp
+  %wlinp = getelementptr i8, ptr %t, i64 $T_LIN
+  %wlin = load i32, ptr %wlinp
+  %wneg = sub i32 0, %ws
+  %wl = and i32 %wlin, %wneg
+  %wlo = add i32 %blo, %wl
   %whi = add i32 %wlo, %ws
   %wge = icmp uge i32 %rthr, %wlo
   %wlt = icmp ult i32 %rthr, %whi
@@ -280,7 +308,8 @@ warps:
 samewarp:
   %rwp = getelementptr i8, ptr %rec, i64 8
   %rwep = load i16, ptr %rwp
-  %wepp = getelementptr i8, ptr %t, i64 $T_SAN_WEP
+  %mewp = call ptr @pykern.san.me(ptr %t)
+  %wepp = getelementptr i8, ptr %mewp, i64 4
   %wep = load i16, ptr %wepp
   %wsame = icmp eq i16 %rwep, %wep
   br i1 %wsame, label %maybe, label %no
@@ -306,17 +335,12 @@ no:
 
 ; the current thread's access record at %rec (flags left alone)
 define internal void @pykern.san.record(ptr %t, ptr %rec, i16 %site) alwaysinline {
-  %thrp = getelementptr i8, ptr %t, i64 $T_SAN_THR
-  %thr = load i32, ptr %thrp
+  %thr = call i32 @pykern.san.thr(ptr %t)
   store i32 %thr, ptr %rec
-  %epp = getelementptr i8, ptr %t, i64 $T_SAN_EP
-  %ep = load i32, ptr %epp
+  %me = call ptr @pykern.san.me(ptr %t)
+  %eps = load i64, ptr %me
   %p4 = getelementptr i8, ptr %rec, i64 4
-  store i32 %ep, ptr %p4
-  %wepp = getelementptr i8, ptr %t, i64 $T_SAN_WEP
-  %weg = load i32, ptr %wepp
-  %p8 = getelementptr i8, ptr %rec, i64 8
-  store i32 %weg, ptr %p8
+  store i64 %eps, ptr %p4
   %p12 = getelementptr i8, ptr %rec, i64 12
   store i16 %site, ptr %p12
   ret void
@@ -326,7 +350,8 @@ define internal void @pykern.san.record(ptr %t, ptr %rec, i16 %site) alwaysinlin
 define internal void @pykern.san.put(ptr %t, ptr %e, i64 %o, i16 %site) alwaysinline {
   %rec = getelementptr i8, ptr %e, i64 %o
   call void @pykern.san.record(ptr %t, ptr %rec, i16 %site)
-  %fcp = getelementptr i8, ptr %t, i64 $T_SAN_FC
+  %me = call ptr @pykern.san.me(ptr %t)
+  %fcp = getelementptr i8, ptr %me, i64 12
   %fc = load i32, ptr %fcp
   %o4 = lshr i64 %o, 2
   %fo = add i64 %o4, $CELL_FC
@@ -411,8 +436,10 @@ copyprev:
   store i64 %pw2, ptr %pv8
   br label %bar
 bar:
-  %tbp = getelementptr i8, ptr %t, i64 $T_SAN_BAR
-  %tb = load i32, ptr %tbp
+  %meb = call ptr @pykern.san.me(ptr %t)
+  %tbp = getelementptr i8, ptr %meb, i64 8
+  %tb1 = load i32, ptr %tbp
+  %tb = sub i32 %tb1, 1
   %rbp = getelementptr i8, ptr %san, i64 $S_RBAR
   store i32 %tb, ptr %rbp
   %blkp = getelementptr i8, ptr %t, i64 $T_BLK
@@ -504,8 +531,7 @@ wupd:
 
 ; ---- a read: remember it (two readers of different threads at most)
 readupd:
-  %thrp = getelementptr i8, ptr %t, i64 $T_SAN_THR
-  %thr = load i32, ptr %thrp
+  %thr = call i32 @pykern.san.thr(ptr %t)
   %r1none = icmp ule i32 %r1thr, %lo
   %r1self = icmp eq i32 %r1thr, %thr
   %replace1 = or i1 %r1none, %r1self
@@ -650,17 +676,17 @@ entry:
   %ac = load i32, ptr %acp
   %ac1 = add i32 %ac, 1
   store i32 %ac1, ptr %acp
-  %pp = getelementptr i8, ptr %t, i64 $T_SAN_PEND
+  %me = call ptr @pykern.san.me(ptr %t)
+  %pp = getelementptr i8, ptr %me, i64 16
   store i32 %ac1, ptr %pp
-  %plp = getelementptr i8, ptr %t, i64 $T_SAN_PENDL
+  %plp = getelementptr i8, ptr %me, i64 24
   store i64 %a, ptr %plp
-  %fcp = getelementptr i8, ptr %t, i64 $T_SAN_FC
+  %fcp = getelementptr i8, ptr %me, i64 12
   %fc = load i32, ptr %fcp
   %fenced = icmp ne i32 %fc, 0
   br i1 %fenced, label %rel, label %done
 rel:
-  %thrp = getelementptr i8, ptr %t, i64 $T_SAN_THR
-  %thr = load i32, ptr %thrp
+  %thr = call i32 @pykern.san.thr(ptr %t)
   %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
   %lo = load i32, ptr %lop
   %i0 = sub i32 %thr, %lo
@@ -812,7 +838,10 @@ define void @pykern.san.fresh(ptr %t, ptr %addr, i64 %n) {
   ret void
 }
 
-define void @pykern.san.start(ptr %t, ptr %shared) {
+; a thread starts (``whole`` = 0; thread 0 also starts its block) or, on the work-item-loop path,
+; a block does (``whole`` = 1): the block's fields in T, its thread states zeroed, its shared
+; memory forgotten
+define void @pykern.san.start(ptr %t, ptr %shared, i32 %whole) {
 entry:
   %san = call ptr @pykern.san.ctx(ptr %t)
   %bp = getelementptr i8, ptr %t, i64 $T_BLK
@@ -820,8 +849,6 @@ entry:
 """ + "".join(f"  %p{v} = getelementptr i8, ptr %blk, i64 {off}\n  %{v} = load i32, ptr %p{v}\n" for v, off in (
     ("bx", "$B_BID_X"), ("by", "$B_BID_Y"), ("bz", "$B_BID_Z"), ("gx", "$B_GDIM_X"), ("gy", "$B_GDIM_Y"),
     ("nt", "$B_NTHREADS"))) + r"""
-  %linp = getelementptr i8, ptr %t, i64 $T_LIN
-  %lin = load i32, ptr %linp
   %basep = getelementptr i8, ptr %san, i64 $S_BASE
   %base = load i32, ptr %basep
   %zy = mul i32 %bz, %gy
@@ -832,20 +859,28 @@ entry:
   %b1 = add i32 %g0, %base
   %blo = add i32 %b1, 1
   %bhi = add i32 %blo, %nt
-  %thr = add i32 %blo, %lin
-  %wsp = getelementptr i8, ptr %san, i64 $S_WS
-  %ws = load i32, ptr %wsp
-  %wneg = sub i32 0, %ws
-  %wl = and i32 %lin, %wneg
-  %wlo = add i32 %blo, %wl
+  %strp = getelementptr i8, ptr %san, i64 $S_TSTRIDE
+  %stride = load i32, ptr %strp
+  %sb = mul i32 %blin, %stride
+  %sb64 = zext i32 %sb to i64
+  %so = shl i64 %sb64, 5
+  %tsp0 = getelementptr i8, ptr %san, i64 $S_TSTATE
+  %ts0 = load ptr, ptr %tsp0
+  %ts = getelementptr i8, ptr %ts0, i64 %so
 """ + "".join(f"  %s{n} = getelementptr i8, ptr %t, i64 {off}\n  store {ty} {v}, ptr %s{n}\n" for n, (off, ty, v) in
-              enumerate((("$T_SAN_THR", "i32", "%thr"), ("$T_SAN_EP", "i32", "0"), ("$T_SAN_WEP", "i32", "0"),
-                         ("$T_SAN_BAR", "i32", "-1"), ("$T_SAN_LO", "i32", "%base"), ("$T_SAN_BLO", "i32", "%blo"),
-                         ("$T_SAN_BHI", "i32", "%bhi"), ("$T_SAN_WLO", "i32", "%wlo"), ("$T_SAN_FC", "i32", "0"),
-                         ("$T_SAN_PEND", "i32", "0")))) + r"""
+              enumerate((("$T_SAN_LO", "i32", "%base"), ("$T_SAN_BLO", "i32", "%blo"), ("$T_SAN_BHI", "i32", "%bhi"),
+                         ("$T_SAN_TS", "ptr", "%ts")))) + r"""
+  %isblock = icmp ne i32 %whole, 0
+  br i1 %isblock, label %forget, label %thread
+thread:
+  %linp = getelementptr i8, ptr %t, i64 $T_LIN
+  %lin = load i32, ptr %linp
   %first = icmp eq i32 %lin, 0
   br i1 %first, label %forget, label %done
 forget:
+  %nt64 = zext i32 %nt to i64
+  %tsbytes = shl i64 %nt64, 5
+  call void @llvm.memset.p0.i64(ptr %ts, i8 0, i64 %tsbytes, i1 false)
   %cp = getelementptr i8, ptr %blk, i64 $B_CTX
   %ctx = load ptr, ptr %cp
   %dynp = getelementptr i8, ptr %ctx, i64 $C_DYN
@@ -862,27 +897,28 @@ done:
   ret void
 }
 
-define void @pykern.san.sync(ptr %t, i32 %kind, i32 %site) {
+; a thread passed a barrier (%kind 0 block, 1 grid) or a ``syncwarp`` (2) at sync site %site
+define internal void @pykern.san.passed(ptr %q, i32 %kind, i32 %site) alwaysinline {
 entry:
-  %barp = getelementptr i8, ptr %t, i64 $T_SAN_BAR
-  store i32 %site, ptr %barp
+  %site1 = add i32 %site, 1
+  %barp = getelementptr i8, ptr %q, i64 8
+  store i32 %site1, ptr %barp
   %warp = icmp eq i32 %kind, 2
   br i1 %warp, label %w, label %b
 w:
-  %wepp = getelementptr i8, ptr %t, i64 $T_SAN_WEP
+  %wepp = getelementptr i8, ptr %q, i64 4
   %wep = load i16, ptr %wepp
   %wep1 = add i16 %wep, 1
   store i16 %wep1, ptr %wepp
   ret void
 b:
-  %epp = getelementptr i8, ptr %t, i64 $T_SAN_EP
-  %ep = load i32, ptr %epp
+  %ep = load i32, ptr %q
   %ep1 = add i32 %ep, 1
-  store i32 %ep1, ptr %epp
+  store i32 %ep1, ptr %q
   %grid = icmp eq i32 %kind, 1
   br i1 %grid, label %g, label %done
 g:
-  %gepp = getelementptr i8, ptr %t, i64 $T_SAN_GEP
+  %gepp = getelementptr i8, ptr %q, i64 6
   %gep = load i16, ptr %gepp
   %gep1 = add i16 %gep, 1
   store i16 %gep1, ptr %gepp
@@ -891,15 +927,47 @@ done:
   ret void
 }
 
+define void @pykern.san.sync(ptr %t, i32 %kind, i32 %site) {
+  %q = call ptr @pykern.san.me(ptr %t)
+  call void @pykern.san.passed(ptr %q, i32 %kind, i32 %site)
+  ret void
+}
+
+; the work-item-loop path: every thread of the block passed the block barrier at %site
+define void @pykern.san.blocksync(ptr %t, i32 %site) {
+entry:
+  %bp = getelementptr i8, ptr %t, i64 $T_BLK
+  %blk = load ptr, ptr %bp
+  %ntp = getelementptr i8, ptr %blk, i64 $B_NTHREADS
+  %nt = load i32, ptr %ntp
+  %nt64 = zext i32 %nt to i64
+  %tsp = getelementptr i8, ptr %t, i64 $T_SAN_TS
+  %ts = load ptr, ptr %tsp
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %body ]
+  %more = icmp ult i64 %i, %nt64
+  br i1 %more, label %body, label %done
+body:
+  %o = shl i64 %i, 5
+  %q = getelementptr i8, ptr %ts, i64 %o
+  call void @pykern.san.passed(ptr %q, i32 0, i32 %site)
+  %i1 = add i64 %i, 1
+  br label %loop
+done:
+  ret void
+}
+
 ; a device- or system-scope fence: what the thread did before it is released by its next atomic;
 ; its last atomic before it becomes its block's acquire
 define void @pykern.san.fence(ptr %t) {
 entry:
-  %fcp = getelementptr i8, ptr %t, i64 $T_SAN_FC
+  %me = call ptr @pykern.san.me(ptr %t)
+  %fcp = getelementptr i8, ptr %me, i64 12
   %fc = load i32, ptr %fcp
   %fc1 = add i32 %fc, 1
   store i32 %fc1, ptr %fcp
-  %pp = getelementptr i8, ptr %t, i64 $T_SAN_PEND
+  %pp = getelementptr i8, ptr %me, i64 16
   %pend = load i32, ptr %pp
   %has = icmp ne i32 %pend, 0
   br i1 %has, label %acq, label %done
@@ -921,15 +989,13 @@ acq:
   %ao = mul i64 %bidx, $ACQ_BYTES
   %q = getelementptr i8, ptr %acqt, i64 %ao
   store i32 %pend, ptr %q
-  %epp = getelementptr i8, ptr %t, i64 $T_SAN_EP
-  %ep = load i32, ptr %epp
+  %ep = load i32, ptr %me
   %aepp = getelementptr i8, ptr %q, i64 4
   store i32 %ep, ptr %aepp
-  %thrp = getelementptr i8, ptr %t, i64 $T_SAN_THR
-  %thr = load i32, ptr %thrp
+  %thr = call i32 @pykern.san.thr(ptr %t)
   %athrp = getelementptr i8, ptr %q, i64 8
   store i32 %thr, ptr %athrp
-  %plp = getelementptr i8, ptr %t, i64 $T_SAN_PENDL
+  %plp = getelementptr i8, ptr %me, i64 24
   %pl = load i64, ptr %plp
   %alp = getelementptr i8, ptr %q, i64 16
   store i64 %pl, ptr %alp

@@ -62,6 +62,7 @@ class SanCtx(ctypes.Structure):
         ("wckey", ctypes.c_int64), ("wcval", ctypes.c_void_p), ("bckey", ctypes.c_int64), ("bcval", ctypes.c_void_p),
         ("dedup", ctypes.c_void_p), ("dmask", ctypes.c_int64), ("static", ctypes.c_int64),
         ("base", ctypes.c_uint32), ("aclock", ctypes.c_uint32), ("rel", ctypes.c_void_p), ("bacq", ctypes.c_void_p),
+        ("tstate", ctypes.c_void_p), ("tstride", ctypes.c_uint32), ("_pad", ctypes.c_uint32),
         ("rkind", ctypes.c_int32), ("rtable", ctypes.c_int32), ("raddr", ctypes.c_uint64),
         ("rcur", ctypes.c_uint8 * 16), ("rprev", ctypes.c_uint8 * 16), ("rprevkind", ctypes.c_int32),
         ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64), ("raux", ctypes.c_uint64),
@@ -69,7 +70,7 @@ class SanCtx(ctypes.Structure):
 
 
 assert ctypes.sizeof(SanCtx) == layout.S_SIZE and SanCtx.raux.offset == layout.S_RAUX
-assert SanCtx.base.offset == layout.S_BASE and SanCtx.bacq.offset == layout.S_BACQ
+assert SanCtx.base.offset == layout.S_BASE and SanCtx.tstride.offset == layout.S_TSTRIDE
 
 #: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow it held) and
 #: ``pages`` (shadow pages); the benchmarks report them
@@ -263,6 +264,9 @@ class _Shadow:
         c.dedup, c.dmask = self.dedup.ctypes.data, 4095
         c.static = (artifact.static_shared_bytes + 15) // 16 * 16
         c.base = self.base
+        # the threads' states: one block's at a time, or every block's when they run at once
+        self._tstate = np.zeros((total if concurrent else nt) * layout.TSTATE_BYTES, np.uint8)
+        c.tstate, c.tstride = self._tstate.ctypes.data, nt if concurrent else 0
         if fences:  # the release table (per thread) and acquire table (per block) of ``fenced``
             self._rel = np.zeros(total * layout.REL_BYTES, np.uint8)
             self._acq = np.zeros(max(1, total // nt) * layout.ACQ_BYTES, np.uint8)
