@@ -62,7 +62,7 @@ CELL_FC, CELL_MODE = 48, 60
 
 # ---- the sanitizer context (``runtime/cpu/sanitizer.py`` SanCtx; must match)
 S_TABLE, S_MASK, S_MISS, S_REPORT, S_NTHREADS, S_WS, S_FLAGS, S_LOCK = 0, 8, 16, 24, 32, 36, 40, 44
-S_WCKEY, S_WCVAL, S_BCKEY, S_BCVAL, S_DEDUP, S_DMASK, S_STATIC = 48, 56, 64, 72, 80, 88, 96
+S_CACHE, S_DEDUP, S_DMASK, S_STATIC = 48, 80, 88, 96
 S_BASE, S_ACLOCK, S_REL, S_BACQ, S_TSTATE, S_TSTRIDE = 104, 108, 112, 120, 128, 136
 # the report being handed to the runtime
 S_RKIND, S_RTABLE, S_RADDR, S_RCUR, S_RPREV, S_RPREVKIND, S_RBAR, S_RKEY, S_RSHARED, S_RAUX = (
@@ -114,10 +114,18 @@ define internal i32 @pykern.san.thr(ptr %t) alwaysinline {
 }
 
 ; the shadow page of table key %key (null: the runtime gave none, its memory limit), remembered
-; in the one-entry cache at %ck/%cv of the context
-define internal ptr @pykern.san.page(ptr %san, i64 %key, i64 %ckoff) {
+; in the context's direct-mapped cache of 64 pages (key, page)
+define internal ptr @pykern.san.page(ptr %san, i64 %key) {
 entry:
-  %ckp = getelementptr i8, ptr %san, i64 %ckoff
+  %cachep = getelementptr i8, ptr %san, i64 $S_CACHE
+  %cache = load ptr, ptr %cachep
+  %x4 = lshr i64 %key, 6
+  %x8 = lshr i64 %key, 12
+  %x0 = xor i64 %key, %x4
+  %x1 = xor i64 %x0, %x8
+  %ci = and i64 %x1, 63
+  %co = shl i64 %ci, 4
+  %ckp = getelementptr i8, ptr %cache, i64 %co
   %ck = load i64, ptr %ckp
   %cvp = getelementptr i8, ptr %ckp, i64 8
   %hitc = icmp eq i64 %ck, %key
@@ -168,7 +176,7 @@ define internal ptr @pykern.san.wcell(ptr %san, i64 %a) alwaysinline {
 entry:
   %page = lshr i64 %a, $WPAGE_BITS
   %key = add i64 %page, 1
-  %b = call ptr @pykern.san.page(ptr %san, i64 %key, i64 $S_WCKEY)
+  %b = call ptr @pykern.san.page(ptr %san, i64 %key)
   %isnull = icmp eq ptr %b, null
   br i1 %isnull, label %none, label %some
 none:
@@ -187,7 +195,7 @@ entry:
   %page = lshr i64 %a, $BPAGE_BITS
   %k0 = add i64 %page, 1
   %key = or i64 %k0, $BYTE_SPACE_KEY
-  %b = call ptr @pykern.san.page(ptr %san, i64 %key, i64 $S_BCKEY)
+  %b = call ptr @pykern.san.page(ptr %san, i64 %key)
   %isnull = icmp eq ptr %b, null
   br i1 %isnull, label %none, label %some
 none:

@@ -59,7 +59,7 @@ class SanCtx(ctypes.Structure):
     _fields_ = [
         ("table", ctypes.c_void_p), ("mask", ctypes.c_int64), ("miss", ctypes.c_void_p), ("report", ctypes.c_void_p),
         ("nthreads", ctypes.c_int32), ("wave", ctypes.c_int32), ("flags", ctypes.c_int32), ("lock", ctypes.c_int32),
-        ("wckey", ctypes.c_int64), ("wcval", ctypes.c_void_p), ("bckey", ctypes.c_int64), ("bcval", ctypes.c_void_p),
+        ("cache", ctypes.c_void_p), ("_unused", ctypes.c_int64 * 3),
         ("dedup", ctypes.c_void_p), ("dmask", ctypes.c_int64), ("static", ctypes.c_int64),
         ("base", ctypes.c_uint32), ("aclock", ctypes.c_uint32), ("rel", ctypes.c_void_p), ("bacq", ctypes.c_void_p),
         ("tstate", ctypes.c_void_p), ("tstride", ctypes.c_uint32), ("_pad", ctypes.c_uint32),
@@ -262,6 +262,8 @@ class _Shadow:
         c.flags = ((1 if "race" in modes else 0) | (2 if "init" in modes else 0) | (4 if concurrent else 0)
                    | (layout.F_FENCE if fences else 0))
         c.dedup, c.dmask = self.dedup.ctypes.data, 4095
+        self._cache = np.zeros(2 * 64, np.uint64)  # the checker's page cache: (key, page) x 64
+        c.cache = self._cache.ctypes.data
         c.static = (artifact.static_shared_bytes + 15) // 16 * 16
         c.base = self.base
         # the threads' states: one block's at a time, or every block's when they run at once
