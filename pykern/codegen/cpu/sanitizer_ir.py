@@ -34,10 +34,11 @@ is memory that is initialised and that nothing accessed, so fresh pages need no 
 
 Two accesses of different threads are ordered when they are in different blocks and different
 grid epochs, or in one block and different epochs, or in one warp and different warp epochs, or
-through a fence and an atomic (``fenced``: the first thread fenced after its access and then made
-an atomic access of some address, and the second thread's block later made an atomic access of
-the same address followed by a fence, the second thread being that fencing thread or past a block
-barrier since the fence); nothing else orders them (the blocks of a sanitized launch run one after
+through a fence and an atomic (``fenced``, the release/acquire pattern of the CUDA memory model:
+the first thread -- or a thread of its block past a barrier that followed the access -- fenced
+and then made an atomic access of some address, and the second thread's block later made an
+atomic access of the same address followed by a device fence, the second thread being that
+fencing thread or past a block barrier since the fence); nothing else orders them (the blocks of a sanitized launch run one after
 another on one OS thread, so the records need no locks; a cooperative launch's blocks run at once
 and take the context's spin lock).
 
@@ -75,7 +76,7 @@ F_RACE, F_INIT, F_LOCK, F_FENCE = 1, 2, 4, 8
 #: report kinds
 R_RACE, R_UNINIT = 1, 2
 #: bytes per thread of the release table and per block of the acquire table (``fenced``)
-REL_BYTES, ACQ_BYTES = 16, 32
+REL_BYTES, ACQ_BYTES = 16, 48
 
 _TEXT = string.Template(r"""
 
@@ -91,7 +92,7 @@ define internal ptr @pykern.san.ctx(ptr %t) alwaysinline {
 
 ; the current thread's slot in the block's table of thread states (``T_SAN_TS``, 32 bytes per
 ; thread: epoch u32, warp epoch u16, grid epoch u16, last sync site + 1 i32, fences u32, clock + 1
-; of its last atomic u32, that atomic's address u64 at 24)
+; of its last atomic u32, its epoch at its last fence u32, that atomic's address u64)
 define internal ptr @pykern.san.me(ptr %t) alwaysinline {
   %linp = getelementptr i8, ptr %t, i64 $T_LIN
   %lin = load i32, ptr %linp
@@ -207,27 +208,13 @@ some:
   ret ptr %e
 }
 
-; did a fence and an atomic order the access of thread %rthr (its fence count then: %rfc) before
-; the current thread's? (see the module docstring)
-define internal i1 @pykern.san.fenced(ptr %san, ptr %t, i32 %rthr, i32 %rfc) {
+; has the current thread acquired what the release at atomic clock %rt of address %rl published?
+; (its block's last acquire: an atomic of %rl after that one, then a fence, by this thread or
+; by another before a barrier this thread has passed since)
+define internal i1 @pykern.san.acquired(ptr %san, ptr %t, i32 %rt, i64 %rl) {
 entry:
   %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
   %lo = load i32, ptr %lop
-  %i0 = sub i32 %rthr, %lo
-  %i1 = sub i32 %i0, 1
-  %idx = zext i32 %i1 to i64
-  %relp = getelementptr i8, ptr %san, i64 $S_REL
-  %rel = load ptr, ptr %relp
-  %ro = mul i64 %idx, $REL_BYTES
-  %r = getelementptr i8, ptr %rel, i64 %ro
-  %relfc = load i32, ptr %r
-  %after = icmp ugt i32 %relfc, %rfc
-  br i1 %after, label %released, label %no
-released:
-  %rtp = getelementptr i8, ptr %r, i64 4
-  %rt = load i32, ptr %rtp
-  %rlp = getelementptr i8, ptr %r, i64 8
-  %rl = load i64, ptr %rlp
   %blop = getelementptr i8, ptr %t, i64 $T_SAN_BLO
   %blo = load i32, ptr %blop
   %b0 = sub i32 %blo, %lo
@@ -259,6 +246,57 @@ who:
   %past = icmp ugt i32 %ep, %aep
   %ok = or i1 %me, %past
   ret i1 %ok
+no:
+  ret i1 false
+}
+
+; did a fence and an atomic order the access of thread %rthr (its fence count then: %rfc, its
+; barrier epoch: %rep) before the current thread's? Released by that thread (it fenced after the
+; access, then made an atomic access), or by a thread of its block that fenced after a barrier
+; that followed the access; acquired as ``acquired`` says
+define internal i1 @pykern.san.fenced(ptr %san, ptr %t, i32 %rthr, i32 %rfc, i32 %rep) {
+entry:
+  %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
+  %lo = load i32, ptr %lop
+  %i0 = sub i32 %rthr, %lo
+  %i1 = sub i32 %i0, 1
+  %idx = zext i32 %i1 to i64
+  %relp = getelementptr i8, ptr %san, i64 $S_REL
+  %rel = load ptr, ptr %relp
+  %ro = mul i64 %idx, $REL_BYTES
+  %r = getelementptr i8, ptr %rel, i64 %ro
+  %relfc = load i32, ptr %r
+  %after = icmp ugt i32 %relfc, %rfc
+  br i1 %after, label %released, label %block
+released:
+  %rtp = getelementptr i8, ptr %r, i64 4
+  %rt = load i32, ptr %rtp
+  %rlp = getelementptr i8, ptr %r, i64 8
+  %rl = load i64, ptr %rlp
+  %ok1 = call i1 @pykern.san.acquired(ptr %san, ptr %t, i32 %rt, i64 %rl)
+  br i1 %ok1, label %yes, label %block
+block:
+  %ntp = getelementptr i8, ptr %san, i64 $S_NTHREADS
+  %nt = load i32, ptr %ntp
+  %pb = udiv i32 %i1, %nt
+  %pb64 = zext i32 %pb to i64
+  %acqp = getelementptr i8, ptr %san, i64 $S_BACQ
+  %acq = load ptr, ptr %acqp
+  %bo = mul i64 %pb64, $ACQ_BYTES
+  %q = getelementptr i8, ptr %acq, i64 %bo
+  %bepp = getelementptr i8, ptr %q, i64 32
+  %bep = load i32, ptr %bepp
+  %before = icmp ult i32 %rep, %bep
+  br i1 %before, label %breleased, label %no
+breleased:
+  %btp = getelementptr i8, ptr %q, i64 36
+  %bt = load i32, ptr %btp
+  %blp = getelementptr i8, ptr %q, i64 40
+  %bl = load i64, ptr %blp
+  %ok2 = call i1 @pykern.san.acquired(ptr %san, ptr %t, i32 %bt, i64 %bl)
+  ret i1 %ok2
+yes:
+  ret i1 true
 no:
   ret i1 false
 }
@@ -332,7 +370,9 @@ fchk:
   %fo = add i64 %o4, $CELL_FC
   %fcp = getelementptr i8, ptr %e, i64 %fo
   %rfc = load i32, ptr %fcp
-  %ord = call i1 @pykern.san.fenced(ptr %san, ptr %t, i32 %rthr, i32 %rfc)
+  %repp = getelementptr i8, ptr %rec, i64 4
+  %repf = load i32, ptr %repp
+  %ord = call i1 @pykern.san.fenced(ptr %san, ptr %t, i32 %rthr, i32 %rfc, i32 %repf)
   %un = xor i1 %ord, true
   ret i1 %un
 yes:
@@ -713,6 +753,27 @@ store:
   store i32 %ac1, ptr %rtp
   %rlp = getelementptr i8, ptr %r, i64 8
   store i64 %a, ptr %rlp
+  ; the block's release: what its threads did before a barrier this thread passed before fencing
+  %fepp = getelementptr i8, ptr %me, i64 20
+  %fep = load i32, ptr %fepp
+  %blop = getelementptr i8, ptr %t, i64 $T_SAN_BLO
+  %blo = load i32, ptr %blop
+  %b0 = sub i32 %blo, %lo
+  %b1 = sub i32 %b0, 1
+  %ntp = getelementptr i8, ptr %san, i64 $S_NTHREADS
+  %nt = load i32, ptr %ntp
+  %bi = udiv i32 %b1, %nt
+  %bidx = zext i32 %bi to i64
+  %acqp = getelementptr i8, ptr %san, i64 $S_BACQ
+  %acqt = load ptr, ptr %acqp
+  %ao = mul i64 %bidx, $ACQ_BYTES
+  %q = getelementptr i8, ptr %acqt, i64 %ao
+  %bepp = getelementptr i8, ptr %q, i64 32
+  store i32 %fep, ptr %bepp
+  %btp = getelementptr i8, ptr %q, i64 36
+  store i32 %ac1, ptr %btp
+  %blp = getelementptr i8, ptr %q, i64 40
+  store i64 %a, ptr %blp
   br label %done
 done:
   ret void
@@ -975,6 +1036,9 @@ entry:
   %fc = load i32, ptr %fcp
   %fc1 = add i32 %fc, 1
   store i32 %fc1, ptr %fcp
+  %fep = load i32, ptr %me
+  %fepp = getelementptr i8, ptr %me, i64 20
+  store i32 %fep, ptr %fepp
   %pp = getelementptr i8, ptr %me, i64 16
   %pend = load i32, ptr %pp
   %has = icmp ne i32 %pend, 0
