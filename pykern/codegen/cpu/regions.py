@@ -493,6 +493,8 @@ class RegionLowering(FunctionLowering):
         b = self.builder
         base = b.gep(self._frames, [b.add(b.mul(self._nt64, L.Constant(I64, off)),
                                         b.mul(self._lin64, L.Constant(I64, nbytes)))], source_etype=I8)
+        if self.options.sanitize:  # the array lives here, not in the alloca the base class told the checker of
+            self.target.sanitize_fresh(self, base, nbytes)
         return b.insert_value(arr, base, 0)
 
     # ---- set-up

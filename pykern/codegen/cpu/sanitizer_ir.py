@@ -2,9 +2,10 @@
 
 A sanitized kernel calls these functions (the cpu target emits the calls):
 
-* ``@pykern.san.access(T, addr, nbytes, site << 2 | kind, aux)`` before every array element access
-  (kind 0 read, 1 write, 2 atomic; ``aux`` the element's index, 16 bits per axis, for local arrays,
-  whose reports cannot find it from the address);
+* ``@pykern.san.access(T, addr, nbytes, site << 3 | local << 2 | kind, aux)`` before every array
+  element access (kind 0 read, 1 write, 2 atomic; ``local``: a local array's element, private to
+  its thread, checked for unwritten reads only; ``aux`` the element's index, 16 bits per axis, for
+  local arrays, whose reports cannot find it from the address);
 * ``@pykern.san.fresh(T, addr, nbytes)`` where a local array is allocated;
 * ``@pykern.san.start(T, shared)`` when a thread starts (thread 0 of a block also forgets the
   block's shared memory: a new block's shared memory holds nothing written);
@@ -783,11 +784,15 @@ define void @pykern.san.access(ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %aux) {
 entry:
   %san = call ptr @pykern.san.ctx(ptr %t)
   %fp = getelementptr i8, ptr %san, i64 $S_FLAGS
-  %flags = load i32, ptr %fp
+  %flags0 = load i32, ptr %fp
   call void @pykern.san.lock(ptr %san)
   %kind = and i32 %sk, 3
-  %s32 = lshr i32 %sk, 2
+  %s32 = lshr i32 %sk, 3
   %site = trunc i32 %s32 to i16
+  %localbit = and i32 %sk, 4
+  %islocal = icmp ne i32 %localbit, 0
+  %noracef = and i32 %flags0, -2
+  %flags = select i1 %islocal, i32 %noracef, i32 %flags0
   %a0 = ptrtoint ptr %addr to i64
   %isatomic = icmp eq i32 %kind, 2
   %ff = and i32 %flags, $F_FENCE

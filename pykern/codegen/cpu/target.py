@@ -292,7 +292,9 @@ class CpuTarget(Target):
 
     def sanitize_access(self, fx, ptr, nbytes, kind, site, aux=None):
         f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32, I64])
-        code = site << 2 | {"read": 0, "write": 1, "atomic": 2}[kind]
+        # bit 2: a local array's element (``aux``, its index, given): private to its thread, so
+        # checked for reads of unwritten elements only, never for races
+        code = site << 3 | (4 if aux is not None else 0) | {"read": 0, "write": 1, "atomic": 2}[kind]
         b = fx.builder
         p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
         b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code),
