@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pykern.codegen.cpu import sanitizer_ir as layout
+from pykern.core import sanitize_layout as layout
 from pykern.core.errors import SanitizerError, SanitizerWarning
 from pykern.core.sanitize import REPORT_LIMIT, checks
 
