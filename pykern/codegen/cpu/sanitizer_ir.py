@@ -188,25 +188,37 @@ some:
   ret ptr %e
 }
 
-; has the current thread acquired what the release at atomic clock %rt of address %rl published?
-; (its block's last acquire: an atomic of %rl after that one, then a fence, by this thread or
-; by another before a barrier this thread has passed since)
-define internal i1 @pykern.san.acquired(ptr %san, ptr %t, i32 %rt, i64 %rl) {
-entry:
+; the acquire/release table's entry of the current thread's block
+define internal ptr @pykern.san.myblock(ptr %san, ptr %t) alwaysinline {
   %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
   %lo = load i32, ptr %lop
   %blop = getelementptr i8, ptr %t, i64 $T_SAN_BLO
   %blo = load i32, ptr %blop
   %b0 = sub i32 %blo, %lo
   %b1 = sub i32 %b0, 1
+  %q = call ptr @pykern.san.blockof(ptr %san, i32 %b1)
+  ret ptr %q
+}
+
+; the acquire/release table's entry of the block of the thread with launch index %i (id - base - 1)
+define internal ptr @pykern.san.blockof(ptr %san, i32 %i) alwaysinline {
   %ntp = getelementptr i8, ptr %san, i64 $S_NTHREADS
   %nt = load i32, ptr %ntp
-  %bi = udiv i32 %b1, %nt
+  %bi = udiv i32 %i, %nt
   %bidx = zext i32 %bi to i64
   %acqp = getelementptr i8, ptr %san, i64 $S_BACQ
   %acq = load ptr, ptr %acqp
   %ao = mul i64 %bidx, $ACQ_BYTES
   %q = getelementptr i8, ptr %acq, i64 %ao
+  ret ptr %q
+}
+
+; has the current thread acquired what the release at atomic clock %rt of address %rl published?
+; (its block's last acquire: an atomic of %rl after that one, then a fence, by this thread or
+; by another before a barrier this thread has passed since)
+define internal i1 @pykern.san.acquired(ptr %san, ptr %t, i32 %rt, i64 %rl) {
+entry:
+  %q = call ptr @pykern.san.myblock(ptr %san, ptr %t)
   %at = load i32, ptr %q
   %aepp = getelementptr i8, ptr %q, i64 4
   %aep = load i32, ptr %aepp
@@ -256,14 +268,7 @@ released:
   %ok1 = call i1 @pykern.san.acquired(ptr %san, ptr %t, i32 %rt, i64 %rl)
   br i1 %ok1, label %yes, label %block
 block:
-  %ntp = getelementptr i8, ptr %san, i64 $S_NTHREADS
-  %nt = load i32, ptr %ntp
-  %pb = udiv i32 %i1, %nt
-  %pb64 = zext i32 %pb to i64
-  %acqp = getelementptr i8, ptr %san, i64 $S_BACQ
-  %acq = load ptr, ptr %acqp
-  %bo = mul i64 %pb64, $ACQ_BYTES
-  %q = getelementptr i8, ptr %acq, i64 %bo
+  %q = call ptr @pykern.san.blockof(ptr %san, i32 %i1)
   %bepp = getelementptr i8, ptr %q, i64 32
   %bep = load i32, ptr %bepp
   %before = icmp ult i32 %rep, %bep
@@ -623,6 +628,28 @@ fail:
   ret i1 false
 }
 
+; the byte cell of byte %a, its granule split first (null: the shadow memory ran out)
+define internal ptr @pykern.san.bytecell(ptr %san, i64 %a) {
+entry:
+  %g = and i64 %a, -4
+  %c = call ptr @pykern.san.wcell(ptr %san, i64 %g)
+  %cnull = icmp eq ptr %c, null
+  br i1 %cnull, label %none, label %mode
+mode:
+  %mp = getelementptr i8, ptr %c, i64 $CELL_MODE
+  %m = load i32, ptr %mp
+  %split = icmp ne i32 %m, 0
+  br i1 %split, label %cell, label %dosplit
+dosplit:
+  %ok = call i1 @pykern.san.split(ptr %san, ptr %c, i64 %g)
+  br i1 %ok, label %cell, label %none
+cell:
+  %e = call ptr @pykern.san.bcell(ptr %san, i64 %a)
+  ret ptr %e
+none:
+  ret ptr null
+}
+
 ; the byte cells of [%a0, %a0 + %n), the granules split first
 define internal i1 @pykern.san.bytes(ptr %san, ptr %t, i64 %a0, i64 %n, i16 %site, i32 %kind, i32 %flags,
                                      i1 %quiet, i64 %aux) {
@@ -635,20 +662,7 @@ loop:
   br i1 %more, label %body, label %exit
 body:
   %a = add i64 %a0, %i
-  %g = and i64 %a, -4
-  %c = call ptr @pykern.san.wcell(ptr %san, i64 %g)
-  %cnull = icmp eq ptr %c, null
-  br i1 %cnull, label %skip, label %mode
-mode:
-  %mp = getelementptr i8, ptr %c, i64 $CELL_MODE
-  %m = load i32, ptr %mp
-  %split = icmp ne i32 %m, 0
-  br i1 %split, label %cell, label %dosplit
-dosplit:
-  %ok = call i1 @pykern.san.split(ptr %san, ptr %c, i64 %g)
-  br i1 %ok, label %cell, label %skip
-cell:
-  %e = call ptr @pykern.san.bcell(ptr %san, i64 %a)
+  %e = call ptr @pykern.san.bytecell(ptr %san, i64 %a)
   %enull = icmp eq ptr %e, null
   br i1 %enull, label %skip, label %check
 check:
@@ -736,18 +750,7 @@ store:
   ; the block's release: what its threads did before a barrier this thread passed before fencing
   %fepp = getelementptr i8, ptr %me, i64 20
   %fep = load i32, ptr %fepp
-  %blop = getelementptr i8, ptr %t, i64 $T_SAN_BLO
-  %blo = load i32, ptr %blop
-  %b0 = sub i32 %blo, %lo
-  %b1 = sub i32 %b0, 1
-  %ntp = getelementptr i8, ptr %san, i64 $S_NTHREADS
-  %nt = load i32, ptr %ntp
-  %bi = udiv i32 %b1, %nt
-  %bidx = zext i32 %bi to i64
-  %acqp = getelementptr i8, ptr %san, i64 $S_BACQ
-  %acqt = load ptr, ptr %acqp
-  %ao = mul i64 %bidx, $ACQ_BYTES
-  %q = getelementptr i8, ptr %acqt, i64 %ao
+  %q = call ptr @pykern.san.myblock(ptr %san, ptr %t)
   %bepp = getelementptr i8, ptr %q, i64 32
   store i32 %fep, ptr %bepp
   %btp = getelementptr i8, ptr %q, i64 36
@@ -855,20 +858,7 @@ wnext:
   %iw = add i64 %i, 4
   br label %loop
 byte:
-  %g = and i64 %a, -4
-  %gc = call ptr @pykern.san.wcell(ptr %san, i64 %g)
-  %gnull = icmp eq ptr %gc, null
-  br i1 %gnull, label %bnext, label %bmode
-bmode:
-  %mp = getelementptr i8, ptr %gc, i64 $CELL_MODE
-  %m = load i32, ptr %mp
-  %split = icmp ne i32 %m, 0
-  br i1 %split, label %bcell, label %dosplit
-dosplit:
-  %ok = call i1 @pykern.san.split(ptr %san, ptr %gc, i64 %g)
-  br i1 %ok, label %bcell, label %bnext
-bcell:
-  %e = call ptr @pykern.san.bcell(ptr %san, i64 %a)
+  %e = call ptr @pykern.san.bytecell(ptr %san, i64 %a)
   %enull = icmp eq ptr %e, null
   br i1 %enull, label %bnext, label %bclear
 bclear:
@@ -1030,20 +1020,7 @@ entry:
 acq:
   %san = call ptr @pykern.san.ctx(ptr %t)
   call void @pykern.san.lock(ptr %san)
-  %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
-  %lo = load i32, ptr %lop
-  %blop = getelementptr i8, ptr %t, i64 $T_SAN_BLO
-  %blo = load i32, ptr %blop
-  %b0 = sub i32 %blo, %lo
-  %b1 = sub i32 %b0, 1
-  %ntp = getelementptr i8, ptr %san, i64 $S_NTHREADS
-  %nt = load i32, ptr %ntp
-  %bi = udiv i32 %b1, %nt
-  %bidx = zext i32 %bi to i64
-  %acqp = getelementptr i8, ptr %san, i64 $S_BACQ
-  %acqt = load ptr, ptr %acqp
-  %ao = mul i64 %bidx, $ACQ_BYTES
-  %q = getelementptr i8, ptr %acqt, i64 %ao
+  %q = call ptr @pykern.san.myblock(ptr %san, ptr %t)
   store i32 %pend, ptr %q
   %ep = load i32, ptr %me
   %aepp = getelementptr i8, ptr %q, i64 4
