@@ -242,21 +242,31 @@ no:
   ret i1 false
 }
 
-; did a fence and an atomic order the access of thread %rthr (its fence count then: %rfc, its
-; barrier epoch: %rep) before the current thread's? Released by that thread (it fenced after the
-; access, then made an atomic access), or by a thread of its block that fenced after a barrier
-; that followed the access; acquired as ``acquired`` says
-define internal i1 @pykern.san.fenced(ptr %san, ptr %t, i32 %rthr, i32 %rfc, i32 %rep) {
-entry:
+; the release table's entry of the thread with id %thr
+define internal ptr @pykern.san.relof(ptr %san, ptr %t, i32 %thr) alwaysinline {
   %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
   %lo = load i32, ptr %lop
-  %i0 = sub i32 %rthr, %lo
+  %i0 = sub i32 %thr, %lo
   %i1 = sub i32 %i0, 1
   %idx = zext i32 %i1 to i64
   %relp = getelementptr i8, ptr %san, i64 $S_REL
   %rel = load ptr, ptr %relp
   %ro = mul i64 %idx, $REL_BYTES
   %r = getelementptr i8, ptr %rel, i64 %ro
+  ret ptr %r
+}
+
+; did a fence and an atomic order the access of thread %rthr (its fence count then: %rfc, its
+; barrier epoch: %rep) before the current thread's? Released by that thread (it fenced after the
+; access, then made an atomic access), or by a thread of its block that fenced after a barrier
+; that followed the access; acquired as ``acquired`` says
+define internal i1 @pykern.san.fenced(ptr %san, ptr %t, i32 %rthr, i32 %rfc, i32 %rep) {
+entry:
+  %r = call ptr @pykern.san.relof(ptr %san, ptr %t, i32 %rthr)
+  %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
+  %lo = load i32, ptr %lop
+  %i0 = sub i32 %rthr, %lo
+  %i1 = sub i32 %i0, 1
   %relfc = load i32, ptr %r
   %after = icmp ugt i32 %relfc, %rfc
   br i1 %after, label %released, label %block
@@ -729,15 +739,7 @@ entry:
   br i1 %fenced, label %rel, label %done
 rel:
   %thr = call i32 @pykern.san.thr(ptr %t)
-  %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
-  %lo = load i32, ptr %lop
-  %i0 = sub i32 %thr, %lo
-  %i1 = sub i32 %i0, 1
-  %idx = zext i32 %i1 to i64
-  %relp = getelementptr i8, ptr %san, i64 $S_REL
-  %reltab = load ptr, ptr %relp
-  %ro = mul i64 %idx, $REL_BYTES
-  %r = getelementptr i8, ptr %reltab, i64 %ro
+  %r = call ptr @pykern.san.relof(ptr %san, ptr %t, i32 %thr)
   %rfc = load i32, ptr %r
   %new = icmp ne i32 %rfc, %fc
   br i1 %new, label %store, label %done
