@@ -376,8 +376,9 @@ class _Shadow:
                 why += " (same warp: no syncwarp between them either; lanes are not assumed to run in lockstep)"
         else:
             why = (f"different blocks, grid-sync interval {int(cur['gep'])} (first in barrier interval "
-                   f"{int(prev['ep'])} of its block, second in interval {int(cur['ep'])}): only a grid sync or the "
-                   "end of the launch orders different blocks")
+                   f"{int(prev['ep'])} of its block, second in interval {int(cur['ep'])}): only a grid sync, the "
+                   "end of the launch, or a fence then an atomic in the first thread and an atomic of the same "
+                   "address then a fence in the second orders different blocks")
         first = self._access(prev, pkind, psite)
         text = f"data race on {where}:\n    first:  {self._say(first)}\n    second: {self._say(second)}\n    {why}"
         return Hazard("race", where, first, second, f"kernel '{self.kname}': {text}", key)
