@@ -26,7 +26,10 @@ S_BASE, S_ACLOCK, S_REL, S_BACQ, S_TSTATE, S_TSTRIDE = 104, 108, 112, 120, 128, 
 # the report being handed to the runtime
 S_RKIND, S_RTABLE, S_RADDR, S_RCUR, S_RPREV, S_RPREVKIND, S_RBAR, S_RKEY, S_RSHARED, S_RAUX = (
     144, 148, 152, 160, 176, 192, 196, 200, 208, 216)
-S_SIZE = 224
+# watchpoints (``pykern.debug.watch``): [lo, hi) byte ranges (u64 pairs), their count, and the
+# runtime's callback for an access that overlaps one
+S_WATCH, S_NWATCH, S_WCALL = 224, 232, 240
+S_SIZE = 248
 #: bytes of a thread's state in the context's table (``@pykern.san.me``)
 TSTATE_BYTES = 32
 #: SanCtx flags

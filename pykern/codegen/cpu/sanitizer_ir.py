@@ -56,7 +56,8 @@ from pykern.core.sanitize_layout import (  # noqa: F401  (the layout both sides 
     ACQ_BYTES, BPAGE_BITS, BYTE_SPACE_KEY, CELL_BYTES, CELL_FC, CELL_MODE, F_FENCE, F_INIT, F_LOCK, F_RACE, GRANULE,
     R_RACE, R_UNINIT, REL_BYTES, S_ACLOCK, S_BACQ, S_BASE, S_CACHE, S_DEDUP, S_DMASK, S_FLAGS, S_LOCK, S_MASK, S_MISS,
     S_NTHREADS, S_RADDR, S_RAUX, S_RBAR, S_RCUR, S_REL, S_REPORT, S_RKEY, S_RKIND, S_RPREV, S_RPREVKIND, S_RSHARED,
-    S_RTABLE, S_SIZE, S_STATIC, S_TABLE, S_TSTATE, S_TSTRIDE, S_WS, TSTATE_BYTES, WPAGE_BITS)
+    S_RTABLE, S_SIZE, S_STATIC, S_TABLE, S_TSTATE, S_TSTRIDE, S_WS, TSTATE_BYTES, WPAGE_BITS, S_WATCH, S_NWATCH,
+    S_WCALL)
 
 _TEXT = string.Template(r"""
 
@@ -764,7 +765,69 @@ done:
   ret void
 }
 
+; every access: first the watchpoints, then (when race or init is checked) the shadow
 define void @pykern.san.access(ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %aux) {
+entry:
+  %san = call ptr @pykern.san.ctx(ptr %t)
+  %nwp = getelementptr i8, ptr %san, i64 $S_NWATCH
+  %nw = load i64, ptr %nwp
+  %anyw = icmp ne i64 %nw, 0
+  br i1 %anyw, label %watch, label %checks
+watch:
+  call void @pykern.san.watched(ptr %san, ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %nw)
+  br label %checks
+checks:
+  %fp = getelementptr i8, ptr %san, i64 $S_FLAGS
+  %flags = load i32, ptr %fp
+  %fc = and i32 %flags, 3
+  %any = icmp ne i32 %fc, 0
+  br i1 %any, label %check, label %done
+check:
+  call void @pykern.san.access.shadow(ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %aux)
+  br label %done
+done:
+  ret void
+}
+
+; the runtime's callback (thread id, address, bytes, site << 3 | local << 2 | kind) when the access
+; overlaps a watched range
+define internal void @pykern.san.watched(ptr %san, ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %nw) {
+entry:
+  %tabp = getelementptr i8, ptr %san, i64 $S_WATCH
+  %tab = load ptr, ptr %tabp
+  %a = ptrtoint ptr %addr to i64
+  %end = add i64 %a, %n
+  br label %loop
+loop:
+  %k = phi i64 [ 0, %entry ], [ %k1, %next ]
+  %more = icmp ult i64 %k, %nw
+  br i1 %more, label %body, label %exit
+body:
+  %k2 = shl i64 %k, 4
+  %lop = getelementptr i8, ptr %tab, i64 %k2
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i8, ptr %lop, i64 8
+  %hi = load i64, ptr %hip
+  %below = icmp ult i64 %a, %hi
+  %above = icmp ugt i64 %end, %lo
+  %hit = and i1 %below, %above
+  %k1 = add i64 %k, 1
+  br i1 %hit, label %call, label %next
+next:
+  br label %loop
+call:
+  call void @pykern.san.lock(ptr %san)
+  %thr = call i32 @pykern.san.thr(ptr %t)
+  %cbp = getelementptr i8, ptr %san, i64 $S_WCALL
+  %cb = load ptr, ptr %cbp
+  call void %cb(ptr %san, i32 %thr, i64 %a, i64 %n, i32 %sk)
+  call void @pykern.san.unlock(ptr %san)
+  br label %exit
+exit:
+  ret void
+}
+
+define internal void @pykern.san.access.shadow(ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %aux) {
 entry:
   %san = call ptr @pykern.san.ctx(ptr %t)
   %fp = getelementptr i8, ptr %san, i64 $S_FLAGS

@@ -66,11 +66,19 @@ class SanCtx(ctypes.Structure):
         ("rkind", ctypes.c_int32), ("rtable", ctypes.c_int32), ("raddr", ctypes.c_uint64),
         ("rcur", ctypes.c_uint8 * 16), ("rprev", ctypes.c_uint8 * 16), ("rprevkind", ctypes.c_int32),
         ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64), ("raux", ctypes.c_uint64),
+        ("watch", ctypes.c_void_p), ("nwatch", ctypes.c_int64), ("wcall", ctypes.c_void_p),
     ]
 
 
 assert ctypes.sizeof(SanCtx) == layout.S_SIZE and SanCtx.raux.offset == layout.S_RAUX
 assert SanCtx.base.offset == layout.S_BASE and SanCtx.tstride.offset == layout.S_TSTRIDE
+assert SanCtx.watch.offset == layout.S_WATCH and SanCtx.wcall.offset == layout.S_WCALL
+
+#: the watchpoints of a launch compiled with sanitize "watch" (``pykern.debug.watch`` sets it):
+#: ``ranges()`` the [lo, hi) byte ranges watched, ``access(kind, file, line, col, thread, block,
+#: address, nbytes)`` before each access that overlaps one, ``launch_ended()`` after the launch
+watcher = None
+_WATCHED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int32)
 
 #: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow it held) and
 #: ``pages`` (shadow pages); the benchmarks report them
@@ -280,6 +288,26 @@ class _Shadow:
     def _point_at_table(self):
         self.ctx.table, self.ctx.mask = self.store.table.ctypes.data, len(self.store.table) // 2 - 1
 
+    def watch(self, w) -> None:
+        """Report the accesses that overlap ``w.ranges()`` to ``w`` (the module's ``watcher``)."""
+        ranges = [r for lo, hi in w.ranges() for r in (lo, hi)]
+        if not ranges:
+            return
+        self._ranges = np.array(ranges, np.uint64)
+        self._watcher, self._wcall = w, _WATCHED(self.watched)
+        c = self.ctx
+        c.watch, c.nwatch = self._ranges.ctypes.data, len(ranges) // 2
+        c.wcall = ctypes.cast(self._wcall, ctypes.c_void_p).value
+
+    def watched(self, _ctx, thr, addr, nbytes, sk):
+        try:
+            site = self.sites["access"][sk >> 3]  # (site << 3 | local << 2 | kind)
+            f, line, col = site[1], site[2], site[3]
+            t, b = self._coords(thr)
+            self._watcher.access(_KINDS[sk & 3], f, line, col + 1, t, b, int(addr), int(nbytes))
+        except BaseException as e:  # noqa: BLE001  (no exception may cross the native frames)
+            self.errors.append(e)
+
     # ---- called by the checker
     def page(self, _ctx, key):
         try:
@@ -470,6 +498,9 @@ def run(kernel, ctx, grid, block, dynamic_shared, argbuf, args=(), kernel_name=N
         shadow = _Shadow(art, kernel_name or art.name, grid, block, dynamic_shared, checks(modes),
                          _array_arguments(art, bytes(argbuf)), [(st.ptr, st.san_init) for st in tracked.values()],
                          art.cooperative)
+        w = watcher if "watch" in modes.split(",") else None
+        if w is not None:
+            shadow.watch(w)
         ctx.san = ctypes.addressof(shadow.ctx)
         if art.cooperative:
             ctx.gbar[3] = nblocks
@@ -477,6 +508,8 @@ def run(kernel, ctx, grid, block, dynamic_shared, argbuf, args=(), kernel_name=N
         else:
             kernel._run_inline(args_p, ctx_p, ctx, nblocks, serial=True)  # the checker sees one block at a time
         shadow.finish()
+    if w is not None:
+        w.launch_ended()
     for st in tracked.values():
         if st.san_init.all():
             st.san_init = None
