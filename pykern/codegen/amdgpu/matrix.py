@@ -222,51 +222,50 @@ class AmdgpuMatrix:
                 out = b.insert_element(out, v, L.Constant(I32, i))
         b.store(out, frag)
 
-    def _rows_cols(self, fx, layout, radix, elem):
-        """LLVM i64 values (row, col) of element ``elem`` for this lane, or None (padding)."""
-        rc = layout(elem)
-        if rc is None:
-            return None
+    def _addresses(self, fx, e, ft, at, arr, offset, ldm):
+        """``[(element, pointer)]`` of this lane's fragment elements (padding left out). Every
+        layout puts element ``e`` at (row, col) = (lane part) + (constant of ``e``), so the
+        address is one lane-dependent base plus a constant per element: LLVM then sees
+        neighbouring elements as neighbours and loads them as one vector (``ds_read_b64``)."""
+        layout, n, _, radix = self.operand(e, ft)
         b = fx.builder
         lane = b.zext(fx.target.special_register(fx, "laneid", 0), I64)
         r = b.urem(lane, L.Constant(I64, radix))
         g = b.udiv(lane, L.Constant(I64, radix))
 
-        def lin(cr, cg, c0):
-            v = L.Constant(I64, c0)
-            if cr:
-                v = b.add(v, b.mul(r, L.Constant(I64, cr)))
-            if cg:
-                v = b.add(v, b.mul(g, L.Constant(I64, cg)))
-            return v
-        return lin(*rc[0]), lin(*rc[1])
+        def lane_part(cr, cg, _c0):
+            return b.add(b.mul(r, L.Constant(I64, cr)), b.mul(g, L.Constant(I64, cg)))
+        mem = e.attrs["layout"]
+        out = []
+        base = None
+        for i in range(n):
+            rc = layout(i)
+            if rc is None:
+                continue
+            if base is None:  # the lane part is the same for every element
+                base = element_ptr(fx, arr, at, memory_index(fx, lane_part(*rc[0]), lane_part(*rc[1]), offset, ldm, mem))
+            delta = memory_index(fx, L.Constant(I64, rc[0][2]), L.Constant(I64, rc[1][2]), L.Constant(I64, 0), ldm, mem)
+            out.append((i, b.gep(base, [delta], source_etype=fx.types.memory(at.dtype))))
+        return out
 
     def frag_load(self, fx, e, args):
         frag, arr, offset, ldm = args
         ft, at = e.args[0].type, e.args[1].type
-        layout, n, et, radix = self.operand(e, ft)
+        _, n, et, _ = self.operand(e, ft)
         b = fx.builder
         vec = L.Constant(L.VectorType(et, n), None)
-        for i in range(n):
-            rc = self._rows_cols(fx, layout, radix, i)
-            if rc is None:
-                continue
-            idx = memory_index(fx, rc[0], rc[1], offset, ldm, e.attrs["layout"])
-            vec = b.insert_element(vec, b.load(element_ptr(fx, arr, at, idx), typ=et), L.Constant(I32, i))
+        for i, ptr in self._addresses(fx, e, ft, at, arr, offset, ldm):
+            vec = b.insert_element(vec, b.load(ptr, typ=et), L.Constant(I32, i))
         b.store(vec, frag)
 
     def frag_store(self, fx, e, args):
         arr, frag, offset, ldm = args
         at, ft = e.args[0].type, e.args[1].type
-        layout, n, et, radix = self.operand(e, ft)
+        _, n, et, _ = self.operand(e, ft)
         b = fx.builder
         vec = b.load(frag, typ=L.VectorType(et, n))
-        for i in range(n):
-            rc = self._rows_cols(fx, layout, radix, i)
-            if rc is None:
-                continue
-            idx = memory_index(fx, rc[0], rc[1], offset, ldm, e.attrs["layout"])
-            b.store(b.extract_element(vec, L.Constant(I32, i)), element_ptr(fx, arr, at, idx))
+        for i, ptr in self._addresses(fx, e, ft, at, arr, offset, ldm):
+            b.store(b.extract_element(vec, L.Constant(I32, i)), ptr)
 
     def frag_mma(self, fx, e, args):
         d, a, x, c = args
