@@ -478,7 +478,7 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
         b.position_at_end(go_bb)
 
     def _narrow_range(self, s):
-        """How ``range`` loop ``s`` counts: ``(narrow, nonneg)``. ``narrow``: in i32 although its
+        """How ``range`` loop ``s`` counts: ``(narrow, nonneg, up)`` (``up``: the step is > 0). ``narrow``: in i32 although its
         type is wider. That is exact when its start, stop and step provably lie in int32 (a zero
         step makes no iteration in either width): every value the loop variable takes lies in
         [start, stop) (or (stop, start]), so the i32 arithmetic below (trip count unsigned,
@@ -490,14 +490,14 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
         blockDim.x)`` copy loops, ``for k0 in range(0, a.shape[1], 16)`` tile loops)."""
         ty = s.start.type
         if not (type(ty) is T.Integer and ty.signed):
-            return False, False
+            return False, False, False
         special = lambda name, axis: self.target.special_register_range(self, name, axis)  # noqa: E731
         defs = self._definitions()
         start, stop = value_range(s.start, special, defs), value_range(s.stop, special, defs)
         nonneg = start is not None and stop is not None and start[0] >= 0 and stop[0] >= -1
-        narrow = (ty.bits > 32 and fits_int32(start) and fits_int32(stop)
-                  and fits_int32(value_range(s.step, special, defs)))
-        return narrow, nonneg
+        step = value_range(s.step, special, defs)
+        narrow = ty.bits > 32 and fits_int32(start) and fits_int32(stop) and fits_int32(step)
+        return narrow, nonneg, step is not None and step[0] > 0
 
     def _definitions(self):
         """The single definitions (``ranges.single_definitions``) of the function whose body is
@@ -517,7 +517,7 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
         stop = self.expr(s.stop)
         step = self.expr(s.step)
         var_llty = None
-        narrow, nonneg = self._narrow_range(s)
+        narrow, nonneg, up = self._narrow_range(s)
         if narrow:
             # a 64-bit counter costs amdgpu two scalar adds and a 64-bit compare per
             # iteration (clang's ``int k`` one each); LLVM never narrows one itself
@@ -572,8 +572,10 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
         if var_llty is not None:
             v = (b.zext if nonneg else b.sext)(v, var_llty)
         elif nonneg:
-            assume = self.intrinsic("llvm.assume", L.VoidType(), [I1])
-            b.call(assume, [b.icmp_signed(">=", v, L.Constant(llty, 0))])
+            # below a stop >= 0 with a positive step: 0 <= v < stop, one unsigned compare
+            # that also bounds v by what LLVM knows of stop (an extent's argument range)
+            known = (b.icmp_unsigned("<", v, stop) if up else b.icmp_signed(">=", v, L.Constant(llty, 0)))
+            b.call(self.intrinsic("llvm.assume", L.VoidType(), [I1]), [known])
         b.store(v, self.var(s.var))
         self.loops.append((latch, end))
         self.lower_block(s.body)
