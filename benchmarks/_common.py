@@ -88,19 +88,47 @@ def fmt(v, digits=3) -> str:
 
 HEADER = ("Benchmark", "Case", "pykern", "Baseline", "Unit", "Ratio", "Target", "Verdict", "Notes")
 
+#: ``baseline_name`` prefixes of comparison values that are fixed numbers, not measured in the run:
+#: a goal from the issues, or a figure quoted from elsewhere (numba-cuda on an NVIDIA GPU)
+FIXED_REFERENCES = ("target", "numba-cuda anchor")
+
+
+def _fixed_reference(r: Row) -> bool:
+    return r.baseline_name.startswith(FIXED_REFERENCES)
+
 
 def row_cells(r: Row) -> tuple:
+    """The table cells of a row. The Baseline column only ever holds a number measured in
+    the same run; a fixed goal stays in the Target column (the ratio is then to the goal)
+    and a quoted figure moves to the notes."""
     base = fmt(r.baseline) + (f" ({r.baseline_name})" if r.baseline_name and r.baseline is not None else "")
     if r.baseline is None and r.baseline_name:
         base = r.baseline_name
     ratio = fmt(r.ratio) + "x" if r.ratio is not None else "—"
-    return (r.bench, r.case, fmt(r.pykern), base, r.unit, ratio, r.target or "—", r.verdict or "—", r.note)
+    note = r.note
+    if _fixed_reference(r) and r.baseline is not None:
+        base = "— (none measured)"
+        if r.baseline_name.startswith("target"):
+            ratio = f"{fmt(r.ratio)}x of target" if r.ratio is not None else "—"
+        else:
+            ratio = "—"
+            quoted = f"{r.baseline_name} {fmt(r.baseline)} {r.unit} (quoted, not measured here)"
+            if "anchor" not in note:
+                note = f"{note}; {quoted}" if note else quoted
+    return (r.bench, r.case, fmt(r.pykern), base, r.unit, ratio, r.target or "—", r.verdict or "—", note)
+
+
+def _escape(cell: str) -> str:
+    """A cell as Markdown text: ``k[1, 1](...)`` is not a link, ``a*x`` not emphasis."""
+    for ch in "\\|[]*":
+        cell = cell.replace(ch, "\\" + ch)
+    return cell
 
 
 def markdown_table(rows) -> str:
     lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
     for r in rows:
-        lines.append("| " + " | ".join(str(c).replace("|", "\\|") for c in row_cells(r)) + " |")
+        lines.append("| " + " | ".join(_escape(str(c)) for c in row_cells(r)) + " |")
     return "\n".join(lines)
 
 

@@ -196,7 +196,7 @@ def run(quick: bool = False) -> list:
         is_target = nargs == 4
         note = f"pre-built launcher k[1,1] reused: {t_reused:.2f} µs"
         if anchor:
-            note += f"; numba-cuda anchor {anchor} µs"
+            note += f"; numba-cuda anchor {anchor} µs (quoted, not measured here)"
         row = Row("3 launch overhead (cpu)", f"k[1, 1](...), {nargs} array arg(s)", t_idx,
                   TARGET_US if is_target else anchor, "µs",
                   "target" if is_target else ("numba-cuda anchor" if anchor else ""),

@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(HERE))  # this checkout's pykern, not an inst
 
 project = "pykern"
 author = "pykern developers"
-extensions = ["myst_parser", "sphinx.ext.autodoc", "pykern_reference"]
+extensions = ["myst_parser", "sphinx.ext.autodoc", "pykern_reference", "pykern_notebook"]
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 myst_enable_extensions = ["colon_fence"]
 myst_heading_anchors = 3

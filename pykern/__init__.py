@@ -124,6 +124,7 @@ _LAZY = {
     "Event": ("pykern.runtime.streams", "Event"),
     "select_device": ("pykern.numba_compat.host_api", "select_device"),
     "declare_device": ("pykern.numba_compat.host_api", "declare_device"),
+    "CUSource": ("pykern.core.external", "CUSource"),
     "compile_ptx": ("pykern.numba_compat.host_api", "compile_ptx"),
     "compile_ptx_for_current_device": ("pykern.numba_compat.host_api", "compile_ptx_for_current_device"),
     "compile_for_current_device": ("pykern.numba_compat.host_api", "compile_for_current_device"),

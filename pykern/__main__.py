@@ -52,6 +52,13 @@ def _info(args) -> int:
         rows.append(("ld.lld", " ".join(toolchain.find_lld())))
     except Exception as e:
         rows.append(("ld.lld", "NOT FOUND - " + str(e).splitlines()[0] + " (apt-get install lld-22)"))
+    from pykern.codegen import external
+
+    try:  # compiles the C++ kernels link (declare_device, link=)
+        exe = external.clang()
+        rows.append(("clang", f"{exe} ({external.clang_version(exe)})"))
+    except Exception as e:
+        rows.append(("clang", "NOT FOUND - " + str(e).splitlines()[0] + " (apt-get install clang-22)"))
     try:
         rows.append(("device libs", devicelibs.find_dir()))
     except Exception as e:

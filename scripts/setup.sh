@@ -2,10 +2,11 @@
 # Installs everything pykern and its tests need on Debian/Ubuntu: binutils' ld (links cpu-target
 # kernels into shared libraries), the LLVM tools that check
 # code objects, ld.lld, the ROCm device libraries, the HIP runtime library and headers (used
-# by the no-device tests), then the package itself with its test extras. Idempotent.
+# by the no-device tests), clang (compiles the HIP/C++ device code kernels link), then the package
+# itself with its test extras. Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-APT_PKGS="binutils lld-22 llvm-22 rocm-device-libs libamdhip64-5 libamdhip64-dev"
+APT_PKGS="binutils lld-22 llvm-22 rocm-device-libs libamdhip64-5 libamdhip64-dev clang-22"
 missing=""
 for p in $APT_PKGS; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
 if [ -n "$missing" ]; then

@@ -444,6 +444,20 @@ class Target(abc.ABC):
         raise CompileError("print() is not supported on this target")
 
     # --------------------------------------------------------------- output
+    def external_code(self, lowered: LoweredKernel):
+        """What the build links before optimising: ``(link items, external symbols called,
+        compiled-code store)`` (``codegen/external.py``), or None when the kernel calls no
+        external code. The store is the ``external_store`` the compiler made the target with."""
+        src = lowered.source
+        if src is None:
+            return None
+        from pykern.codegen.external import symbols_of
+
+        symbols = symbols_of(src)
+        if not symbols and not src.links:
+            return None
+        return src.links, symbols, self.opts.get("external_store")
+
     @abc.abstractmethod
     def finalize(self, lowered: LoweredKernel) -> "KernelArtifact":
         """Verify, optimise and emit ``lowered`` into a :class:`KernelArtifact`.

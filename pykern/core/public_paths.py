@@ -37,10 +37,16 @@ PUBLIC_PATHS = {
 def home_of(fullname: str) -> str | None:
     """The module a public path names (``pykern.cudadrv.driver`` ->
     ``pykern.numba_compat.cudadrv.driver``), or None when it is not an alias."""
-    for public, home in PUBLIC_PATHS.items():  # the more specific path first
-        if fullname == public or fullname.startswith(public + "."):
+    if not fullname.startswith("pykern."):  # the finder is asked about every import
+        return None
+    public = fullname
+    while True:  # the longest aliased prefix (the more specific path) first
+        home = PUBLIC_PATHS.get(public)
+        if home is not None:
             return home + fullname[len(public):]
-    return None
+        public, dot, _ = public.rpartition(".")
+        if not dot:
+            return None
 
 
 class _Alias(importlib.abc.Loader):

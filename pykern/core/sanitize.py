@@ -41,13 +41,15 @@ def parse_modes(value) -> str:
             continue
         if word in ("1", "all", "true", "on"):
             got.update(CHECKS)
-        elif word in CHECKS or word == "warn":
+        elif word in CHECKS or word in ("warn", "watch"):  # watch: pykern.debug.watch's instrumented build
             got.add(word)
         else:
             raise ValueError(f"unknown sanitizer check {word!r}: use race, init, bounds, all (and warn), "
                              "or a comma list of them")
     if got == {"warn"}:
         got.clear()  # warn alone checks nothing
+    if got == {"warn", "watch"}:
+        got.discard("warn")
     return ",".join(sorted(got))
 
 

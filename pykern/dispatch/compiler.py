@@ -25,6 +25,7 @@ from typing import Any, Optional
 
 from pykern.core.bounded import LRU
 from pykern.core.errors import CompileError, LaunchError, SourceLoc
+from pykern.core.external import links_digest
 
 @dataclass
 class Overload:
@@ -323,10 +324,44 @@ def _cache_key(dispatcher, codegen_name: str, argtypes, options):
         # whatever is registered in this process: no key made without the frontend can tell
         # (a kernel stored where nothing was overloaded would hide an overload registered since)
         return None
+    links = _kernel_links(dispatcher)
     return default_cache().make_key(
         fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
         options=key_options(codegen_name, options), devlibs=_devlib_paths(codegen_name),
+        # @jit(link=...) by the files' contents (declare_device's are in the fingerprint's globals)
+        extra={"links": links_digest(links)} if links else None,
     )
+
+
+def _kernel_links(dispatcher) -> tuple:
+    """The kernel's own ``@jit(link=...)`` items."""
+    from pykern.core.external import link_items
+
+    return link_items(dispatcher.options.get("link"))
+
+
+class _ExternalStore:
+    """Compiled external code (``codegen/external.py``) kept in the disk cache: ``parts`` (the
+    source's digest, clang's version, the flags) make its key."""
+
+    def __init__(self, cache):
+        self.cache = cache
+
+    def _key(self, parts):
+        from pykern.runtime.cache import CacheKey
+
+        return CacheKey({"name": "external-code", **parts})
+
+    def get(self, parts):
+        return self.cache.get(self._key(parts))
+
+    def put(self, parts, data: bytes) -> None:
+        self.cache.put(self._key(parts), data)
+
+
+def _external_store(dispatcher):
+    cache = _cache_for(dispatcher)
+    return _ExternalStore(cache) if cache is not None else None
 
 
 def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False, **target_opts):
@@ -362,9 +397,11 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                 if artifact is not None:
                     return artifact, True
             _fork_check()
-            target = get_target(codegen_name, **target_opts, **_tiers(codegen_name))
+            target = get_target(codegen_name, **target_opts, **_tiers(codegen_name),
+                                external_store=_external_store(dispatcher))
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes, options.debug)
+                module.links = tuple(dict.fromkeys(_kernel_links(dispatcher) + module.links))
                 _warn_breakpoints(module, codegen_name)
                 artifact = target.compile(module, target.resolve_options(options))
             if module.uncacheable:  # its key would hit for other overloads too: never stored

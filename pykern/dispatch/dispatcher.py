@@ -31,6 +31,7 @@ from pykern.core.errors import CompileError, LaunchError, LaunchRuntimeError, La
 from pykern.dispatch.launch_config import _plain as _plain_config, normalize_config
 from pykern.runtime import _chosen, current_target
 from pykern.runtime.backends import BACKENDS
+from pykern.runtime.cpu import sanitizer as _cpu_sanitizer
 from pykern.core.display import Listing, Resources, show
 from pykern.core.tracebacks import cut_frames, trimmed
 
@@ -165,6 +166,10 @@ class Dispatcher:
         if len(args) != self._arity[1] or self._signatures and not _prepared:
             args = self._bound_arguments(args, _prepared)
         target = _chosen[0] if _chosen else current_target()
+        if target == "cpu" and _cpu_sanitizer.watcher is not None and self.__dict__.get("_watch_build") is not self \
+                and _cpu_sanitizer.watcher.covers_any(args):
+            # pykern.debug.watch: a build whose loads and stores report (the sanitizer's hooks)
+            return self._watching().launch(args, griddim, blockdim, stream, sharedmem, _prepared)
         if self.extensions and not _prepared:
             return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
         if self._generation != _device_generation[0]:
@@ -232,6 +237,19 @@ class Dispatcher:
         if self._signatures:
             self._aliases[(target, argtypes)] = ov
         return ov
+
+    def _watching(self):
+        """This kernel compiled with the sanitizer's access hooks on (``sanitize`` plus "watch"),
+        for launches whose arrays ``pykern.debug.watch`` watches on the cpu target."""
+        d = self.__dict__.get("_watch_build")
+        if d is None:
+            from pykern.core.sanitize import parse_modes
+
+            opts = dict(self.options, sanitize=parse_modes(self.options.get("sanitize")) + ",watch")
+            d = Dispatcher(self.py_func, None, self.__pykern_device__, extensions=self.extensions, **opts)
+            d._signatures, d._arity = self._signatures, self._arity
+            self._watch_build = d._watch_build = d
+        return d
 
     def _simulate(self, args, argtypes, griddim, blockdim, sharedmem):
         """Steps 2 and 3 on the sim target: the kernel's IR run as Python, one thread at a time
@@ -393,6 +411,8 @@ class Dispatcher:
         from pykern import runtime as targets
 
         target = target or targets.current_target()
+        if target == "sim":  # compiles nothing: what is asked of a compiled kernel is the cpu build's answer
+            target = "cpu"
         if self._signatures:
             argtypes = self._match_eager(argtypes)
         key = (target, argtypes)
@@ -649,7 +669,9 @@ def _check_options(options):
     if unknown:
         raise TypeError(f"@jit got unknown option(s) {sorted(unknown)}; known: {sorted(_KNOWN_OPTIONS)}")
     if options.get("link"):
-        raise CompileError("@jit(link=...) (linking external code) is not supported yet")
+        from pykern.core.external import link_items
+
+        link_items(options["link"])  # a missing file or an NVIDIA format fails at decoration
     if options.get("boundscheck"):
         # numba-cuda's own answer; debug=True is the way to checked indexing in both
         raise NotImplementedError("bounds checking is not supported by @jit(boundscheck=True); "

@@ -92,7 +92,8 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     mb = ModuleBuilder(debug=debug)
     try:
         top = FunctionLowerer(mb, pyfunc, argtypes, is_kernel=is_kernel).lower()
-        module = ir.Module(kernel=top, functions=dict(mb.functions), uncacheable=mb.uses_overloads)
+        module = ir.Module(kernel=top, functions=dict(mb.functions), uncacheable=mb.uses_overloads,
+                           links=tuple(mb.links))
         keep = analysis.reachable(module)
         module.functions = {n: module.functions[n] for n in keep}
         analysis.scan(module)

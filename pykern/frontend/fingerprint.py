@@ -46,7 +46,7 @@ import types
 import weakref
 from typing import Any
 
-from pykern.core import sources
+from pykern.core import external, sources
 
 __all__ = ["fingerprint", "value_digest", "source_digest"]
 
@@ -278,11 +278,15 @@ def value_digest(value: Any) -> str:
         # (the base type's repr: a subclass's own __repr__/__int__ may say anything)
         base = next(b for b in (int, float, complex, str, bytes) if isinstance(value, b))
         return _bounded(f"{_qualified_name(t)}({base.__name__}:{base.__repr__(value)})")
+    if isinstance(value, external.ExternFunction):  # declare_device: the code linked, by content
+        return _bounded(value.cache_text())
     if _is_device_function(value):
         # one Python function may be jitted with several declared signatures and options
         # (``add_i8 = cuda.jit("int8(int8, int8)", device=True)(_add)``): they are part of its meaning
         decl = [f"{rt}{tuple(map(str, args))}" for rt, args in getattr(value, "_signatures", None) or ()]
         opts = getattr(value, "options", None)
+        if opts and opts.get("link"):  # link= files by their contents, not their names
+            opts = {**opts, "link": external.links_digest(external.link_items(opts["link"]))}
         extra = f"{decl}{sorted((str(k), repr(v)) for k, v in opts.items())}" if decl or opts else ""
         return _bounded(f"device:{_qualified_name(_python_function(value))}{extra}")
     if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) or _python_function(value):

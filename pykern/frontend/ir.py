@@ -332,6 +332,24 @@ class Call(Expr):
 
 
 @node
+class ExternCall(Expr):
+    """Call of an external device function (``declare_device``): ``symbol`` with the calling
+    convention ``abi`` ("numba": ``int symbol(T *ret, args...)``; "c": ``T symbol(args...)``).
+    ``args`` already have the declared scalar types; an array argument is passed as the
+    address of its first element (``params`` holds the declared types, the pointers' too)."""
+
+    symbol: str
+    abi: str
+    args: list
+    params: list
+    type: T.Type
+    loc: Optional[SourceLoc] = None
+
+    def __str__(self):
+        return f"extern[{self.abi}] {self.symbol}({', '.join(map(str, self.args))}):{self.type}"
+
+
+@node
 class Intrinsic(Expr):
     """A hardware or library operation, by name from ``INTRINSICS``.
 
@@ -813,6 +831,8 @@ class Module:
     #: not to be stored in the disk cache: its key cannot see what the code depends on
     #: (implementations chosen by ``@overload`` functions, ``frontend/extending.py``)
     uncacheable: bool = False
+    #: external code the calls of ``ExternCall``s need (``core.external.LinkItem``s, in order)
+    links: tuple = ()
 
     def __str__(self) -> str:
         return "\n\n".join(str(f) for f in [*self.functions.values(), self.kernel])

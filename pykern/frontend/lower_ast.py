@@ -91,6 +91,8 @@ class ModuleBuilder:
         #: a call chose an @overload's implementation: the code depends on overload functions
         #: the disk-cache key (made without the frontend) does not see
         self.uses_overloads = False
+        #: the external code (``core.external.LinkItem``) the module's external calls need, in order
+        self.links: dict = {}
 
     def unique_name(self, base: str) -> str:
         name, k = base, 1

@@ -16,6 +16,7 @@ import numpy as np
 
 from pykern.lang import stubs
 from pykern.frontend import calls
+from pykern.frontend.calls import externals
 from pykern.frontend import datetimes
 from pykern.frontend import infer
 from pykern.frontend import ir
@@ -298,6 +299,8 @@ class ExpressionLowering:
             return PyObj(v[attr], full)
         if getattr(v, "__pykern_device__", False) or isinstance(v, stubs.Stub):
             raise self.error(f"'{base.name}' has no attribute '{attr}' usable in kernels", node)
+        if externals.is_from_buffer_of(v, attr):  # cffi's ffi.from_buffer(array)
+            return PyObj(getattr(v, attr), full)
         raise self.error(
             f"attribute access on '{base.name}' (a {type(v).__name__}) is not supported in kernels",
             node,

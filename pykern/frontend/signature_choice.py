@@ -22,6 +22,8 @@ Example::
 
 from __future__ import annotations
 
+import functools
+
 from pykern.frontend import types as T
 
 EXACT, PROMOTE, SAFE, UNSAFE = 0, 1, 2, 3
@@ -46,7 +48,10 @@ for _a, _b in ((T.uint8, T.int16), (T.uint16, T.int32), (T.uint32, T.int64), (T.
 _edge(T.int32, T.float32, UNSAFE)
 
 
-def _closure():
+@functools.cache
+def _kinds():
+    """(actual, declared) -> conversion kind, for every pair of scalar types the rules connect.
+    Built at the first signature choice, not at import: a first launch seldom chooses."""
     types = sorted({t for e in _EDGES for t in e[:2]}, key=str)
     best = {(t, t): EXACT for t in types}
     for a, b, k in _EDGES:
@@ -66,8 +71,6 @@ def _closure():
     return best
 
 
-_KIND = _closure()
-
 
 def conversion(actual: T.Type, declared: T.Type):
     """The conversion kind from ``actual`` to ``declared`` (EXACT..UNSAFE), or None."""
@@ -76,7 +79,7 @@ def conversion(actual: T.Type, declared: T.Type):
     if isinstance(actual, T.EnumMember):  # numba's IntEnumMember converts as its int64; an Enum's never
         return conversion(T.int64, declared) if isinstance(actual.member, int) else None
     if actual.is_scalar and declared.is_scalar:
-        return _KIND.get((actual, declared), UNSAFE)
+        return _kinds().get((actual, declared), UNSAFE)
     if isinstance(declared, T.Array) and isinstance(actual, T.Array):
         if actual.dtype != declared.dtype or actual.ndim != declared.ndim:
             return None

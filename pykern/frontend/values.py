@@ -164,7 +164,7 @@ def is_pure(e: ir.Expr) -> bool:
     """No side effects and cheap enough to evaluate twice."""
     if isinstance(e, (ir.Const, ir.Var, ir.ArrayAttr, ir.ConstArray)):
         return True
-    if isinstance(e, (ir.Call, ir.Atomic, ir.AllocArray)):
+    if isinstance(e, (ir.Call, ir.ExternCall, ir.Atomic, ir.AllocArray)):
         return False
     if isinstance(e, ir.Intrinsic) and e.name not in PURE_INTRINSICS:
         return False

@@ -328,6 +328,21 @@ class _Checker:
         if e.type != callee.return_type:
             self.bad(f"call of '{e.func}' typed {e.type} but it returns {callee.return_type}", e)
 
+    def e_ExternCall(self, e):
+        if e.abi not in ("numba", "c"):
+            self.bad(f"external call of '{e.symbol}' with unknown ABI {e.abi!r}", e)
+        if len(e.args) != len(e.params):
+            self.bad(f"external '{e.symbol}' takes {len(e.params)} arguments, got {len(e.args)}", e)
+        for a, p in zip(e.args, e.params):
+            self.expr(a)
+            if isinstance(p, T.Array):
+                if not isinstance(a.type, T.Array) or a.type.dtype != p.dtype:
+                    self.bad(f"external '{e.symbol}' takes a pointer to {p.dtype}, got {a.type}", e)
+            elif a.type != p or not p.is_scalar:
+                self.bad(f"external '{e.symbol}' takes {p}, got {a.type}", e)
+        if not (isinstance(e.type, T.Void) or e.type.is_scalar):
+            self.bad(f"external '{e.symbol}' returns {e.type}: only scalars or nothing", e)
+
     def e_Intrinsic(self, e):
         if e.name not in ir.INTRINSICS:
             self.bad(f"unknown intrinsic {e.name!r}", e)

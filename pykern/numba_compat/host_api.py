@@ -415,15 +415,37 @@ def is_bfloat16_supported() -> bool:
     return True
 
 
-def declare_device(name, sig, link=None, use_cooperative=False):
-    """numba's declaration of an external CUDA C/C++ device function (its code given by
-    ``@jit(link=...)``): refused here with the feature named, as ``link=`` is."""
-    from pykern.core.errors import CompileError
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba"):
+    """numba's declaration of an external device function: kernels call the returned object,
+    the code comes from ``link`` (HIP/CUDA C++ ``.hip``/``.cpp``/``.cu`` files or ``CUSource``,
+    LLVM IR ``.ll``, bitcode ``.bc``; ``codegen/external.py`` compiles them for each target).
+    ``abi="numba"`` (the default) calls ``int name(T *result, args...)``, ``abi="c"`` calls
+    ``T name(args...)``. Arguments are numbers and pointers: a parameter declared
+    ``CPointer(T)`` (or an array type) takes an array, passed as its first element's address.
 
-    raise CompileError(
-        f"cuda.declare_device({name!r}, ...) (calling external CUDA C/C++ device functions) is not supported: "
-        "pykern links no external code; write the function in Python as @pykern.jit(device=True)"
-    )
+    Example::
+
+        times2 = pykern.declare_device("times2", "int32(int32)", link="times2.hip")
+
+        @pykern.jit
+        def k(r, x):
+            i = pykern.grid(1)
+            if i < r.size:
+                r[i] = times2(x[i])
+    """
+    from pykern.core.external import ABIS, ExternFunction, link_items
+    from pykern.frontend.signature import declares_return, parse_signature
+    from pykern.frontend.types import Signature
+
+    if abi not in ABIS:
+        raise NotImplementedError(f"Unsupported ABI: {abi}")
+    if not declares_return(sig):
+        raise TypeError("Return type must be provided for device declarations")
+    if use_cooperative:
+        raise NotImplementedError("declare_device(use_cooperative=True): external code that needs a cooperative "
+                                  "launch is not supported")
+    restype, argtypes = parse_signature(sig)
+    return ExternFunction(name, Signature(restype, tuple(argtypes)), restype, argtypes, link_items(link), abi)
 
 
 def _nvidia_only(name: str, instead: str):

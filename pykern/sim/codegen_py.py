@@ -25,9 +25,16 @@ from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
 
-#: block barriers: a ``yield`` of (kind, value) to the executor, which resumes the threads together
+#: block barriers (and the grid's): a ``yield`` of (kind, site, value) to the executor, which
+#: resumes the threads together
 _BARRIERS = {"syncthreads": "syncthreads", "syncthreads_count": "count", "syncthreads_and": "and",
-             "syncthreads_or": "or"}
+             "syncthreads_or": "or", "grid_sync": "grid"}
+
+#: wave operations: a ``yield`` of (name, site, value type, args...); the executor completes them
+#: for the lanes of a wave waiting at the same site, as the cpu target's scheduler does
+_WAVE_OPS = frozenset(ir.intrinsic_names("wave"))
+
+_MATRIX = frozenset(ir.intrinsic_names("matrix"))
 
 #: intrinsics read straight from the running thread's state (``executor.SimThread``)
 _SPECIAL = {"thread_idx": "tid", "block_idx": "bid", "block_dim": "bdim", "grid_dim": "gdim"}
@@ -102,6 +109,20 @@ class _Fn:
         else:
             raise self.gen.unsupported(f"statement {type(s).__name__}", loc)
 
+    def matrix(self, x) -> str:
+        """A fragment op: a fragment is the whole tile, per thread, as on the cpu target."""
+        e, g = self.expr, self.gen
+        if x.name == "frag_new":
+            ft = x.type
+            return f"_pk_np.zeros(({ft.rows}, {ft.cols}), {g.dtype(ft.dtype)})"
+        if x.name == "frag_fill":
+            ft = x.args[0].type
+            return f"_pk_rt.frag_fill({e(x.args[0])}, {g.cast(e(x.args[1]), x.args[1].type, ft.dtype)})"
+        args = ", ".join(e(a) for a in x.args)
+        if x.name == "frag_mma":
+            return f"_pk_rt.frag_mma({args})"
+        return f"_pk_rt.{x.name}({args}, {x.attrs['layout']!r})"
+
     def index(self, indices: list) -> str:
         if not indices:
             return "()"
@@ -147,11 +168,17 @@ class _Fn:
         if isinstance(x, ir.Call):
             call = f"{g.fn_name(x.func)}({', '.join(e(a) for a in x.args)})"
             # a callee that reaches a barrier is a generator: the block's threads take turns at it
-            return f"(yield from {call})" if g.module.functions[x.func].uses_barrier else call
+            return f"(yield from {call})" if g.suspends(g.module.functions[x.func]) else call
         if isinstance(x, ir.Intrinsic) and x.name in _BARRIERS:
-            return f"(yield ({_BARRIERS[x.name]!r}, {e(x.args[0]) if x.args else 'None'}))"
+            return f"(yield ({_BARRIERS[x.name]!r}, {g.new_site()}, {e(x.args[0]) if x.args else 'None'}))"
+        if isinstance(x, ir.Intrinsic) and x.name in _WAVE_OPS:
+            vt = g.dtype(x.args[1].type) if x.name.startswith("shfl") else "None"
+            args = "".join(", " + e(a) for a in x.args)
+            return f"(yield ({x.name!r}, {g.new_site()}, {vt}{args}))"
         if isinstance(x, ir.Intrinsic) and x.name in _SPECIAL:
             return f"_pk_rt.STATE.thread.{_SPECIAL[x.name]}[{x.attrs.get('axis', 0)}]"
+        if isinstance(x, ir.Intrinsic) and x.name in _MATRIX:
+            return self.matrix(x)
         if isinstance(x, ir.Intrinsic):
             args = "".join(e(a) + ", " for a in x.args)
             return f"_pk_rt.intrinsic({x.name!r}, {g.const_obj(x.attrs)}, {g.dtype(x.type)}, {args})"
@@ -195,6 +222,7 @@ class _Module:
         self.consts: dict = {}  # name -> object placed in the globals of the generated code
         self._const_keys: dict = {}
         self.names: dict = {}  # IR function name -> Python name
+        self.sites = 0
         used = set()
         for f in [*module.functions.values(), module.kernel]:
             base = f.pyname or py_name(f.name.split("(")[0].split(".")[-1])
@@ -205,6 +233,16 @@ class _Module:
                 name = f"{base}_pk{k}"
             used.add(name)
             self.names[f.name] = name
+
+    @staticmethod
+    def suspends(fn) -> bool:
+        """``fn`` reaches a barrier or a wave op: a generator the executor resumes."""
+        return bool(fn.uses_barrier or fn.uses_wave_ops)
+
+    def new_site(self) -> int:
+        """A new sync site: threads meet only at the same one (two on one line are two)."""
+        self.sites += 1
+        return self.sites
 
     def fn_name(self, name: str) -> str:
         return self.names[name]
@@ -238,8 +276,16 @@ class _Module:
         int -> float, float -> float), the runtime's rules otherwise."""
         if src == dst:
             return text
+        if isinstance(dst, T.BFloat):  # rounded as codegen/lowering/bf16.py rounds
+            return f"_pk_rt.to_bf16({text})"
+        if isinstance(src, T.BFloat):  # through its exact float32
+            text, src = f"_pk_np.float32({text})", T.float32
+            if src == dst:
+                return text
         if isinstance(dst, T.Boolean):
             return f"_pk_np.bool_({text} != 0)"
+        if isinstance(dst, (T.NPDatetime, T.NPTimedelta)):  # an int64 count of the unit
+            return f"_pk_np.int64({text}).view({self.dtype(dst)})"
         exact = (isinstance(src, T.Integer) and isinstance(dst, T.Integer) and dst.bits >= src.bits
                  and (dst.signed == src.signed or dst.bits > src.bits and dst.signed)) or \
             (isinstance(src, (T.Integer, T.Boolean)) and isinstance(dst, (T.Float, T.Complex))) or \

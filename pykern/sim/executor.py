@@ -46,8 +46,8 @@ class Block:
 
 
 class SimThread:
-    __slots__ = ("launch", "block", "tid", "bid", "bdim", "gdim", "linear", "gen", "site", "kind", "value",
-                 "result", "done", "error")
+    __slots__ = ("launch", "block", "tid", "bid", "bdim", "gdim", "linear", "gen", "site", "kind", "site_id",
+                 "args", "wval", "result", "done", "error")
 
     def __init__(self, launch, block, tid, bid):
         self.launch, self.block = launch, block
@@ -55,8 +55,11 @@ class SimThread:
         self.bdim, self.gdim = launch.bdim, launch.gdim
         bx, by, _ = launch.blockdim
         self.linear = int(tid[0]) + bx * (int(tid[1]) + by * int(tid[2]))
-        self.gen = None  # the kernel's generator when the block has barriers
-        self.site = self.kind = self.value = self.result = self.error = None
+        self.gen = None  # the kernel's generator when the block has barriers or wave ops
+        # where it waits: kind ("syncthreads", "count", ..., "grid", or a wave op's name), the
+        # site's id, its (file, line) and operands
+        self.site = self.kind = self.site_id = self.args = self.result = self.error = None
+        self.wval = 0  # the bits of the value it shuffled last (what another lane's shuffle reads)
         self.done = False
 
     @property
@@ -112,8 +115,10 @@ def _run_one(kernel, args, t, codes):
             t.gen = r
         yielded = _resume(t.gen, t.result)
         if yielded is not _ENDED:
-            t.kind, t.value = yielded
+            t.kind, t.site_id, *t.args = yielded
             t.site = _site_of(t.gen)
+            if t.kind in runtime.SHUFFLES:
+                t.wval = runtime.value_bits(t.args[2])
             return
     except runtime.ThreadExit:
         pass
@@ -156,71 +161,125 @@ def _pdb_hook(*args, **kwargs):
     open_pdb(sys._getframe(1))
 
 
-def run(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier: bool, warpsize: int = 64) -> None:
-    """Run ``kernel`` (a generated Python function) over the grid, one thread at a time."""
+def run(kernel, codes, args, griddim, blockdim, sharedmem, suspends: bool, warpsize: int = 64) -> None:
+    """Run ``kernel`` (a generated Python function) over the grid, one thread at a time.
+    ``suspends``: the kernel reaches barriers or wave ops (it is a generator)."""
     # breakpoint() in a kernel opens pdb at the kernel's line, stepping over the simulator's
     # frames -- unless the program chose its own hook (PYTHONBREAKPOINT, sys.breakpointhook)
     own = sys.breakpointhook is sys.__breakpointhook__ and not os.environ.get("PYTHONBREAKPOINT")
     if own:
         sys.breakpointhook = _pdb_hook
     try:
-        _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier, warpsize)
+        with np.errstate(all="ignore"):  # wraparound is the semantics, not an accident
+            _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, suspends, warpsize)
     finally:
         if own:
             sys.breakpointhook = sys.__breakpointhook__
         runtime.STATE.thread = None
 
 
-def _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, uses_barrier, warpsize) -> None:
-    launch = Launch(griddim, blockdim, warpsize)
+def _blocks(griddim):
     gx, gy, gz = griddim
-    for bz in range(gz):
-        for by in range(gy):
-            for bx in range(gx):
-                block = Block(sharedmem)
-                threads = _threads_of_block(launch, block, (bx, by, bz))
-                with np.errstate(all="ignore"):  # wraparound is the semantics, not an accident
-                    if uses_barrier:
-                        _run_block_barriers(kernel, codes, args, threads)
-                        continue
-                    for t in threads:
-                        _run_one(kernel, args, t, codes)
-                        if t.error is not None:
-                            raise t.error
+    return [(bx, by, bz) for bz in range(gz) for by in range(gy) for bx in range(gx)]
 
 
-def _run_block_barriers(kernel, codes, args, threads) -> None:
+def _run_grid(kernel, codes, args, griddim, blockdim, sharedmem, suspends, warpsize) -> None:
+    launch = Launch(griddim, blockdim, warpsize)
+    if not suspends:
+        for bid in _blocks(griddim):
+            for t in _threads_of_block(launch, Block(sharedmem), bid):
+                _run_one(kernel, args, t, codes)
+                if t.error is not None:
+                    raise t.error
+        return
+    # each block is a generator that pauses when all its threads wait at a grid sync; without
+    # grid syncs each runs to its end in turn, with them the blocks take turns between syncs
+    # (a cooperative launch: every block is resident)
+    pending = [_block_steps(kernel, codes, args, _threads_of_block(launch, Block(sharedmem), bid))
+               for bid in _blocks(griddim)]
+    while pending:
+        waiting, ended, site = [], 0, None
+        for steps in pending:
+            at = next(steps, None)
+            if at is None:
+                ended += 1
+            else:
+                waiting.append(steps)
+                site = at
+        if waiting and ended:
+            f, line = site
+            raise LaunchError(f"{f}:{line} (cg.this_grid().sync()): {len(waiting)} of {len(waiting) + ended} blocks "
+                              f"wait there but {ended} block(s) ended without reaching it; every block of a "
+                              "cooperative launch must reach each grid sync")
+        pending = waiting
+
+
+def _block_steps(kernel, codes, args, threads):
+    """Run one block (a generator): each runnable thread in order up to its next barrier or wave
+    op; then complete the wave ops (per wave, the lanes waiting at one site) and run their lanes
+    on, or, when no lane waits at a wave op, pass the block's barrier (yielding its (file, line)
+    first when it is a grid sync) -- the cpu target's scheduler, step for step."""
     runnable = threads
-    while runnable:
+    while True:
         for t in runnable:
             _run_one(kernel, args, t, codes)
             if t.error is not None:
                 raise t.error
+        runnable = _complete_waves(threads)
+        if runnable:
+            continue
         waiting = [t for t in threads if not t.done]
         if not waiting:
             return
         _check_convergence(threads, waiting)
-        _barrier_results(waiting)
+        if waiting[0].kind == "grid":
+            yield waiting[0].site
+        _barrier_results(waiting, len(threads))
         runnable = waiting
+
+
+def _complete_waves(threads) -> list:
+    """Complete the wave op of each wave's first lane that waits at one, for every lane waiting
+    at that site; those lanes, in order (empty when no lane waits at a wave op)."""
+    ws = threads[0].launch.warpsize
+    out = []
+    for w0 in range(0, len(threads), ws):
+        wave = threads[w0:w0 + ws]
+        first = next((t for t in wave if not t.done and t.kind in runtime.WAVE_OPS), None)
+        if first is None:
+            continue
+        lanes = [t for t in wave if not t.done and t.site_id == first.site_id and t.kind in runtime.WAVE_OPS]
+        active = ballot = 0
+        for t in lanes:
+            bit = 1 << (t.linear - w0)
+            active |= bit
+            if first.kind not in runtime.SHUFFLES and (len(t.args) < 3 or t.args[2]):
+                ballot |= bit
+        for t in lanes:
+            t.result = runtime.wave_result(t, wave, active, ballot)
+        out += lanes
+    return out
 
 
 def _check_convergence(threads, waiting) -> None:
     sites = {}
     for t in waiting:
-        sites.setdefault(t.site, []).append(t.name)
+        sites.setdefault(t.site_id, []).append(t)
     if len(sites) == 1:  # threads that have ended count as arrived, as on the GPUs
         return
     ended = [t.name for t in threads if t.done]
-    lines = [f"  {len(names)} thread(s) wait at {f}:{l} (first: {names[0]})" for (f, l), names in sites.items()]
+    lines = [f"  {len(ts)} thread(s) wait at {ts[0].site[0]}:{ts[0].site[1]} (first: {ts[0].name})"
+             for ts in sites.values()]
     if ended:
         lines.append(f"  {len(ended)} thread(s) have ended (first: {ended[0]})")
     raise LaunchError("barrier divergence: the threads of a block do not all reach the same barrier\n"
                       + "\n".join(lines))
 
 
-def _barrier_results(waiting) -> None:
+def _barrier_results(waiting, nthreads: int) -> None:
     kind = waiting[0].kind
-    vals = [bool(t.value) for t in waiting] if kind in ("count", "and", "or") else []
-    res = {"count": np.int32(sum(vals)), "and": np.int32(all(vals)), "or": np.int32(any(vals))}.get(kind)
+    n = sum(bool(t.args[0]) for t in waiting) if kind in ("count", "and", "or") else 0
+    # syncthreads_and: true when every thread of the block said so (one that ended did not)
+    res = {"count": np.int32(n), "and": np.int32(n == nthreads), "or": np.int32(n > 0)}.get(kind)
     for t in waiting:
         t.result = res

@@ -107,13 +107,8 @@ def _entry(dispatcher, argtypes):
         filename = dispatcher.py_func.__code__.co_filename
         funcs, source = generate(module, filename, _globals_for(dispatcher.py_func))
         codes = {f.__code__ for f in funcs.values()}
-        uses_barrier = bool(module.kernel.uses_barrier)
-        if module.kernel.uses_wave_ops:
-            from pykern.core.errors import CompileError
-
-            raise CompileError("wave operations (shfl/ballot/...) are not supported on the sim target yet",
-                               module.kernel.loc)
-        hit = per[argtypes] = (funcs[module.kernel.name], codes, uses_barrier, source)
+        suspends = bool(module.kernel.uses_barrier or module.kernel.uses_wave_ops)
+        hit = per[argtypes] = (funcs[module.kernel.name], codes, suspends, source)
     return hit
 
 
@@ -134,9 +129,9 @@ def launch(dispatcher, args, argtypes, griddim, blockdim, sharedmem) -> None:
     """Run ``dispatcher``'s kernel for ``args`` (typed ``argtypes``) on the sim target."""
     from pykern.core import settings
 
-    kernel, codes, uses_barrier, _ = _entry(dispatcher, argtypes)
+    kernel, codes, suspends, _ = _entry(dispatcher, argtypes)
     values = [_value(a, t) for a, t in zip(args, argtypes)]
-    executor.run(kernel, codes, values, tuple(griddim), tuple(blockdim), int(sharedmem or 0), uses_barrier,
+    executor.run(kernel, codes, values, tuple(griddim), tuple(blockdim), int(sharedmem or 0), suspends,
                  warpsize=int(settings.get("PYKERN_CPU_WAVESIZE")))
 
 

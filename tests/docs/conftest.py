@@ -1,5 +1,6 @@
 """The docs site, built once per test session into a temporary directory (sphinx-build -W)."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -24,3 +25,12 @@ def built_docs(tmp_path_factory):
                        capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, f"sphinx-build -W failed:\n{r.stdout}\n{r.stderr}"
     return out
+
+
+def load_ext(name: str):
+    """The Sphinx extension ``docs/_ext/<name>.py`` as a module (it is not on sys.path in tests)."""
+    spec = importlib.util.spec_from_file_location(name, DOCS / "_ext" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, mod)
+    spec.loader.exec_module(mod)
+    return mod

@@ -5,21 +5,15 @@ docs/_ext/pykern_reference.py; a name without a docstring is a build warning (an
 and these tests check the built pages hold an entry for each name, so a public name or setting
 added without documentation fails the suite."""
 
-import importlib.util
-import sys
 
 import pykern
 from pykern.core import settings
 
-from .conftest import DOCS
+from .conftest import load_ext
 
 
 def _ext():
-    spec = importlib.util.spec_from_file_location("pykern_reference", DOCS / "_ext" / "pykern_reference.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("pykern_reference", mod)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_ext("pykern_reference")
 
 
 def test_every_public_name_has_a_documented_entry(built_docs):

@@ -5,7 +5,6 @@ import pytest
 
 import pykern as cuda
 from pykern import runtime as targets
-from pykern.core.errors import CompileError
 
 
 @pytest.fixture
@@ -14,17 +13,6 @@ def sim():
     cuda.set_target("sim")
     yield
     targets._chosen[:] = saved
-
-
-@cuda.jit
-def shuffle(x):
-    i = cuda.grid(1)
-    x[i] = cuda.shfl_down_sync(0xFFFFFFFF, x[i], 1)
-
-
-def test_wave_operations_are_refused_with_a_compile_error(sim):
-    with pytest.raises(CompileError, match="wave operations .* not supported on the sim target"):
-        shuffle[1, 4](np.zeros(4, np.int32))
 
 
 @cuda.jit

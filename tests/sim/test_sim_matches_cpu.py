@@ -23,7 +23,7 @@ def on(target, kernel, config, *arrays):
     saved = list(targets._chosen)
     cuda.set_target(target)
     try:
-        copies = [a.copy() for a in arrays]
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in arrays]
         kernel[config](*copies)
         return copies
     finally:

@@ -171,7 +171,7 @@ class Built:
 
 
 def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: int = 3,
-          code_object_version: int = 5, want_asm: bool = True) -> Built:
+          code_object_version: int = 5, want_asm: bool = True, externals=None) -> Built:
     """LLVM IR text (amdgcn) -> linked code object: verify, link device libs
     if called, internalise, O3, emit (fresh clone per output), ld.lld.
 
@@ -190,7 +190,8 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
     # from a named pipe once emitted, then links in ~3 ms while LLVM writes the assembly
     link = toolchain.start_link_shared_early()
     try:
-        emitted, libs = _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version, link.feed)
+        emitted, libs = _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version, link.feed,
+                              externals)
     except BaseException:
         link.discard()  # reap the linker and its temporary directory
         raise
@@ -199,9 +200,12 @@ def build(ir_text: str, arch, *, kernel_names=(), fastmath: bool = False, opt: i
     return Built(emitted, a, libs)
 
 
-def _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version, on_object) -> tuple:
+def _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version, on_object,
+          externals=None) -> tuple:
     """(``codeobject.Emitted`` without its linked binary, device libraries linked) of
-    :func:`build`; ``on_object(obj)`` is called as soon as the object exists."""
+    :func:`build`; ``on_object(obj)`` is called as soon as the object exists; ``externals``:
+    ``(link items, symbols, store)`` of external code, linked before the device libraries
+    (which the external code may call) and before optimising (so its calls inline)."""
     from pykern.codegen.amdgpu import codeobject
     from pykern.codegen.amdgpu import devicelibs
 
@@ -224,6 +228,12 @@ def _emit(ir_text, a, opt, kernel_names, want_asm, fastmath, code_object_version
         kernels = list(kernel_names) or _kernel_names(ir_text)
         if int(opt) > 0:  # the kernel's own code only: before the device libraries are linked
             _fold_guarded_indices(mod, tm)
+        if externals is not None:
+            from pykern.codegen import external
+
+            items, symbols, store = externals
+            external.link(mod, items, symbols, tm=tm, target="amdgpu", arch=a,
+                          code_object_version=code_object_version, store=store)
         libs = devicelibs.link(mod, a, fastmath=fastmath, code_object_version=code_object_version,
                                kernel_names=kernels)
         if libs:

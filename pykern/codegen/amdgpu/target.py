@@ -729,7 +729,8 @@ class AmdgpuTarget(Target):
                           fp_atomics_native=not self.safe_fp_atomics, arch=self.arch_info,
                           param_ranges=shape_ranges(lowered.params))
         built = build(text, self.arch_info, kernel_names=[name], fastmath=opts.fastmath, opt=opts.opt,
-                      code_object_version=self.code_object_version, want_asm=False)  # amdgpu_build.assembly_of
+                      code_object_version=self.code_object_version, want_asm=False,  # amdgpu_build.assembly_of
+                      externals=self.external_code(lowered))
         md = built.kernel_metadata(name)
         params = params_from_metadata(lowered.params, md)
         res = built.resources(name, block_size=min(256, self.max_block_size(opts)))

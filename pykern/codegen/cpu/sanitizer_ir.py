@@ -41,7 +41,10 @@ S_CKEY, S_CVAL, S_DEDUP, S_DMASK, S_STATIC = 48, 56, 64, 72, 80
 # the report being handed to the runtime
 S_RKIND, S_RTABLE, S_RADDR, S_RCUR, S_RPREV, S_RPREVKIND, S_RBAR, S_RKEY, S_RSHARED = (
     88, 92, 96, 104, 120, 136, 140, 144, 152)
-S_SIZE = 160
+# watchpoints (``pykern.debug.watch``): [lo, hi) byte ranges (u64 pairs), their count, and the
+# runtime's callback for an access that overlaps one
+S_WATCH, S_NWATCH, S_WCALL = 160, 168, 176
+S_SIZE = 184
 #: SanCtx flags
 F_RACE, F_INIT, F_LOCK = 1, 2, 4
 #: report kinds
@@ -422,7 +425,70 @@ done:
   ret void
 }
 
+; every access: first the watchpoints, then (when race or init is checked) the shadow
 define void @pykern.san.access(ptr %t, ptr %addr, i64 %n, i32 %sk) {
+entry:
+  %san = call ptr @pykern.san.ctx(ptr %t)
+  %nwp = getelementptr i8, ptr %san, i64 $S_NWATCH
+  %nw = load i64, ptr %nwp
+  %anyw = icmp ne i64 %nw, 0
+  br i1 %anyw, label %watch, label %checks
+watch:
+  call void @pykern.san.watched(ptr %san, ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %nw)
+  br label %checks
+checks:
+  %fp = getelementptr i8, ptr %san, i64 $S_FLAGS
+  %flags = load i32, ptr %fp
+  %fc = and i32 %flags, 3
+  %any = icmp ne i32 %fc, 0
+  br i1 %any, label %check, label %done
+check:
+  call void @pykern.san.access.shadow(ptr %t, ptr %addr, i64 %n, i32 %sk)
+  br label %done
+done:
+  ret void
+}
+
+; the runtime's callback (thread id + 1, address, bytes, site << 2 | kind) when the access
+; overlaps a watched range
+define internal void @pykern.san.watched(ptr %san, ptr %t, ptr %addr, i64 %n, i32 %sk, i64 %nw) {
+entry:
+  %tabp = getelementptr i8, ptr %san, i64 $S_WATCH
+  %tab = load ptr, ptr %tabp
+  %a = ptrtoint ptr %addr to i64
+  %end = add i64 %a, %n
+  br label %loop
+loop:
+  %k = phi i64 [ 0, %entry ], [ %k1, %next ]
+  %more = icmp ult i64 %k, %nw
+  br i1 %more, label %body, label %exit
+body:
+  %k2 = shl i64 %k, 4
+  %lop = getelementptr i8, ptr %tab, i64 %k2
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i8, ptr %lop, i64 8
+  %hi = load i64, ptr %hip
+  %below = icmp ult i64 %a, %hi
+  %above = icmp ugt i64 %end, %lo
+  %hit = and i1 %below, %above
+  %k1 = add i64 %k, 1
+  br i1 %hit, label %call, label %next
+next:
+  br label %loop
+call:
+  call void @pykern.san.lock(ptr %san)
+  %thrp = getelementptr i8, ptr %t, i64 $T_SAN_THR
+  %thr = load i32, ptr %thrp
+  %cbp = getelementptr i8, ptr %san, i64 $S_WCALL
+  %cb = load ptr, ptr %cbp
+  call void %cb(ptr %san, i32 %thr, i64 %a, i64 %n, i32 %sk)
+  call void @pykern.san.unlock(ptr %san)
+  br label %exit
+exit:
+  ret void
+}
+
+define internal void @pykern.san.access.shadow(ptr %t, ptr %addr, i64 %n, i32 %sk) {
 entry:
   %san = call ptr @pykern.san.ctx(ptr %t)
   %fp = getelementptr i8, ptr %san, i64 $S_FLAGS

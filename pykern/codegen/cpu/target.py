@@ -46,7 +46,7 @@ import types
 
 from llvmlite import ir as L
 
-from pykern.core import settings
+from pykern.core import external, settings
 from pykern.core.abi import ERROR_KINDS
 from pykern.core.cpu_context import LDS_BYTES, OFFSETS as _CTX
 from pykern.core.errors import CompileError
@@ -603,7 +603,9 @@ class CpuTarget(Target):
         # the sites' messages (file:line of each barrier and wave op) live in the runner, not in
         # ``text``: one kernel text at two places must not share a symbol, whose loaded code
         # (``cpu_executor._loaded``) would report the other place's lines
-        digest = hashlib.sha1((text + repr(sites) + repr(opts) + cpu_identity()).encode()).hexdigest()[:16]
+        links = lowered.source.links if lowered.source is not None else ()
+        digest = hashlib.sha1((text + repr(sites) + repr(opts) + cpu_identity()
+                               + repr(external.links_digest(links))).encode()).hexdigest()[:16]
         symbol = f"pykern_cpu_{base}_{digest}"
         static = (info.static_shared_bytes + 15) // 16 * 16
         # the runner's per-worker frame area holds the region path's per-thread slots
@@ -617,7 +619,8 @@ class CpuTarget(Target):
             from pykern.codegen.cpu.sanitizer_ir import checker_ir
 
             tmpl += checker_ir(_NAMES)
-        build = functools.partial(_machine_code, text, tmpl, symbol, info.kernel_name)
+        build = functools.partial(_machine_code, text, tmpl, symbol, info.kernel_name,
+                                  externals=self.external_code(lowered))
         optimized, obj = build("quick" if quick else opts.opt)
 
         art = KernelArtifact(
@@ -792,7 +795,7 @@ class CpuTarget(Target):
         b.ret_void()
 
 
-def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level, checkpoint=None) -> tuple:
+def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level, checkpoint=None, externals=None) -> tuple:
     """(optimised IR text, object code) of a kernel module ``text`` linked with its runner
     ``tmpl``, only ``symbol`` exported; ``level`` an O-level or ``"quick"`` (the first tier).
 
@@ -806,6 +809,12 @@ def _machine_code(text: str, tmpl: str, symbol: str, kname: str, level, checkpoi
         # compiled (a notebook redefines kernels all day)
         with llvm_util.own_context() as llctx:
             llmod = llvm_util.parse_and_verify(text, kname, llctx)
+            if externals is not None:  # before optimising: the calls of it inline
+                from pykern.codegen import external as extcode
+
+                items, symbols, store = externals
+                extcode.link(llmod, items, symbols, tm=host_target_machine(), target="cpu", store=store,
+                             context=llctx)
             extra = llvm_util.parse_and_verify(tmpl, "cpu scheduler", llctx)
             extra.triple = llmod.triple
             extra.data_layout = llmod.data_layout

@@ -38,6 +38,7 @@ from pykern.codegen.lowering.arrays import ArrayLowering
 from pykern.codegen.lowering.intrinsics import BARRIER_KINDS, WAVE_OPS, IntrinsicLowering  # noqa: F401  (cpu_regions reads them here)
 from pykern.codegen.lowering.scalars import ScalarLowering
 from pykern.codegen.lowering.bf16 import BF16Lowering
+from pykern.codegen.lowering.externals import ExternCallLowering
 from pykern.codegen.lowering.llvm_types import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_regions reads _sizeof here)
 from pykern.codegen.lowering.ranges import fits_int32, single_definitions, value_range
 
@@ -239,7 +240,7 @@ class _InlineFrame:
         self.fn = fn
 
 
-class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLowering):
+class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLowering, ExternCallLowering):
     """Lowers one function body; this is the ``fx`` the Target methods get. Statements,
     control flow and calls are here; the mixins lower scalars, arrays and intrinsics."""
 

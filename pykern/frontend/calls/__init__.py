@@ -17,7 +17,8 @@ The handlers, by domain (each module registers its own when imported below):
 - complex: ``complex_values`` (parts, operators), ``complex_funcs`` (cmath, complex(), np.conj)
 - builtins: ``builtin_funcs``, ``rounding``, ``conversions`` (int(), np.float32(), classes), ``debugging`` (breakpoint),
   ``operators`` (the operator module), ``printing``
-- device functions: ``devices``, ``static_args`` (compile-time arguments), ``overloads``
+- device functions: ``devices``, ``static_args`` (compile-time arguments), ``overloads``, ``externals``
+  (``declare_device``'s external functions)
 
 Example: ``math.sqrt(x)`` with ``x: float32`` becomes ``@sqrt(x):float32``.
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 # the domain modules register their handlers as they load
 from pykern.frontend.calls import array_methods, atomics, builtin_funcs, complex_funcs, conversions  # noqa: F401
 from pykern.frontend.calls import cuda_math, fp16, groups, math_module, memory  # noqa: F401
-from pykern.frontend.calls import debugging, np_alloc, np_info, np_math, np_scalar, operators, printing  # noqa: F401
+from pykern.frontend.calls import debugging, externals, np_alloc, np_info, np_math, np_scalar, operators, printing  # noqa: F401
 from pykern.frontend.calls import reductions, rounding, threads, vectors, warps  # noqa: F401
 from pykern.frontend import bf16_calls, matrix  # noqa: F401  (cuda.bf16, wmma: their modules register them)
 from pykern.frontend.calls import devices, overloads, registry, ufunc_arrays

@@ -4,14 +4,14 @@ the sim target stops in pdb at the user's line (the compiled targets refuse it).
 from __future__ import annotations
 
 import builtins
-import pdb
 
 from pykern.frontend import types as T
 from pykern.frontend.calls.arguments import intrinsic
-from pykern.frontend.calls.registry import lowers
+from pykern.frontend.calls.registry import lowers, lowers_attribute
 
 
-@lowers(builtins.breakpoint, pdb.set_trace)
+@lowers_attribute("pdb", "set_trace")  # (pdb is not imported for this: a kernel's caller did)
+@lowers(builtins.breakpoint)
 def _breakpoint(lw, node, name):
     if node.args or node.keywords:
         raise lw.error(f"{name}() in kernels takes no arguments", node)

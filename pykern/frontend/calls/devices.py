@@ -12,6 +12,7 @@ import inspect
 from dataclasses import dataclass
 
 from pykern.core.errors import CompileError
+from pykern.core.external import link_items
 from pykern.frontend import ir
 from pykern.frontend import local_defs
 from pykern.frontend import signature_choice
@@ -104,6 +105,8 @@ def _call(lw, dev, name, node, params, sigs, literal_ints):
     opts = getattr(dev, "options", None) or {}
     if opts.get("forceinline") or opts.get("inline") == "always":  # numba's spellings
         fn.force_inline = True
+    for item in link_items(opts.get("link")):  # @jit(device=True, link=[...]): its external code
+        lw.mb.links.setdefault(item, None)
     if fn.returns_param < 0:
         return ir.Call(fn.name, args, fn.return_type, lw.loc(node))
     # `return A` of an array parameter: call for the effects, the value is the caller's argument

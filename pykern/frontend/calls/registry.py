@@ -13,10 +13,14 @@ A domain module registers a handler for the objects it lowers (as numba-cuda's
 (``shared.array``) whatever the kernel imported it as. Objects that are not registered one
 by one are lowered by their kind (``lowers_kind``: classes, types, unregistered stubs), and
 methods of kernel values by (kind of value, method name) (``lowers_method``). Registering an
-object, kind test or method twice is an error: each call has one home.
+object, kind test or method twice is an error: each call has one home. An object of a module
+pykern does not import itself is registered by module and name (``lowers_attribute("pdb",
+"set_trace")``) and keyed by the object once that module is loaded.
 """
 
 from __future__ import annotations
+
+import sys
 
 from pykern.frontend import types as T
 from pykern.frontend.values import BoundMethod
@@ -24,6 +28,10 @@ from pykern.lang import stubs
 
 #: the object a kernel calls -> handler(lw, node, name)
 CALLS: dict = {}
+#: (module name, attribute) -> handler, for an object of a module pykern need not import itself
+#: (``pdb.set_trace``: pdb and what it imports cost a first compile ~5 ms): the entry moves into
+#: ``CALLS`` once that module is loaded -- a kernel can only call the object after that
+LAZY: dict = {}
 #: (test(f), handler(lw, f, node, name)): callables recognised by what they are, not which
 KINDS: list = []
 #: (kind of value, method name) -> handler(lw, node, name, value), for ``value.name(...)``
@@ -66,6 +74,28 @@ def lowers(*objects):
         return handler
 
     return register
+
+
+def lowers_attribute(module: str, attr: str):
+    """Decorator: ``handler(lw, node, name)`` lowers calls of ``module.attr``, without
+    importing ``module`` (an entry of ``CALLS`` from when a kernel can reach it)."""
+
+    def register(handler):
+        if (module, attr) in LAZY:
+            raise ValueError(f"calls of {module}.{attr} already have a handler: {LAZY[module, attr]!r}")
+        LAZY[module, attr] = handler
+        return handler
+
+    return register
+
+
+def _load_lazy() -> None:
+    """Move the ``LAZY`` entries of the modules loaded by now into ``CALLS``."""
+    for (module, attr), handler in list(LAZY.items()):
+        m = sys.modules.get(module)
+        if m is not None:
+            del LAZY[module, attr]
+            _add(getattr(m, attr), handler)
 
 
 def lowers_each(table: dict):
@@ -124,6 +154,9 @@ def has_method(kind: str | None, name: str) -> bool:
 def lower(lw, f, node, name):
     """The IR of call ``node`` of ``f``: its registered handler, else the one of its kind."""
     handler = CALLS.get(f) if hashable(f) else None
+    if handler is None and LAZY and hashable(f):
+        _load_lazy()
+        handler = CALLS.get(f)
     if handler is not None:
         return handler(lw, node, f._pk_name if isinstance(f, stubs.Stub) else name)
     for test, handler in KINDS:

@@ -66,10 +66,17 @@ class SanCtx(ctypes.Structure):
         ("rkind", ctypes.c_int32), ("rtable", ctypes.c_int32), ("raddr", ctypes.c_uint64),
         ("rcur", ctypes.c_uint8 * 16), ("rprev", ctypes.c_uint8 * 16), ("rprevkind", ctypes.c_int32),
         ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64),
+        ("watch", ctypes.c_void_p), ("nwatch", ctypes.c_int64), ("wcall", ctypes.c_void_p),
     ]
 
 
-assert ctypes.sizeof(SanCtx) == 160
+assert ctypes.sizeof(SanCtx) == 184
+
+#: the watchpoints of a launch compiled with sanitize "watch" (``pykern.debug.watch`` sets it):
+#: ``ranges()`` the [lo, hi) byte ranges watched, ``access(kind, file, line, col, thread, block,
+#: address, nbytes)`` before each access that overlaps one, ``launch_ended()`` after the launch
+watcher = None
+_WATCHED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int32)
 
 #: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow pages it
 #: made) and ``pages`` (4 KiB pages of memory it touched); the benchmarks report them
@@ -133,6 +140,25 @@ class _Shadow:
         c.dedup, c.dmask = self.dedup.ctypes.data, 4095
         c.static = (artifact.static_shared_bytes + 15) // 16 * 16
         self.used = 0
+
+    def watch(self, w) -> None:
+        """Report the accesses that overlap ``w.ranges()`` to ``w`` (the module's ``watcher``)."""
+        ranges = [r for lo, hi in w.ranges() for r in (lo, hi)]
+        if not ranges:
+            return
+        self._ranges = np.array(ranges, np.uint64)
+        self._watcher, self._wcall = w, _WATCHED(self.watched)
+        c = self.ctx
+        c.watch, c.nwatch = self._ranges.ctypes.data, len(ranges) // 2
+        c.wcall = ctypes.cast(self._wcall, ctypes.c_void_p).value
+
+    def watched(self, _ctx, thr, addr, nbytes, sk):
+        try:
+            _k, f, line, col, _name, _n = self.sites["access"][sk >> 2]
+            t, b = self._coords(thr)
+            self._watcher.access(_KINDS[sk & 3], f, line, col + 1, t, b, int(addr), int(nbytes))
+        except BaseException as e:  # noqa: BLE001  (no exception may cross the native frames)
+            self.errors.append(e)
 
     # ---- called by the checker
     def page(self, _ctx, page):
@@ -364,6 +390,9 @@ def run(kernel, ctx, grid, block, dynamic_shared, argbuf, args=(), kernel_name=N
     buf = ctypes.c_char.from_buffer(argbuf)
     shadow = _Shadow(art, kernel_name or art.name, grid, block, dynamic_shared, checks(modes),
                      _array_arguments(art, bytes(argbuf)), [(s, b) for s, b in uninit], art.cooperative)
+    w = watcher if "watch" in modes.split(",") else None
+    if w is not None:
+        shadow.watch(w)
     nblocks = grid[0] * grid[1] * grid[2]
     ctx.san = ctypes.addressof(shadow.ctx)
     args_p, ctx_p = ctypes.addressof(buf), ctypes.addressof(ctx)
@@ -373,6 +402,8 @@ def run(kernel, ctx, grid, block, dynamic_shared, argbuf, args=(), kernel_name=N
     else:
         kernel._run_inline(args_p, ctx_p, ctx, nblocks, serial=True)  # the checker sees one block at a time
     shadow.finish()
+    if w is not None:
+        w.launch_ended()
     for st in {id(a.storage): a.storage for a in args or () if getattr(getattr(a, "storage", None), "san_init", None)
                is not None}.values():
         if st.san_init.all():

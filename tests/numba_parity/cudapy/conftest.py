@@ -4,7 +4,8 @@ assertions kept as numba's tests wrote them, run on the cpu target with ``import
 Each test names the numba-cuda test it comes from; expected values are those numba's assertions
 check; where a test was adapted its comment says why.
 
-Left out: PTX/SASS/LLVM inspection, CUDA C linking (declare_device, CUSource), cupy interop, fp16
+Left out: PTX/SASS/LLVM inspection, linking NVIDIA formats (PTX, cubins: CUDA C/HIP sources link,
+``test_cudapy_declare_device.py``), cupy interop, fp16
 bindings via Numbast, and what README "Differences from numba.cuda" lists."""
 
 import pytest

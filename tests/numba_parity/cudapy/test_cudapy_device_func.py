@@ -64,12 +64,3 @@ def test_device_func_casting():
     channels = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
     rgba_caller[1, 1](x, channels)
     assert x[0] == 0x04010203
-
-
-def test_declare_device_is_a_documented_compile_error():
-    # test_device_func.py TestDeclareDevice: cuda.declare_device links CUDA C/C++ (CUSource),
-    # which pykern documents it does not do; it says so when declared
-    from pykern.core.errors import CompileError
-
-    with pytest.raises(CompileError, match="declare_device"):
-        cuda.declare_device("f1", "int32(float32[:])")
