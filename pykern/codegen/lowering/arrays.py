@@ -115,7 +115,7 @@ class ArrayLowering:
             off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
         return b.gep(data, [off], source_etype=et)
 
-    def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False):
+    def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False, note=""):
         b = self.builder
         ok = b.icmp_unsigned("<", idx, extent)
         fail_bb = self._new_block("oob")
@@ -123,8 +123,8 @@ class ArrayLowering:
         b.cbranch(ok, ok_bb, fail_bb)
         # the axis value carries UNSIGNED_INDEX when the index is a uint64 (printed unsigned)
         flagged = L.Constant(I64, axis | (UNSIGNED_INDEX if unsigned else 0))
-        self.debug_failure(fail_bb, ok_bb, "bounds", f"index out of bounds for array '{self._array_name(arr_expr)}'",
-                           [orig, extent, flagged])
+        self.debug_failure(fail_bb, ok_bb, "bounds",
+                           f"index out of bounds for array '{self._array_name(arr_expr)}'{note}", [orig, extent, flagged])
 
     def _x_RecordField(self, e):
         """A view of a record field: the record's address plus the field offset."""
