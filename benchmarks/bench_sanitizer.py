@@ -1,8 +1,9 @@
 """Row 10: the kernel sanitizer's cost on the cpu target -- a kernel compiled with
 ``sanitize="race,init"`` against the same kernel unsanitized (the default paths: vectorised
 thread loops, work-item loops), launched on the same arrays, best of several launches each.
-Goal from the issue: at most 20x. The shadow memory a launch made (48 bytes per byte of memory
-touched, in 4 KiB pages; freed when the launch ends) is given in the notes.
+Goal from the issue: at most 20x. The shadow memory the launch held (16 bytes per byte of memory
+touched through 4-byte or wider elements, in 256 KiB pages kept from launch to launch) is given in
+the notes.
 
 * saxpy (samples/saxpy.py), 2^20 float32 (quick: 2^16);
 * tiled matmul (samples/matmul.py, 16x16 tiles), 256² float32 (quick: 64²);

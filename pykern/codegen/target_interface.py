@@ -275,10 +275,11 @@ class Target(abc.ABC):
             slot.align = align
         return slot
 
-    def sanitize_access(self, fx, ptr, nbytes: int, kind: str, site: int) -> None:
+    def sanitize_access(self, fx, ptr, nbytes: int, kind: str, site: int, aux=None) -> None:
         """``sanitize=``: check an access of ``nbytes`` at ``ptr`` ("read", "write", "atomic") from
-        access site ``site`` before it happens. Only the cpu target checks (the dispatcher drops
-        the option for GPU builds)."""
+        access site ``site`` before it happens (``aux``: a local array element's index, 16 bits
+        per axis; None for other arrays). Only the cpu target checks (the dispatcher drops the
+        option for GPU builds)."""
         raise NotImplementedError(f"the {self.name} target has no sanitizer")
 
     def sanitize_fresh(self, fx, ptr, nbytes: int) -> None:

@@ -28,10 +28,26 @@ CONFIGS = {
     # v_wmma_*: gfx11 (RDNA3), wave32
     "rdna3": frozenset(_HALF + [(16, 16, 16, "float16", "float16"), (16, 16, 16, "int8", "int32")]),
     # v_wmma_*: gfx12 (RDNA4), wave32
-    "rdna4": frozenset(_HALF),
+    "rdna4": frozenset(_HALF + [(16, 16, 16, "float16", "float16"), (16, 16, 16, "int8", "int32")]),
 }
 
-ALL = frozenset().union(*CONFIGS.values())
+#: configurations one processor offers beyond its family's
+ARCH_EXTRA = {
+    # CDNA4 doubles k per instruction: v_mfma_f32_16x16x32_{f16,bf16} (MI350)
+    "gfx950": frozenset((16, 16, 32, t, "float32") for t in ("float16", "bfloat16")),
+}
+
+ALL = frozenset().union(*CONFIGS.values(), *ARCH_EXTRA.values())
+
+
+def configs(arch: str) -> frozenset:
+    """The configurations ``arch`` runs on its matrix cores (empty when it has none).
+
+    >>> (16, 16, 32, "float16", "float32") in configs("gfx950"), (16, 16, 32, "float16", "float32") in configs("gfx942")
+    (True, False)
+    """
+    fam = family(arch)
+    return (CONFIGS[fam] if fam else frozenset()) | ARCH_EXTRA.get(arch, frozenset())
 
 
 def family(arch: str):

@@ -25,6 +25,10 @@ def compile(fn, signature, arch="gfx942", **options):
         ck = pykern.compile(saxpy, "void(float32, float32[::1], float32[::1], float32[::1])", arch="gfx942")
         ck.code_object[:4] == b"\\x7fELF"
     """
+    if options.pop("device", False):
+        raise CompileError("compile(device=True): pykern compiles kernels into AMDGPU code objects; numba's "
+                           "PTX/LTO-IR of a lone device function has no AMD form",
+                           hint="compile a kernel that calls the device function")
     disp = fn if isinstance(fn, Dispatcher) else Dispatcher(fn, None, False)
     _, argtypes = parse_signature(signature)
     archs = [arch] if isinstance(arch, str) else list(arch)

@@ -431,6 +431,13 @@ def cpointer(dtype: Type) -> CPointer:
     return CPointer(dtype, 1, "C")
 
 
+def as_array(t: Array) -> Array:
+    """``t`` as a plain ``Array`` (a ``CPointer``'s memory seen as the array ``carray`` makes)."""
+    if type(t) is Array:
+        return t
+    return Array(t.dtype, t.ndim, t.layout, t.space, t.readonly, t.aligned)
+
+
 @dataclass(frozen=True, repr=False)
 class Tuple(Type):
     elems: tuple  # tuple[Type, ...]

@@ -414,7 +414,7 @@ class _Checker:
         if at.layout != "C" or at.ndim == 0:
             self.bad(f"reshape of a {at} (a C-contiguous array of one or more dimensions is needed)", e)
         self.values_of_type(e, e.shape, T.int64, lambda t: f"reshape extent of type {t}, must be int64")
-        want = at.with_(ndim=len(e.shape), layout="C")
+        want = T.as_array(at).with_(ndim=len(e.shape), layout="C")  # carray(p, shape) of a CPointer: an array
         if e.type != want or not e.shape:
             self.bad(f"reshape of {at} typed {e.type}, expected {want}", e)
 

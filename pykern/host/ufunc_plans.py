@@ -55,8 +55,9 @@ def call_key(args, out):
             key.append((t, a.dtype, a.shape))
         elif t is float or t is bool:
             key.append(t)
-        elif t is int:  # a lazily typed ufunc types a Python int by its value (int64, uint64, ...)
-            key.append((t, 0 if -(1 << 63) <= a < (1 << 63) else 1 if 0 <= a < (1 << 64) else 2))
+        elif t is int:  # its sign and bit length: which integer types it fits (a lazily typed ufunc
+            # types it by them, a declared integer loop refuses a value out of its range)
+            key.append((t, a < 0, min((a if a >= 0 else -a - 1).bit_length(), 65)))
         elif isinstance(a, np.generic):
             key.append((t, a.dtype))
         else:

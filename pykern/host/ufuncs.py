@@ -38,7 +38,7 @@ import numpy as np
 from pykern.core.errors import LaunchError
 from pykern.frontend import types as T
 from pykern.dispatch.generated import as_def, define, is_device_operand
-from pykern.host import ufunc_plans
+from pykern.host import ufunc_casting, ufunc_plans
 from pykern.runtime import current_target
 
 _MAX_NDIM = 4  # kernel arrays have 1 to 4 dimensions
@@ -211,30 +211,18 @@ def _copy_of(v, stream):
     return np.array(v)
 
 
-def _resolve(sigs, dtypes, scalars, fname):
-    """The first eager signature all inputs convert to (exact match first,
-    then numpy's 'safe' casting; Python scalars also 'same_kind')."""
-    for rule in ("equiv", "safe", "same_kind"):
-        for ret, argtypes in sigs:
-            want = [_np_dtype(t) for t in argtypes]
-            if len(want) != len(dtypes):
-                continue
-            ok = True
-            for d, w, sc in zip(dtypes, want, scalars):
-                if sc == "weak":  # a Python int/float: any numeric kind it fits (NEP 50), e.g. x_f32 * 2
-                    if w.kind in "fc" or (d.kind in "iub" and w.kind in "iu"):
-                        continue
-                    ok = False
-                    break
-                r = rule if (rule != "same_kind" or sc) else "safe"
-                if not np.can_cast(d, w, casting=r):
-                    ok = False
-                    break
-            if ok:
-                return ret, argtypes
-    have = ", ".join(str(d) for d in dtypes)
-    raise LaunchError(f"{fname}: no signature matches the input types ({have}); "
-                      f"signatures: {[str(a) for _, a in sigs]}")
+def _resolve(sigs, dtypes, values, fname):
+    """The declared signature (ret, argtypes) the inputs run: numpy's ufunc casting
+    (``ufunc_casting``: exact, then 'safe', then 'same_kind'; Python scalars weak by NEP 50)."""
+    weak = [ufunc_casting.is_weak_candidate(v) for v in values]
+    loops = [[_np_dtype(t) for t in argtypes] for _, argtypes in sigs]
+    i = ufunc_casting.choose(loops, dtypes, weak)
+    if i is None:
+        have = ", ".join(str(d) for d in dtypes)
+        raise LaunchError(f"{fname}: no signature matches the input types ({have}) under numpy's 'same_kind' "
+                          f"casting; signatures: {[str(a) for _, a in sigs]}")
+    ufunc_casting.check_python_ints(values, loops[i])
+    return sigs[i]
 
 
 def _plan_operand(v, shape, dtype):
@@ -291,9 +279,9 @@ class CUDAUFunc:
         """numpy-style type strings of the eager signatures (``'ff->f'``)."""
         return ["".join(_np_dtype(a).char for a in args) + "->" + _np_dtype(r).char for r, args in self._sigs]
 
-    def _types_for(self, dtypes, scalars):
+    def _types_for(self, dtypes, values):
         if self._sigs:
-            ret, argtypes = _resolve(self._sigs, dtypes, scalars, self.__name__)
+            ret, argtypes = _resolve(self._sigs, dtypes, values, self.__name__)
             if not isinstance(ret, T.Void):
                 return ret, argtypes
             dtypes = [_np_dtype(t) for t in argtypes]  # a signature of argument types only: typed by the body
@@ -342,17 +330,16 @@ class CUDAUFunc:
         return r
 
     def _input_types(self, ops):
-        """(dtypes, scalars) of the inputs as ``_types_for`` takes them: a Python scalar is
-        "weak" (NEP 50); a lazily typed ufunc gives it the arrays' type."""
+        """The input dtypes as ``_types_for`` takes them (with ``ops.values``: Python scalars
+        are weak, ``ufunc_casting``); a lazily typed ufunc gives a Python scalar the arrays' type."""
         dtypes = [ops.dtype(k) for k in range(self.nin)]
-        scalars = ["weak" if type(v) in (int, float) else (not hasattr(v, "ndim") or v.ndim == 0)
-                   for v in ops.values]
         if not self._sigs:  # lazy: the type of a Python scalar argument depends on the arrays'
-            arrays = [d for d, sc in zip(dtypes, scalars) if sc != "weak"]
+            weak = [ufunc_casting.is_weak_candidate(v) for v in ops.values]
+            arrays = [d for d, w in zip(dtypes, weak) if not w]
             if arrays:
-                dtypes = [_weak_scalar_dtype(arrays, ops.values[k]) if sc == "weak" else d
-                          for k, (d, sc) in enumerate(zip(dtypes, scalars))]
-        return dtypes, scalars
+                dtypes = [_weak_scalar_dtype(arrays, ops.values[k]) if w else d
+                          for k, (d, w) in enumerate(zip(dtypes, weak))]
+        return dtypes
 
     def _plan(self, args, out):
         """The call plan (``ufunc_plans``) of a call like this one (it succeeded), or None where
@@ -362,7 +349,7 @@ class CUDAUFunc:
         if target != "cpu":
             return None
         ops = _Operands(args, target, 0)
-        ret, argtypes = self._types_for(*self._input_types(ops))
+        ret, argtypes = self._types_for(self._input_types(ops), ops.values)
         rdt = _np_dtype(ret)
         shape = np.broadcast_shapes(*(ops.shape(k) for k in range(self.nin)))
         if out is not None:
@@ -408,8 +395,7 @@ class CUDAUFunc:
         out = _device_or_host(out)
         target = current_target()
         ops = _Operands(args, target, stream)
-        dtypes, scalars = self._input_types(ops)
-        ret, argtypes = self._types_for(dtypes, scalars)
+        ret, argtypes = self._types_for(self._input_types(ops), ops.values)
         rdt = _np_dtype(ret)
         shape = np.broadcast_shapes(*(ops.shape(k) for k in range(self.nin)))
         if out is not None:
@@ -599,10 +585,8 @@ class CUDAGUFunc:
         outputs ``outs``: the signature their dtypes pick, the sizes their shapes bind."""
         ops = _Operands(args, target, stream)
         dtypes = [ops.dtype(k) for k in range(self.nin)]
-        scalars = [len(self.in_dims[k]) == 0 and ops.shape(k) == () for k in range(self.nin)]
-        scalars = ["weak" if type(v) in (int, float) else sc for v, sc in zip(ops.values, scalars)]
         heads = [(None, tuple(a[: self.nin])) for _, a in self._sigs]
-        _, head = _resolve(heads, dtypes, scalars, self.__name__)
+        _, head = _resolve(heads, dtypes, ops.values, self.__name__)
         sig = next(a for _, a in self._sigs if tuple(a[: self.nin]) == head)
         # bind core dimension sizes and the broadcast loop shape
         sizes, loops = {}, []

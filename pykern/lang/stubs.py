@@ -172,6 +172,53 @@ def literal_unroll(container):
     return container
 
 
+def carray(ptr, shape, dtype=None):
+    """numba's ``carray``: an array of ``shape`` in C order over the memory ``ptr`` points to.
+    In a kernel ``ptr`` is a ``CPointer`` parameter (its element type is the array's; a
+    ``dtype`` given must be the same); on the host a ctypes pointer (``c_void_p`` needs ``dtype``).
+
+    Example::
+
+        @cuda.jit("void(CPointer(float32))")
+        def k(p):
+            a = cuda.carray(p, (2, 3))  # float32[:, ::1] over p[0:6]
+            a[1, 2] += 1.0
+    """
+    return _pointer_array(ptr, shape, dtype)
+
+
+def farray(ptr, shape, dtype=None):
+    """numba's ``farray``: as :func:`carray`, in Fortran order (``farray(p, (2, 3))[1, 0]`` is ``p[1]``)."""
+    if not isinstance(shape, int):
+        shape = tuple(shape)[::-1]
+    return _pointer_array(ptr, shape, dtype).T
+
+
+def _pointer_array(ptr, shape, dtype):
+    import ctypes
+
+    import numpy as np
+
+    ptr = getattr(ptr, "_as_parameter_", ptr)
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+    if isinstance(ptr, ctypes.c_void_p):
+        if dtype is None:
+            raise TypeError("explicit dtype required for void* argument")
+        addr = ptr.value or 0
+    elif isinstance(ptr, ctypes._Pointer):
+        own = np.dtype(ptr._type_)
+        if dtype is not None and dtype != own:
+            raise TypeError(f"mismatching dtype '{dtype}' for pointer {ptr}")
+        dtype = own
+        addr = ctypes.cast(ptr, ctypes.c_void_p).value or 0
+    else:
+        raise TypeError(f"expected a ctypes pointer, got {ptr!r}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    nbytes = dtype.itemsize * int(np.prod(shape, dtype=np.intp))
+    return np.frombuffer((ctypes.c_byte * nbytes).from_address(addr), dtype).reshape(shape)
+
+
 class GroupStub(Stub):
     """A cooperative group inside a kernel (``cuda.cg.this_grid()``): its
     ``.sync()``, ``.size`` and ``.thread_rank`` are resolved at compile time."""
@@ -255,6 +302,8 @@ __all__ = [
     "syncwarp",
     "atomic",
     "literal_unroll",
+    "carray",
+    "farray",
     "fp16",
     "bf16",
     "wmma",

@@ -70,6 +70,13 @@ i1, i2, i4, i8 = int8, int16, int32, int64
 u1, u2, u4, u8 = uint8, uint16, uint32, uint64
 f2, f4, f8 = float16, float32, float64
 c8, c16 = complex64, complex128
-uintp = uint64
+uintp = size_t = uint64
+ssize_t = intp
 float_ = float32
 double = float64
+# numba's C type names, with the sizes of the 64-bit Linux hosts ROCm runs on
+char, byte, uchar = int8, uint8, uint8
+short, ushort = int16, uint16
+intc, uintc = int32, uint32
+int_ = long_ = longlong = int64
+uint = ulong = ulonglong = uint64

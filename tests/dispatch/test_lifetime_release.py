@@ -88,7 +88,11 @@ def test_redefined_kernels_give_back_fds_mappings_and_memory(tmp_path, cache, lo
     # before: +1 fd, +4 mappings and ~140 KB for every kernel ever compiled
     # (mcjit: the fallback without a host linker; its engines were never freed)
     env = {"PYKERN_HOST_LD": "none"} if loader == "mcjit" else {}
-    got = _run(REDEFINE.format(warm=20, n=64), tmp_path, timeout=600, PYKERN_CACHE=cache,
+    # the warm-up reaches the heap's steady size: on a loaded machine RSS climbs ~9 MB over the
+    # first ~150 compiles of a process (16 kernels kept in memory, the allocator's free lists) and
+    # then stays (measured: +1.7 MB after 32 kernels, +9.2 after 192, +9.7 after 400); what is
+    # asked is that the kernels after it add nothing
+    got = _run(REDEFINE.format(warm=160, n=64), tmp_path, timeout=600, PYKERN_CACHE=cache,
                PYKERN_MEMORY_CACHE_ENTRIES="16", **MEASURE_ENV, **env)
     assert got["fds"] <= 0, got
     assert got["maps"] <= 2, got

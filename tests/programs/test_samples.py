@@ -20,15 +20,21 @@ def _param(name):
     return name
 
 
-@pytest.mark.parametrize("name", [_param(n) for n in SAMPLES])
-def test_sample_runs_and_checks(name, tmp_path):
-    env = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE_DIR=str(tmp_path / "cache"))
+def run_sample(name, tmp_path, **env_extra):
+    """Run ``samples/<name>.py`` on the cpu target (``env_extra`` added to its environment) and
+    check that it passed its own check."""
+    env = dict(os.environ, PYKERN_TARGET="cpu", PYKERN_CACHE_DIR=str(tmp_path / "cache"), **env_extra)
     args = [sys.executable, os.path.join(ROOT, "samples", f"{name}.py")]
     if name == "mandelbrot":
         args.append(str(tmp_path / "m.png"))
     r = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "check=OK" in r.stdout and "target=cpu" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("name", [_param(n) for n in SAMPLES])
+def test_sample_runs_and_checks(name, tmp_path):
+    run_sample(name, tmp_path)
     if name == "mandelbrot":
         png = (tmp_path / "m.png").read_bytes()
         assert png.startswith(b"\x89PNG") and len(png) > 1000

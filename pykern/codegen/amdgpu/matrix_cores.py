@@ -8,6 +8,13 @@ instruction calculator; see the shared notes ``matrix-cores.md`` section 3), wit
 ``r = L % R`` and ``g = L / R``. Loads and stores address memory per (lane, element); ``mma``
 bit-casts the vectors to the intrinsic's operand types and calls it (MFMA immediates 0, 0, 0).
 
+RDNA4 (gfx12) adds f16 -> f16 (eight packed halves in the f32 result's layout, no op_sel) and
+int8 -> int32 (eight bytes a lane, k contiguous); CDNA4 (gfx950) adds 16x16x32 f16/bf16 (eight
+elements a lane, k = 8 * (L / 16) + e; bf16 operands as LLVM ``bfloat``). AMD's calculator has no
+tables for these: they rest on LLVM's intrinsics (instruction selection checked) and third-party
+kernels' layouts, not on execution. Any permutation of k that A and B share gives the same ``d``,
+so only the rows of A, the columns of B and the C/D layout must be exact.
+
 gfx942/gfx950 lost the 16x16x16 int8 MFMA: the 16x16x32 one runs there with A and B's elements
 4..7 zero, the k the user's 16 do not reach.
 
@@ -23,6 +30,7 @@ from llvmlite import ir as L
 from pykern.core import matrix_shapes
 from pykern.core.errors import CompileError
 from pykern.frontend import types as T
+from pykern.codegen.lowering.bf16 import _BFloatType
 from pykern.codegen.lowering.llvm_types import I1, I32, I64
 from pykern.codegen.lowering.matrix_reference import element_ptr, memory_index, untyped
 
@@ -77,6 +85,14 @@ def _a_rdna4(e):
     return (1, 0, 0), (0, 4, 8 * (e // 4) + e % 4)
 
 
+def _a_rdna4_i8(e):  # 8 bytes a lane, k contiguous: lanes 16-31 hold k 8..15
+    return (1, 0, 0), (0, 8, e)
+
+
+def _a_cdna4(e):  # 16x16x32: as 16x16x16 with k per lane doubled
+    return (1, 0, 0), (0, 8, e)
+
+
 def _c_rdna4(e):
     return (0, 8, e), (1, 0, 0)
 
@@ -124,6 +140,12 @@ def _configs(arch: str) -> dict:
             (16, 16, 4, "float64", "float64"): _Config("llvm.amdgcn.mfma.f64.16x16x4f64", _a_k4, 1, _c_f64, 4, d,
                                                        _v(4, d), 16),
         }
+        if arch == "gfx950":
+            out[16, 16, 32, "float16", "float32"] = _Config("llvm.amdgcn.mfma.f32.16x16x32.f16", _a_cdna4, 8,
+                                                             _c_cdna16, 4, _v(8, h), _v(4, f), 16)
+            # the one MFMA whose bf16 operands are LLVM bfloat, not i16 bits
+            out[16, 16, 32, "bfloat16", "float32"] = _Config("llvm.amdgcn.mfma.f32.16x16x32.bf16", _a_cdna4, 8,
+                                                              _c_cdna16, 4, _v(8, _BFloatType()), _v(4, f), 16)
         if gfx90a:
             out[16, 16, 16, "int8", "int32"] = _Config("llvm.amdgcn.mfma.i32.16x16x16i8", _a_cdna16, 4, _c_cdna16, 4,
                                                         I32, _v(4, I32), 16)
@@ -148,6 +170,11 @@ def _configs(arch: str) -> dict:
                                                         _c_rdna4, 8, _v(8, h), _v(8, f), 16, "wmma"),
             (16, 16, 16, "bfloat16", "float32"): _Config("llvm.amdgcn.wmma.f32.16x16x16.bf16.v8f32.v8i16", _a_rdna4, 8,
                                                          _c_rdna4, 8, _v(8, bf), _v(8, f), 16, "wmma"),
+            # RDNA4 packs a 16-bit result: eight halves a lane in the f32 result's layout (no op_sel)
+            (16, 16, 16, "float16", "float16"): _Config("llvm.amdgcn.wmma.f16.16x16x16.f16.v8f16.v8f16", _a_rdna4, 8,
+                                                        _c_rdna4, 8, _v(8, h), _v(8, h), 16, "wmma_opsel"),
+            (16, 16, 16, "int8", "int32"): _Config("llvm.amdgcn.wmma.i32.16x16x16.iu8.v8i32.v2i32", _a_rdna4_i8, 8,
+                                                   _c_rdna4, 8, _v(2, I32), _v(8, I32), 16, "wmma_iu8"),
         }
     return {}
 
@@ -222,51 +249,50 @@ class AmdgpuMatrix:
                 out = b.insert_element(out, v, L.Constant(I32, i))
         b.store(out, frag)
 
-    def _rows_cols(self, fx, layout, radix, elem):
-        """LLVM i64 values (row, col) of element ``elem`` for this lane, or None (padding)."""
-        rc = layout(elem)
-        if rc is None:
-            return None
+    def _addresses(self, fx, e, ft, at, arr, offset, ldm):
+        """``[(element, pointer)]`` of this lane's fragment elements (padding left out). Every
+        layout puts element ``e`` at (row, col) = (lane part) + (constant of ``e``), so the
+        address is one lane-dependent base plus a constant per element: LLVM then sees
+        neighbouring elements as neighbours and loads them as one vector (``ds_read_b64``)."""
+        layout, n, _, radix = self.operand(e, ft)
         b = fx.builder
         lane = b.zext(fx.target.special_register(fx, "laneid", 0), I64)
         r = b.urem(lane, L.Constant(I64, radix))
         g = b.udiv(lane, L.Constant(I64, radix))
 
-        def lin(cr, cg, c0):
-            v = L.Constant(I64, c0)
-            if cr:
-                v = b.add(v, b.mul(r, L.Constant(I64, cr)))
-            if cg:
-                v = b.add(v, b.mul(g, L.Constant(I64, cg)))
-            return v
-        return lin(*rc[0]), lin(*rc[1])
+        def lane_part(cr, cg, _c0):
+            return b.add(b.mul(r, L.Constant(I64, cr)), b.mul(g, L.Constant(I64, cg)))
+        mem = e.attrs["layout"]
+        out = []
+        base = None
+        for i in range(n):
+            rc = layout(i)
+            if rc is None:
+                continue
+            if base is None:  # the lane part is the same for every element
+                base = element_ptr(fx, arr, at, memory_index(fx, lane_part(*rc[0]), lane_part(*rc[1]), offset, ldm, mem))
+            delta = memory_index(fx, L.Constant(I64, rc[0][2]), L.Constant(I64, rc[1][2]), L.Constant(I64, 0), ldm, mem)
+            out.append((i, b.gep(base, [delta], source_etype=fx.types.memory(at.dtype))))
+        return out
 
     def frag_load(self, fx, e, args):
         frag, arr, offset, ldm = args
         ft, at = e.args[0].type, e.args[1].type
-        layout, n, et, radix = self.operand(e, ft)
+        _, n, et, _ = self.operand(e, ft)
         b = fx.builder
         vec = L.Constant(L.VectorType(et, n), None)
-        for i in range(n):
-            rc = self._rows_cols(fx, layout, radix, i)
-            if rc is None:
-                continue
-            idx = memory_index(fx, rc[0], rc[1], offset, ldm, e.attrs["layout"])
-            vec = b.insert_element(vec, b.load(element_ptr(fx, arr, at, idx), typ=et), L.Constant(I32, i))
+        for i, ptr in self._addresses(fx, e, ft, at, arr, offset, ldm):
+            vec = b.insert_element(vec, b.load(ptr, typ=et), L.Constant(I32, i))
         b.store(vec, frag)
 
     def frag_store(self, fx, e, args):
         arr, frag, offset, ldm = args
         at, ft = e.args[0].type, e.args[1].type
-        layout, n, et, radix = self.operand(e, ft)
+        _, n, et, _ = self.operand(e, ft)
         b = fx.builder
         vec = b.load(frag, typ=L.VectorType(et, n))
-        for i in range(n):
-            rc = self._rows_cols(fx, layout, radix, i)
-            if rc is None:
-                continue
-            idx = memory_index(fx, rc[0], rc[1], offset, ldm, e.attrs["layout"])
-            b.store(b.extract_element(vec, L.Constant(I32, i)), element_ptr(fx, arr, at, idx))
+        for i, ptr in self._addresses(fx, e, ft, at, arr, offset, ldm):
+            b.store(b.extract_element(vec, L.Constant(I32, i)), ptr)
 
     def frag_mma(self, fx, e, args):
         d, a, x, c = args
@@ -276,11 +302,13 @@ class AmdgpuMatrix:
 
         def operand(ptr, ft):
             v = self._load_vec(fx, e, ft, ptr)
-            if isinstance(cf.ab_type, L.VectorType) and cf.ab_type.count == v.type.count:
+            if v.type == cf.ab_type:
                 return v
             if not isinstance(cf.ab_type, L.VectorType) and v.type.count == 1:
                 return b.extract_element(v, L.Constant(I32, 0))
-            return b.bitcast(v, cf.ab_type)  # packed bytes: <4 x i8> -> i32, <8 x i8> -> i64, <16 x i8> -> <4 x i32>
+            # packed bytes (<4 x i8> -> i32, <8 x i8> -> i64 or <2 x i32>, <16 x i8> -> <4 x i32>),
+            # bf16 bits -> bfloat
+            return b.bitcast(v, cf.ab_type)
         av, bv = operand(a, at), operand(x, bt)
         cv = self._load_vec(fx, e, ct, c)
         if cf.kind == "mfma":

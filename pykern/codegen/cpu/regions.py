@@ -493,6 +493,8 @@ class RegionLowering(FunctionLowering):
         b = self.builder
         base = b.gep(self._frames, [b.add(b.mul(self._nt64, L.Constant(I64, off)),
                                         b.mul(self._lin64, L.Constant(I64, nbytes)))], source_etype=I8)
+        if self.options.sanitize:  # the array lives here, not in the alloca the base class told the checker of
+            self.target.sanitize_fresh(self, base, nbytes)
         return b.insert_value(arr, base, 0)
 
     # ---- set-up
@@ -672,7 +674,9 @@ class RegionLowering(FunctionLowering):
     def _barrier(self, stmt):
         """Between two regions: nothing to do, as threads that have returned are skipped by
         the thread loops and count as arrived (as on GPUs); when every thread has returned, the
-        block is done."""
+        block is done. (``sanitize=``: the checker hears that the block passed it.)"""
+        if self.options.sanitize:
+            self.target.sanitize_block_barrier(self, self.ml.new_site("syncthreads", stmt.loc or self.loc))
         if not self.plan.uses_return:
             return
         b = self.builder

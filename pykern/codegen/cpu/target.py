@@ -65,10 +65,11 @@ PTR = L.PointerType()
 T_TID, T_LIN, T_BLK, T_STATUS, T_SITE = 0, 12, 16, 24, 28
 T_WVAL, T_WSRC, T_WPRED, T_WRES, T_WBALLOT, T_WACTIVE, T_HANDLE = 32, 40, 44, 48, 56, 64, 72
 T_FRAME = 80  # preallocated coroutine frame memory of FRAME_CAP bytes
-# sanitize=: the thread's access record (cpu/sanitizer_ir.py): global id + 1, barriers passed,
-# syncwarps (u16), grid syncs (u16), the sync site it passed last
-T_SAN_THR, T_SAN_EP, T_SAN_WEP, T_SAN_GEP, T_SAN_BAR = 96, 100, 104, 106, 108
-T_SIZE = 112
+# sanitize=: the launch's thread id base, the ids of the block's threads [BLO, BHI), its threads'
+# states in the checker's table (cpu/sanitizer_ir.py): per block, so the work-item-loop path's one
+# T per block serves as well as the coroutine path's T per thread
+T_SAN_LO, T_SAN_BLO, T_SAN_BHI, T_SAN_TS = 96, 100, 104, 112
+T_SIZE = 120
 #: fast path only: the in-range thread count a split kernel stores in count mode (``thread_split``;
 #: the coroutine path's wave-value field, which the fast path never uses)
 T_SPLIT = T_WVAL
@@ -162,9 +163,7 @@ class CpuTarget(Target):
 
     def analyse(self, module, info):
         info.target_facts["split"] = None
-        if not info.uses_barrier or info.sanitize:  # work-item regions split at barriers: none to split at
-            # (sanitize=: the checker follows threads through barriers one at a time, as the
-            # coroutine path runs them; cpu_regions' ~2 ms import is not paid)
+        if not info.uses_barrier:  # work-item regions split at barriers: none to split at
             info.target_facts["regions"] = None
             if not info.uses_barrier and not info.uses_wave_ops and not info.debug and not info.sanitize:
                 # the fast path: its guard splits the thread loop
@@ -277,20 +276,29 @@ class CpuTarget(Target):
     # ---- sanitize= (the checker is cpu/sanitizer_ir.py, linked in by finalize)
     def _sanitize_start(self, fx):
         if fx.options.sanitize:
-            f = fx.intrinsic("pykern.san.start", L.VoidType(), [PTR, PTR])
-            fx.builder.call(f, [fx.hidden[0], fx.hidden[1]])
+            f = fx.intrinsic("pykern.san.start", L.VoidType(), [PTR, PTR, I32])
+            whole = self._regions(fx.info) is not None  # one call per block: the body loops its threads
+            fx.builder.call(f, [fx.hidden[0], fx.hidden[1], L.Constant(I32, int(whole))])
+
+    def sanitize_block_barrier(self, fx, site):
+        """The work-item-loop path passed a ``syncthreads`` (``site``) with every thread."""
+        f = fx.intrinsic("pykern.san.blocksync", L.VoidType(), [PTR, I32])
+        fx.builder.call(f, [fx.hidden[0], L.Constant(I32, site.id)])
 
     def _sanitize_sync(self, fx, kind: int, site):
         if fx.options.sanitize:
             f = fx.intrinsic("pykern.san.sync", L.VoidType(), [PTR, I32, I32])
             fx.builder.call(f, [fx.hidden[0], L.Constant(I32, kind), L.Constant(I32, site.id)])
 
-    def sanitize_access(self, fx, ptr, nbytes, kind, site):
-        f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32])
-        code = site << 2 | {"read": 0, "write": 1, "atomic": 2}[kind]
+    def sanitize_access(self, fx, ptr, nbytes, kind, site, aux=None):
+        f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32, I64])
+        # bit 2: a local array's element (``aux``, its index, given): private to its thread, so
+        # checked for reads of unwritten elements only, never for races
+        code = site << 3 | (4 if aux is not None else 0) | {"read": 0, "write": 1, "atomic": 2}[kind]
         b = fx.builder
         p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
-        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code)])
+        b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code),
+                   aux if aux is not None else L.Constant(I64, 0)])
 
     def sanitize_fresh(self, fx, ptr, nbytes):
         f = fx.intrinsic("pykern.san.fresh", L.VoidType(), [PTR, PTR, I64])
@@ -382,6 +390,9 @@ class CpuTarget(Target):
 
     def fence(self, fx, scope):
         fx.builder.fence("seq_cst")
+        if fx.options.sanitize and scope != "block":  # the checker's release/acquire (cpu/sanitizer_ir.py)
+            fx.info.target_facts["sanitize_fences"] = True
+            fx.builder.call(fx.intrinsic("pykern.san.fence", L.VoidType(), [PTR]), [fx.hidden[0]])
 
     def wave_op(self, fx, name, args, site):
         b = fx.builder
@@ -645,7 +656,8 @@ class CpuTarget(Target):
             exceptions=list(info.exceptions),
             sanitize=opts.sanitize,
             sanitizer_sites={"access": list(info.access_sites), "sync": sites,
-                             "shared": dict(info.target_facts.get("shared_layout", {}))} if opts.sanitize else {},
+                             "shared": dict(info.target_facts.get("shared_layout", {})),
+                             "fences": bool(info.target_facts.get("sanitize_fences"))} if opts.sanitize else {},
         )
         if quick:
             from pykern.codegen.cpu.tiers import first_tier
@@ -988,8 +1000,8 @@ def _names() -> dict:
     in the block state), sizes, thread statuses and error kinds."""
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
-             T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, T_SAN_THR=T_SAN_THR, T_SAN_EP=T_SAN_EP,
-             T_SAN_WEP=T_SAN_WEP, T_SAN_GEP=T_SAN_GEP, T_SAN_BAR=T_SAN_BAR, C_SAN=C_SAN,
+             T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, C_SAN=C_SAN, T_SAN_LO=T_SAN_LO,
+             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,

@@ -38,21 +38,35 @@ class ArrayLowering:
     def _s_Store(self, s):
         arr = self.expr(s.array)
         ptr = self.element_ptr(s.array, arr, s.indices)
+        index = self._san_index
         val = self.expr(s.value)
         dt = s.array.type.dtype
         if isinstance(dt, T.Boolean):
             val = self.builder.zext(val, I8)
-        self.sanitize_access(ptr, s.array, "write", s.loc)
+        self.sanitize_access(ptr, s.array, "write", s.loc, index)
         self.builder.store(val, ptr, align=_element_align(s.array))
 
-    def sanitize_access(self, ptr, arr_expr, kind, loc):
+    def sanitize_access(self, ptr, arr_expr, kind, loc, index=None):
         """Under ``sanitize=``: tell the target's checker about an access of one element of
-        ``arr_expr`` at ``ptr`` ("read", "write" or "atomic") made at ``loc``."""
+        ``arr_expr`` at ``ptr`` ("read", "write" or "atomic") made at ``loc``; ``index``: the
+        element's indices (``element_ptr``'s last ones unless given)."""
         if not self.options.sanitize:
             return
         nbytes = _sizeof(arr_expr.type.dtype)
-        site = self.ml.access_site(kind, loc or self.loc, self._array_name(arr_expr), nbytes)
-        self.target.sanitize_access(self, ptr, nbytes, kind, site)
+        t = arr_expr.type
+        # a local array's report cannot find the element from the address (no argument or
+        # shared layout names it): the access passes its index, 16 bits per axis
+        index = index if index is not None else getattr(self, "_san_index", None)
+        local = t.space == "local" and 0 < t.ndim <= 4 and index is not None and len(index) == t.ndim
+        site = self.ml.access_site(kind, loc or self.loc, self._array_name(arr_expr), nbytes,
+                                   t.ndim if local else 0)
+        aux = None
+        if local:
+            b = self.builder
+            for k, i in enumerate(index):
+                part = b.shl(b.and_(i, L.Constant(I64, 0xFFFF)), L.Constant(I64, 16 * k))
+                aux = part if aux is None else b.or_(aux, part)
+        self.target.sanitize_access(self, ptr, nbytes, kind, site, aux)
 
     def _array_name(self, e):
         if isinstance(e, ir.Var):
@@ -85,6 +99,7 @@ class ArrayLowering:
             if self.options.debug:
                 self._bounds_check(arr_expr, wrapped, i, shape[k], k, unsigned)
             idx.append(wrapped)
+        self._san_index = idx  # sanitize_access reports a local array's element by it
         et = self.types.memory(t.dtype)
         if t.ndim == 0:
             return data
@@ -100,7 +115,7 @@ class ArrayLowering:
             off = idx[k] if off is None else b.add(b.mul(off, shape[k]), idx[k])
         return b.gep(data, [off], source_etype=et)
 
-    def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False):
+    def _bounds_check(self, arr_expr, idx, orig, extent, axis, unsigned=False, note=""):
         b = self.builder
         ok = b.icmp_unsigned("<", idx, extent)
         fail_bb = self._new_block("oob")
@@ -108,8 +123,8 @@ class ArrayLowering:
         b.cbranch(ok, ok_bb, fail_bb)
         # the axis value carries UNSIGNED_INDEX when the index is a uint64 (printed unsigned)
         flagged = L.Constant(I64, axis | (UNSIGNED_INDEX if unsigned else 0))
-        self.debug_failure(fail_bb, ok_bb, "bounds", f"index out of bounds for array '{self._array_name(arr_expr)}'",
-                           [orig, extent, flagged])
+        self.debug_failure(fail_bb, ok_bb, "bounds",
+                           f"index out of bounds for array '{self._array_name(arr_expr)}'{note}", [orig, extent, flagged])
 
     def _x_RecordField(self, e):
         """A view of a record field: the record's address plus the field offset."""

@@ -309,8 +309,9 @@ class IntrinsicLowering:
         b = self.builder
         arr = self.expr(e.array)
         ptr = self.element_ptr(e.array, arr, e.indices)
+        index = self._san_index
         vals = [self.expr(v) for v in e.values]
-        self.sanitize_access(ptr, e.array, "atomic", e.loc)
+        self.sanitize_access(ptr, e.array, "atomic", e.loc, index)
         t = e.type
         space = e.array.type.space
         scope = self.target.shared_atomic_syncscope() if space == "shared" else self.target.atomic_syncscope()

@@ -60,6 +60,22 @@ def element_ptr(fx, array, at: T.Array, flat):
     return b.gep(b.extract_value(array, 0), [flat], source_etype=fx.types.memory(at.dtype))
 
 
+def check_flat_index(fx, e, arr_index: int, array, flat):
+    """Under ``debug=True``: the "bounds" error of an array index (``KernelIndexError`` on the
+    host, the same record and path) when ``flat`` is not in ``[0, array.size)``; the array is
+    argument ``arr_index`` of fragment operation ``e``."""
+    if not fx.options.debug:
+        return
+    b = fx.builder
+    at = e.args[arr_index].type
+    size = L.Constant(I64, 1)
+    for k in range(at.ndim):
+        size = b.mul(size, b.extract_value(array, [1, k]))
+    what = "wmma.load_matrix_sync" if e.name == "frag_load" else "wmma.store_matrix_sync"
+    fx._bounds_check(e.args[arr_index], flat, flat, size, 0,
+                     note=f" ({what}: a fragment element's flat index, offset + row * ldm + col)")
+
+
 def memory_index(fx, i, j, offset, ldm, layout: str):
     """``offset + i*ldm + j`` (row-major memory) or ``offset + j*ldm + i`` (column-major)."""
     b = fx.builder
@@ -103,16 +119,22 @@ class ReferenceMatrix:
         ft, at = e.args[0].type, e.args[1].type
         b = fx.builder
         et = fx.types.memory(ft.dtype)
-        self._each(fx, ft, offset, ldm, e.attrs["layout"],
-                   lambda idx, m: b.store(b.load(element_ptr(fx, arr, at, m), typ=et), self._slot(fx, ft, frag, idx)))
+
+        def one(idx, m):
+            check_flat_index(fx, e, 1, arr, m)
+            b.store(b.load(element_ptr(fx, arr, at, m), typ=et), self._slot(fx, ft, frag, idx))
+        self._each(fx, ft, offset, ldm, e.attrs["layout"], one)
 
     def frag_store(self, fx, e, args):
         arr, frag, offset, ldm = args
         at, ft = e.args[0].type, e.args[1].type
         b = fx.builder
         et = fx.types.memory(ft.dtype)
-        self._each(fx, ft, offset, ldm, e.attrs["layout"],
-                   lambda idx, m: b.store(b.load(self._slot(fx, ft, frag, idx), typ=et), element_ptr(fx, arr, at, m)))
+
+        def one(idx, m):
+            check_flat_index(fx, e, 0, arr, m)
+            b.store(b.load(self._slot(fx, ft, frag, idx), typ=et), element_ptr(fx, arr, at, m))
+        self._each(fx, ft, offset, ldm, e.attrs["layout"], one)
 
     def frag_mma(self, fx, e, args):
         d, a, x, c = args

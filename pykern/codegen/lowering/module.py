@@ -40,7 +40,7 @@ from pykern.codegen.lowering.scalars import ScalarLowering
 from pykern.codegen.lowering.bf16 import BF16Lowering
 from pykern.codegen.lowering.extern_calls import ExternCallLowering
 from pykern.codegen.lowering.llvm_types import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_regions reads _sizeof here)
-from pykern.codegen.lowering.ranges import fits_int32, value_range
+from pykern.codegen.lowering.ranges import fits_int32, single_definitions, value_range
 
 
 # --------------------------------------------------------------------------
@@ -136,10 +136,12 @@ class ModuleLowering:
         self.info.sync_sites.append(site)
         return site
 
-    def access_site(self, kind: str, loc, array: str, nbytes: int) -> int:
+    def access_site(self, kind: str, loc, array: str, nbytes: int, local_ndim: int = 0) -> int:
         """The id of a sanitized array access (``KernelInfo.access_sites``), one per source
-        position, kind and array (an inlined device function's accesses share their sites)."""
-        key = (kind, loc.file if loc else "", loc.line if loc else 0, loc.col if loc else 0, array, nbytes)
+        position, kind and array (an inlined device function's accesses share their sites);
+        ``local_ndim``: the axes of a local array whose access passes its index (else 0)."""
+        key = (kind, loc.file if loc else "", loc.line if loc else 0, loc.col if loc else 0, array, nbytes,
+               local_ndim)
         ids = self.info.target_facts.setdefault("access_site_ids", {})
         if key not in ids:
             ids[key] = len(self.info.access_sites)
@@ -478,21 +480,36 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
         self.stop_thread()
         b.position_at_end(go_bb)
 
-    def _narrow_range(self, s) -> bool:
-        """Whether ``range`` loop ``s`` may count in i32 although its type is wider: its start
-        and stop provably lie in int32 and its step is a non-zero int32 constant. Then every
-        value the loop variable takes lies in [start, stop) (or (stop, start]), so the i32
-        arithmetic below (trip count unsigned, ``start + k*step`` modulo 2**32) is exact and
-        its sign extension is the variable's value; nothing past the last value is computed
-        (no ``stop + step - 1``)."""
+    def _narrow_range(self, s):
+        """How ``range`` loop ``s`` counts: ``(narrow, nonneg, up)`` (``up``: the step is > 0). ``narrow``: in i32 although its
+        type is wider. That is exact when its start, stop and step provably lie in int32 (a zero
+        step makes no iteration in either width): every value the loop variable takes lies in
+        [start, stop) (or (stop, start]), so the i32 arithmetic below (trip count unsigned,
+        ``start + k*step`` modulo 2**32) is exact and its extension is the variable's value;
+        nothing past the last value is computed (no ``stop + step - 1``). ``nonneg``: start >= 0
+        and stop >= -1, so every value is >= 0; LLVM is told (a zero extension from i32, else an
+        assumption), so ``t // 16`` and ``t % 16`` become shifts and masks and an index
+        ``row + t // 16`` needs no negative-index fix-up (``for t in range(threadIdx.x, n,
+        blockDim.x)`` copy loops, ``for k0 in range(0, a.shape[1], 16)`` tile loops)."""
         ty = s.start.type
-        if not (type(ty) is T.Integer and ty.signed and ty.bits > 32):
-            return False
-        step = s.step.value if isinstance(s.step, ir.Const) else None
-        if not (isinstance(step, numbers.Integral) and step != 0 and fits_int32((int(step), int(step)))):
-            return False
+        if not (type(ty) is T.Integer and ty.signed):
+            return False, False, False
         special = lambda name, axis: self.target.special_register_range(self, name, axis)  # noqa: E731
-        return fits_int32(value_range(s.start, special)) and fits_int32(value_range(s.stop, special))
+        defs = self._definitions()
+        start, stop = value_range(s.start, special, defs), value_range(s.stop, special, defs)
+        nonneg = start is not None and stop is not None and start[0] >= 0 and stop[0] >= -1
+        step = value_range(s.step, special, defs)
+        narrow = ty.bits > 32 and fits_int32(start) and fits_int32(stop) and fits_int32(step)
+        return narrow, nonneg, step is not None and step[0] > 0
+
+    def _definitions(self):
+        """The single definitions (``ranges.single_definitions``) of the function whose body is
+        being lowered (an inlined callee's own)."""
+        fn = self.inline[-1].fn if self.inline else self.ir_function
+        cache = self.__dict__.setdefault("_defs_cache", {})
+        if fn.name not in cache:
+            cache[fn.name] = single_definitions(fn)
+        return cache[fn.name]
 
     def _s_ForRange(self, s):
         b = self.builder
@@ -503,7 +520,8 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
         stop = self.expr(s.stop)
         step = self.expr(s.step)
         var_llty = None
-        if self._narrow_range(s):
+        narrow, nonneg, up = self._narrow_range(s)
+        if narrow:
             # a 64-bit counter costs amdgpu two scalar adds and a 64-bit compare per
             # iteration (clang's ``int k`` one each); LLVM never narrows one itself
             var_llty, llty = llty, L.IntType(32)
@@ -554,7 +572,14 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
             b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
         b.position_at_end(body)
         v = b.add(start, b.mul(k, step))
-        b.store(v if var_llty is None else b.sext(v, var_llty), self.var(s.var))
+        if var_llty is not None:
+            v = (b.zext if nonneg else b.sext)(v, var_llty)
+        elif nonneg:
+            # below a stop >= 0 with a positive step: 0 <= v < stop, one unsigned compare
+            # that also bounds v by what LLVM knows of stop (an extent's argument range)
+            known = (b.icmp_unsigned("<", v, stop) if up else b.icmp_signed(">=", v, L.Constant(llty, 0)))
+            b.call(self.intrinsic("llvm.assume", L.VoidType(), [I1]), [known])
+        b.store(v, self.var(s.var))
         self.loops.append((latch, end))
         self.lower_block(s.body)
         self.loops.pop()

@@ -22,6 +22,7 @@ import numbers
 from typing import Optional
 
 from pykern.frontend import ir
+from pykern.frontend.analysis import walk
 from pykern.frontend import types as T
 
 Range = Optional[tuple]  # (lo, hi), both inclusive; None: not an integer expression
@@ -40,31 +41,82 @@ def type_range(t) -> Range:
     return None
 
 
-def value_range(e, special) -> Range:
+def value_range(e, special, defs=None) -> Range:
     """Inclusive bounds of integer expression ``e``; ``special(name, axis)`` gives the bounds of
-    a special register (``Target.special_register_range``)."""
+    a special register (``Target.special_register_range``); ``defs`` (see :func:`single_definitions`)
+    the one expression each variable it names is ever assigned."""
     full = type_range(e.type)
     if full is None:
         return None
     rule = _RULES.get(type(e)) if _plain(e.type) else None
-    r = rule(e, special) if rule is not None else None
+    r = rule(e, special, defs) if rule is not None else None
     if r is None or r[0] < full[0] or r[1] > full[1]:
         return full  # unknown, or may wrap in e's type
     return r
 
 
-def _const(e, special):
+class Definitions:
+    """The one expression each local variable of a function is ever assigned (see
+    :func:`single_definitions`), with the bounds found so far: any bound computed is sound, so
+    each variable's is computed once (a definition that reads itself, directly or through
+    others, bounds that read by its type)."""
+
+    def __init__(self, exprs: dict):
+        self.exprs, self.done, self.active = exprs, {}, set()
+
+    def bounds(self, name, special) -> Range:
+        if name in self.done:
+            return self.done[name]
+        if name not in self.exprs or name in self.active:
+            return None
+        self.active.add(name)
+        try:
+            r = value_range(self.exprs[name], special, self)
+        finally:
+            self.active.discard(name)
+        self.done[name] = r
+        return r
+
+
+def single_definitions(fn: ir.Function) -> Definitions:
+    """The variables of ``fn`` whose one and only write is ``name = expr`` (not a parameter,
+    not a loop variable): every value such a variable holds is a value of ``expr`` or the 0 a
+    local starts with."""
+    counts: dict = {}
+    values: dict = {}
+    for n in walk(fn.body):
+        if isinstance(n, ir.Assign):
+            counts[n.target] = counts.get(n.target, 0) + 1
+            values[n.target] = n.value
+        elif isinstance(n, ir.ForRange):
+            counts[n.var] = 2
+    params = {p.name for p in fn.params}
+    return Definitions({k: values[k] for k, c in counts.items()
+                        if c == 1 and k not in params and values[k].type == fn.locals.get(k)})
+
+
+def _var(e, special, defs):
+    r = defs.bounds(e.name, special) if defs is not None else None
+    return None if r is None else (min(r[0], 0), max(r[1], 0))  # a local reads 0 before its write
+
+
+def _array_attr(e, special, defs):
+    # an extent, a size, a rank: never negative (strides and addresses may be anything)
+    return (0, e.type.max) if e.attr in ("shape", "size", "ndim") and isinstance(e.type, T.Integer) else None
+
+
+def _const(e, special, defs):
     v = e.value
     return (int(v), int(v)) if isinstance(v, numbers.Integral) else None
 
 
-def _cast(e, special):
-    return value_range(e.value, special) if _plain(e.value.type) else None
+def _cast(e, special, defs):
+    return value_range(e.value, special, defs) if _plain(e.value.type) else None
 
 
-def _intrinsic(e, special):
+def _intrinsic(e, special, defs):
     if e.name in ("min", "max") and len(e.args) == 2:
-        a, b = (value_range(x, special) for x in e.args)
+        a, b = (value_range(x, special, defs) for x in e.args)
         if a is None or b is None:
             return None
         f = min if e.name == "min" else max
@@ -74,8 +126,8 @@ def _intrinsic(e, special):
     return None
 
 
-def _unary(e, special):
-    r = value_range(e.operand, special)
+def _unary(e, special, defs):
+    r = value_range(e.operand, special, defs)
     if r is None:
         return None
     if e.op == "-":
@@ -85,8 +137,8 @@ def _unary(e, special):
     return None
 
 
-def _ifexp(e, special):
-    a, b = value_range(e.then, special), value_range(e.orelse, special)
+def _ifexp(e, special, defs):
+    a, b = value_range(e.then, special, defs), value_range(e.orelse, special, defs)
     if a is None or b is None:
         return None
     return (min(a[0], b[0]), max(a[1], b[1]))
@@ -107,10 +159,10 @@ def _mod(a, b):
     return (max(b[0] + 1, a[0]), 0) if a[1] <= 0 else (b[0] + 1, 0)
 
 
-def _binop(e, special):
+def _binop(e, special, defs):
     if not isinstance(e.type, T.Integer):
         return None
-    a, b = value_range(e.lhs, special), value_range(e.rhs, special)
+    a, b = value_range(e.lhs, special, defs), value_range(e.rhs, special, defs)
     if a is None or b is None:
         return None
     if e.op == "+":
@@ -127,7 +179,7 @@ def _binop(e, special):
     return None
 
 
-_RULES = {ir.Const: _const, ir.Cast: _cast, ir.Intrinsic: _intrinsic, ir.UnaryOp: _unary,
+_RULES = {ir.Const: _const, ir.Var: _var, ir.ArrayAttr: _array_attr, ir.Cast: _cast, ir.Intrinsic: _intrinsic, ir.UnaryOp: _unary,
           ir.IfExp: _ifexp, ir.BinOp: _binop}
 
 

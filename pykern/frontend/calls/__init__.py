@@ -10,7 +10,7 @@ The handlers, by domain (each module registers its own when imported below):
   ``memory`` (shared/local/const arrays), ``atomics``, ``groups`` (cooperative groups),
   ``cuda_math`` (popc, fma, cbrt, selp...), ``fp16``, ``vectors`` (``float4(...)``); ``cuda.bf16``
   and ``wmma`` are ``frontend/bf16_calls.py``'s and ``frontend/wmma_calls.py``'s
-- arrays: ``np_alloc`` (np.zeros..., copies), ``array_methods`` (views, reshape, fill, item),
+- arrays: ``np_alloc`` (np.zeros..., copies), ``array_methods`` (views, reshape, fill, item), ``pointers`` (carray/farray),
   ``reductions`` (np.sum, a.max()...), ``np_info`` (np.iinfo, np.finfo, np.dtype)
 - math: ``float_math`` (what they share), ``math_module``, ``np_math`` and ``np_scalar``
   (numpy ufuncs of numbers), ``ufunc_arrays`` (ufuncs on arrays), ``powers`` (float ** int)
@@ -28,7 +28,7 @@ from __future__ import annotations
 # the domain modules register their handlers as they load
 from pykern.frontend.calls import array_methods, atomics, builtin_funcs, complex_funcs, conversions  # noqa: F401
 from pykern.frontend.calls import cuda_math, fp16, groups, math_module, memory  # noqa: F401
-from pykern.frontend.calls import debugging, externals, np_alloc, np_info, np_math, np_scalar, operators, printing  # noqa: F401
+from pykern.frontend.calls import debugging, externals, np_alloc, np_info, np_math, np_scalar, operators, pointers, printing  # noqa: F401
 from pykern.frontend.calls import reductions, rounding, threads, vectors, warps  # noqa: F401
 from pykern.frontend import bf16_calls, wmma_calls  # noqa: F401  (cuda.bf16, wmma: their modules register them)
 from pykern.frontend.calls import device_functions, overloads, registry, ufunc_arrays

@@ -1,4 +1,4 @@
-"""Calls of types: ``int(x)``, ``float(x)``, ``bool(x)``, numpy's and numba's scalar types
+"""Calls of types: ``int(x)``, ``float(x)``, ``bool(x)``, ``tuple(t)`` of a tuple, numpy's and numba's scalar types
 (``np.float32(x)``, ``np.complex64(re, im)``, ``numba.int8(x)``), namedtuple classes
 (``Point(1.0, y=2.0)``); other classes cannot be made in kernels."""
 
@@ -80,6 +80,26 @@ def _bool(lw, node, name):
     if node.args and len(node.args) == 1 and not node.keywords:
         return lw.cond(node.args[0])
     return convert(lw, node, "bool", T.boolean)
+
+
+@lowers(builtins.tuple)
+def _tuple(lw, node, name):
+    """``tuple(t)`` of a tuple, as numba's: the same elements as a plain tuple (a namedtuple's
+    field names dropped); ``tuple()`` is the empty tuple. numba makes no tuple from an array or
+    a range (their length is not a compile-time fact), nor does pykern."""
+    if node.keywords or len(node.args) > 1:
+        raise lw.error("tuple() takes at most one positional argument", node)
+    if not node.args:
+        return ir.TupleExpr([], T.Tuple(()), lw.loc(node))
+    v = lw.value(node.args[0])
+    if not isinstance(v.type, T.Tuple):
+        raise lw.error(f"tuple() of a {v.type} in a kernel: only a tuple can be converted", node.args[0],
+                       "numba builds tuples from tuples only; write the elements out, e.g. (a[0], a[1])")
+    if not v.type.names:
+        return v
+    v = lw.once(v, node.args[0])
+    elems = [lw.tuple_get(v, k, node) for k in range(len(v.type.elems))]
+    return ir.TupleExpr(elems, T.Tuple(v.type.elems), lw.loc(node))
 
 
 @lowers_kind(lambda f: isinstance(f, T.Type))

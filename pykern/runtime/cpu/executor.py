@@ -612,8 +612,17 @@ class CpuKernel:
         values (device arrays' unwritten bytes), ``kernel_name`` for the reports."""
         from pykern.runtime.cpu import sanitizer
 
-        sanitizer.run(self, LaunchCtx(grid, block, dynamic_shared), grid, block, dynamic_shared, argbuf, args,
-                      kernel_name)
+        ctx = LaunchCtx(grid, block, dynamic_shared)
+        main = _get_ident() == _MAIN_IDENT  # its blocks run on this thread: Ctrl-C through the watcher
+        if main:
+            if not _watch.started:
+                _watch.start()
+            _watch.ctx = ctx
+        try:
+            sanitizer.run(self, ctx, grid, block, dynamic_shared, argbuf, args, kernel_name)
+        finally:
+            if main:
+                _watch.ctx = None
 
     def fixed_launch(self, grid, block, dynamic_shared: int, size: int):
         """``(body, namespace)`` for ``kernargs.compile_guarded``: run this

@@ -2,14 +2,18 @@
 (``codegen/cpu/sanitizer_ir.py``) reads and writes, and the reports it hands back.
 
 A launch of a kernel compiled with ``sanitize=`` runs its blocks one after another on the calling
-thread (a cooperative launch: one OS thread per block, the checker under a spin lock), with a
-fresh shadow: 48 bytes per byte of memory the kernel touches, in 4 KiB pages made on the first
-access of each (``_Shadow.page``), at most ``SHADOW_LIMIT`` bytes (past it accesses go unchecked
-and the launch warns). Memory is initialised unless it is shared memory (per block), a local array
-or a ``device_array`` nothing wrote yet (tracked per byte across launches while
-``PYKERN_SANITIZE`` includes ``init``). Hazards come back through ``_Shadow.report``; identical
-ones (same kind and the same two access sites) are counted once, and after the launch they raise
-a ``SanitizerError`` (or warn, with ``warn``).
+thread (a cooperative launch: one OS thread per block, the checker under a spin lock). Shadow
+memory is per element: a 64-byte cell per aligned 4-byte granule (16 bytes per byte of memory the
+kernel touches with 4-, 8- or 16-byte elements), plus 64 bytes per byte for the granules that 1-
+or 2-byte or misaligned accesses touched. It comes in 256 KiB pages made on the first access of
+each (``_Store.page``) and kept for the next launch (thread ids grow from launch to launch, so an
+earlier launch's records read as absent; nothing is cleared); one launch may hold at most
+``SHADOW_LIMIT`` bytes (past it, accesses of new memory go unchecked and the launch warns), and a
+launch that starts with more than ``KEEP_LIMIT`` bytes kept frees them all first. Memory is
+initialised unless it is shared memory (per block), a local array or a ``device_array`` nothing
+wrote yet (tracked per byte across launches while ``PYKERN_SANITIZE`` includes ``init``). Hazards
+come back through ``_Shadow.report``; identical ones (same kind and the same two access sites) are
+counted once, and after the launch they raise a ``SanitizerError`` (or warn, with ``warn``).
 
 Example::
 
@@ -22,33 +26,27 @@ Example::
 from __future__ import annotations
 
 import ctypes
+import threading
 import warnings
 from typing import NamedTuple
 
 import numpy as np
 
+from pykern.core import sanitize_layout as layout
 from pykern.core.errors import SanitizerError, SanitizerWarning
 from pykern.core.sanitize import REPORT_LIMIT, checks
 
-ENTRY = 48
-PAGE = 4096
-#: shadow bytes one launch may allocate (48 per byte of memory touched)
+CELL = layout.CELL_BYTES
+#: shadow page size (bytes): 4096 word cells (16 KiB of memory) or 4096 byte cells (4 KiB)
+PAGE_BYTES = (1 << layout.WPAGE_BITS) // layout.GRANULE * CELL
+assert PAGE_BYTES == (1 << layout.BPAGE_BITS) * CELL
+#: shadow bytes one launch may hold
 SHADOW_LIMIT = 4 << 30
-#: shadow pages kept for the next launch (bytes): allocating and faulting in fresh memory cost
-#: sanitized saxpy more than its checks
-SPARE_LIMIT = 256 << 20
-_spare_pages: list = []
-_fresh = []
-
-
-def _fresh_page():
-    """A shadow page of memory that is initialised and that nothing accessed."""
-    if not _fresh:
-        page = np.zeros(PAGE * ENTRY, np.uint8)
-        page.reshape(PAGE, ENTRY)[:, 14] = 1
-        _fresh.append(page)
-    return _fresh[0]
-
+#: shadow bytes kept from one launch to the next: a launch that starts with more frees them all
+#: (making and faulting in fresh pages cost sanitized saxpy more than its checks)
+KEEP_LIMIT = 512 << 20
+#: thread ids are u32: a launch whose ids would pass this starts the shadow afresh
+_ID_LIMIT = (1 << 32) - 2
 
 _MISS = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _REPORT = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -61,16 +59,20 @@ class SanCtx(ctypes.Structure):
     _fields_ = [
         ("table", ctypes.c_void_p), ("mask", ctypes.c_int64), ("miss", ctypes.c_void_p), ("report", ctypes.c_void_p),
         ("nthreads", ctypes.c_int32), ("wave", ctypes.c_int32), ("flags", ctypes.c_int32), ("lock", ctypes.c_int32),
-        ("ckey", ctypes.c_int64), ("cval", ctypes.c_void_p), ("dedup", ctypes.c_void_p), ("dmask", ctypes.c_int64),
-        ("static", ctypes.c_int64),
+        ("cache", ctypes.c_void_p), ("_unused", ctypes.c_int64 * 3),
+        ("dedup", ctypes.c_void_p), ("dmask", ctypes.c_int64), ("static", ctypes.c_int64),
+        ("base", ctypes.c_uint32), ("aclock", ctypes.c_uint32), ("rel", ctypes.c_void_p), ("bacq", ctypes.c_void_p),
+        ("tstate", ctypes.c_void_p), ("tstride", ctypes.c_uint32), ("_pad", ctypes.c_uint32),
         ("rkind", ctypes.c_int32), ("rtable", ctypes.c_int32), ("raddr", ctypes.c_uint64),
         ("rcur", ctypes.c_uint8 * 16), ("rprev", ctypes.c_uint8 * 16), ("rprevkind", ctypes.c_int32),
-        ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64),
+        ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64), ("raux", ctypes.c_uint64),
         ("watch", ctypes.c_void_p), ("nwatch", ctypes.c_int64), ("wcall", ctypes.c_void_p),
     ]
 
 
-assert ctypes.sizeof(SanCtx) == 184
+assert ctypes.sizeof(SanCtx) == layout.S_SIZE and SanCtx.raux.offset == layout.S_RAUX
+assert SanCtx.base.offset == layout.S_BASE and SanCtx.tstride.offset == layout.S_TSTRIDE
+assert SanCtx.watch.offset == layout.S_WATCH and SanCtx.wcall.offset == layout.S_WCALL
 
 #: the watchpoints of a launch compiled with sanitize "watch" (``pykern.debug.watch`` sets it):
 #: ``ranges()`` the [lo, hi) byte ranges watched, ``access(kind, file, line, col, thread, block,
@@ -78,11 +80,134 @@ assert ctypes.sizeof(SanCtx) == 184
 watcher = None
 _WATCHED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int32)
 
-#: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow pages it
-#: made) and ``pages`` (4 KiB pages of memory it touched); the benchmarks report them
+#: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow it held) and
+#: ``pages`` (shadow pages); the benchmarks report them
 last_launch = {"shadow_bytes": 0, "pages": 0}
 
 _REC = np.dtype([("thr", "<u4"), ("ep", "<u4"), ("wep", "<u2"), ("gep", "<u2"), ("site", "<u2"), ("flags", "<u2")])
+
+
+class _Store:
+    """The shadow pages, kept from launch to launch: table key -> page (``sanitizer_ir``'s keys:
+    word-space page + 1, byte-space page + 1 with ``BYTE_SPACE_KEY``), the open-addressing table
+    the checker probes, and the next launch's thread id base."""
+
+    def __init__(self):
+        self.lock = threading.Lock()  # one sanitized launch at a time shares these pages
+        self.reset()
+
+    def reset(self):
+        self.pages = {}
+        self.bytes = 0
+        self.used = 0
+        self.table = np.zeros(2 * (1 << 12), np.uint64)
+        self.next_base = 1  # a zero cell's thread (0) is always below a launch's base
+        self.exhausted = False
+
+    def page(self, key):
+        """The shadow page of ``key`` (None past ``SHADOW_LIMIT``)."""
+        mem = self.pages.get(key)
+        if mem is not None:
+            return mem
+        if self.bytes + PAGE_BYTES > SHADOW_LIMIT:
+            self.exhausted = True
+            return None
+        mem = np.zeros(PAGE_BYTES, np.uint8)  # a zero cell: initialised, nothing accessed
+        self.bytes += PAGE_BYTES
+        self.pages[key] = mem
+        self._insert(key, mem.ctypes.data)
+        return mem
+
+    def _insert(self, key, value):
+        self.used += 1
+        if 2 * self.used > len(self.table) // 2:
+            self._grow()
+        mask = len(self.table) // 2 - 1
+        h = ((key * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> 29 & mask
+        while self.table[2 * h]:
+            h = (h + 1) & mask
+        self.table[2 * h], self.table[2 * h + 1] = key, value
+
+    def _grow(self):
+        old = self.table
+        self.table = np.zeros(2 * len(old), np.uint64)
+        self.used = 0
+        for k, v in zip(old[0::2].tolist(), old[1::2].tolist()):
+            if k:
+                self._insert(k, v)
+
+    # ---- the cells of memory bytes (for device arrays' unwritten bytes)
+    def word_cells(self, start, stop, make=True):
+        """``[(granule address of the first, cells as (n, CELL) uint8)]`` covering the granules of
+        ``[start, stop)``, page by page."""
+        out = []
+        wbits = layout.WPAGE_BITS
+        g, end = start & ~3, (stop + 3) & ~3
+        while g < end:
+            page = g >> wbits
+            lo, hi = page << wbits, min(end, (page + 1) << wbits)
+            mem = self.page(page + 1) if make else self.pages.get(page + 1)
+            if mem is not None:
+                cells = mem.reshape(-1, CELL)
+                out.append((g, cells[(g - lo) // 4:(hi - lo) // 4]))
+            g = hi
+        return out
+
+    def byte_cell(self, a, make=True):
+        bbits = layout.BPAGE_BITS
+        key = ((a >> bbits) + 1) | layout.BYTE_SPACE_KEY
+        mem = self.page(key) if make else self.pages.get(key)
+        return None if mem is None else mem.reshape(-1, CELL)[a & ((1 << bbits) - 1)]
+
+
+_store = _Store()
+
+
+def _thr(cells):
+    """The write records' thread ids of ``cells`` ((n, CELL) uint8)."""
+    return cells[:, 0:4].copy().view("<u4")[:, 0]
+
+
+def _mark_unwritten(store, start, bits, base):
+    """At a launch's start: the bytes of ``[start, start + len(bits))`` whose ``bits`` are 0 read
+    as unwritten (write record thread = ``base``), the others as initialised."""
+    stop = start + len(bits)
+    for g, cells in store.word_cells(start, stop):
+        n = len(cells)
+        addr = g + 4 * np.arange(n)[:, None] + np.arange(4)[None, :]
+        inside = (addr >= start) & (addr < stop)
+        written = np.ones((n, 4), bool)
+        written[inside] = bits[addr[inside] - start] != 0
+        whole = written.all(1) | (~written).all(1)
+        cells[whole] = 0
+        unw = whole & ~written[:, 0]
+        cells[unw, 0:4] = np.frombuffer(np.uint32(base).tobytes(), np.uint8)
+        for k in np.nonzero(~whole)[0].tolist():  # mixed granules: byte cells
+            cells[k] = 0
+            cells[k, layout.CELL_MODE] = 1
+            for j in range(4):
+                bc = store.byte_cell(g + 4 * k + j)
+                if bc is not None:
+                    bc[:] = 0
+                    if not written[k, j]:
+                        bc[0:4] = np.frombuffer(np.uint32(base).tobytes(), np.uint8)
+
+
+def _read_written(store, start, bits, base):
+    """At a launch's end: the bytes of the range that the launch wrote join ``bits``."""
+    stop = start + len(bits)
+    for g, cells in store.word_cells(start, stop, make=False):
+        n = len(cells)
+        addr = g + 4 * np.arange(n)[:, None] + np.arange(4)[None, :]
+        inside = (addr >= start) & (addr < stop)
+        written = np.repeat((_thr(cells) != base)[:, None], 4, 1)
+        mode = cells[:, layout.CELL_MODE] != 0
+        for k in np.nonzero(mode)[0].tolist():
+            for j in range(4):
+                bc = store.byte_cell(g + 4 * k + j, make=False)
+                written[k, j] = bc is None or int(bc[0:4].copy().view("<u4")[0]) != base
+        sel = inside & written
+        bits[addr[sel] - start] = 1
 
 
 class Access(NamedTuple):
@@ -113,33 +238,55 @@ class Hazard:
 
 
 class _Shadow:
-    """The shadow memory and report collection of one sanitized launch."""
+    """The reports of one sanitized launch, and its view of the kept shadow pages."""
 
     def __init__(self, artifact, kernel_name, grid, block, dyn, modes, arrays, uninit, concurrent):
         self.art, self.kname, self.grid, self.block, self._dyn = artifact, kernel_name, grid, block, dyn
         self.arrays = arrays  # [(name, data, shape, strides)] of the launch's array arguments
         self.uninit = uninit  # [(start, bits: np.uint8 array)] memory nothing wrote yet
         self.sites = artifact.sanitizer_sites
-        self.pages = {}
-        self.bytes = 0
-        self.exhausted = False
         self.hazards = {}  # key -> Hazard
         self.counted_in_table = set()
         self.errors = []
-        cap = 1 << 12
-        self.table = np.zeros(2 * cap, np.uint64)
         self.dedup = np.zeros(2 * 4096, np.uint64)
+        store = self.store = _store
+        nt = block[0] * block[1] * block[2]
+        total = nt * grid[0] * grid[1] * grid[2]
+        if total + 1 > _ID_LIMIT:
+            raise SanitizerError(f"kernel '{kernel_name}': a sanitized launch has at most {_ID_LIMIT - 1} threads, "
+                                 f"not {total}", [])
+        if store.bytes > KEEP_LIMIT or store.next_base + total + 1 > _ID_LIMIT:
+            store.reset()
+        store.exhausted = False
+        self.base = store.next_base
+        store.next_base += total + 1
         c = self.ctx = SanCtx()
-        c.table, c.mask = self.table.ctypes.data, cap - 1
         self._miss, self._report = _MISS(self.page), _REPORT(self.report)
         c.miss = ctypes.cast(self._miss, ctypes.c_void_p).value
         c.report = ctypes.cast(self._report, ctypes.c_void_p).value
-        c.nthreads = block[0] * block[1] * block[2]
+        c.nthreads = nt
         c.wave = artifact.wave_size
-        c.flags = (1 if "race" in modes else 0) | (2 if "init" in modes else 0) | (4 if concurrent else 0)
+        fences = bool(self.sites.get("fences"))
+        c.flags = ((1 if "race" in modes else 0) | (2 if "init" in modes else 0) | (4 if concurrent else 0)
+                   | (layout.F_FENCE if fences else 0))
         c.dedup, c.dmask = self.dedup.ctypes.data, 4095
+        self._cache = np.zeros(2 * 64, np.uint64)  # the checker's page cache: (key, page) x 64
+        c.cache = self._cache.ctypes.data
         c.static = (artifact.static_shared_bytes + 15) // 16 * 16
-        self.used = 0
+        c.base = self.base
+        # the threads' states: one block's at a time, or every block's when they run at once
+        self._tstate = np.zeros((total if concurrent else nt) * layout.TSTATE_BYTES, np.uint8)
+        c.tstate, c.tstride = self._tstate.ctypes.data, nt if concurrent else 0
+        if fences:  # the release table (per thread) and acquire table (per block) of ``fenced``
+            self._rel = np.zeros(total * layout.REL_BYTES, np.uint8)
+            self._acq = np.zeros(max(1, total // nt) * layout.ACQ_BYTES, np.uint8)
+            c.rel, c.bacq = self._rel.ctypes.data, self._acq.ctypes.data
+        for start, bits in uninit:
+            _mark_unwritten(store, start, bits, self.base)
+        self._point_at_table()
+
+    def _point_at_table(self):
+        self.ctx.table, self.ctx.mask = self.store.table.ctypes.data, len(self.store.table) // 2 - 1
 
     def watch(self, w) -> None:
         """Report the accesses that overlap ``w.ranges()`` to ``w`` (the module's ``watcher``)."""
@@ -154,56 +301,23 @@ class _Shadow:
 
     def watched(self, _ctx, thr, addr, nbytes, sk):
         try:
-            _k, f, line, col, _name, _n = self.sites["access"][sk >> 2]
+            site = self.sites["access"][sk >> 3]  # (site << 3 | local << 2 | kind)
+            f, line, col = site[1], site[2], site[3]
             t, b = self._coords(thr)
             self._watcher.access(_KINDS[sk & 3], f, line, col + 1, t, b, int(addr), int(nbytes))
         except BaseException as e:  # noqa: BLE001  (no exception may cross the native frames)
             self.errors.append(e)
 
     # ---- called by the checker
-    def page(self, _ctx, page):
+    def page(self, _ctx, key):
         try:
-            return self._page(page)
+            mem = self.store.page(key)
+            self._point_at_table()  # the table may have grown
+            return None if mem is None else mem.ctypes.data
         except BaseException as e:  # noqa: BLE001  (no exception may cross the native frames)
             self.errors.append(e)
-            self.exhausted = True
+            self.store.exhausted = True
             return None
-
-    def _page(self, page):
-        if self.bytes + PAGE * ENTRY > SHADOW_LIMIT:
-            self.exhausted = True
-            return None
-        mem = _spare_pages.pop() if _spare_pages else np.empty(PAGE * ENTRY, np.uint8)
-        mem[:] = _fresh_page()  # every byte initialised, nothing accessed, unless ...
-        rows = mem.reshape(PAGE, ENTRY)
-        lo = page * PAGE
-        for start, bits in self.uninit:
-            a, b = max(lo, start), min(lo + PAGE, start + len(bits))
-            if a < b:
-                rows[a - lo:b - lo, 14] = bits[a - start:b - start]
-        self.bytes += mem.nbytes
-        self.pages[page] = mem
-        self._insert(page + 1, mem.ctypes.data)
-        return mem.ctypes.data
-
-    def _insert(self, key, value):
-        self.used += 1
-        if 2 * self.used > len(self.table) // 2:
-            self._grow()
-        mask = len(self.table) // 2 - 1
-        h = ((key * 0x9E3779B97F4A7C15) & 0xFFFFFFFFFFFFFFFF) >> 29 & mask
-        while self.table[2 * h]:
-            h = (h + 1) & mask
-        self.table[2 * h], self.table[2 * h + 1] = key, value
-
-    def _grow(self):
-        old = self.table
-        self.table = np.zeros(2 * len(old), np.uint64)
-        self.ctx.table, self.ctx.mask = self.table.ctypes.data, len(self.table) // 2 - 1
-        self.used = 0
-        for k, v in zip(old[0::2].tolist(), old[1::2].tolist()):
-            if k:
-                self._insert(k, v)
 
     def report(self, _ctx):
         try:
@@ -219,7 +333,7 @@ class _Shadow:
             cur = np.frombuffer(bytes(c.rcur), _REC)[0]
             prev = np.frombuffer(bytes(c.rprev), _REC)[0]
             h = self.hazards[key] = self._describe(c.rkind, int(c.raddr), cur, prev, c.rprevkind, c.rbar,
-                                                   int(c.rshared), key)
+                                                   int(c.rshared), int(c.raux), key)
         if c.rtable:
             self.counted_in_table.add(key)  # the checker counts it from now on
         else:
@@ -227,7 +341,7 @@ class _Shadow:
 
     # ---- what a report says
     def _coords(self, thr):
-        g = thr - 1
+        g = thr - self.base - 1
         nt = self.ctx.nthreads
         blin, tlin = divmod(g, nt)
         bx, by, _ = self.block
@@ -236,9 +350,9 @@ class _Shadow:
         b = (blin % gx, blin // gx % gy, blin // (gx * gy))
         return t, b
 
-    def _where(self, addr, site, shared_base):
+    def _where(self, addr, site, shared_base, aux):
         """'array 'a' element [3, 1]' for an address an access of ``site`` touched."""
-        _kind, _f, _l, _c, name, nbytes = site
+        name, nbytes, local_ndim = site[4], site[5], site[6]
         for aname, data, shape, strides in self.arrays:
             idx = _index_of(addr - data, shape, strides, nbytes)
             if idx is not None:
@@ -254,22 +368,24 @@ class _Shadow:
                     return f"shared array '{shown}' element {[int(i) for i in np.unravel_index(flat, sshape)]}"
             if off >= self.ctx.static:
                 return f"dynamic shared array '{name}' element [{(off - self.ctx.static) // nbytes}]"
-        return f"local array '{name}'"  # (argument arrays and shared memory were looked at above)
+        if local_ndim:  # (argument arrays and shared memory were looked at above)
+            return f"local array '{name}' element {[(aux >> (16 * k)) & 0xFFFF for k in range(local_ndim)]}"
+        return f"local array '{name}'"
 
     def _access(self, rec, kind, site) -> Access:
         t, b = self._coords(int(rec["thr"]))
-        _k, f, line, col, _name, _n = site
+        f, line, col = site[1], site[2], site[3]
         return Access(kind, f, line, col + 1, t, b, int(rec["ep"]))
 
     @staticmethod
     def _say(a: Access) -> str:
         return f"{a.kind} at {a.file}:{a.line}:{a.col} by thread {a.thread} of block {a.block}"
 
-    def _describe(self, rkind, addr, cur, prev, prevkind, bar, shared_base, key):
+    def _describe(self, rkind, addr, cur, prev, prevkind, bar, shared_base, aux, key):
         acc = self.sites["access"]
         csite = acc[int(cur["site"])]
         kind = _KINDS[int(cur["flags"])]
-        where = self._where(addr, csite, shared_base)
+        where = self._where(addr, csite, shared_base, aux)
         second = self._access(cur, kind, csite)
         if rkind == 2:
             text = (f"uninitialized read: {self._say(second)} reads {where}, which nothing has "
@@ -288,38 +404,30 @@ class _Shadow:
                 why += " (same warp: no syncwarp between them either; lanes are not assumed to run in lockstep)"
         else:
             why = (f"different blocks, grid-sync interval {int(cur['gep'])} (first in barrier interval "
-                   f"{int(prev['ep'])} of its block, second in interval {int(cur['ep'])}): only a grid sync or the "
-                   "end of the launch orders different blocks")
+                   f"{int(prev['ep'])} of its block, second in interval {int(cur['ep'])}): only a grid sync, the "
+                   "end of the launch, or a fence then an atomic in the first thread and an atomic of the same "
+                   "address then a fence in the second orders different blocks")
         first = self._access(prev, pkind, psite)
         text = f"data race on {where}:\n    first:  {self._say(first)}\n    second: {self._say(second)}\n    {why}"
         return Hazard("race", where, first, second, f"kernel '{self.kname}': {text}", key)
 
     def _same_warp(self, a, b):
         nt, ws = self.ctx.nthreads, self.ctx.wave
-        return ((int(a["thr"]) - 1) % nt) // ws == ((int(b["thr"]) - 1) % nt) // ws
+        return ((int(a["thr"]) - self.base - 1) % nt) // ws == ((int(b["thr"]) - self.base - 1) % nt) // ws
 
     # ---- after the launch
     def finish(self):
-        last_launch.update(shadow_bytes=self.bytes, pages=len(self.pages))
+        last_launch.update(shadow_bytes=self.store.bytes, pages=len(self.store.pages))
         counts = dict(zip(self.dedup[0::2].tolist(), self.dedup[1::2].tolist()))
         for key in self.counted_in_table:
             self.hazards[key].count += counts.get(key, 0)
         for start, bits in self.uninit:  # what the launch wrote stays written for the next one
-            for p in range(start // PAGE, (start + len(bits) + PAGE - 1) // PAGE):
-                mem = self.pages.get(p)
-                if mem is None:
-                    continue
-                lo = p * PAGE
-                a, b = max(lo, start), min(lo + PAGE, start + len(bits))
-                bits[a - start:b - start] |= mem.reshape(PAGE, ENTRY)[a - lo:b - lo, 14] & 1
-        room = max(0, SPARE_LIMIT // (PAGE * ENTRY) - len(_spare_pages))
-        _spare_pages.extend(list(self.pages.values())[:room])  # page faults cost more than the checks
-        self.pages.clear()
+            _read_written(self.store, start, bits, self.base)
 
     def outcome(self, modes):
         for e in self.errors:
             raise e
-        if self.exhausted:
+        if self.store.exhausted:
             warnings.warn(f"kernel '{self.kname}': the sanitizer's shadow memory reached {SHADOW_LIMIT >> 20} MiB; "
                           "later accesses to new memory went unchecked", SanitizerWarning, stacklevel=4)
         hazards = [h for h in self.hazards.values()]
@@ -381,31 +489,28 @@ def run(kernel, ctx, grid, block, dynamic_shared, argbuf, args=(), kernel_name=N
     report its hazards (``SanitizerError``)."""
     art = kernel.artifact
     modes = art.sanitize
-    uninit = []
-    for a in args or ():
-        st = getattr(a, "storage", None)
-        bits = getattr(st, "san_init", None)
-        if bits is not None:
-            uninit.append((st.ptr, bits))
+    tracked = {id(st): st for st in (getattr(a, "storage", None) for a in args or ())
+               if getattr(st, "san_init", None) is not None}
     buf = ctypes.c_char.from_buffer(argbuf)
-    shadow = _Shadow(art, kernel_name or art.name, grid, block, dynamic_shared, checks(modes),
-                     _array_arguments(art, bytes(argbuf)), [(s, b) for s, b in uninit], art.cooperative)
-    w = watcher if "watch" in modes.split(",") else None
-    if w is not None:
-        shadow.watch(w)
     nblocks = grid[0] * grid[1] * grid[2]
-    ctx.san = ctypes.addressof(shadow.ctx)
     args_p, ctx_p = ctypes.addressof(buf), ctypes.addressof(ctx)
-    if art.cooperative:
-        ctx.gbar[3] = nblocks
-        kernel._run_cooperative(args_p, ctx_p, ctx, nblocks, (argbuf, buf, shadow))
-    else:
-        kernel._run_inline(args_p, ctx_p, ctx, nblocks, serial=True)  # the checker sees one block at a time
-    shadow.finish()
+    with _store.lock:
+        shadow = _Shadow(art, kernel_name or art.name, grid, block, dynamic_shared, checks(modes),
+                         _array_arguments(art, bytes(argbuf)), [(st.ptr, st.san_init) for st in tracked.values()],
+                         art.cooperative)
+        w = watcher if "watch" in modes.split(",") else None
+        if w is not None:
+            shadow.watch(w)
+        ctx.san = ctypes.addressof(shadow.ctx)
+        if art.cooperative:
+            ctx.gbar[3] = nblocks
+            kernel._run_cooperative(args_p, ctx_p, ctx, nblocks, (argbuf, buf, shadow))
+        else:
+            kernel._run_inline(args_p, ctx_p, ctx, nblocks, serial=True)  # the checker sees one block at a time
+        shadow.finish()
     if w is not None:
         w.launch_ended()
-    for st in {id(a.storage): a.storage for a in args or () if getattr(getattr(a, "storage", None), "san_init", None)
-               is not None}.values():
+    for st in tracked.values():
         if st.san_init.all():
             st.san_init = None
     if ctx.error:

@@ -49,6 +49,10 @@ EXPECTED = {
        (("gfx90a", "v_mfma_i32_16x16x16i8"), ("gfx942", "v_mfma_i32_16x16x32_i8"),
         ("gfx950", "v_mfma_i32_16x16x32_i8"), ("gfx1100", "v_wmma_i32_16x16x16_iu8"))},
     ("gfx1100", (16, 16, 16, "float16", "float16")): "v_wmma_f16_16x16x16_f16",
+    ("gfx1201", (16, 16, 16, "float16", "float16")): "v_wmma_f16_16x16x16_f16",
+    ("gfx1201", (16, 16, 16, "int8", "int32")): "v_wmma_i32_16x16x16_iu8",
+    ("gfx950", (16, 16, 32, "float16", "float32")): "v_mfma_f32_16x16x32_f16",
+    ("gfx950", (16, 16, 32, "bfloat16", "float32")): "v_mfma_f32_16x16x32_bf16",
 }
 ARCHS = ["gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"]
 
