@@ -14,6 +14,7 @@ Names with placeholders (``test_<name>.py``, ``bench_*.py``, ``...``) are patter
 """
 
 import importlib
+import importlib.util
 import pathlib
 import re
 import warnings
@@ -39,7 +40,8 @@ _BY_BASENAME = {}
 for _p in sorted(PKG.rglob("*.py")):
     if _p.name != "__init__.py":
         _BY_BASENAME.setdefault(_p.stem, []).append("pykern." + _p.relative_to(PKG).with_suffix("").as_posix().replace("/", "."))
-_BY_BASENAME = {k: v[0] for k, v in _BY_BASENAME.items() if len(v) == 1}
+#: (a name that is also a module outside pykern -- ``types``, ``random`` -- may mean that one: left out)
+_BY_BASENAME = {k: v[0] for k, v in _BY_BASENAME.items() if len(v) == 1 and importlib.util.find_spec(k) is None}
 #: old flat names of modules that moved into a folder: ``hip_launch`` is now ``hip/launch``
 _FLAT = {p.parent.name + "_" + p.stem for p in PKG.rglob("*.py") if p.parent != PKG and p.name != "__init__.py"}
 #: base names of the repository's other Python files (tests, benchmarks, scripts, samples)
@@ -197,5 +199,5 @@ def test_existing_names_pass():
     text = ("`cpu/regions.py`, `hip/launch.launcher`, `pykern.lang.random`, `runtime/{cpu,hip}/driver.py`, "
             "`core/strides.py`, pykern/core/settings.py, tests/architecture/, `test_<name>.py`, `executor.py`, "
             "`cpu_helpers.py`, `pykern/`, `amdgcn/bitcode`, `syncthreads_count/and/or`, tests/runtime/{cpu,hip}, `hip/hip_runtime.h`, "
-            "`kernargs.compile_guarded`, `settings.get`, `debugging.ipynb`")
+            "`kernargs.compile_guarded`, `settings.get`, `debugging.ipynb`, `types.ulonglong`")
     assert problems_in(text) == []
