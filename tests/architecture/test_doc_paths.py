@@ -38,7 +38,7 @@ _FOLDERS = {p.name for p in PKG.rglob("*") if p.is_dir() and (p / "__init__.py")
 #: module base name (no ``.py``) -> its dotted name, for the unique ones (``kernargs`` -> ``pykern.runtime.kernargs``)
 _BY_BASENAME = {}
 for _p in sorted(PKG.rglob("*.py")):
-    if _p.name != "__init__.py":
+    if not _p.stem.startswith("__"):  # __init__, __main__ (find_spec("__main__") fails in a -c process)
         _BY_BASENAME.setdefault(_p.stem, []).append("pykern." + _p.relative_to(PKG).with_suffix("").as_posix().replace("/", "."))
 #: (a name that is also a module outside pykern -- ``types``, ``random`` -- may mean that one: left out)
 _BY_BASENAME = {k: v[0] for k, v in _BY_BASENAME.items() if len(v) == 1 and importlib.util.find_spec(k) is None}
