@@ -54,3 +54,11 @@ def test_repeat_is_found(tmp_path):
         (tmp_path / d / "__init__.py").write_text("")
     (tmp_path / "a" / "only.py").write_text("")
     assert repeated_basenames(tmp_path) == {"arrays.py": {"a/arrays.py", "b/arrays.py"}}
+
+
+def test_no_repeated_test_file_basename():
+    # pytest imports test files by basename (the test folders are not packages): a second
+    # tests/**/test_x.py is an "import file mismatch" that stops the whole run at collection
+    repeats = {name: sorted(paths) for name, paths in repeated_basenames(ROOT / "tests").items()
+               if name.startswith("test_")}
+    assert not repeats, f"test file names used more than once under tests/ (rename one): {repeats}"
