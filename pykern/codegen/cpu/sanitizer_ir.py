@@ -900,7 +900,7 @@ entry:
   %lo = load i32, ptr %lop
   br label %loop
 loop:
-  %i = phi i64 [ 0, %entry ], [ %iw, %wnext ], [ %ib, %bnext ]
+  %i = phi i64 [ 0, %entry ], [ %i1, %next ]
   %more = icmp ult i64 %i, %n
   br i1 %more, label %body, label %exit
 body:
@@ -912,26 +912,23 @@ body:
   %whole = and i1 %aligned, %room
   br i1 %whole, label %word, label %byte
 word:
-  %c = call ptr @pykern.san.wcell(ptr %san, i64 %a)
+  %cw = call ptr @pykern.san.wcell(ptr %san, i64 %a)
+  br label %cell
+byte:
+  %cb = call ptr @pykern.san.bytecell(ptr %san, i64 %a)
+  br label %cell
+cell:
+  ; a whole aligned granule's cell, or one byte's (the granule split first)
+  %c = phi ptr [ %cw, %word ], [ %cb, %byte ]
+  %step = phi i64 [ 4, %word ], [ 1, %byte ]
   %cnull = icmp eq ptr %c, null
-  br i1 %cnull, label %wnext, label %wclear
-wclear:
+  br i1 %cnull, label %next, label %clear
+clear:
   call void @llvm.memset.p0.i64(ptr %c, i8 0, i64 $CELL, i1 false)
   store i32 %lo, ptr %c
-  br label %wnext
-wnext:
-  %iw = add i64 %i, 4
-  br label %loop
-byte:
-  %e = call ptr @pykern.san.bytecell(ptr %san, i64 %a)
-  %enull = icmp eq ptr %e, null
-  br i1 %enull, label %bnext, label %bclear
-bclear:
-  call void @llvm.memset.p0.i64(ptr %e, i8 0, i64 $CELL, i1 false)
-  store i32 %lo, ptr %e
-  br label %bnext
-bnext:
-  %ib = add i64 %i, 1
+  br label %next
+next:
+  %i1 = add i64 %i, %step
   br label %loop
 exit:
   ret void
