@@ -19,10 +19,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import threading
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from pykern.core.bounded import LRU
 from pykern.core.errors import CompileError
 
 #: file suffix -> kind of source (how codegen turns it into LLVM bitcode)
@@ -59,8 +59,8 @@ class CUSource:
         return f"CUSource({self.name!r}, {len(self.data)} characters)"
 
 
-_digests: dict = {}
-_digests_lock = threading.Lock()
+#: path -> (stamp, sha256): bounded like every per-process map (a notebook linking temp files all day)
+_digests = LRU()
 
 
 def _file_digest(path: str) -> str:
@@ -71,14 +71,12 @@ def _file_digest(path: str) -> str:
     except OSError as e:
         raise CompileError(f"cannot read link file {path!r}: {e.strerror}") from None
     stamp = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    with _digests_lock:
-        hit = _digests.get(path)
+    hit = _digests.get(path)
     if hit is not None and hit[0] == stamp:
         return hit[1]
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
-    with _digests_lock:
-        _digests[path] = (stamp, digest)
+    _digests.put(path, (stamp, digest))
     return digest
 
 
