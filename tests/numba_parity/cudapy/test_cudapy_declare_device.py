@@ -112,6 +112,14 @@ def _check_api(decl):
     assert decl.sig.return_type == int32
 
 
+def _check_over_arange(kernel, expected):
+    """``kernel[1, 32](r, x)`` over ``x = 0..9`` (int32): ``r`` is ``expected(x)``."""
+    x = np.arange(10, dtype=np.int32)
+    r = np.empty_like(x)
+    kernel[1, 32](r, x)
+    np.testing.assert_equal(r, expected(x))
+
+
 def test_declare_device_signature():
     _check_api(cuda.declare_device("f1", int32(float32[:])))
 
@@ -139,10 +147,7 @@ def test_link_cu_source():
         if i < len(r):
             r[i] = times2(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 2)
+    _check_over_arange(kernel, lambda x: x * 2)
 
 
 @pytest.mark.parametrize("link_type", [set, tuple, list])
@@ -156,10 +161,7 @@ def test_link_multiple_sources(link_type):
         if i < len(r):
             r[i] = times4(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 4)
+    _check_over_arange(kernel, lambda x: x * 4)
 
 
 def test_link_sources_in_memory_and_on_disk(data_dir):
@@ -194,10 +196,7 @@ def test_declared_in_called_function():
         if i < len(r):
             r[i] = device_func(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 2)
+    _check_over_arange(kernel, lambda x: x * 2)
 
 
 def test_declared_in_called_function_twice():
@@ -217,10 +216,7 @@ def test_declared_in_called_function_twice():
         if i < len(r):
             r[i] = device_func_2(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 2)
+    _check_over_arange(kernel, lambda x: x * 2)
 
 
 def test_declared_in_called_function_two_calls():
@@ -236,10 +232,7 @@ def test_declared_in_called_function_two_calls():
         if i < len(r):
             r[i] = device_func(x[i]) + device_func(x[i] + i)
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 6)
+    _check_over_arange(kernel, lambda x: x * 6)
 
 
 def test_call_declared_function_twice():
@@ -251,10 +244,7 @@ def test_call_declared_function_twice():
         if i < len(r):
             r[i] = times2(x[i]) + times2(x[i] + i)
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 6)
+    _check_over_arange(kernel, lambda x: x * 6)
 
 
 def test_declared_in_called_function_and_parent():
@@ -270,10 +260,7 @@ def test_declared_in_called_function_and_parent():
         if i < len(r):
             r[i] = device_func(x[i]) + times2(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 4)
+    _check_over_arange(kernel, lambda x: x * 4)
 
 
 def test_call_two_different_declared_functions():
@@ -286,10 +273,7 @@ def test_call_two_different_declared_functions():
         if i < len(r):
             r[i] = times2(x[i]) + times3(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 5)
+    _check_over_arange(kernel, lambda x: x * 5)
 
 
 # --- test_device_func.py TestDeclareDeviceCABI
@@ -346,10 +330,7 @@ def test_declare_device_cabi_basic():
         if i < len(r):
             r[i] = times2(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 2)
+    _check_over_arange(kernel, lambda x: x * 2)
 
 
 def test_declare_device_cabi_propagate():
@@ -367,10 +348,7 @@ def test_declare_device_cabi_propagate():
         if i < len(r):
             r[i] = device_func(x[i])
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 2)
+    _check_over_arange(kernel, lambda x: x * 2)
 
 
 def test_declare_device_cabi_zero_args():
@@ -382,10 +360,7 @@ def test_declare_device_cabi_zero_args():
         if i < len(r):
             r[i] = x[i] + const42()
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x + 42)
+    _check_over_arange(kernel, lambda x: x + 42)
 
 
 def test_declare_device_cabi_two_args():
@@ -397,10 +372,7 @@ def test_declare_device_cabi_two_args():
         if i < len(r):
             r[i] = add2(x[i], i)
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x + np.arange(10, dtype=np.int32))
+    _check_over_arange(kernel, lambda x: x + np.arange(10, dtype=np.int32))
 
 
 def test_declare_device_cabi_void_return():
@@ -413,10 +385,7 @@ def test_declare_device_cabi_void_return():
             consume(x[i])
             r[i] = x[i] * 2
 
-    x = np.arange(10, dtype=np.int32)
-    r = np.empty_like(x)
-    kernel[1, 32](r, x)
-    np.testing.assert_equal(r, x * 2)
+    _check_over_arange(kernel, lambda x: x * 2)
 
 
 def test_declare_device_cabi_pointer_return():
