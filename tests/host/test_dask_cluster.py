@@ -4,6 +4,7 @@ One cluster per module (starting one costs seconds); every worker shares the mod
 cache directory, whose stats count compilations across the cluster."""
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -81,6 +82,13 @@ def test_map_blocks_equals_numpy(client):
     np.testing.assert_array_equal(got, 2.5 * x + y)
 
 
+def _wait_for_writes(client, writes, timeout=120.0):
+    deadline = time.monotonic() + timeout
+    while _stats(client)["writes"] < writes:
+        assert time.monotonic() < deadline, "the first worker never stored its compiled kernel"
+        time.sleep(0.05)
+
+
 def test_stencil_with_overlap_equals_numpy_and_compiles_once(client):
     import pykern.host.dask as pkd
 
@@ -91,6 +99,9 @@ def test_stencil_with_overlap_equals_numpy_and_compiles_once(client):
     # worker, then finds it in the shared cache (concurrent first compiles are the cache's
     # compile-once work)
     pkd.map_overlap(smooth, x[:64, :96], depth=1, boundary="none").compute()
+    # a cpu compile returns first-tier code and stores its O3 build from a background thread;
+    # a worker asking before that store misses, waits on the claim and then hits, so wait for it
+    _wait_for_writes(client, before["writes"] + 1)
     got = pkd.map_overlap(smooth, pkd.map_overlap(smooth, x, depth=1, boundary="none"),
                           depth=1, boundary="none").compute()
     np.testing.assert_array_equal(got, smooth_numpy(smooth_numpy(u)))
