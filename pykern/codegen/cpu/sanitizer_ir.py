@@ -54,10 +54,10 @@ import string
 
 from pykern.core.sanitize_layout import (  # noqa: F401  (the layout both sides share; the IR names them)
     ACQ_BYTES, BPAGE_BITS, BYTE_SPACE_KEY, CELL_BYTES, CELL_FC, CELL_MODE, F_FENCE, F_INIT, F_LOCK, F_RACE, GRANULE,
-    R_RACE, R_UNINIT, REL_BYTES, S_ACLOCK, S_BACQ, S_BASE, S_CACHE, S_DEDUP, S_DMASK, S_FLAGS, S_LOCK, S_MASK, S_MISS,
+    R_RACE, R_STRAY, R_UNINIT, REL_BYTES, S_ACLOCK, S_BACQ, S_BASE, S_CACHE, S_DEDUP, S_DMASK, S_FLAGS, S_LOCK, S_MASK, S_MISS,
     S_NTHREADS, S_RADDR, S_RAUX, S_RBAR, S_RCUR, S_REL, S_REPORT, S_RKEY, S_RKIND, S_RPREV, S_RPREVKIND, S_RSHARED,
     S_RTABLE, S_SIZE, S_STATIC, S_TABLE, S_TSTATE, S_TSTRIDE, S_WS, TSTATE_BYTES, WPAGE_BITS, S_WATCH, S_NWATCH,
-    S_WCALL)
+    S_WCALL, S_SKIP, S_NELIDE, S_ELIDED, ELIDED_BYTES)
 
 _TEXT = string.Template(r"""
 
@@ -845,9 +845,17 @@ entry:
   %ff = and i32 %flags, $F_FENCE
   %track = icmp ne i32 %ff, 0
   %hook = and i1 %isatomic, %track
-  br i1 %hook, label %atomic, label %sized
+  br i1 %hook, label %atomic, label %elided
 atomic:
   call void @pykern.san.atomic(ptr %san, ptr %t, i64 %a0)
+  br label %elided
+elided:
+  %nep = getelementptr i8, ptr %san, i64 $S_NELIDE
+  %ne = load i32, ptr %nep
+  %anye = icmp ne i32 %ne, 0
+  br i1 %anye, label %stray, label %sized
+stray:
+  call void @pykern.san.stray(ptr %san, ptr %t, i64 %a0, i64 %n, i16 %site, i32 %kind, i32 %ne)
   br label %sized
 sized:
   ; whole aligned granules: one check per granule (a split granule: per byte)
@@ -890,6 +898,48 @@ bytes:
   br label %exit
 exit:
   call void @pykern.san.unlock(ptr %san)
+  ret void
+}
+
+; an access the checker sees that lands in the memory of a parameter this launch leaves unchecked
+; (an out-of-bounds access of another array, or of that one): any access of an own-index one's, a
+; write or atomic of a never-written one's could race with the accesses nobody recorded: reported
+define internal void @pykern.san.stray(ptr %san, ptr %t, i64 %a, i64 %n, i16 %site, i32 %kind, i32 %ne) {
+entry:
+  %tabp = getelementptr i8, ptr %san, i64 $S_ELIDED
+  %tab = load ptr, ptr %tabp
+  %end = add i64 %a, %n
+  %ne64 = zext i32 %ne to i64
+  %isread = icmp eq i32 %kind, 0
+  br label %loop
+loop:
+  %k = phi i64 [ 0, %entry ], [ %k1, %next ]
+  %more = icmp ult i64 %k, %ne64
+  br i1 %more, label %body, label %exit
+body:
+  %o = mul i64 %k, $ELIDED_BYTES
+  %lop = getelementptr i8, ptr %tab, i64 %o
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i8, ptr %lop, i64 8
+  %hi = load i64, ptr %hip
+  %ownp = getelementptr i8, ptr %lop, i64 16
+  %own = load i64, ptr %ownp
+  %below = icmp ult i64 %a, %hi
+  %above = icmp ugt i64 %end, %lo
+  %hit = and i1 %below, %above
+  %isown = icmp ne i64 %own, 0
+  %writes = xor i1 %isread, true
+  %matters = or i1 %isown, %writes
+  %rep = and i1 %hit, %matters
+  %k1 = add i64 %k, 1
+  br i1 %rep, label %report, label %next
+next:
+  br label %loop
+report:
+  call void @pykern.san.report(ptr %san, ptr %t, i32 $R_STRAY, i64 %a, i16 %site, i32 %kind, ptr null, i32 0,
+                               i64 %k)
+  br label %exit
+exit:
   ret void
 }
 
@@ -956,6 +1006,8 @@ entry:
     ("nt", "$B_NTHREADS"))) + r"""
   %basep = getelementptr i8, ptr %san, i64 $S_BASE
   %base = load i32, ptr %basep
+  %skipp = getelementptr i8, ptr %san, i64 $S_SKIP
+  %skip = load i32, ptr %skipp
   %zy = mul i32 %bz, %gy
   %zy1 = add i32 %zy, %by
   %zyx = mul i32 %zy1, %gx
@@ -974,7 +1026,7 @@ entry:
   %ts = getelementptr i8, ptr %ts0, i64 %so
 """ + "".join(f"  %s{n} = getelementptr i8, ptr %t, i64 {off}\n  store {ty} {v}, ptr %s{n}\n" for n, (off, ty, v) in
               enumerate((("$T_SAN_LO", "i32", "%base"), ("$T_SAN_BLO", "i32", "%blo"), ("$T_SAN_BHI", "i32", "%bhi"),
-                         ("$T_SAN_TS", "ptr", "%ts")))) + r"""
+                         ("$T_SAN_TS", "ptr", "%ts"), ("$T_SAN_SKIP", "i32", "%skip")))) + r"""
   %isblock = icmp ne i32 %whole, 0
   br i1 %isblock, label %forget, label %thread
 thread:
@@ -1108,5 +1160,6 @@ def checker_ir(layout: dict) -> str:
     names.update({k: v for k, v in globals().items() if k[:2] in ("S_", "F_", "R_") and isinstance(v, int)})
     names.update(WPAGE_BITS=WPAGE_BITS, WPAGE_MASK=(1 << WPAGE_BITS) - 1, BPAGE_BITS=BPAGE_BITS,
                  BPAGE_MASK=(1 << BPAGE_BITS) - 1, CELL=CELL_BYTES, CELL_FC=CELL_FC, CELL_MODE=CELL_MODE,
+                 ELIDED_BYTES=ELIDED_BYTES,
                  BYTE_SPACE_KEY=BYTE_SPACE_KEY, REL_BYTES=REL_BYTES, ACQ_BYTES=ACQ_BYTES)
     return _TEXT.substitute(names)

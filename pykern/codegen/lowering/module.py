@@ -129,6 +129,21 @@ class ModuleLowering:
         self._shared_offsets = {}
         self.local_bytes = 0  # local.array bytes of every function lowered so far
         self.poll_interval = int(target.loop_poll_interval() or 0)
+        #: sanitize=: the kernel's array parameters whose accesses the launch may leave unchecked,
+        #: ``{name: (mask bit, kind, grid axes)}`` (``sanitize_elision``)
+        self.san_elide = {}
+        if options.sanitize:
+            from pykern.codegen.lowering.sanitize_elision import elidable
+
+            found = elidable(module.kernel)
+            self.san_elide = {n: (bit, kind, axes) for bit, (n, (kind, axes)) in enumerate(found.items())}
+            # the memory a launch's elided arguments must not overlap: device arrays the code names
+            # as globals (any function of the module may write them)
+            glob = {(g.address, tuple(g.shape), tuple(g.strides), _sizeof(g.type.dtype))
+                    for f in (module.kernel, *module.functions.values()) for g in walk(f.body)
+                    if isinstance(g, ir.GlobalArray)}
+            self.info.target_facts["sanitize_elide"] = dict(self.san_elide)
+            self.info.target_facts["sanitize_globals"] = sorted(glob)
 
     # ---- helpers used by FunctionLowering
     def new_site(self, kind: str, loc) -> SyncSite:
