@@ -37,7 +37,9 @@ S_RKIND, S_RTABLE, S_RADDR, S_RCUR, S_RPREV, S_RPREVKIND, S_RBAR, S_RKEY, S_RSHA
 # watchpoints (``pykern.debug.watch``): [lo, hi) byte ranges (u64 pairs), their count, and the
 # runtime's callback for an access that overlaps one
 S_WATCH, S_NWATCH, S_WCALL = 224, 232, 240
-S_SIZE = 248
+#: [lo, hi) around every range of ``S_ELIDED`` (an access outside it need not look at them)
+S_ELO, S_EHI = 248, 256
+S_SIZE = 264
 #: bytes of a thread's state in the context's table (``@pykern.san.me``)
 TSTATE_BYTES = 32
 #: SanCtx flags

@@ -57,7 +57,7 @@ from pykern.core.sanitize_layout import (  # noqa: F401  (the layout both sides 
     R_RACE, R_STRAY, R_UNINIT, REL_BYTES, S_ACLOCK, S_BACQ, S_BASE, S_CACHE, S_DEDUP, S_DMASK, S_FLAGS, S_LOCK, S_MASK, S_MISS,
     S_NTHREADS, S_RADDR, S_RAUX, S_RBAR, S_RCUR, S_REL, S_REPORT, S_RKEY, S_RKIND, S_RPREV, S_RPREVKIND, S_RSHARED,
     S_RTABLE, S_SIZE, S_STATIC, S_TABLE, S_TSTATE, S_TSTRIDE, S_WS, TSTATE_BYTES, WPAGE_BITS, S_WATCH, S_NWATCH,
-    S_WCALL, S_SKIP, S_NELIDE, S_ELIDED, ELIDED_BYTES)
+    S_WCALL, S_SKIP, S_NELIDE, S_ELIDED, ELIDED_BYTES, S_ELO, S_EHI)
 
 _TEXT = string.Template(r"""
 
@@ -850,12 +850,17 @@ atomic:
   call void @pykern.san.atomic(ptr %san, ptr %t, i64 %a0)
   br label %elided
 elided:
-  %nep = getelementptr i8, ptr %san, i64 $S_NELIDE
-  %ne = load i32, ptr %nep
-  %anye = icmp ne i32 %ne, 0
-  br i1 %anye, label %stray, label %sized
+  %elop = getelementptr i8, ptr %san, i64 $S_ELO
+  %elo = load i64, ptr %elop
+  %ehip = getelementptr i8, ptr %san, i64 $S_EHI
+  %ehi = load i64, ptr %ehip
+  %aend = add i64 %a0, %n
+  %ebelow = icmp ult i64 %a0, %ehi
+  %eabove = icmp ugt i64 %aend, %elo
+  %enear = and i1 %ebelow, %eabove
+  br i1 %enear, label %stray, label %sized
 stray:
-  call void @pykern.san.stray(ptr %san, ptr %t, i64 %a0, i64 %n, i16 %site, i32 %kind, i32 %ne)
+  call void @pykern.san.stray(ptr %san, ptr %t, i64 %a0, i64 %n, i16 %site, i32 %kind)
   br label %sized
 sized:
   ; whole aligned granules: one check per granule (a split granule: per byte)
@@ -904,8 +909,10 @@ exit:
 ; an access the checker sees that lands in the memory of a parameter this launch leaves unchecked
 ; (an out-of-bounds access of another array, or of that one): any access of an own-index one's, a
 ; write or atomic of a never-written one's could race with the accesses nobody recorded: reported
-define internal void @pykern.san.stray(ptr %san, ptr %t, i64 %a, i64 %n, i16 %site, i32 %kind, i32 %ne) {
+define internal void @pykern.san.stray(ptr %san, ptr %t, i64 %a, i64 %n, i16 %site, i32 %kind) {
 entry:
+  %nep = getelementptr i8, ptr %san, i64 $S_NELIDE
+  %ne = load i32, ptr %nep
   %tabp = getelementptr i8, ptr %san, i64 $S_ELIDED
   %tab = load ptr, ptr %tabp
   %end = add i64 %a, %n

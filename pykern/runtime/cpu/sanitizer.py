@@ -68,6 +68,7 @@ class SanCtx(ctypes.Structure):
         ("rcur", ctypes.c_uint8 * 16), ("rprev", ctypes.c_uint8 * 16), ("rprevkind", ctypes.c_int32),
         ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64), ("raux", ctypes.c_uint64),
         ("watch", ctypes.c_void_p), ("nwatch", ctypes.c_int64), ("wcall", ctypes.c_void_p),
+        ("elo", ctypes.c_uint64), ("ehi", ctypes.c_uint64),
     ]
 
 
@@ -299,6 +300,7 @@ class _Shadow:
         c = self.ctx
         c.skip = sum(1 << bit for _, bit, _, _, _ in elided)
         c.nelide, c.elided = len(elided), self._elided.ctypes.data
+        c.elo, c.ehi = min(e[3] for e in elided), max(e[4] for e in elided)
 
     def _point_at_table(self):
         self.ctx.table, self.ctx.mask = self.store.table.ctypes.data, len(self.store.table) // 2 - 1
