@@ -61,7 +61,15 @@ from pykern.core.sanitize_layout import (  # noqa: F401  (the layout both sides 
 
 _TEXT = string.Template(r"""
 
+; the sanitizer context (``start`` keeps it in T)
 define internal ptr @pykern.san.ctx(ptr %t) alwaysinline {
+  %sp = getelementptr i8, ptr %t, i64 $T_SAN_CTX
+  %san = load ptr, ptr %sp
+  ret ptr %san
+}
+
+; the sanitizer context, through the block and launch contexts
+define internal ptr @pykern.san.ctxof(ptr %t) alwaysinline {
   %bp = getelementptr i8, ptr %t, i64 $T_BLK
   %blk = load ptr, ptr %bp
   %cp = getelementptr i8, ptr %blk, i64 $B_CTX
@@ -97,7 +105,7 @@ define internal i32 @pykern.san.thr(ptr %t) alwaysinline {
 
 ; the shadow page of table key %key (null: the runtime gave none, its memory limit), remembered
 ; in the context's direct-mapped cache of 64 pages (key, page)
-define internal ptr @pykern.san.page(ptr %san, i64 %key) {
+define internal ptr @pykern.san.page(ptr %san, i64 %key) alwaysinline {
 entry:
   %cachep = getelementptr i8, ptr %san, i64 $S_CACHE
   %cache = load ptr, ptr %cachep
@@ -116,6 +124,15 @@ cached:
   %cv = load ptr, ptr %cvp
   ret ptr %cv
 search:
+  %sv = call ptr @pykern.san.search(ptr %san, i64 %key, ptr %ckp)
+  ret ptr %sv
+}
+
+; the page cache missed: the table's page of %key (the runtime makes one when the table has
+; none), remembered at the cache slot %ckp
+define internal ptr @pykern.san.search(ptr %san, i64 %key, ptr %ckp) noinline {
+search:
+  %cvp = getelementptr i8, ptr %ckp, i64 8
   %tab = load ptr, ptr %san
   %mp = getelementptr i8, ptr %san, i64 $S_MASK
   %mask = load i64, ptr %mp
@@ -501,7 +518,7 @@ bar:
 ; one cell %e (of the word or byte at %a) for an access: checks, then the update. Returns whether
 ; the access reported (``quiet``: it already did)
 define internal i1 @pykern.san.check(ptr %san, ptr %t, ptr %e, i64 %a, i16 %site, i32 %kind, i32 %flags,
-                                     i1 %quiet, i64 %aux) {
+                                     i1 %quiet, i64 %aux) alwaysinline {
 entry:
   %wthr = load i32, ptr %e
   %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
@@ -1005,7 +1022,7 @@ define void @pykern.san.fresh(ptr %t, ptr %addr, i64 %n) {
 ; memory forgotten
 define void @pykern.san.start(ptr %t, ptr %shared, i32 %whole) {
 entry:
-  %san = call ptr @pykern.san.ctx(ptr %t)
+  %san = call ptr @pykern.san.ctxof(ptr %t)
   %bp = getelementptr i8, ptr %t, i64 $T_BLK
   %blk = load ptr, ptr %bp
 """ + "".join(f"  %p{v} = getelementptr i8, ptr %blk, i64 {off}\n  %{v} = load i32, ptr %p{v}\n" for v, off in (
@@ -1033,7 +1050,8 @@ entry:
   %ts = getelementptr i8, ptr %ts0, i64 %so
 """ + "".join(f"  %s{n} = getelementptr i8, ptr %t, i64 {off}\n  store {ty} {v}, ptr %s{n}\n" for n, (off, ty, v) in
               enumerate((("$T_SAN_LO", "i32", "%base"), ("$T_SAN_BLO", "i32", "%blo"), ("$T_SAN_BHI", "i32", "%bhi"),
-                         ("$T_SAN_TS", "ptr", "%ts"), ("$T_SAN_SKIP", "i32", "%skip")))) + r"""
+                         ("$T_SAN_TS", "ptr", "%ts"), ("$T_SAN_SKIP", "i32", "%skip"),
+                         ("$T_SAN_CTX", "ptr", "%san")))) + r"""
   %isblock = icmp ne i32 %whole, 0
   br i1 %isblock, label %forget, label %thread
 thread:

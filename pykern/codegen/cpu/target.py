@@ -72,7 +72,10 @@ T_SAN_LO, T_SAN_BLO, T_SAN_BHI, T_SAN_TS = 96, 100, 104, 112
 # sanitize=: the launch's mask of elided array parameters (``SanCtx.skip``, copied here when a
 # thread or block starts): an in-bounds access of one whose bit is set goes unchecked
 T_SAN_SKIP = 108
-T_SIZE = 120
+#: sanitize=: the sanitizer context (the launch context's ``san``), kept here when a thread or block
+#: starts so that an access reaches it in one load
+T_SAN_CTX = 120
+T_SIZE = 128
 #: fast path only: the in-range thread count a split kernel stores in count mode (``thread_split``;
 #: the coroutine path's wave-value field, which the fast path never uses)
 T_SPLIT = T_WVAL
@@ -1029,7 +1032,7 @@ def _names() -> dict:
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
              T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, C_SAN=C_SAN, T_SAN_LO=T_SAN_LO,
-             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS, T_SAN_SKIP=T_SAN_SKIP,
+             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS, T_SAN_SKIP=T_SAN_SKIP, T_SAN_CTX=T_SAN_CTX,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,
