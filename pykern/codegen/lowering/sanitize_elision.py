@@ -39,8 +39,8 @@ from pykern.frontend import ir
 from pykern.frontend import types as T
 from pykern.frontend.analysis import walk
 
-#: parameters past this many are never elided (the launch's mask is 32 bits)
-MAX_ELIDED = 32
+#: parameters past this many are never elided (the launch's mask is an i32; bit 31 stays clear)
+MAX_ELIDED = 31
 
 
 def elidable(kernel: ir.Function) -> dict:
