@@ -93,6 +93,15 @@ define internal ptr @pykern.san.me(ptr %t) alwaysinline {
   ret ptr %q
 }
 
+; the current thread's barrier epoch: its own count (``me``) plus the block's (``blocksync``)
+define internal i32 @pykern.san.epoch(ptr %t, ptr %me) alwaysinline {
+  %own = load i32, ptr %me
+  %bp = getelementptr i8, ptr %t, i64 $T_SAN_BIAS
+  %bias = load i32, ptr %bp
+  %ep = add i32 %own, %bias
+  ret i32 %ep
+}
+
 ; the current thread's id: its block's first id + its index in the block
 define internal i32 @pykern.san.thr(ptr %t) alwaysinline {
   %linp = getelementptr i8, ptr %t, i64 $T_LIN
@@ -252,7 +261,7 @@ who:
   %thr = call i32 @pykern.san.thr(ptr %t)
   %me = icmp eq i32 %athr, %thr
   %meep = call ptr @pykern.san.me(ptr %t)
-  %ep = load i32, ptr %meep
+  %ep = call i32 @pykern.san.epoch(ptr %t, ptr %meep)
   %past = icmp ugt i32 %ep, %aep
   %ok = or i1 %me, %past
   ret i1 %ok
@@ -348,7 +357,7 @@ inblock:
   %rep = getelementptr i8, ptr %rec, i64 4
   %repv = load i32, ptr %rep
   %meep = call ptr @pykern.san.me(ptr %t)
-  %ep = load i32, ptr %meep
+  %ep = call i32 @pykern.san.epoch(ptr %t, ptr %meep)
   %esame = icmp eq i32 %repv, %ep
   br i1 %esame, label %warps, label %no
 warps:
@@ -399,7 +408,11 @@ define internal void @pykern.san.record(ptr %t, ptr %rec, i16 %site) alwaysinlin
   %thr = call i32 @pykern.san.thr(ptr %t)
   store i32 %thr, ptr %rec
   %me = call ptr @pykern.san.me(ptr %t)
-  %eps = load i64, ptr %me
+  %eps0 = load i64, ptr %me
+  %biasp = getelementptr i8, ptr %t, i64 $T_SAN_BIAS
+  %bias = load i32, ptr %biasp
+  %bias64 = zext i32 %bias to i64
+  %eps = add i64 %eps0, %bias64
   %p4 = getelementptr i8, ptr %rec, i64 4
   store i64 %eps, ptr %p4
   %p12 = getelementptr i8, ptr %rec, i64 12
@@ -499,7 +512,11 @@ copyprev:
 bar:
   %meb = call ptr @pykern.san.me(ptr %t)
   %tbp = getelementptr i8, ptr %meb, i64 8
-  %tb1 = load i32, ptr %tbp
+  %tb0 = load i32, ptr %tbp
+  %bsp = getelementptr i8, ptr %t, i64 $T_SAN_BSITE
+  %bs = load i32, ptr %bsp
+  %hasbs = icmp ne i32 %bs, 0
+  %tb1 = select i1 %hasbs, i32 %bs, i32 %tb0
   %tb = sub i32 %tb1, 1
   %rbp = getelementptr i8, ptr %san, i64 $S_RBAR
   store i32 %tb, ptr %rbp
@@ -1051,7 +1068,8 @@ entry:
 """ + "".join(f"  %s{n} = getelementptr i8, ptr %t, i64 {off}\n  store {ty} {v}, ptr %s{n}\n" for n, (off, ty, v) in
               enumerate((("$T_SAN_LO", "i32", "%base"), ("$T_SAN_BLO", "i32", "%blo"), ("$T_SAN_BHI", "i32", "%bhi"),
                          ("$T_SAN_TS", "ptr", "%ts"), ("$T_SAN_SKIP", "i32", "%skip"),
-                         ("$T_SAN_CTX", "ptr", "%san")))) + r"""
+                         ("$T_SAN_CTX", "ptr", "%san"), ("$T_SAN_BIAS", "i32", "0"),
+                         ("$T_SAN_BSITE", "i32", "0")))) + r"""
   %isblock = icmp ne i32 %whole, 0
   br i1 %isblock, label %forget, label %thread
 thread:
@@ -1115,28 +1133,16 @@ define void @pykern.san.sync(ptr %t, i32 %kind, i32 %site) {
   ret void
 }
 
-; the work-item-loop path: every thread of the block passed the block barrier at %site
+; the work-item-loop path: every thread of the block passed the block barrier at %site (counted
+; once for all of them, ``epoch``)
 define void @pykern.san.blocksync(ptr %t, i32 %site) {
-entry:
-  %bp = getelementptr i8, ptr %t, i64 $T_BLK
-  %blk = load ptr, ptr %bp
-  %ntp = getelementptr i8, ptr %blk, i64 $B_NTHREADS
-  %nt = load i32, ptr %ntp
-  %nt64 = zext i32 %nt to i64
-  %tsp = getelementptr i8, ptr %t, i64 $T_SAN_TS
-  %ts = load ptr, ptr %tsp
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i1, %body ]
-  %more = icmp ult i64 %i, %nt64
-  br i1 %more, label %body, label %done
-body:
-  %o = shl i64 %i, 5
-  %q = getelementptr i8, ptr %ts, i64 %o
-  call void @pykern.san.passed(ptr %q, i32 0, i32 %site)
-  %i1 = add i64 %i, 1
-  br label %loop
-done:
+  %bp = getelementptr i8, ptr %t, i64 $T_SAN_BIAS
+  %bias = load i32, ptr %bp
+  %bias1 = add i32 %bias, 1
+  store i32 %bias1, ptr %bp
+  %sp = getelementptr i8, ptr %t, i64 $T_SAN_BSITE
+  %site1 = add i32 %site, 1
+  store i32 %site1, ptr %sp
   ret void
 }
 
@@ -1149,7 +1155,7 @@ entry:
   %fc = load i32, ptr %fcp
   %fc1 = add i32 %fc, 1
   store i32 %fc1, ptr %fcp
-  %fep = load i32, ptr %me
+  %fep = call i32 @pykern.san.epoch(ptr %t, ptr %me)
   %fepp = getelementptr i8, ptr %me, i64 20
   store i32 %fep, ptr %fepp
   %pp = getelementptr i8, ptr %me, i64 16
@@ -1161,7 +1167,7 @@ acq:
   call void @pykern.san.lock(ptr %san)
   %q = call ptr @pykern.san.myblock(ptr %san, ptr %t)
   store i32 %pend, ptr %q
-  %ep = load i32, ptr %me
+  %ep = call i32 @pykern.san.epoch(ptr %t, ptr %me)
   %aepp = getelementptr i8, ptr %q, i64 4
   store i32 %ep, ptr %aepp
   %thr = call i32 @pykern.san.thr(ptr %t)

@@ -75,7 +75,11 @@ T_SAN_SKIP = 108
 #: sanitize=: the sanitizer context (the launch context's ``san``), kept here when a thread or block
 #: starts so that an access reaches it in one load
 T_SAN_CTX = 120
-T_SIZE = 128
+# sanitize=, the work-item-loop path: the block barriers every thread of the block has passed and
+# the last one's site + 1 (its threads' own epochs and sites stay 0: ``blocksync`` counts here
+# once instead of in each thread's state)
+T_SAN_BIAS, T_SAN_BSITE = 128, 132
+T_SIZE = 136
 #: fast path only: the in-range thread count a split kernel stores in count mode (``thread_split``;
 #: the coroutine path's wave-value field, which the fast path never uses)
 T_SPLIT = T_WVAL
@@ -1032,7 +1036,8 @@ def _names() -> dict:
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
              T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, C_SAN=C_SAN, T_SAN_LO=T_SAN_LO,
-             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS, T_SAN_SKIP=T_SAN_SKIP, T_SAN_CTX=T_SAN_CTX,
+             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS, T_SAN_SKIP=T_SAN_SKIP, T_SAN_CTX=T_SAN_CTX, T_SAN_BIAS=T_SAN_BIAS,
+             T_SAN_BSITE=T_SAN_BSITE,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,
