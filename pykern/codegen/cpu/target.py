@@ -1020,7 +1020,7 @@ def _cstr_global(name, text):
 
 def _elision_sites(lowered) -> dict:
     """What a sanitized launch needs to decide which array parameters go unchecked
-    (``runtime/cpu/sanitizer.py``, ``elision_mask``): ``elide`` (name -> (mask bit, kind, grid
+    (``runtime/cpu/sanitizer.py``, ``elision``): ``elide`` (name -> (mask bit, kind, grid
     axes)), ``itemsize`` of every array argument (by its flat name), ``globals`` (address, shape,
     strides, itemsize) of the device arrays the code names."""
     from pykern.codegen.lowering.llvm_types import _sizeof
@@ -1036,8 +1036,8 @@ def _names() -> dict:
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
              T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, C_SAN=C_SAN, T_SAN_LO=T_SAN_LO,
-             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS, T_SAN_SKIP=T_SAN_SKIP, T_SAN_CTX=T_SAN_CTX, T_SAN_BIAS=T_SAN_BIAS,
-             T_SAN_BSITE=T_SAN_BSITE,
+             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS, T_SAN_SKIP=T_SAN_SKIP,
+             T_SAN_CTX=T_SAN_CTX, T_SAN_BIAS=T_SAN_BIAS, T_SAN_BSITE=T_SAN_BSITE,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,

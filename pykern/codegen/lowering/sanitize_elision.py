@@ -1,5 +1,5 @@
 """Which array parameters of a sanitized kernel need no shadow checks, as far as the typed IR
-alone can tell (the launch decides the rest: ``runtime/cpu/sanitizer.py``, ``elision_mask``).
+alone can tell (the launch decides the rest: ``runtime/cpu/sanitizer.py``, ``elision``).
 
 Two kinds, each proven conservatively from the kernel's own body (anything unclear: checked):
 

@@ -85,7 +85,7 @@ _WATCHED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint
 
 #: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow it held),
 #: ``pages`` (shadow pages) and ``unchecked`` (the array parameters whose in-bounds accesses it
-#: left unchecked, ``elision_mask``); the benchmarks report them
+#: left unchecked, ``elision``); the benchmarks report them
 last_launch = {"shadow_bytes": 0, "pages": 0, "unchecked": []}
 
 _REC = np.dtype([("thr", "<u4"), ("ep", "<u4"), ("wep", "<u2"), ("gep", "<u2"), ("site", "<u2"), ("flags", "<u2")])

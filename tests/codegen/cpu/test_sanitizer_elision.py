@@ -1,7 +1,7 @@
 """The sanitizer leaves unchecked only what cannot race or be unwritten: array parameters the
 kernel never writes, and ones each thread touches only at its own grid index
 (``codegen/lowering/sanitize_elision.py``, decided for each launch by
-``runtime/cpu/sanitizer.elision_mask``). Each racy kernel here looks elidable at first sight and
+``runtime/cpu/sanitizer.elision``). Each racy kernel here looks elidable at first sight and
 must still be reported; each clean one must be left unchecked (``last_launch["unchecked"]``)."""
 
 import inspect
