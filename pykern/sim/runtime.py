@@ -307,21 +307,29 @@ def frag_fill(frag, v):
     frag[...] = v
 
 
-def _tile_index(frag, offset, ldm, layout):
+def _tile_index(frag, flat, offset, ldm, layout, what):
+    """The flat indices of the tile's elements, each checked as the cpu target checks them under
+    ``debug=True`` (numpy would wrap a negative one into the array's end)."""
     i, j = np.indices(frag.shape)
     major, minor = (i, j) if layout == "row" else (j, i)
-    return int(offset) + major * int(ldm) + minor
+    idx = int(offset) + major * int(ldm) + minor
+    bad = idx[(idx < 0) | (idx >= flat.size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad.flat[0])} is out of bounds for axis 0 with size {flat.size} "
+                         f"(wmma.{what}: a fragment element's flat index, offset + row * ldm + col)")
+    return idx
 
 
 def frag_load(frag, arr, offset, ldm, layout):
-    frag[...] = np.asarray(arr).reshape(-1)[_tile_index(frag, offset, ldm, layout)]
+    flat = np.asarray(arr).reshape(-1)
+    frag[...] = flat[_tile_index(frag, flat, offset, ldm, layout, "load_matrix_sync")]
 
 
 def frag_store(arr, frag, offset, ldm, layout):
     flat = np.asarray(arr).reshape(-1)
     if not np.shares_memory(flat, arr):
         raise ValueError("store_matrix_sync: the array must be C-contiguous")
-    flat[_tile_index(frag, offset, ldm, layout)] = frag
+    flat[_tile_index(frag, flat, offset, ldm, layout, "store_matrix_sync")] = frag
 
 
 def frag_mma(d, a, b, c):
