@@ -1,10 +1,12 @@
 """Launch values -> kernel types: what selects a kernel's overload (glue between the frontend's
 ``typeof`` and the runtime's arrays).
 
-``argument_types`` runs on every launch, so it is memoised by a cheap key;
-foreign arrays (``__dlpack__`` / ``__cuda_array_interface__``, e.g. torch
-tensors) are wrapped as DeviceArrays, zero-copy. ``convertible`` says whether
-a value of one type may be passed where an eager signature declares another.
+``launch_types`` is a launch's first step, one pass over the arguments that returns all the
+later steps need: the types (memoised by ``typeof.type_key``), the arguments to pass (foreign
+arrays -- ``__dlpack__`` / ``__cuda_array_interface__``, e.g. torch tensors -- viewed as
+DeviceArrays by ``memory.foreign_array``, zero-copy) and the guards of a fast path.
+``convertible`` says whether a value of one type may be passed where an eager signature
+declares another.
 
 Example::
 

@@ -1080,8 +1080,8 @@ def _view_over(ptr, shape, strides, dtype, target, device, owner, readonly) -> D
     if strides is None:
         strides = c_strides(shape, dtype.itemsize)
     lo, hi = span(shape, strides, dtype.itemsize)
-    return DeviceArray(shape, strides, dtype, Storage(ptr + lo, hi - lo, target, device, owner=owner, readonly=readonly),
-                       ptr)
+    storage = Storage(ptr + lo, hi - lo, target, device, owner=owner, readonly=readonly)
+    return DeviceArray(shape, strides, dtype, storage, ptr)
 
 
 def _unpickle_device_array(host: np.ndarray) -> DeviceArray:
