@@ -92,11 +92,9 @@ def type_key(value):
     if cls is np.ndarray:  # by identity: any class may be named "ndarray"
         flags = value.flags
         return (cls, dtype_key(value.dtype), value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
-    dtype = getattr(value, "dtype", None)
-    if dtype is not None and getattr(value, "shape", None) == () and hasattr(value, "item") \
-            and not hasattr(value, "flags"):
-        return (cls, dtype)  # numpy scalar
-    return None
+    if isinstance(value, np.generic):  # a numpy scalar: its type is its dtype's
+        return (cls, dtype_key(value.dtype))
+    return None  # (another library's 0-d array is an array, viewed as one: not a scalar)
 
 
 def array_type(dtype, shape, strides, readonly: bool) -> T.Array:

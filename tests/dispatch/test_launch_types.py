@@ -123,3 +123,27 @@ def test_a_bad_argument_is_a_launch_error_naming_it():
         launch_types((1, [1, 2]), "k", "cpu")
     with pytest.raises(LaunchError, match=r"k: argument 1 \(DLPackOnly\): "):
         launch_types((DLPackOnly(np.zeros(2, np.float16).view(np.dtype([("h", "<f2")]))),), "k", "cpu")
+
+
+def test_another_librarys_zero_dim_array_is_an_array_argument():
+    """A 0-d torch tensor is an array (viewed through DLPack, as any other tensor), not a scalar
+    typed by its dtype (it has no ``__cuda_array_interface__`` on the cpu: that was a LaunchError)."""
+    torch = pytest.importorskip("torch", reason="optional: pip install torch==2.13.0 (CPU build)")
+    cuda.set_target("cpu")
+
+    @cuda.jit
+    def double_it(a, out):
+        out[0] = a[()] * 2
+
+    out = np.zeros(1)
+    double_it[1, 1](torch.tensor(3.5, dtype=torch.float64), out)
+    assert out[0] == 7.0
+    types, passed, _ = launch_types((torch.tensor(1, dtype=torch.int32),), "k", "cpu")
+    assert str(types[0]) == str(typeof(np.zeros((), np.int32))) and type(passed[0]) is DeviceArray
+
+
+def test_numpy_scalars_are_typed_once_per_class_and_dtype():
+    for v in (np.float32(1), np.int8(-3), np.bool_(False), np.datetime64("2020-01-01", "D"), np.complex128(1j)):
+        assert type_key(v) == (type(v), v.dtype) and typeof(v) == typeof(type(v)(0) if v.dtype.kind != "M" else v)
+    rec = np.zeros(1, _nested())[0]
+    assert type_key(rec)[0] is np.void and launch_types((rec,), "k", "cpu")[0][0] == typeof(rec)
