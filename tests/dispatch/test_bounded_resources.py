@@ -327,7 +327,8 @@ import pykern as cuda
 from pykern.core import bounded
 from pykern.dispatch import compiler
 from pykern.core import sources
-from pykern.frontend import local_defs, fingerprint, resolve, typeof
+from pykern.frontend import local_defs, fingerprint, resolve
+from pykern.frontend.typeof import _VIEW_TYPES
 from pykern.runtime import kernargs
 from pykern.runtime.cpu import executor as cpu_executor
 from pykern.dispatch import argument_types
@@ -359,7 +360,7 @@ def sizes():
         "packers": len(kernargs._packers),
         "launch_configs": len(launch_config._checked),
         "type_memo": len(argument_types._type_memo),
-        "device_type_memo": len(typeof._VIEW_TYPES),
+        "device_type_memo": len(_VIEW_TYPES),
         "code_facts": len(fingerprint._facts),
         "nested_defs": len(resolve._nested_defs),
         "launchers": len(long_lived._launchers),
