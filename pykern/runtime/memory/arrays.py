@@ -211,9 +211,11 @@ def _new_memory(shape, strides, dtype, stream):
     byte ``strides``: the constructors' numba spelling, ``DeviceNDArray(shape, strides, dtype,
     stream=0)`` and ``DeviceRecord(dtype, stream=0)``, whose memory numba allocates."""
     t = resolve_target(None)
-    lo, hi = span(tuple(shape), tuple(strides), _check_dtype(dtype).itemsize)
+    itemsize = _check_dtype(dtype).itemsize
+    stream = None if stream in (None, 0) else as_stream(stream, t)
+    lo, hi = span(tuple(shape), tuple(strides), itemsize)
     storage = Storage.allocate(hi - lo, t)
-    return storage, storage.ptr - lo, None if stream in (None, 0) else as_stream(stream, t)
+    return storage, storage.ptr - lo, stream
 
 
 # --------------------------------------------------------------------------- DeviceArray
@@ -1052,14 +1054,10 @@ def foreign_array(obj, target: str | None = None) -> DeviceArray | None:
     cls = type(obj)
     if cls is np.ndarray or isinstance(obj, (tuple, int, float, bool)):
         return None
-    if isinstance(obj, DeviceArray):
-        return obj
     if any(c.__name__ == "ndarray" and c.__module__ == "numpy" for c in cls.__mro__):
         return None  # a numpy subclass (np.recarray, np.matrix): used as the array it is
-    if hasattr(obj, "__cuda_array_interface__"):
-        return from_cuda_array_interface(obj, target)
-    if hasattr(cls, "__dlpack__"):
-        return from_dlpack(obj)
+    if isinstance(obj, DeviceArray) or hasattr(obj, "__cuda_array_interface__") or hasattr(cls, "__dlpack__"):
+        return as_device_array(obj, target)
     return None
 
 
