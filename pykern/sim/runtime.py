@@ -299,6 +299,63 @@ def atomic(op: str, arr, idx: tuple, *values):
     return old
 
 
+# ---------------------------------------------------------------------- external device code
+
+
+def _ctype(t):
+    """The ctypes type C code takes a value of pykern type ``t`` as (arrays: their address)."""
+    import ctypes
+
+    from pykern.frontend import types as T
+
+    if isinstance(t, T.Array):
+        return ctypes.c_void_p
+    if isinstance(t, T.Boolean):
+        return ctypes.c_bool
+    if type(t) is T.Integer:
+        return getattr(ctypes, f"c_{'' if t.signed else 'u'}int{t.bits}")
+    if type(t) is T.Float and t.bits in (32, 64):
+        return ctypes.c_float if t.bits == 32 else ctypes.c_double
+    raise TypeError(f"an external function's {t} value")
+
+
+def _address(v) -> int:
+    return int(v.ctypes.data) if isinstance(v, np.ndarray) else int(v)
+
+
+def external(host, symbol: str, abi: str, params, rtype):
+    """A callable running external device function ``symbol`` of ``host`` (loaded native code:
+    ``host.address[symbol]``, kept alive by the callable) with calling convention ``abi``, as the
+    cpu target calls it: numba's ``int f(T *ret, args...)`` (the status ignored) or C's ``T
+    f(args...)``; the result comes back as ``rtype``'s numpy scalar. A ``TypeError`` for a type
+    ctypes cannot pass (float16, complex, records by value)."""
+    import ctypes
+
+    from pykern.frontend import types as T
+
+    void = isinstance(rtype, T.Void)
+    argtypes = [_ctype(p) for p in params]
+    conv = [_address if isinstance(p, T.Array) else (lambda v: v.item()) for p in params]
+    out = None if void else _ctype(rtype)
+    cast = (lambda v: np.bool_(v)) if isinstance(rtype, T.Boolean) else (None if void else rtype.np_dtype.type)
+    if abi == "numba":
+        slot_type = ctypes.c_uint8 if void else out
+        fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, *argtypes)(host.address[symbol])
+
+        def call(*args):
+            slot = slot_type()
+            fn(ctypes.addressof(slot), *[c(a) for c, a in zip(conv, args)])
+            return None if void else cast(slot.value)
+    else:
+        fn = ctypes.CFUNCTYPE(out, *argtypes)(host.address[symbol])
+
+        def call(*args):
+            r = fn(*[c(a) for c, a in zip(conv, args)])
+            return None if void else cast(r)
+    call.host = host  # the native code lives while a generated kernel holds this
+    return call
+
+
 # ---------------------------------------------------------------------- matrix fragments
 # the cpu target's reference (codegen/lowering/matrix.py): each thread holds the whole tile
 
