@@ -4,7 +4,6 @@ kernel never writes, and ones each thread touches only at its own grid index
 ``runtime/cpu/sanitizer.elision``). Each racy kernel here looks elidable at first sight and
 must still be reported; each clean one must be left unchecked (``last_launch["unchecked"]``)."""
 
-import inspect
 import warnings
 
 import numpy as np
@@ -13,17 +12,9 @@ import pytest
 import pykern as cuda
 from pykern.codegen.lowering.sanitize_elision import elidable
 from pykern.runtime.cpu import sanitizer
+from test_sanitizer import line_of  # tests/codegen/cpu/test_sanitizer.py
 
 pytestmark = pytest.mark.usefixtures("cpu_uncached")
-
-
-def line_of(fn, marker):
-    """The source line of ``fn`` that carries the comment ``# <marker>``."""
-    fn = getattr(fn, "py_func", fn)
-    lines, first = inspect.getsourcelines(fn)
-    hits = [first + k for k, text in enumerate(lines) if text.rstrip().endswith(f"# {marker}")]
-    assert len(hits) == 1, (marker, hits)
-    return hits[0]
 
 
 def reports(kernel, grid, block, *args):
