@@ -39,7 +39,9 @@ S_RKIND, S_RTABLE, S_RADDR, S_RCUR, S_RPREV, S_RPREVKIND, S_RBAR, S_RKEY, S_RSHA
 S_WATCH, S_NWATCH, S_WCALL = 224, 232, 240
 #: [lo, hi) around every range of ``S_ELIDED`` (an access outside it need not look at them)
 S_ELO, S_EHI = 248, 256
-S_SIZE = 264
+#: the page the checker found last: its table key (0: none) and address
+S_LKEY, S_LPAGE = 264, 272
+S_SIZE = 280
 #: bytes of a thread's state in the context's table (``@pykern.san.me``)
 TSTATE_BYTES = 32
 #: SanCtx flags

@@ -57,7 +57,7 @@ from pykern.core.sanitize_layout import (  # noqa: F401  (the layout both sides 
     R_RACE, R_STRAY, R_UNINIT, REL_BYTES, S_ACLOCK, S_BACQ, S_BASE, S_CACHE, S_DEDUP, S_DMASK, S_FLAGS, S_LOCK, S_MASK, S_MISS,
     S_NTHREADS, S_RADDR, S_RAUX, S_RBAR, S_RCUR, S_REL, S_REPORT, S_RKEY, S_RKIND, S_RPREV, S_RPREVKIND, S_RSHARED,
     S_RTABLE, S_SIZE, S_STATIC, S_TABLE, S_TSTATE, S_TSTRIDE, S_WS, TSTATE_BYTES, WPAGE_BITS, S_WATCH, S_NWATCH,
-    S_WCALL, S_SKIP, S_NELIDE, S_ELIDED, ELIDED_BYTES, S_ELO, S_EHI)
+    S_WCALL, S_SKIP, S_NELIDE, S_ELIDED, ELIDED_BYTES, S_ELO, S_EHI, S_LKEY, S_LPAGE)
 
 _TEXT = string.Template(r"""
 
@@ -116,6 +116,15 @@ define internal i32 @pykern.san.thr(ptr %t) alwaysinline {
 ; in the context's direct-mapped cache of 64 pages (key, page)
 define internal ptr @pykern.san.page(ptr %san, i64 %key) alwaysinline {
 entry:
+  %lkp = getelementptr i8, ptr %san, i64 $S_LKEY
+  %lk = load i64, ptr %lkp
+  %lpp = getelementptr i8, ptr %san, i64 $S_LPAGE
+  %hitl = icmp eq i64 %lk, %key
+  br i1 %hitl, label %last, label %lookup
+last:
+  %lv = load ptr, ptr %lpp
+  ret ptr %lv
+lookup:
   %cachep = getelementptr i8, ptr %san, i64 $S_CACHE
   %cache = load ptr, ptr %cachep
   %x4 = lshr i64 %key, 6
@@ -131,9 +140,13 @@ entry:
   br i1 %hitc, label %cached, label %search
 cached:
   %cv = load ptr, ptr %cvp
+  store i64 %key, ptr %lkp
+  store ptr %cv, ptr %lpp
   ret ptr %cv
 search:
   %sv = call ptr @pykern.san.search(ptr %san, i64 %key, ptr %ckp)
+  store i64 %key, ptr %lkp
+  store ptr %sv, ptr %lpp
   ret ptr %sv
 }
 

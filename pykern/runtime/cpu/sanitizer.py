@@ -68,7 +68,7 @@ class SanCtx(ctypes.Structure):
         ("rcur", ctypes.c_uint8 * 16), ("rprev", ctypes.c_uint8 * 16), ("rprevkind", ctypes.c_int32),
         ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64), ("raux", ctypes.c_uint64),
         ("watch", ctypes.c_void_p), ("nwatch", ctypes.c_int64), ("wcall", ctypes.c_void_p),
-        ("elo", ctypes.c_uint64), ("ehi", ctypes.c_uint64),
+        ("elo", ctypes.c_uint64), ("ehi", ctypes.c_uint64), ("lkey", ctypes.c_uint64), ("lpage", ctypes.c_void_p),
     ]
 
 
