@@ -241,7 +241,7 @@ class Target(abc.ABC):
     def special_register_range(self, fx, name: str, axis: int) -> Optional[tuple]:
         """Inclusive ``(lo, hi)`` bounds that every launch guarantees for special register
         ``name`` (see ``special_register``), or None (default: nothing known beyond int32).
-        ``lowering/module.py`` narrows ``range`` loops whose bounds provably fit in 32 bits with them
+        ``lowering/range_loops.py`` narrows ``range`` loops whose bounds provably fit in 32 bits with them
         (``ranges.py``), so a bound that a launch can break is a wrong answer: targets whose
         launchers check the limits return :func:`launch_register_range`."""
         return None
