@@ -32,7 +32,7 @@ from llvmlite import ir as L
 from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
-from pykern.frontend.analysis import function_facts
+from pykern.frontend.analysis import function_facts, walk
 from pykern.codegen import abi_map as abi
 from pykern.codegen.contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
 from pykern.codegen.lowering.array_ops import ArrayLowering
