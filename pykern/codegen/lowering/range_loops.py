@@ -20,6 +20,7 @@ Either shape may count in i32 though its type is wider (``narrow``) and may tell
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from llvmlite import ir as L
@@ -239,6 +240,11 @@ class RangeLoopLowering:
             poll = 0  # a short loop of known length: no poll, so LLVM may unroll it whole
         unroll = not poll and trips is not None and _unroll_over_local(
             s, trips, self.target.local_unroll_budget(), self.ml.module.functions)
+        if poll:
+            # a strip-mined loop (the cpu target polls between chunks) keeps the trip counter:
+            # LLVM's vectoriser takes its inner loop, not one stepping the variable to a
+            # chunk's end (the one-variable shape is for amdgpu's instruction count)
+            plan = dataclasses.replace(plan, by_variable=False)
         head, body, latch, end = (self._new_block(f"for.{p}") for p in ("head", "body", "latch", "end"))
         if plan.by_variable:
             slot = self.alloca(llty, name="range.v")
@@ -254,29 +260,20 @@ class RangeLoopLowering:
         if poll:
             # strip-mined: the inner loop runs at most `poll` iterations with no extra exit
             # (LLVM may still vectorise it); the poll sits between chunks
-            # by variable, ``done`` counts the iterations of the chunks begun (else the counter)
-            done = self.alloca(llty, name="range.done") if plan.by_variable else slot
-            if plan.by_variable:
-                b.store(L.Constant(llty, 0), done)
+            done = slot
             chunk = self._new_block("for.chunk")
             polled = self._new_block("for.poll")
             b.branch(chunk)
             b.position_at_end(chunk)
             k0 = b.load(done)
-            if llty.width == 64 and not plan.by_variable:
+            if llty.width == 64:
                 # k0 < 2**62 unless a loop runs 2**62 iterations (146 years at
                 # 1 GHz); in the known bits it lets LLVM bound k as it does
                 # without strip-mining (no negative-index fix-ups: vector loads)
                 k0 = b.and_(k0, L.Constant(llty, (1 << 62) - 1))
                 b.store(k0, slot)
             climit = L.Constant(llty, min(poll, (1 << (llty.width - 1)) - 1))
-            big = b.icmp_unsigned(">", b.sub(trip, k0), climit)
-            cend = b.select(big, b.add(k0, climit), trip)
-            last = cend
-            if plan.by_variable:
-                b.store(cend, done)
-                # the value of iteration k0 + climit < trip: exact modulo the width
-                last = b.select(big, b.add(b.load(slot), b.mul(climit, step)), stop)
+            last = b.select(b.icmp_unsigned(">", b.sub(trip, k0), climit), b.add(k0, climit), trip)
         else:
             last = stop if plan.by_variable else trip
         b.branch(head)
