@@ -11,9 +11,12 @@ import pytest
 from frontend_helpers import compile_error, lower
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend import calls
 from pykern.frontend.calls import registry
 from pykern.frontend.values import BoundMethod
 from pykern.lang import stubs
+
+calls.load_all()  # the whole table (domains of calls.ON_DEMAND load at a kernel's first call of theirs)
 
 
 def _callable_stubs():
