@@ -227,20 +227,12 @@ def modules(items, *, target: str, triple: str, data_layout: str, arch=None, cod
     return out
 
 
-def link(module, items, symbols, *, tm, **kw) -> None:
-    """Link ``items`` (see :func:`modules`) into the binding ``module`` in place. The items are
-    linked together first (a file may call what another defines), then everything in them but
-    the ``symbols`` the kernel calls is made internal and what nothing reaches dropped, so that
-    neither unused code nor what it needs (device libraries) reaches the kernel's module. A
-    symbol still undefined afterwards is a ``CompileError``."""
-    if not items:
-        if symbols:
-            raise CompileError("external device function(s) " + ", ".join(symbols) + " have no code to link",
-                               hint="give the source with declare_device(..., link=...) or @jit(link=[...])")
-        return
+def _linked(items, symbols, *, tm, triple: str, data_layout: str, **kw):
+    """``items`` compiled and linked into one module in which only ``symbols`` stay external
+    (and what nothing reaches is dropped)."""
     from pykern.codegen.llvm_util import run_passes
 
-    mods = modules(items, triple=module.triple, data_layout=module.data_layout, **kw)
+    mods = modules(items, triple=triple, data_layout=data_layout, **kw)
     first = mods[0]
     for m in mods[1:]:
         _link_in(first, m, items)
@@ -249,6 +241,61 @@ def link(module, items, symbols, *, tm, **kw) -> None:
         if not f.is_declaration and f.name not in wanted and not f.name.startswith("llvm."):
             f.linkage = "internal"
     run_passes(first, tm, ("global_dead_code_eliminate",), speed_level=0)
+    return first
+
+
+class HostFunctions:
+    """External functions compiled for this machine (the cpu target's build of them) and loaded
+    by MCJIT, for the sim target to call through ctypes: ``address[symbol]``. The engine owning
+    the code lives as long as this object (callers keep it while they hold an address)."""
+
+    def __init__(self, engine, address: dict):
+        self.engine, self.address = engine, address
+
+
+_host_memo = LRU()
+
+
+def host_functions(items, symbols, store=None) -> HostFunctions:
+    """``symbols`` of the link ``items``, compiled for the host and loaded (memoised per
+    process by the items' contents); a ``CompileError`` when one is not defined by them."""
+    from pykern.core.llvm_host import LLVM_LOCK, host_triple, llvm, new_host_target_machine
+
+    symbols = tuple(sorted(set(symbols)))
+    if not items:
+        raise _no_code(symbols)
+    key = (tuple(item.digest() for item in items), symbols)
+    hit = _host_memo.get(key)
+    if hit is not None:
+        return hit
+    with LLVM_LOCK:
+        ll = llvm()
+        tm = new_host_target_machine()
+        mod = _linked(items, symbols, tm=tm, target="cpu", triple=host_triple(),
+                      data_layout=str(tm.target_data), store=store)
+        engine = ll.create_mcjit_compiler(mod, tm)
+        engine.finalize_object()
+        address = {s: engine.get_function_address(s) for s in symbols}
+    missing = [s for s, a in address.items() if not a]
+    if missing:
+        raise _undefined(missing)
+    hit = HostFunctions(engine, address)
+    _host_memo.put(key, hit)
+    return hit
+
+
+def link(module, items, symbols, *, tm, **kw) -> None:
+    """Link ``items`` (see :func:`modules`) into the binding ``module`` in place. The items are
+    linked together first (a file may call what another defines), then everything in them but
+    the ``symbols`` the kernel calls is made internal and what nothing reaches dropped, so that
+    neither unused code nor what it needs (device libraries) reaches the kernel's module. A
+    symbol still undefined afterwards is a ``CompileError``."""
+    if not items:
+        if symbols:
+            raise _no_code(symbols)
+        return
+    first = _linked(items, symbols, tm=tm, triple=module.triple, data_layout=module.data_layout, **kw)
+    wanted = set(symbols)
     declared = {f.name: str(f.global_value_type) for f in module.functions if f.name in wanted}
     _link_in(module, first, items)
     for f in module.functions:
@@ -263,9 +310,18 @@ def link(module, items, symbols, *, tm, **kw) -> None:
         if f.name in wanted and not f.is_declaration:
             f.linkage = "internal"
     if missing:
-        raise CompileError("external device function(s) not defined by the linked code: " + ", ".join(missing),
-                           hint="check the name given to declare_device (C++ names are mangled unless declared "
-                                "extern \"C\") and the link= entries")
+        raise _undefined(missing)
+
+
+def _no_code(symbols) -> CompileError:
+    return CompileError("external device function(s) " + ", ".join(symbols) + " have no code to link",
+                        hint="give the source with declare_device(..., link=...) or @jit(link=[...])")
+
+
+def _undefined(symbols) -> CompileError:
+    return CompileError("external device function(s) not defined by the linked code: " + ", ".join(symbols),
+                        hint="check the name given to declare_device (C++ names are mangled unless declared "
+                             "extern \"C\") and the link= entries")
 
 
 def symbols_of(module) -> list:

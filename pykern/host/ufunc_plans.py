@@ -105,6 +105,9 @@ def may_overlap(a, out, same_ok: bool = True) -> bool:
         return False
     if type(a) is np.ndarray and type(out) is np.ndarray:
         return np.may_share_memory(a, out)
+    sa, so = getattr(a, "storage", None), getattr(out, "storage", None)
+    if sa is not None and so is not None and (sa.ptr + sa.nbytes <= so.ptr or so.ptr + so.nbytes <= sa.ptr):
+        return False  # device arrays on separate blocks of memory: no view of one reaches the other
     (alo, ahi), (olo, ohi) = _bounds(a), _bounds(out)
     return alo < ohi and olo < ahi
 

@@ -105,25 +105,76 @@ def _probe_arrays():
     return True
 
 
-def _ir(bptr: int, ndarray_type: int, true: int, false: int, incref: int) -> str:
-    f = _ARRAY_FIELDS
+class _Api(NamedTuple):
+    """What the IR calls or returns, as addresses in this process."""
+    bptr: int  # offset of a ctypes object's memory pointer (its ``self`` table, its buffers)
+    ndarray_type: int
+    true: int
+    false: int
+    none: int
+    incref: int
+    save: int  # PyEval_SaveThread / PyEval_RestoreThread: the GIL released around a call
+    restore: int
+    from_long: int
+    set_none: int  # PyErr_SetNone(TypeError): a call with the wrong number of arguments
+    type_error: int
+
+
+def _type_error(a: _Api) -> str:
+    return f"""bad:
+  %setf = inttoptr i64 {a.set_none} to ptr
+  %te = inttoptr i64 {a.type_error} to ptr
+  call void %setf(ptr %te)
+  ret ptr null"""
+
+
+def _method(name: str, check: str, body: str, a: _Api, bad: str = "") -> str:
+    """A ``METH_FASTCALL`` function ``name(self, args, nargs)`` with ``self``'s table in %tbl:
+    ``body`` if ``check`` (IR setting %nok from %nargs and %tbl) is true, else block ``bad``
+    (default: raise TypeError)."""
     return f"""
-define ptr @pykern_array_guard(ptr %self, ptr %args, i64 %nargs) {{
+define ptr @{name}(ptr %self, ptr %args, i64 %nargs) {{
 entry:
-  %tblp = getelementptr i8, ptr %self, i64 {bptr}
+  %tblp = getelementptr i8, ptr %self, i64 {a.bptr}
   %tbl = load ptr, ptr %tblp
-  %n = load i64, ptr %tbl
-  %n1 = add i64 %n, 1
-  %nok = icmp eq i64 %nargs, %n1
-  br i1 %nok, label %start, label %fail
-start:
-  %bufobj = load ptr, ptr %args
-  %bufp = getelementptr i8, ptr %bufobj, i64 {bptr}
+  {check}
+  br i1 %nok, label %go, label %bad
+{bad or _type_error(a)}
+go:
+{body}
+}}
+"""
+
+
+def _give(label: str, obj: int, a: _Api) -> str:
+    """Block ``label``: return a new reference to the object at ``obj``."""
+    return f"""{label}:
+  %{label}.o = inttoptr i64 {obj} to ptr
+  %{label}.inc = inttoptr i64 {a.incref} to ptr
+  call void %{label}.inc(ptr %{label}.o)
+  ret ptr %{label}.o"""
+
+
+def _without_gil(call: str, a: _Api) -> str:
+    """``call`` with the GIL released around it, as ctypes calls foreign functions."""
+    return f"""  %savef = inttoptr i64 {a.save} to ptr
+  %ts = call ptr %savef()
+  {call}
+  %restoref = inttoptr i64 {a.restore} to ptr
+  call void %restoref(ptr %ts)"""
+
+
+def _guard_ir(a: _Api) -> str:
+    f = _ARRAY_FIELDS
+    # the table says how many arrays, plus the buffer: any other count is refused (False)
+    check = "%n = load i64, ptr %tbl\n  %n1 = add i64 %n, 1\n  %nok = icmp eq i64 %nargs, %n1"
+    return _method("pykern_array_guard", check, f"""  %bufobj = load ptr, ptr %args
+  %bufp = getelementptr i8, ptr %bufobj, i64 {a.bptr}
   %buf = load ptr, ptr %bufp
   br label %loop
 loop:
-  %i = phi i64 [0, %start], [%i1, %next]
-  %pos = phi i64 [1, %start], [%pos1, %next]
+  %i = phi i64 [0, %go], [%i1, %next]
+  %pos = phi i64 [1, %go], [%pos1, %next]
   %done = icmp eq i64 %i, %n
   br i1 %done, label %ok, label %body
 body:
@@ -132,7 +183,7 @@ body:
   %o = load ptr, ptr %argp
   %tp = getelementptr i8, ptr %o, i64 8
   %t = load i64, ptr %tp
-  %tok = icmp eq i64 %t, {ndarray_type}
+  %tok = icmp eq i64 %t, {a.ndarray_type}
   br i1 %tok, label %descr, label %fail
 descr:
   %e = getelementptr i64, ptr %tbl, i64 %pos
@@ -196,104 +247,51 @@ kbody:
   br label %kloop
 next:
   br label %loop
-ok:
-  %tr = inttoptr i64 {true} to ptr
-  %inc1 = inttoptr i64 {incref} to ptr
-  call void %inc1(ptr %tr)
-  ret ptr %tr
-fail:
-  %fa = inttoptr i64 {false} to ptr
-  %inc2 = inttoptr i64 {incref} to ptr
-  call void %inc2(ptr %fa)
-  ret ptr %fa
-}}
-"""
+{_give("ok", a.true, a)}
+{_give("fail", a.false, a)}""", a, bad=_give("bad", a.false, a))
 
 
-def _call_ir(bptr: int, none: int, incref: int, save: int, restore: int, set_none: int, type_error: int) -> str:
-    return f"""
-define ptr @pykern_call(ptr %self, ptr %args, i64 %nargs) {{
-entry:
-  %two = icmp eq i64 %nargs, 2
-  br i1 %two, label %go, label %bad
-go:
-  %tblp = getelementptr i8, ptr %self, i64 {bptr}
-  %tbl = load ptr, ptr %tblp
-  %fn = load ptr, ptr %tbl
+def _call_ir(a: _Api) -> str:
+    return _method("pykern_call", "%nok = icmp eq i64 %nargs, 2", f"""  %fn = load ptr, ptr %tbl
   %e1 = getelementptr i64, ptr %tbl, i64 1
   %first = load i64, ptr %e1
   %e2 = getelementptr i64, ptr %tbl, i64 2
   %last = load i64, ptr %e2
   %o0 = load ptr, ptr %args
-  %p0 = getelementptr i8, ptr %o0, i64 {bptr}
+  %p0 = getelementptr i8, ptr %o0, i64 {a.bptr}
   %buf = load ptr, ptr %p0
   %a1 = getelementptr ptr, ptr %args, i64 1
   %o1 = load ptr, ptr %a1
-  %p1 = getelementptr i8, ptr %o1, i64 {bptr}
+  %p1 = getelementptr i8, ptr %o1, i64 {a.bptr}
   %ctx = load ptr, ptr %p1
-  %savef = inttoptr i64 {save} to ptr
-  %ts = call ptr %savef()
-  call void %fn(ptr %buf, ptr %ctx, i64 %first, i64 %last)
-  %restoref = inttoptr i64 {restore} to ptr
-  call void %restoref(ptr %ts)
-  %nonep = inttoptr i64 {none} to ptr
-  %inc = inttoptr i64 {incref} to ptr
-  call void %inc(ptr %nonep)
-  ret ptr %nonep
-bad:
-  %setf = inttoptr i64 {set_none} to ptr
-  %te = inttoptr i64 {type_error} to ptr
-  call void %setf(ptr %te)
-  ret ptr null
-}}
-"""
+{_without_gil("call void %fn(ptr %buf, ptr %ctx, i64 %first, i64 %last)", a)}
+  br label %done
+{_give("done", a.none, a)}""", a)
 
 
-def _hip_ir(bptr: int, none: int, incref: int, save: int, restore: int, from_long: int, set_none: int,
-            type_error: int) -> str:
+def _hip_ir(a: _Api) -> str:
     """``hip_launch(extra) -> None or int``: hipModuleLaunchKernel(table...) with ``extra``'s memory."""
     words = "\n".join(f"  %e{k} = getelementptr i64, ptr %tbl, i64 {k}\n  %w{k} = load i64, ptr %e{k}" for k in range(10))
     ints = "\n".join(f"  %u{k} = trunc i64 %w{k} to i32" for k in range(2, 9))
-    return f"""
-define ptr @pykern_hip_launch(ptr %self, ptr %args, i64 %nargs) {{
-entry:
-  %one = icmp eq i64 %nargs, 1
-  br i1 %one, label %go, label %bad
-bad:
-  %setf = inttoptr i64 {set_none} to ptr
-  %te = inttoptr i64 {type_error} to ptr
-  call void %setf(ptr %te)
-  ret ptr null
-go:
-  %tblp = getelementptr i8, ptr %self, i64 {bptr}
-  %tbl = load ptr, ptr %tblp
-{words}
+    launch = ("%rc = call i32 %fn(ptr %func, i32 %u2, i32 %u3, i32 %u4, i32 %u5, i32 %u6, i32 %u7, i32 %u8, "
+              "ptr %stream, ptr null, ptr %extra)")
+    return _method("pykern_hip_launch", "%nok = icmp eq i64 %nargs, 1", f"""{words}
 {ints}
   %fn = inttoptr i64 %w0 to ptr
   %func = inttoptr i64 %w1 to ptr
   %stream = inttoptr i64 %w9 to ptr
   %o0 = load ptr, ptr %args
-  %p0 = getelementptr i8, ptr %o0, i64 {bptr}
+  %p0 = getelementptr i8, ptr %o0, i64 {a.bptr}
   %extra = load ptr, ptr %p0
-  %savef = inttoptr i64 {save} to ptr
-  %ts = call ptr %savef()
-  %rc = call i32 %fn(ptr %func, i32 %u2, i32 %u3, i32 %u4, i32 %u5, i32 %u6, i32 %u7, i32 %u8, ptr %stream, ptr null, ptr %extra)
-  %restoref = inttoptr i64 {restore} to ptr
-  call void %restoref(ptr %ts)
+{_without_gil(launch, a)}
   %ok = icmp eq i32 %rc, 0
   br i1 %ok, label %done, label %err
-done:
-  %nonep = inttoptr i64 {none} to ptr
-  %inc = inttoptr i64 {incref} to ptr
-  call void %inc(ptr %nonep)
-  ret ptr %nonep
+{_give("done", a.none, a)}
 err:
   %rc64 = sext i32 %rc to i64
-  %froml = inttoptr i64 {from_long} to ptr
+  %froml = inttoptr i64 {a.from_long} to ptr
   %obj = call ptr %froml(i64 %rc64)
-  ret ptr %obj
-}}
-"""
+  ret ptr %obj""", a)
 
 
 def _build():
@@ -314,11 +312,10 @@ def _build():
     def addr_of(f):
         return ctypes.cast(f, ctypes.c_void_p).value
 
-    src = _ir(bptr, id(np.ndarray), id(True), id(False), incref) + _call_ir(
-        bptr, id(None), incref, addr_of(api.PyEval_SaveThread), addr_of(api.PyEval_RestoreThread),
-        addr_of(api.PyErr_SetNone), id(TypeError)) + _hip_ir(
-        bptr, id(None), incref, addr_of(api.PyEval_SaveThread), addr_of(api.PyEval_RestoreThread),
-        addr_of(api.PyLong_FromLong), addr_of(api.PyErr_SetNone), id(TypeError))
+    a = _Api(bptr, id(np.ndarray), id(True), id(False), id(None), incref, addr_of(api.PyEval_SaveThread),
+             addr_of(api.PyEval_RestoreThread), addr_of(api.PyLong_FromLong), addr_of(api.PyErr_SetNone),
+             id(TypeError))
+    src = _guard_ir(a) + _call_ir(a) + _hip_ir(a)
     with LLVM_LOCK:
         ll = llvm()
         with _tm_lock:

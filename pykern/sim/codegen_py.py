@@ -213,12 +213,26 @@ class _Fn:
             return f"{e(x.array)}.view({g.dtype(x.type.dtype)})"
         if isinstance(x, ir.RecordField):
             return f"_pk_rt.field({e(x.value)}, {x.name!r})"
+        if isinstance(x, ir.ExternCall):
+            return self.external(x)
         raise g.unsupported(f"expression {type(x).__name__}", getattr(x, "loc", None))
+
+    def external(self, x) -> str:
+        """A call of external device code: its cpu build, called through ctypes."""
+        from pykern.sim import runtime
+
+        g = self.gen
+        try:
+            fn = runtime.external(g.externals, x.symbol, x.abi, x.params, x.type)
+        except TypeError as exc:
+            raise g.unsupported(f"{exc} (in a call of '{x.symbol}')", x.loc) from None
+        return f"{g.const_obj(fn)}({', '.join(self.expr(a) for a in x.args)})"
 
 
 class _Module:
-    def __init__(self, module: ir.Module):
+    def __init__(self, module: ir.Module, externals=None):
         self.module = module
+        self.externals = externals  # the external device code it calls, loaded (external_build.HostFunctions)
         self.consts: dict = {}  # name -> object placed in the globals of the generated code
         self._const_keys: dict = {}
         self.names: dict = {}  # IR function name -> Python name
@@ -310,15 +324,16 @@ def _scalar(value, t):
     return dt.type(value)
 
 
-def generate(module: ir.Module, filename: str, base_globals: dict):
+def generate(module: ir.Module, filename: str, base_globals: dict, externals=None):
     """``(functions, source)``: the Python functions of ``module`` by IR name, compiled with
     ``filename`` and the IR's line numbers, their globals ``base_globals`` plus the
-    runtime's names (all starting ``_pk_``), and the generated text (for messages)."""
+    runtime's names (all starting ``_pk_``), and the generated text (for messages).
+    ``externals``: the external device functions the module calls, loaded."""
     import numpy as np
 
     from pykern.sim import runtime
 
-    gen = _Module(module)
+    gen = _Module(module, externals)
     texts, line_map = [], []
     for f in [*module.functions.values(), module.kernel]:
         fg = _Fn(gen, f)

@@ -95,6 +95,19 @@ def _globals_for(py_func) -> dict:
     return g
 
 
+def _externals(dispatcher, module):
+    """The external device code ``module`` calls, built for this machine as the cpu target
+    builds it, and loaded (None when it calls none)."""
+    from pykern.codegen import external_build
+    from pykern.core.external import link_items
+
+    symbols = external_build.symbols_of(module)
+    if not symbols:
+        return None
+    links = tuple(dict.fromkeys(link_items(dispatcher.options.get("link")) + tuple(module.links)))
+    return external_build.host_functions(links, symbols)
+
+
 def _entry(dispatcher, argtypes):
     per = _compiled.setdefault(dispatcher, {})
     hit = per.get(argtypes)
@@ -105,7 +118,7 @@ def _entry(dispatcher, argtypes):
         module = compile_ir(dispatcher.py_func, list(argtypes), is_kernel=True,
                             debug=bool(dispatcher.options.get("debug", False)))
         filename = dispatcher.py_func.__code__.co_filename
-        funcs, source = generate(module, filename, _globals_for(dispatcher.py_func))
+        funcs, source = generate(module, filename, _globals_for(dispatcher.py_func), _externals(dispatcher, module))
         codes = {f.__code__ for f in funcs.values()}
         suspends = bool(module.kernel.uses_barrier or module.kernel.uses_wave_ops)
         hit = per[argtypes] = (funcs[module.kernel.name], codes, suspends, source)

@@ -299,6 +299,63 @@ def atomic(op: str, arr, idx: tuple, *values):
     return old
 
 
+# ---------------------------------------------------------------------- external device code
+
+
+def _ctype(t):
+    """The ctypes type C code takes a value of pykern type ``t`` as (arrays: their address)."""
+    import ctypes
+
+    from pykern.frontend import types as T
+
+    if isinstance(t, T.Array):
+        return ctypes.c_void_p
+    if isinstance(t, T.Boolean):
+        return ctypes.c_bool
+    if type(t) is T.Integer:
+        return getattr(ctypes, f"c_{'' if t.signed else 'u'}int{t.bits}")
+    if type(t) is T.Float and t.bits in (32, 64):
+        return ctypes.c_float if t.bits == 32 else ctypes.c_double
+    raise TypeError(f"an external function's {t} value")
+
+
+def _address(v) -> int:
+    return int(v.ctypes.data) if isinstance(v, np.ndarray) else int(v)
+
+
+def external(host, symbol: str, abi: str, params, rtype):
+    """A callable running external device function ``symbol`` of ``host`` (loaded native code:
+    ``host.address[symbol]``, kept alive by the callable) with calling convention ``abi``, as the
+    cpu target calls it: numba's ``int f(T *ret, args...)`` (the status ignored) or C's ``T
+    f(args...)``; the result comes back as ``rtype``'s numpy scalar. A ``TypeError`` for a type
+    ctypes cannot pass (float16, complex, records by value)."""
+    import ctypes
+
+    from pykern.frontend import types as T
+
+    void = isinstance(rtype, T.Void)
+    argtypes = [_ctype(p) for p in params]
+    conv = [_address if isinstance(p, T.Array) else (lambda v: v.item()) for p in params]
+    out = None if void else _ctype(rtype)
+    cast = (lambda v: np.bool_(v)) if isinstance(rtype, T.Boolean) else (None if void else rtype.np_dtype.type)
+    if abi == "numba":
+        slot_type = ctypes.c_uint8 if void else out
+        fn = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, *argtypes)(host.address[symbol])
+
+        def call(*args):
+            slot = slot_type()
+            fn(ctypes.addressof(slot), *[c(a) for c, a in zip(conv, args)])
+            return None if void else cast(slot.value)
+    else:
+        fn = ctypes.CFUNCTYPE(out, *argtypes)(host.address[symbol])
+
+        def call(*args):
+            r = fn(*[c(a) for c, a in zip(conv, args)])
+            return None if void else cast(r)
+    call.host = host  # the native code lives while a generated kernel holds this
+    return call
+
+
 # ---------------------------------------------------------------------- matrix fragments
 # the cpu target's reference (codegen/lowering/matrix.py): each thread holds the whole tile
 
@@ -307,21 +364,29 @@ def frag_fill(frag, v):
     frag[...] = v
 
 
-def _tile_index(frag, offset, ldm, layout):
+def _tile_index(frag, flat, offset, ldm, layout, what):
+    """The flat indices of the tile's elements, each checked as the cpu target checks them under
+    ``debug=True`` (numpy would wrap a negative one into the array's end)."""
     i, j = np.indices(frag.shape)
     major, minor = (i, j) if layout == "row" else (j, i)
-    return int(offset) + major * int(ldm) + minor
+    idx = int(offset) + major * int(ldm) + minor
+    bad = idx[(idx < 0) | (idx >= flat.size)]
+    if bad.size:
+        raise IndexError(f"index {int(bad.flat[0])} is out of bounds for axis 0 with size {flat.size} "
+                         f"(wmma.{what}: a fragment element's flat index, offset + row * ldm + col)")
+    return idx
 
 
 def frag_load(frag, arr, offset, ldm, layout):
-    frag[...] = np.asarray(arr).reshape(-1)[_tile_index(frag, offset, ldm, layout)]
+    flat = np.asarray(arr).reshape(-1)
+    frag[...] = flat[_tile_index(frag, flat, offset, ldm, layout, "load_matrix_sync")]
 
 
 def frag_store(arr, frag, offset, ldm, layout):
     flat = np.asarray(arr).reshape(-1)
     if not np.shares_memory(flat, arr):
         raise ValueError("store_matrix_sync: the array must be C-contiguous")
-    flat[_tile_index(frag, offset, ldm, layout)] = frag
+    flat[_tile_index(frag, flat, offset, ldm, layout, "store_matrix_sync")] = frag
 
 
 def frag_mma(d, a, b, c):

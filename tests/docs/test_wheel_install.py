@@ -26,7 +26,8 @@ def test_wheel_installs_and_runs_saxpy(tmp_path):
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__",
                                                              "_build", ".pytest_cache"))
     wheels = tmp_path / "wheels"
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels), str(src)])
+    # --no-isolation: the build backend (setuptools) comes from this machine, not a download
+    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(wheels), str(src)])
     (wheel,) = wheels.glob("pykern-*.whl")
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)

@@ -54,6 +54,13 @@ def test_device_arrays_overlapping_on_the_device():
     d = cuda.to_device(np.arange(6, dtype=np.int64))
     vadd(d[:-1], d[:-1], out=d[1:])
     assert d.copy_to_host().tolist() == [0, 0, 2, 4, 6, 8]
+    # the second call like it replays the first one's plan, which must see the overlap too
+    vadd(d[:-1], d[:-1], out=d[1:])
+    assert d.copy_to_host().tolist() == [0, 0, 0, 4, 8, 12]
+    # separate allocations never overlap: the plan runs the kernel directly
+    a, o = cuda.to_device(np.arange(5, dtype=np.int64)), cuda.device_array(5, np.int64)
+    for _ in range(2):
+        assert vadd(a, a, out=o) is o and o.copy_to_host().tolist() == [0, 2, 4, 6, 8]
 
 
 def test_more_dimensions_than_a_kernel_array_copies_once_for_all_rows():

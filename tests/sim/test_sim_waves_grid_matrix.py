@@ -169,6 +169,32 @@ def test_matrix_fragments_match_the_cpu_reference(ity, aty, m, n, k):
         np.testing.assert_allclose(got, want + C, rtol=1e-2, atol=1e-2)
 
 
+@cuda.jit
+def load_at(A, C, off):
+    a = wmma.fragment(wmma.matrix_a, 16, 16, 16, cuda.float16, wmma.row_major)
+    b = wmma.fragment(wmma.matrix_b, 16, 16, 16, cuda.float16, wmma.col_major)
+    wmma.load_matrix_sync(a, A, off, 16)
+    wmma.load_matrix_sync(b, A, 0, 16)
+    c = wmma.fragment(wmma.accumulator, 16, 16, 16, cuda.float32)
+    wmma.fill_fragment(c, 0.0)
+    wmma.mma_sync(c, a, b, c)
+    wmma.store_matrix_sync(C, off, c, 16, wmma.mem_row_major)
+
+
+@pytest.mark.parametrize("off", [-1, 1, -256])
+def test_a_fragment_outside_its_array_is_an_index_error_on_the_sim_as_on_cpu_with_debug(off):
+    # numpy would take a negative flat index from the array's end and run a kernel the cpu
+    # target (debug=True) stops; every element outside [0, size) is an error on the sim
+    A, C = np.ones(256, np.float16), np.zeros(256, np.float32)
+    with pytest.raises(IndexError, match=r"out of bounds .*load_matrix_sync.*flat index") as got:
+        on("sim", load_at, (1, 8), A, C, off)
+    assert "test_sim_waves_grid_matrix.py:" in str(got.value) and "thread" in str(got.value)
+    cpu_debug = cuda.jit(debug=True)(load_at.py_func)
+    with pytest.raises(IndexError, match="load_matrix_sync"):
+        on("cpu", cpu_debug, (1, 8), A, C, off)
+    assert on("sim", load_at, (1, 8), A, C, 0)[1].tolist() == [16.0] * 256
+
+
 def test_what_is_asked_of_a_compiled_kernel_on_the_sim_is_the_cpu_builds_answer():
     sig = "void(float32[::1], float32[::1], int64)"
     saved = list(targets._chosen)

@@ -26,6 +26,13 @@ from pykern.runtime.memory.dlpack import kDLCPU
 ALIGN = 256
 
 
+def _address(raw: np.ndarray) -> int:
+    """The first byte of new memory ``raw`` (a uint8 array): ``raw.ctypes.data`` builds a
+    ctypes helper object, five times the cost of this (small device arrays are made once per
+    call of a ufunc); a ctypes view of nothing cannot be made."""
+    return ctypes.addressof(ctypes.c_char.from_buffer(raw)) if raw.size else raw.ctypes.data
+
+
 class CpuDriver(Driver):
     name = "cpu"
     host_memory = True
@@ -41,16 +48,16 @@ class CpuDriver(Driver):
     # ------------------------------------------------------------------ memory
     def allocate(self, nbytes: int) -> tuple:
         raw = np.empty(nbytes + ALIGN, dtype=np.uint8)
-        base = raw.ctypes.data
+        base = _address(raw)
         return base + (-base) % ALIGN, 0, raw, None
 
     def allocate_host(self, nbytes: int, mapped: bool = False, portable: bool = False, wc: bool = False) -> tuple:
         keeper = np.empty(nbytes, np.uint8)
-        return keeper.ctypes.data, keeper.ctypes.data, keeper, None
+        return _address(keeper), _address(keeper), keeper, None
 
     def allocate_managed(self, nbytes: int, attach_global: bool = True) -> tuple:
         keeper = np.empty(nbytes, np.uint8)
-        return keeper.ctypes.data, keeper, None
+        return _address(keeper), keeper, None
 
     # ------------------------------------------------------------------ copies
     def read(self, array, stream=0):
