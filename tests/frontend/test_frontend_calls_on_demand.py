@@ -64,3 +64,37 @@ def test_a_domain_loads_at_the_first_call_of_one_of_its_objects():
     assert first == "[]", first
     assert "pykern.frontend.calls.math_module" in second and "pykern.frontend.calls.atomics" in second, second
     assert "pykern.frontend.calls.warps" not in second
+
+
+def test_a_fragment_made_by_a_device_function_in_a_fresh_process():
+    # wmma_calls loads with the first wmma call, and then marks the fragment's maker force_inline
+    code = textwrap.dedent('''
+        import sys
+        import numpy as np
+        import pykern as cuda
+        from pykern import wmma
+        from pykern.frontend import compile_ir, typeof
+
+        @cuda.jit(device=True)
+        def make():
+            c = wmma.fragment(wmma.accumulator, 16, 16, 16, cuda.float32)
+            wmma.fill_fragment(c, 3.0)
+            return c
+
+        @cuda.jit
+        def k(D):
+            c = make()
+            wmma.store_matrix_sync(D, 0, c, 16, wmma.mem_row_major)
+
+        assert "pykern.frontend.wmma_calls" not in sys.modules
+        D = np.zeros((16, 16), np.float32)
+        module = compile_ir(k.py_func, [typeof(D)])
+        assert [f.force_inline for f in module.functions.values() if not f.is_kernel] == [True]
+        k[1, 64](D)
+        assert (D == 3.0).all(), D
+        print("ok")
+    ''')
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""), PYKERN_TARGET="cpu",
+               PYKERN_CACHE="off")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == 0 and out.stdout.split()[-1:] == ["ok"], out.stderr

@@ -16,7 +16,14 @@ from pykern.frontend.calls import registry
 from pykern.frontend.values import BoundMethod
 from pykern.lang import stubs
 
-calls.load_all()  # the whole table (domains of calls.ON_DEMAND load at a kernel's first call of theirs)
+
+
+@pytest.fixture(autouse=True)
+def _whole_table():
+    # the domains of calls.ON_DEMAND load at a kernel's first call of theirs: these tests look at
+    # the whole table (loaded when they run, not when pytest collects this file: other tests in
+    # the same process lower calls with only what they call loaded)
+    calls.load_all()
 
 
 def _callable_stubs():

@@ -30,7 +30,6 @@ from __future__ import annotations
 # callables and of methods of values must be whole before any call is lowered...
 from pykern.frontend.calls import array_methods, builtin_funcs, conversions, debugging, externals  # noqa: F401
 from pykern.frontend.calls import np_alloc, reductions, threads  # noqa: F401
-from pykern.frontend import wmma_calls  # noqa: F401  (wmma: its module registers them; every compile uses it)
 
 from pykern.frontend.calls import device_functions, overloads, registry, ufunc_arrays
 from pykern.frontend.calls.complex_values import complex_div, complex_order, complex_pow, number_method, real_imag
@@ -41,11 +40,11 @@ from pykern.frontend.calls.static_args import NOT_STATIC, static_value
 
 #: ...and these the first time a kernel calls an object one of them lowers (``registry.lower``
 #: finds the module by the object's name in ``calls/index.py``): a first compile imports what
-#: its kernel calls, not every domain (15 modules and ~10 % of the instructions of a first launch)
+#: its kernel calls, not every domain (16 modules and ~10 % of the instructions of a first launch)
 ON_DEMAND = tuple(f"pykern.frontend.{m}" for m in (
     "calls.atomics", "calls.complex_funcs", "calls.cuda_math", "calls.fp16", "calls.math_module", "calls.np_info",
     "calls.np_math", "calls.np_scalar", "calls.operators", "calls.pointers", "calls.printing", "calls.rounding",
-    "calls.vectors", "calls.warps", "bf16_calls"))
+    "calls.vectors", "calls.warps", "bf16_calls", "wmma_calls"))
 
 __all__ = ["lower_call", "has_method", "method_kind", "real_imag", "number_method", "group_attr", "complex_div",
            "complex_pow", "complex_order", "is_float_int_power", "float_int_power", "NOT_STATIC", "static_value",
