@@ -153,40 +153,46 @@ class Dispatcher:
     def launch(self, args, griddim, blockdim, stream=0, sharedmem=0, _prepared=False, _launcher=None):
         """Launch with explicit configuration (what ``k[g, b, s, m](*args)`` calls), in its steps:
 
+        0. where it runs: the run target, its backend (``runtime.backends``; none on the sim
+           target) and the build whose overloads run there (``_build_for``: on the cpu target, the
+           build with access hooks when ``pykern.debug.watch`` watches an argument);
         1. the arguments, as the kernel takes them (defaults, pointers, numba's preparation
-           hooks), typed by ``argument_types.launch_types`` -- with the guards a fast path checks when
-           ``_launcher`` asks for one; ``cuda.In``/``Out`` hints are looked for only when typing fails;
+           hooks), typed in one pass by ``argument_types.launch_types`` -- foreign arrays wrapped,
+           and the guards a fast path checks when ``_launcher`` asks for one; ``cuda.In``/``Out``
+           hints are looked for only when typing fails;
         2. the overload of those types, or a new one (``compiler.build_overload``: compiled or
            from the cache, then loaded by the target's backend) -- on the sim target instead, the
-           kernel's IR run as Python (``pykern.sim``);
-        3. packed and run by the target's backend (``runtime.backends``: the configuration
-           checked, the arguments flattened and packed at the kernel's offsets, the kernel run);
+           kernel's IR run as Python (``pykern.sim.launcher``);
+        3. packed and run by the target's backend (the configuration checked, the arguments
+           flattened and packed at the kernel's offsets, the kernel run);
         4. ``_launcher``'s fast path: steps 1-3 generated for arguments like these."""
         given = args
         if len(args) != self._arity[1] or self._signatures and not _prepared:
             args = self._bound_arguments(args, _prepared)
-        target = _chosen[0] if _chosen else current_target()
-        if target == "cpu" and _cpu_sanitizer.watcher is not None and self.__dict__.get("_watch_build") is not self \
-                and _cpu_sanitizer.watcher.covers_any(args):
-            # pykern.debug.watch: a build whose loads and stores report (the sanitizer's hooks)
-            return self._watching().launch(args, griddim, blockdim, stream, sharedmem, _prepared)
         if self.extensions and not _prepared:
             return self._launch_with_extensions(args, griddim, blockdim, stream, sharedmem)
+        # 0. where it runs
+        target = _chosen[0] if _chosen else current_target()
+        backend = BACKENDS.get(target)  # None: the sim target, which compiles nothing
+        build = self if target != "cpu" or _cpu_sanitizer.watcher is None else self._build_for(args)
         if self._generation != _device_generation[0]:
             self._revalidate()
-        backend = BACKENDS.get(target)  # None: the sim target, which compiles nothing
         # the next launch like this one skips all that follows
-        fast = _launcher is not None and args is given and type(stream) is int and backend is not None
+        fast = _launcher is not None and args is given and type(stream) is int and backend is not None \
+            and build is self
         # 1. type the arguments
         try:
             argtypes, args, guards = launch_types(args, self.__name__, target, backend if fast else None)
         except LaunchError as e:
             return self._launch_with_hints(e, args, griddim, blockdim, stream, sharedmem)
-        if backend is None:
-            return self._simulate(args, argtypes, griddim, blockdim, sharedmem)
+        if backend is None:  # 2-3 on the sim target: no overload, no fast path
+            from pykern.sim.launcher import launch as run_as_python
+
+            return run_as_python(self, args, self._match_eager(argtypes) if self._signatures else argtypes,
+                                 griddim, blockdim, sharedmem)
         # 2. choose or build the overload
-        ov = self._overloads.get((target, argtypes)) or self._aliases.get((target, argtypes)) \
-            or self._new_overload(target, argtypes)
+        ov = build._overloads.get((target, argtypes)) or build._aliases.get((target, argtypes)) \
+            or build._new_overload(target, argtypes)
         # 3. pack and run: the overload's launch, planned by the target's backend at the first
         (ov.launch_plan or backend.planned(ov))(args, griddim, blockdim, stream, sharedmem)
         # 4. the fast path (None: these arguments cannot be checked cheaply)
@@ -238,10 +244,13 @@ class Dispatcher:
             self._aliases[(target, argtypes)] = ov
         return ov
 
-    def _watching(self):
-        """This kernel compiled with the sanitizer's access hooks on (``sanitize`` plus "watch"),
-        for launches whose arrays ``pykern.debug.watch`` watches on the cpu target."""
+    def _build_for(self, args):
+        """The build whose overloads run ``args`` on the cpu target while ``pykern.debug.watch``
+        watches something: the one with the sanitizer's access hooks (``sanitize`` plus "watch")
+        when a watch covers an argument's memory, else this one."""
         d = self.__dict__.get("_watch_build")
+        if d is self or not _cpu_sanitizer.watcher.covers_any(args):
+            return self
         if d is None:
             from pykern.core.sanitize import parse_modes
 
@@ -249,15 +258,9 @@ class Dispatcher:
             d = Dispatcher(self.py_func, None, self.__pykern_device__, extensions=self.extensions, **opts)
             d._signatures, d._arity = self._signatures, self._arity
             self._watch_build = d._watch_build = d
+        if d._generation != _device_generation[0]:
+            d._revalidate()
         return d
-
-    def _simulate(self, args, argtypes, griddim, blockdim, sharedmem):
-        """Steps 2 and 3 on the sim target: the kernel's IR run as Python, one thread at a time
-        (no overload, no fast path)."""
-        from pykern.sim.launcher import launch as sim_launch
-
-        return sim_launch(self, args, self._match_eager(argtypes) if self._signatures else argtypes,
-                          griddim, blockdim, sharedmem)
 
     def _launch_with_hints(self, error, args, griddim, blockdim, stream, sharedmem):
         """Arguments that did not type (``error``): ``cuda.In(x)``/``Out``/``InOut`` hints are not

@@ -66,6 +66,7 @@ def typeof(value) -> T.Type:
 
 
 _ARRAY_TYPES: dict = {}  # (dtype_key, ndim, layout, readonly) -> Array; typeof runs on every launch
+_VIEW_TYPES: dict = {}  # (dtype_key, shape, strides, readonly) -> Array (``array_type``'s)
 
 
 def dtype_key(dt: np.dtype):
@@ -73,6 +74,40 @@ def dtype_key(dt: np.dtype):
     renames a nested record's fields in place without changing the outer
     dtype's hash or equality; its str spells the names at every level."""
     return dt if dt.names is None else (dt, str(dt))
+
+
+def type_key(value):
+    """A cheap key that determines ``typeof(value)`` (what a launch memoises its types by), or
+    None when only ``typeof`` can tell: Python scalars by class, numpy arrays by dtype, ndim and
+    the flags their layout and mutability come from, numpy scalars by class and dtype.
+
+    >>> type_key(2.5), type_key(1 << 70)
+    (<class 'float'>, None)
+    """
+    cls = type(value)
+    if cls is int or cls is float or cls is bool:
+        if cls is int and not (-(1 << 63) <= value < (1 << 63)):
+            return None  # uint64-range or too large: typeof decides
+        return cls
+    if cls is np.ndarray:  # by identity: any class may be named "ndarray"
+        flags = value.flags
+        return (cls, dtype_key(value.dtype), value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable)
+    if isinstance(value, np.generic):  # a numpy scalar: its type is its dtype's
+        return (cls, dtype_key(value.dtype))
+    return None  # (another library's 0-d array is an array, viewed as one: not a scalar)
+
+
+def array_type(dtype, shape, strides, readonly: bool) -> T.Array:
+    """The kernel type of a strided view (``dtype``, ``shape``, byte ``strides``, ``readonly``:
+    what a device array's ``__cuda_array_interface__`` says), memoised by exactly these (a view
+    made per launch is typed by a dict lookup, not through the interface's dict, ~25 us)."""
+    key = (dtype_key(dtype), shape, strides, readonly)
+    t = _VIEW_TYPES.get(key)
+    if t is None:
+        t = _array_type(dtype, shape, strides, readonly, "__cuda_array_interface__ array")
+        if len(_VIEW_TYPES) < 4096:
+            _VIEW_TYPES[key] = t
+    return t
 
 
 def _ndarray_type(a: np.ndarray) -> T.Array:

@@ -73,7 +73,7 @@ class Backend:
     def fast_path(self, ov, guards, grid, block, stream, shared, prologue: str, ns: dict):
         """``fast(args) -> bool`` for launches of ``ov`` with this configuration
         (which a full launch just accepted) and arguments matching ``guards``
-        (``pykern.dispatch.argument_types.launch_guards``): the checks, flattening, packing and
+        (``pykern.dispatch.argument_types.launch_types``): the checks, flattening, packing and
         the call in one generated function, False with nothing done when the
         arguments or ``prologue``'s checks do not match. None when the target has
         no fast path for this launch. Cached on the overload."""

@@ -446,7 +446,7 @@ def _refuse():
 
 def compile_guarded(packer: "Packer", guards, prologue: str, body: str, ns: dict):
     """``fast(values) -> bool``: check that ``values`` match ``guards`` (one per
-    argument, from ``pykern.dispatch.argument_types.launch_guards``), then run ``body`` with
+    argument, from ``pykern.dispatch.argument_types.launch_types``), then run ``body`` with
     ``{vals}`` replaced by the flat values in ``packer``'s order, for
     ``_pack_into`` (its ``struct``'s; a value that does not fit raises one of
     ``PACK_ERRORS``); False, with nothing done, when a guard fails.

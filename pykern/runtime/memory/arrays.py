@@ -211,9 +211,11 @@ def _new_memory(shape, strides, dtype, stream):
     byte ``strides``: the constructors' numba spelling, ``DeviceNDArray(shape, strides, dtype,
     stream=0)`` and ``DeviceRecord(dtype, stream=0)``, whose memory numba allocates."""
     t = resolve_target(None)
-    lo, hi = span(tuple(shape), tuple(strides), _check_dtype(dtype).itemsize)
+    itemsize = _check_dtype(dtype).itemsize
+    stream = None if stream in (None, 0) else as_stream(stream, t)
+    lo, hi = span(tuple(shape), tuple(strides), itemsize)
     storage = Storage.allocate(hi - lo, t)
-    return storage, storage.ptr - lo, None if stream in (None, 0) else as_stream(stream, t)
+    return storage, storage.ptr - lo, stream
 
 
 # --------------------------------------------------------------------------- DeviceArray
@@ -1015,16 +1017,13 @@ def from_cuda_array_interface(obj, target: str | None = None) -> DeviceArray:
     if "descr" in cai and len(cai["descr"]) > 1:
         dt = _check_dtype(np.dtype(cai["descr"]))
     strides = cai.get("strides")
-    strides = c_strides(shape, dt.itemsize) if strides is None else tuple(int(s) for s in strides)
     ptr, readonly = cai["data"]
-    ptr = int(ptr or 0)
     stream = cai.get("stream")
     drv = driver(t)
     if stream is not None and cai.get("version", 0) >= 3:
         drv.wait_for_producer(stream)
-    lo, hi = span(shape, strides, dt.itemsize)
-    st = Storage(ptr + lo, hi - lo, t, drv.device_id(), owner=obj, readonly=bool(readonly))
-    return DeviceArray(shape, strides, dt, st, ptr)
+    return _view_over(int(ptr or 0), shape, None if strides is None else tuple(int(s) for s in strides), dt, t,
+                      drv.device_id(), obj, bool(readonly))
 
 
 def as_device_array(obj, target: str | None = None) -> DeviceArray:
@@ -1043,6 +1042,25 @@ def as_device_array(obj, target: str | None = None) -> DeviceArray:
 as_cuda_array = as_device_array  # numba's name
 
 
+def foreign_array(obj, target: str | None = None) -> DeviceArray | None:
+    """``obj`` as a zero-copy DeviceArray when it is another library's array (it has
+    ``__cuda_array_interface__`` or ``__dlpack__``: a torch or cupy tensor, say) or a DeviceArray;
+    None for anything else, numpy arrays and their subclasses included (a kernel takes those as
+    they are). What the launcher passes for such an argument; errors say why it cannot be viewed.
+
+    >>> foreign_array(np.zeros(3)) is None, foreign_array(2.5) is None
+    (True, True)
+    """
+    cls = type(obj)
+    if cls is np.ndarray or isinstance(obj, (tuple, int, float, bool)):
+        return None
+    if any(c.__name__ == "ndarray" and c.__module__ == "numpy" for c in cls.__mro__):
+        return None  # a numpy subclass (np.recarray, np.matrix): used as the array it is
+    if isinstance(obj, DeviceArray) or hasattr(obj, "__cuda_array_interface__") or hasattr(cls, "__dlpack__"):
+        return as_device_array(obj, target)
+    return None
+
+
 def from_dlpack(obj) -> DeviceArray:
     """A zero-copy DeviceArray over ``obj.__dlpack__()`` (see pykern.runtime.memory.dlpack).
 
@@ -1051,10 +1069,17 @@ def from_dlpack(obj) -> DeviceArray:
     if isinstance(obj, DeviceArray):
         return obj
     v = dlpack.consume(obj)
-    strides = c_strides(v.shape, v.dtype.itemsize) if v.strides is None else v.strides
-    lo, hi = span(v.shape, strides, v.dtype.itemsize)
-    st = Storage(v.ptr + lo, hi - lo, v.target, v.device, owner=v.owner, readonly=v.readonly)
-    return DeviceArray(v.shape, strides, v.dtype, st, v.ptr)
+    return _view_over(v.ptr, v.shape, v.strides, v.dtype, v.target, v.device, v.owner, v.readonly)
+
+
+def _view_over(ptr, shape, strides, dtype, target, device, owner, readonly) -> DeviceArray:
+    """A DeviceArray over memory another library owns (``owner`` keeps it alive while the array
+    lives) at ``ptr``; ``strides`` in bytes, None for C order."""
+    if strides is None:
+        strides = c_strides(shape, dtype.itemsize)
+    lo, hi = span(shape, strides, dtype.itemsize)
+    storage = Storage(ptr + lo, hi - lo, target, device, owner=owner, readonly=readonly)
+    return DeviceArray(shape, strides, dtype, storage, ptr)
 
 
 def _unpickle_device_array(host: np.ndarray) -> DeviceArray:
