@@ -3,7 +3,8 @@
 thread loops, work-item loops), launched on the same arrays, best of several launches each.
 Goal from the issue: at most 20x. The shadow memory the launch held (16 bytes per byte of memory
 touched through 4-byte or wider elements, in 256 KiB pages kept from launch to launch) is given in
-the notes.
+the notes, with the array arguments the launch left unchecked (never written, or touched only at
+the thread's own grid index: docs/user/debugging.md, "Kernel sanitizer").
 
 * saxpy (samples/saxpy.py), 2^20 float32 (quick: 2^16);
 * tiled matmul (samples/matmul.py, 16x16 tiles), 256² float32 (quick: 64²);
@@ -50,6 +51,11 @@ def _cases(quick: bool):
         h, np.float32(-3), np.float32(3), np.zeros(NBINS, np.int32))
 
 
+def _unchecked(names) -> str:
+    """The note on the arrays the sanitizer left unchecked (never written, or own-index)."""
+    return f"; unchecked: {', '.join(names)}" if names else ""
+
+
 def run(quick: bool) -> list:
     from pykern.runtime.cpu import sanitizer
 
@@ -62,7 +68,8 @@ def run(quick: bool) -> list:
         shadow = sanitizer.last_launch["shadow_bytes"]
         rows.append(Row(BENCH, f"{name}, {size}", checked_t * 1e3, plain_t * 1e3, "ms",
                         baseline_name="unsanitized", target="<= 20x", limit=20.0,
-                        note=f"shadow {shadow / 2**20:.1f} MiB ({sanitizer.last_launch['pages']} pages touched)"))
+                        note=f"shadow {shadow / 2**20:.1f} MiB ({sanitizer.last_launch['pages']} pages touched)"
+                             + _unchecked(sanitizer.last_launch["unchecked"])))
     return rows
 
 

@@ -241,7 +241,7 @@ class Target(abc.ABC):
     def special_register_range(self, fx, name: str, axis: int) -> Optional[tuple]:
         """Inclusive ``(lo, hi)`` bounds that every launch guarantees for special register
         ``name`` (see ``special_register``), or None (default: nothing known beyond int32).
-        ``lowering/module.py`` narrows ``range`` loops whose bounds provably fit in 32 bits with them
+        ``lowering/range_loops.py`` narrows ``range`` loops whose bounds provably fit in 32 bits with them
         (``ranges.py``), so a bound that a launch can break is a wrong answer: targets whose
         launchers check the limits return :func:`launch_register_range`."""
         return None
@@ -275,11 +275,12 @@ class Target(abc.ABC):
             slot.align = align
         return slot
 
-    def sanitize_access(self, fx, ptr, nbytes: int, kind: str, site: int, aux=None) -> None:
+    def sanitize_access(self, fx, ptr, nbytes: int, kind: str, site: int, aux=None, skip=None) -> None:
         """``sanitize=``: check an access of ``nbytes`` at ``ptr`` ("read", "write", "atomic") from
         access site ``site`` before it happens (``aux``: a local array element's index, 16 bits
-        per axis; None for other arrays). Only the cpu target checks (the dispatcher drops the
-        option for GPU builds)."""
+        per axis; None for other arrays; ``skip``: ``(bit, in bounds)`` when the launch may leave
+        it unchecked, ``lowering/sanitize_elision.py``). Only the cpu target checks (the
+        dispatcher drops the option for GPU builds)."""
         raise NotImplementedError(f"the {self.name} target has no sanitizer")
 
     def sanitize_fresh(self, fx, ptr, nbytes: int) -> None:

@@ -19,7 +19,6 @@ import re
 
 from pykern.core import abi as _shared_abi
 from pykern.core.errors import CompileError
-from pykern.frontend import types as T
 from pykern.codegen.amdgpu import archs as _archs
 
 TRIPLE = "amdgcn-amd-amdhsa"
@@ -31,15 +30,10 @@ def arg_name(p) -> str:
     return re.sub(r"[^A-Za-z0-9_.]", "_", p.name)
 
 
-#: numpy's limit on any array, views and broadcasts included: ``size *
-#: itemsize`` must fit in an int64 ("array is too big" otherwise)
-MAX_ARRAY_BYTES = 2**63 - 1
-
-
 def shape_ranges(params: list) -> dict:
     """``{argument name: (lo, hi)}``: the value range ``[lo, hi)`` of every
     ``shape`` parameter: an extent is >= 0 and at most
-    ``MAX_ARRAY_BYTES // itemsize``. With it LLVM knows that a non-negative
+    ``ranges.max_extent`` (numpy's limit). With it LLVM knows that a non-negative
     index below an extent plus a grid stride cannot overflow, so the
     wraparound of negative indices folds away in grid-stride loops.
 
@@ -50,16 +44,15 @@ def shape_ranges(params: list) -> dict:
         >>> shape_ranges(flatten_params([T.Array(T.float64, 1)], ["x"]))
         {'x.shape0': (0, 1152921504606846976)}
     """
+    from pykern.codegen.lowering.ranges import max_extent
+
     out = {}
-    itemsize = 1
+    largest = max_extent(None)
     for p in params:
         if p.role == "data":
-            dt = p.type.dtype
-            # bytes per element; 1 (the widest range) for element types without a size
-            bits = getattr(dt, "bits", 0) if not isinstance(dt, T.Boolean) else 8
-            itemsize = max(1, getattr(dt, "nbytes", 0) or bits // 8)
+            largest = max_extent(p.type.dtype)
         elif p.role == "shape":
-            out[arg_name(p)] = (0, MAX_ARRAY_BYTES // itemsize + 1)
+            out[arg_name(p)] = (0, largest + 1)
     return out
 
 

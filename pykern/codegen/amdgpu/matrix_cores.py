@@ -270,7 +270,12 @@ class AmdgpuMatrix:
             if rc is None:
                 continue
             if base is None:  # the lane part is the same for every element
-                base = element_ptr(fx, arr, at, memory_index(fx, lane_part(*rc[0]), lane_part(*rc[1]), offset, ldm, mem))
+                # the offset in a GEP of its own: fragments of one array at constant offsets
+                # (a0 at 0, a1 at 16 rows) share one lane address and the constants fold into
+                # the instructions' offsets (an integer sum of the two folds into an ``or``
+                # per fragment: one more register each)
+                lane_at = memory_index(fx, lane_part(*rc[0]), lane_part(*rc[1]), L.Constant(I64, 0), ldm, mem)
+                base = b.gep(element_ptr(fx, arr, at, lane_at), [offset], source_etype=fx.types.memory(at.dtype))
             delta = memory_index(fx, L.Constant(I64, rc[0][2]), L.Constant(I64, rc[1][2]), L.Constant(I64, 0), ldm, mem)
             out.append((i, b.gep(base, [delta], source_etype=fx.types.memory(at.dtype))))
         return out

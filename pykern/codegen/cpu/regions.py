@@ -43,7 +43,8 @@ from pykern.frontend import types as T
 from pykern.frontend.analysis import walk
 from pykern.codegen import llvm_util
 from pykern.codegen.contract import SyncSite
-from pykern.codegen.lowering.module import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _zero, _sizeof, range_trip
+from pykern.codegen.lowering.module import BARRIER_KINDS, WAVE_OPS, FunctionLowering, _zero, _sizeof
+from pykern.codegen.lowering.range_loops import range_trip
 
 I1, I8, I32, I64 = L.IntType(1), L.IntType(8), L.IntType(32), L.IntType(64)
 

@@ -54,14 +54,22 @@ import string
 
 from pykern.core.sanitize_layout import (  # noqa: F401  (the layout both sides share; the IR names them)
     ACQ_BYTES, BPAGE_BITS, BYTE_SPACE_KEY, CELL_BYTES, CELL_FC, CELL_MODE, F_FENCE, F_INIT, F_LOCK, F_RACE, GRANULE,
-    R_RACE, R_UNINIT, REL_BYTES, S_ACLOCK, S_BACQ, S_BASE, S_CACHE, S_DEDUP, S_DMASK, S_FLAGS, S_LOCK, S_MASK, S_MISS,
+    R_RACE, R_STRAY, R_UNINIT, REL_BYTES, S_ACLOCK, S_BACQ, S_BASE, S_CACHE, S_DEDUP, S_DMASK, S_FLAGS, S_LOCK, S_MASK, S_MISS,
     S_NTHREADS, S_RADDR, S_RAUX, S_RBAR, S_RCUR, S_REL, S_REPORT, S_RKEY, S_RKIND, S_RPREV, S_RPREVKIND, S_RSHARED,
     S_RTABLE, S_SIZE, S_STATIC, S_TABLE, S_TSTATE, S_TSTRIDE, S_WS, TSTATE_BYTES, WPAGE_BITS, S_WATCH, S_NWATCH,
-    S_WCALL)
+    S_WCALL, S_SKIP, S_NELIDE, S_ELIDED, ELIDED_BYTES, S_ELO, S_EHI, S_LKEY, S_LPAGE)
 
 _TEXT = string.Template(r"""
 
+; the sanitizer context (``start`` keeps it in T)
 define internal ptr @pykern.san.ctx(ptr %t) alwaysinline {
+  %sp = getelementptr i8, ptr %t, i64 $T_SAN_CTX
+  %san = load ptr, ptr %sp
+  ret ptr %san
+}
+
+; the sanitizer context, through the block and launch contexts
+define internal ptr @pykern.san.ctxof(ptr %t) alwaysinline {
   %bp = getelementptr i8, ptr %t, i64 $T_BLK
   %blk = load ptr, ptr %bp
   %cp = getelementptr i8, ptr %blk, i64 $B_CTX
@@ -85,6 +93,15 @@ define internal ptr @pykern.san.me(ptr %t) alwaysinline {
   ret ptr %q
 }
 
+; the current thread's barrier epoch: its own count (``me``) plus the block's (``blocksync``)
+define internal i32 @pykern.san.epoch(ptr %t, ptr %me) alwaysinline {
+  %own = load i32, ptr %me
+  %bp = getelementptr i8, ptr %t, i64 $T_SAN_BIAS
+  %bias = load i32, ptr %bp
+  %ep = add i32 %own, %bias
+  ret i32 %ep
+}
+
 ; the current thread's id: its block's first id + its index in the block
 define internal i32 @pykern.san.thr(ptr %t) alwaysinline {
   %linp = getelementptr i8, ptr %t, i64 $T_LIN
@@ -97,8 +114,17 @@ define internal i32 @pykern.san.thr(ptr %t) alwaysinline {
 
 ; the shadow page of table key %key (null: the runtime gave none, its memory limit), remembered
 ; in the context's direct-mapped cache of 64 pages (key, page)
-define internal ptr @pykern.san.page(ptr %san, i64 %key) {
+define internal ptr @pykern.san.page(ptr %san, i64 %key) alwaysinline {
 entry:
+  %lkp = getelementptr i8, ptr %san, i64 $S_LKEY
+  %lk = load i64, ptr %lkp
+  %lpp = getelementptr i8, ptr %san, i64 $S_LPAGE
+  %hitl = icmp eq i64 %lk, %key
+  br i1 %hitl, label %last, label %lookup
+last:
+  %lv = load ptr, ptr %lpp
+  ret ptr %lv
+lookup:
   %cachep = getelementptr i8, ptr %san, i64 $S_CACHE
   %cache = load ptr, ptr %cachep
   %x4 = lshr i64 %key, 6
@@ -114,8 +140,21 @@ entry:
   br i1 %hitc, label %cached, label %search
 cached:
   %cv = load ptr, ptr %cvp
+  store i64 %key, ptr %lkp
+  store ptr %cv, ptr %lpp
   ret ptr %cv
 search:
+  %sv = call ptr @pykern.san.search(ptr %san, i64 %key, ptr %ckp)
+  store i64 %key, ptr %lkp
+  store ptr %sv, ptr %lpp
+  ret ptr %sv
+}
+
+; the page cache missed: the table's page of %key (the runtime makes one when the table has
+; none), remembered at the cache slot %ckp
+define internal ptr @pykern.san.search(ptr %san, i64 %key, ptr %ckp) noinline {
+search:
+  %cvp = getelementptr i8, ptr %ckp, i64 8
   %tab = load ptr, ptr %san
   %mp = getelementptr i8, ptr %san, i64 $S_MASK
   %mask = load i64, ptr %mp
@@ -235,7 +274,7 @@ who:
   %thr = call i32 @pykern.san.thr(ptr %t)
   %me = icmp eq i32 %athr, %thr
   %meep = call ptr @pykern.san.me(ptr %t)
-  %ep = load i32, ptr %meep
+  %ep = call i32 @pykern.san.epoch(ptr %t, ptr %meep)
   %past = icmp ugt i32 %ep, %aep
   %ok = or i1 %me, %past
   ret i1 %ok
@@ -331,7 +370,7 @@ inblock:
   %rep = getelementptr i8, ptr %rec, i64 4
   %repv = load i32, ptr %rep
   %meep = call ptr @pykern.san.me(ptr %t)
-  %ep = load i32, ptr %meep
+  %ep = call i32 @pykern.san.epoch(ptr %t, ptr %meep)
   %esame = icmp eq i32 %repv, %ep
   br i1 %esame, label %warps, label %no
 warps:
@@ -382,7 +421,11 @@ define internal void @pykern.san.record(ptr %t, ptr %rec, i16 %site) alwaysinlin
   %thr = call i32 @pykern.san.thr(ptr %t)
   store i32 %thr, ptr %rec
   %me = call ptr @pykern.san.me(ptr %t)
-  %eps = load i64, ptr %me
+  %eps0 = load i64, ptr %me
+  %biasp = getelementptr i8, ptr %t, i64 $T_SAN_BIAS
+  %bias = load i32, ptr %biasp
+  %bias64 = zext i32 %bias to i64
+  %eps = add i64 %eps0, %bias64
   %p4 = getelementptr i8, ptr %rec, i64 4
   store i64 %eps, ptr %p4
   %p12 = getelementptr i8, ptr %rec, i64 12
@@ -482,7 +525,11 @@ copyprev:
 bar:
   %meb = call ptr @pykern.san.me(ptr %t)
   %tbp = getelementptr i8, ptr %meb, i64 8
-  %tb1 = load i32, ptr %tbp
+  %tb0 = load i32, ptr %tbp
+  %bsp = getelementptr i8, ptr %t, i64 $T_SAN_BSITE
+  %bs = load i32, ptr %bsp
+  %hasbs = icmp ne i32 %bs, 0
+  %tb1 = select i1 %hasbs, i32 %bs, i32 %tb0
   %tb = sub i32 %tb1, 1
   %rbp = getelementptr i8, ptr %san, i64 $S_RBAR
   store i32 %tb, ptr %rbp
@@ -501,7 +548,7 @@ bar:
 ; one cell %e (of the word or byte at %a) for an access: checks, then the update. Returns whether
 ; the access reported (``quiet``: it already did)
 define internal i1 @pykern.san.check(ptr %san, ptr %t, ptr %e, i64 %a, i16 %site, i32 %kind, i32 %flags,
-                                     i1 %quiet, i64 %aux) {
+                                     i1 %quiet, i64 %aux) alwaysinline {
 entry:
   %wthr = load i32, ptr %e
   %lop = getelementptr i8, ptr %t, i64 $T_SAN_LO
@@ -845,9 +892,22 @@ entry:
   %ff = and i32 %flags, $F_FENCE
   %track = icmp ne i32 %ff, 0
   %hook = and i1 %isatomic, %track
-  br i1 %hook, label %atomic, label %sized
+  br i1 %hook, label %atomic, label %elided
 atomic:
   call void @pykern.san.atomic(ptr %san, ptr %t, i64 %a0)
+  br label %elided
+elided:
+  %elop = getelementptr i8, ptr %san, i64 $S_ELO
+  %elo = load i64, ptr %elop
+  %ehip = getelementptr i8, ptr %san, i64 $S_EHI
+  %ehi = load i64, ptr %ehip
+  %aend = add i64 %a0, %n
+  %ebelow = icmp ult i64 %a0, %ehi
+  %eabove = icmp ugt i64 %aend, %elo
+  %enear = and i1 %ebelow, %eabove
+  br i1 %enear, label %stray, label %sized
+stray:
+  call void @pykern.san.stray(ptr %san, ptr %t, i64 %a0, i64 %n, i16 %site, i32 %kind)
   br label %sized
 sized:
   ; whole aligned granules: one check per granule (a split granule: per byte)
@@ -890,6 +950,50 @@ bytes:
   br label %exit
 exit:
   call void @pykern.san.unlock(ptr %san)
+  ret void
+}
+
+; an access the checker sees that lands in the memory of a parameter this launch leaves unchecked
+; (an out-of-bounds access of another array, or of that one): any access of an own-index one's, a
+; write or atomic of a never-written one's could race with the accesses nobody recorded: reported
+define internal void @pykern.san.stray(ptr %san, ptr %t, i64 %a, i64 %n, i16 %site, i32 %kind) {
+entry:
+  %nep = getelementptr i8, ptr %san, i64 $S_NELIDE
+  %ne = load i32, ptr %nep
+  %tabp = getelementptr i8, ptr %san, i64 $S_ELIDED
+  %tab = load ptr, ptr %tabp
+  %end = add i64 %a, %n
+  %ne64 = zext i32 %ne to i64
+  %isread = icmp eq i32 %kind, 0
+  br label %loop
+loop:
+  %k = phi i64 [ 0, %entry ], [ %k1, %next ]
+  %more = icmp ult i64 %k, %ne64
+  br i1 %more, label %body, label %exit
+body:
+  %o = mul i64 %k, $ELIDED_BYTES
+  %lop = getelementptr i8, ptr %tab, i64 %o
+  %lo = load i64, ptr %lop
+  %hip = getelementptr i8, ptr %lop, i64 8
+  %hi = load i64, ptr %hip
+  %ownp = getelementptr i8, ptr %lop, i64 16
+  %own = load i64, ptr %ownp
+  %below = icmp ult i64 %a, %hi
+  %above = icmp ugt i64 %end, %lo
+  %hit = and i1 %below, %above
+  %isown = icmp ne i64 %own, 0
+  %writes = xor i1 %isread, true
+  %matters = or i1 %isown, %writes
+  %rep = and i1 %hit, %matters
+  %k1 = add i64 %k, 1
+  br i1 %rep, label %report, label %next
+next:
+  br label %loop
+report:
+  call void @pykern.san.report(ptr %san, ptr %t, i32 $R_STRAY, i64 %a, i16 %site, i32 %kind, ptr null, i32 0,
+                               i64 %k)
+  br label %exit
+exit:
   ret void
 }
 
@@ -948,7 +1052,7 @@ define void @pykern.san.fresh(ptr %t, ptr %addr, i64 %n) {
 ; memory forgotten
 define void @pykern.san.start(ptr %t, ptr %shared, i32 %whole) {
 entry:
-  %san = call ptr @pykern.san.ctx(ptr %t)
+  %san = call ptr @pykern.san.ctxof(ptr %t)
   %bp = getelementptr i8, ptr %t, i64 $T_BLK
   %blk = load ptr, ptr %bp
 """ + "".join(f"  %p{v} = getelementptr i8, ptr %blk, i64 {off}\n  %{v} = load i32, ptr %p{v}\n" for v, off in (
@@ -956,6 +1060,8 @@ entry:
     ("nt", "$B_NTHREADS"))) + r"""
   %basep = getelementptr i8, ptr %san, i64 $S_BASE
   %base = load i32, ptr %basep
+  %skipp = getelementptr i8, ptr %san, i64 $S_SKIP
+  %skip = load i32, ptr %skipp
   %zy = mul i32 %bz, %gy
   %zy1 = add i32 %zy, %by
   %zyx = mul i32 %zy1, %gx
@@ -974,7 +1080,9 @@ entry:
   %ts = getelementptr i8, ptr %ts0, i64 %so
 """ + "".join(f"  %s{n} = getelementptr i8, ptr %t, i64 {off}\n  store {ty} {v}, ptr %s{n}\n" for n, (off, ty, v) in
               enumerate((("$T_SAN_LO", "i32", "%base"), ("$T_SAN_BLO", "i32", "%blo"), ("$T_SAN_BHI", "i32", "%bhi"),
-                         ("$T_SAN_TS", "ptr", "%ts")))) + r"""
+                         ("$T_SAN_TS", "ptr", "%ts"), ("$T_SAN_SKIP", "i32", "%skip"),
+                         ("$T_SAN_CTX", "ptr", "%san"), ("$T_SAN_BIAS", "i32", "0"),
+                         ("$T_SAN_BSITE", "i32", "0")))) + r"""
   %isblock = icmp ne i32 %whole, 0
   br i1 %isblock, label %forget, label %thread
 thread:
@@ -1038,28 +1146,16 @@ define void @pykern.san.sync(ptr %t, i32 %kind, i32 %site) {
   ret void
 }
 
-; the work-item-loop path: every thread of the block passed the block barrier at %site
+; the work-item-loop path: every thread of the block passed the block barrier at %site (counted
+; once for all of them, ``epoch``)
 define void @pykern.san.blocksync(ptr %t, i32 %site) {
-entry:
-  %bp = getelementptr i8, ptr %t, i64 $T_BLK
-  %blk = load ptr, ptr %bp
-  %ntp = getelementptr i8, ptr %blk, i64 $B_NTHREADS
-  %nt = load i32, ptr %ntp
-  %nt64 = zext i32 %nt to i64
-  %tsp = getelementptr i8, ptr %t, i64 $T_SAN_TS
-  %ts = load ptr, ptr %tsp
-  br label %loop
-loop:
-  %i = phi i64 [ 0, %entry ], [ %i1, %body ]
-  %more = icmp ult i64 %i, %nt64
-  br i1 %more, label %body, label %done
-body:
-  %o = shl i64 %i, 5
-  %q = getelementptr i8, ptr %ts, i64 %o
-  call void @pykern.san.passed(ptr %q, i32 0, i32 %site)
-  %i1 = add i64 %i, 1
-  br label %loop
-done:
+  %bp = getelementptr i8, ptr %t, i64 $T_SAN_BIAS
+  %bias = load i32, ptr %bp
+  %bias1 = add i32 %bias, 1
+  store i32 %bias1, ptr %bp
+  %sp = getelementptr i8, ptr %t, i64 $T_SAN_BSITE
+  %site1 = add i32 %site, 1
+  store i32 %site1, ptr %sp
   ret void
 }
 
@@ -1072,7 +1168,7 @@ entry:
   %fc = load i32, ptr %fcp
   %fc1 = add i32 %fc, 1
   store i32 %fc1, ptr %fcp
-  %fep = load i32, ptr %me
+  %fep = call i32 @pykern.san.epoch(ptr %t, ptr %me)
   %fepp = getelementptr i8, ptr %me, i64 20
   store i32 %fep, ptr %fepp
   %pp = getelementptr i8, ptr %me, i64 16
@@ -1084,7 +1180,7 @@ acq:
   call void @pykern.san.lock(ptr %san)
   %q = call ptr @pykern.san.myblock(ptr %san, ptr %t)
   store i32 %pend, ptr %q
-  %ep = load i32, ptr %me
+  %ep = call i32 @pykern.san.epoch(ptr %t, ptr %me)
   %aepp = getelementptr i8, ptr %q, i64 4
   store i32 %ep, ptr %aepp
   %thr = call i32 @pykern.san.thr(ptr %t)
@@ -1108,5 +1204,6 @@ def checker_ir(layout: dict) -> str:
     names.update({k: v for k, v in globals().items() if k[:2] in ("S_", "F_", "R_") and isinstance(v, int)})
     names.update(WPAGE_BITS=WPAGE_BITS, WPAGE_MASK=(1 << WPAGE_BITS) - 1, BPAGE_BITS=BPAGE_BITS,
                  BPAGE_MASK=(1 << BPAGE_BITS) - 1, CELL=CELL_BYTES, CELL_FC=CELL_FC, CELL_MODE=CELL_MODE,
+                 ELIDED_BYTES=ELIDED_BYTES,
                  BYTE_SPACE_KEY=BYTE_SPACE_KEY, REL_BYTES=REL_BYTES, ACQ_BYTES=ACQ_BYTES)
     return _TEXT.substitute(names)

@@ -69,7 +69,17 @@ T_FRAME = 80  # preallocated coroutine frame memory of FRAME_CAP bytes
 # states in the checker's table (cpu/sanitizer_ir.py): per block, so the work-item-loop path's one
 # T per block serves as well as the coroutine path's T per thread
 T_SAN_LO, T_SAN_BLO, T_SAN_BHI, T_SAN_TS = 96, 100, 104, 112
-T_SIZE = 120
+# sanitize=: the launch's mask of elided array parameters (``SanCtx.skip``, copied here when a
+# thread or block starts): an in-bounds access of one whose bit is set goes unchecked
+T_SAN_SKIP = 108
+#: sanitize=: the sanitizer context (the launch context's ``san``), kept here when a thread or block
+#: starts so that an access reaches it in one load
+T_SAN_CTX = 120
+# sanitize=, the work-item-loop path: the block barriers every thread of the block has passed and
+# the last one's site + 1 (its threads' own epochs and sites stay 0: ``blocksync`` counts here
+# once instead of in each thread's state)
+T_SAN_BIAS, T_SAN_BSITE = 128, 132
+T_SIZE = 136
 #: fast path only: the in-range thread count a split kernel stores in count mode (``thread_split``;
 #: the coroutine path's wave-value field, which the fast path never uses)
 T_SPLIT = T_WVAL
@@ -290,15 +300,27 @@ class CpuTarget(Target):
             f = fx.intrinsic("pykern.san.sync", L.VoidType(), [PTR, I32, I32])
             fx.builder.call(f, [fx.hidden[0], L.Constant(I32, kind), L.Constant(I32, site.id)])
 
-    def sanitize_access(self, fx, ptr, nbytes, kind, site, aux=None):
+    def sanitize_access(self, fx, ptr, nbytes, kind, site, aux=None, skip=None):
         f = fx.intrinsic("pykern.san.access", L.VoidType(), [PTR, PTR, I64, I32, I64])
         # bit 2: a local array's element (``aux``, its index, given): private to its thread, so
         # checked for reads of unwritten elements only, never for races
         code = site << 3 | (4 if aux is not None else 0) | {"read": 0, "write": 1, "atomic": 2}[kind]
         b = fx.builder
         p = ptr if ptr.type == PTR else b.bitcast(ptr, PTR)
+        done = None
+        if skip is not None:  # (bit, in bounds): the launch's mask (``T_SAN_SKIP``) says unchecked
+            bit, inb = skip
+            mask = b.load(_gep(b, fx.hidden[0], T_SAN_SKIP), typ=I32)
+            on = b.icmp_unsigned("!=", b.and_(mask, L.Constant(I32, 1 << bit)), L.Constant(I32, 0))
+            go = b.and_(on, inb) if inb is not None else on
+            check, done = fx._new_block("san.check"), fx._new_block("san.done")
+            b.cbranch(go, done, check)
+            b.position_at_end(check)
         b.call(f, [fx.hidden[0], p, L.Constant(I64, nbytes), L.Constant(I32, code),
                    aux if aux is not None else L.Constant(I64, 0)])
+        if done is not None:
+            b.branch(done)
+            b.position_at_end(done)
 
     def sanitize_fresh(self, fx, ptr, nbytes):
         f = fx.intrinsic("pykern.san.fresh", L.VoidType(), [PTR, PTR, I64])
@@ -657,7 +679,8 @@ class CpuTarget(Target):
             sanitize=opts.sanitize,
             sanitizer_sites={"access": list(info.access_sites), "sync": sites,
                              "shared": dict(info.target_facts.get("shared_layout", {})),
-                             "fences": bool(info.target_facts.get("sanitize_fences"))} if opts.sanitize else {},
+                             "fences": bool(info.target_facts.get("sanitize_fences")),
+                             **_elision_sites(lowered)} if opts.sanitize else {},
         )
         if quick:
             from pykern.codegen.cpu.tiers import first_tier
@@ -995,13 +1018,26 @@ def _cstr_global(name, text):
 # functions that follow, so each is written once.
 
 
+def _elision_sites(lowered) -> dict:
+    """What a sanitized launch needs to decide which array parameters go unchecked
+    (``runtime/cpu/sanitizer.py``, ``elision``): ``elide`` (name -> (mask bit, kind, grid
+    axes)), ``itemsize`` of every array argument (by its flat name), ``globals`` (address, shape,
+    strides, itemsize) of the device arrays the code names."""
+    from pykern.codegen.lowering.llvm_types import _sizeof
+
+    facts = lowered.info.target_facts
+    return {"elide": dict(facts.get("sanitize_elide", {})), "globals": list(facts.get("sanitize_globals", [])),
+            "itemsize": {p.name.rsplit(".", 1)[0]: _sizeof(p.type.dtype) for p in lowered.params if p.role == "data"}}
+
+
 def _names() -> dict:
     """The constants the IR text refers to by name: struct offsets (``$B_BDIM_Y`` is blockDim.y
     in the block state), sizes, thread statuses and error kinds."""
     d = dict(T_TID=T_TID, T_LIN=T_LIN, T_BLK=T_BLK, T_STATUS=T_STATUS, T_SITE=T_SITE, T_WVAL=T_WVAL,
              T_WSRC=T_WSRC, T_WPRED=T_WPRED, T_WRES=T_WRES, T_WBALLOT=T_WBALLOT, T_WACTIVE=T_WACTIVE,
              T_HANDLE=T_HANDLE, T_FRAME=T_FRAME, T_SIZE=T_SIZE, C_SAN=C_SAN, T_SAN_LO=T_SAN_LO,
-             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS,
+             T_SAN_BLO=T_SAN_BLO, T_SAN_BHI=T_SAN_BHI, T_SAN_TS=T_SAN_TS, T_SAN_SKIP=T_SAN_SKIP,
+             T_SAN_CTX=T_SAN_CTX, T_SAN_BIAS=T_SAN_BIAS, T_SAN_BSITE=T_SAN_BSITE,
              B_BID=B_BID, B_BDIM=B_BDIM, B_GDIM=B_GDIM, B_NTHREADS=B_NTHREADS, B_SHARED=B_SHARED,
              B_DYNSHARED=B_DYNSHARED, B_CTX=B_CTX, B_THREADS=B_THREADS, B_BARRES=B_BARRES, B_FRAMES=B_FRAMES,
              B_SIZE=B_SIZE, C_GRID=C_GRID, C_BLOCK=C_BLOCK, C_DYN=C_DYN, C_ERROR=C_ERROR, C_CANCEL=C_CANCEL,

@@ -38,18 +38,18 @@ class ArrayLowering:
     def _s_Store(self, s):
         arr = self.expr(s.array)
         ptr = self.element_ptr(s.array, arr, s.indices)
-        index = self._san_index
+        index, shape = self._san_index, self._san_shape
         val = self.expr(s.value)
         dt = s.array.type.dtype
         if isinstance(dt, T.Boolean):
             val = self.builder.zext(val, I8)
-        self.sanitize_access(ptr, s.array, "write", s.loc, index)
+        self.sanitize_access(ptr, s.array, "write", s.loc, index, shape)
         self.builder.store(val, ptr, align=_element_align(s.array))
 
-    def sanitize_access(self, ptr, arr_expr, kind, loc, index=None):
+    def sanitize_access(self, ptr, arr_expr, kind, loc, index=None, shape=None):
         """Under ``sanitize=``: tell the target's checker about an access of one element of
-        ``arr_expr`` at ``ptr`` ("read", "write" or "atomic") made at ``loc``; ``index``: the
-        element's indices (``element_ptr``'s last ones unless given)."""
+        ``arr_expr`` at ``ptr`` ("read", "write" or "atomic") made at ``loc``; ``index``, ``shape``:
+        the element's indices and the array's extents (``element_ptr``'s last ones unless given)."""
         if not self.options.sanitize:
             return
         nbytes = _sizeof(arr_expr.type.dtype)
@@ -66,7 +66,23 @@ class ArrayLowering:
             for k, i in enumerate(index):
                 part = b.shl(b.and_(i, L.Constant(I64, 0xFFFF)), L.Constant(I64, 16 * k))
                 aux = part if aux is None else b.or_(aux, part)
-        self.target.sanitize_access(self, ptr, nbytes, kind, site, aux)
+        self.target.sanitize_access(self, ptr, nbytes, kind, site, aux, self._san_skip(arr_expr, kind, index, shape))
+
+    def _san_skip(self, arr_expr, kind, index, shape):
+        """``(mask bit, in bounds: i1)`` when the access may go unchecked (``sanitize_elision``): an
+        in-bounds element of a kernel parameter the launch sets the bit of; else None. Only the
+        kernel's own body: an inlined device function's names are its own."""
+        el = self.ml.san_elide.get(arr_expr.name) if isinstance(arr_expr, ir.Var) else None
+        if el is None or kind == "atomic" or not self.is_kernel or self.inline:
+            return None
+        index = index if index is not None else self._san_index
+        shape = shape if shape is not None else self._san_shape
+        b = self.builder
+        inb = None
+        for i, n in zip(index, shape):
+            ok = b.icmp_unsigned("<", i, n)
+            inb = ok if inb is None else b.and_(inb, ok)
+        return el[0], inb
 
     def _array_name(self, e):
         if isinstance(e, ir.Var):
@@ -99,7 +115,9 @@ class ArrayLowering:
             if self.options.debug:
                 self._bounds_check(arr_expr, wrapped, i, shape[k], k, unsigned)
             idx.append(wrapped)
-        self._san_index = idx  # sanitize_access reports a local array's element by it
+        # sanitize_access reports a local array's element by its index; the extents say which
+        # elements are in bounds (the only ones an elided access may skip)
+        self._san_index, self._san_shape = idx, shape
         et = self.types.memory(t.dtype)
         if t.ndim == 0:
             return data

@@ -12,6 +12,7 @@ gathers the node methods of its mixins, one module each:
 * ``scalars.py`` -- constants, arithmetic, comparisons, conversions;
 * ``array_ops.py`` -- element access and bounds checks, views, shared/local/const arrays;
 * ``intrinsics.py`` -- intrinsics (registers, barriers, wave ops, math...) and atomics;
+* ``range_loops.py`` -- ``for ... in range`` loops;
 * ``llvm_types.py`` -- the LLVM type of each pykern type, shared helpers.
 
 Every local variable is an entry-block ``alloca`` (mem2reg/SROA clean up).
@@ -31,7 +32,7 @@ from llvmlite import ir as L
 from pykern.core.errors import CompileError
 from pykern.frontend import ir
 from pykern.frontend import types as T
-from pykern.frontend.analysis import function_facts, parts, walk
+from pykern.frontend.analysis import function_facts, walk
 from pykern.codegen import abi_map as abi
 from pykern.codegen.contract import CompileOptions, KernelInfo, LoweredKernel, SyncSite
 from pykern.codegen.lowering.array_ops import ArrayLowering
@@ -40,54 +41,7 @@ from pykern.codegen.lowering.scalars import ScalarLowering
 from pykern.codegen.lowering.bf16 import BF16Lowering
 from pykern.codegen.lowering.extern_calls import ExternCallLowering
 from pykern.codegen.lowering.llvm_types import I1, I8, TypeMap, _sizeof, _zero  # noqa: F401  (cpu_regions reads _sizeof here)
-from pykern.codegen.lowering.ranges import fits_int32, single_definitions, value_range
-
-
-# --------------------------------------------------------------------------
-# unrolling over local arrays
-# --------------------------------------------------------------------------
-
-
-def _const_trips(s: ir.ForRange):
-    """The iteration count of a ``range`` loop whose bounds are constants, else None."""
-    if not all(isinstance(x, ir.Const) for x in (s.start, s.stop, s.step)) or s.step.value == 0:
-        return None
-    return len(range(s.start.value, s.stop.value, s.step.value))
-
-
-def _unrolled_size(node, functions: dict, memo: dict) -> int:
-    """Frontend IR nodes of ``node`` (a node or a list) as full unrolling would copy them:
-    a nested ``range`` loop with constant bounds counts its trip count times its body, a
-    call its callee's body (LLVM inlines device functions), any other loop its body once
-    (its trip count is unknown here; LLVM's cost model decides on it, copy by copy)."""
-    if isinstance(node, list):
-        return sum(_unrolled_size(n, functions, memo) for n in node)
-    if not isinstance(node, (ir.Expr, ir.Stmt)):
-        return 0
-    if isinstance(node, ir.ForRange):
-        trips = _const_trips(node)
-        body = _unrolled_size(node.body, functions, memo)
-        return 4 + max(1, trips if trips is not None else 1) * body
-    n = 1
-    if isinstance(node, ir.Call) and node.func in functions:
-        if node.func not in memo:
-            memo[node.func] = 1 << 30  # a recursive call: never unrolled
-            memo[node.func] = _unrolled_size(functions[node.func].body, functions, memo)
-        n += memo[node.func]
-    return n + _unrolled_size(parts(node), functions, memo)
-
-
-def _unroll_over_local(s: ir.ForRange, trips: int, budget: int, functions: dict) -> bool:
-    """Whether the ``range`` loop ``s`` of ``trips`` iterations (a constant) gets
-    ``llvm.loop.unroll.full``: its body indexes a local array and ``trips`` times the
-    body's unrolled size (:func:`_unrolled_size`) is within the target's ``budget``
-    (``Target.local_unroll_budget``)."""
-    if budget <= 0 or trips < 2:
-        return False
-    if trips * _unrolled_size(s.body, functions, {}) > budget:
-        return False
-    return any(isinstance(n, (ir.Load, ir.Store)) and getattr(n.array.type, "space", None) == "local"
-               for n in walk(s.body))
+from pykern.codegen.lowering.range_loops import RangeLoopLowering
 
 
 # --------------------------------------------------------------------------
@@ -129,6 +83,21 @@ class ModuleLowering:
         self._shared_offsets = {}
         self.local_bytes = 0  # local.array bytes of every function lowered so far
         self.poll_interval = int(target.loop_poll_interval() or 0)
+        #: sanitize=: the kernel's array parameters whose accesses the launch may leave unchecked,
+        #: ``{name: (mask bit, kind, grid axes)}`` (``sanitize_elision``)
+        self.san_elide = {}
+        if options.sanitize:
+            from pykern.codegen.lowering.sanitize_elision import elidable
+
+            found = elidable(module.kernel)
+            self.san_elide = {n: (bit, kind, axes) for bit, (n, (kind, axes)) in enumerate(found.items())}
+            # the memory a launch's elided arguments must not overlap: device arrays the code names
+            # as globals (any function of the module may write them)
+            glob = {(g.address, tuple(g.shape), tuple(g.strides), _sizeof(g.type.dtype))
+                    for f in (module.kernel, *module.functions.values()) for g in walk(f.body)
+                    if isinstance(g, ir.GlobalArray)}
+            self.info.target_facts["sanitize_elide"] = dict(self.san_elide)
+            self.info.target_facts["sanitize_globals"] = sorted(glob)
 
     # ---- helpers used by FunctionLowering
     def new_site(self, kind: str, loc) -> SyncSite:
@@ -202,29 +171,6 @@ def _sanitize(name: str) -> str:
     return "".join(c if (c.isalnum() or c in "_.$") else "_" for c in name)
 
 
-def range_trip(b, start, stop, step, llty, signed):
-    """Iteration count of ``range(start, stop, step)``, computed in unsigned arithmetic of the
-    same width (no overflow for any bounds); a zero step gives 0 iterations."""
-    zero = L.Constant(llty, 0)
-    one = L.Constant(llty, 1)
-    if signed:
-        pos = b.icmp_signed(">", step, zero)
-        neg = b.icmp_signed("<", step, zero)
-        up_n = b.icmp_signed(">", stop, start)
-        dn_n = b.icmp_signed(">", start, stop)
-    else:
-        pos = b.icmp_unsigned("!=", step, zero)
-        neg = L.Constant(I1, 0)
-        up_n = b.icmp_unsigned(">", stop, start)
-        dn_n = L.Constant(I1, 0)
-    safe_step = b.select(b.icmp_unsigned("==", step, zero), one, step)
-    abs_step = b.select(neg, b.neg(safe_step), safe_step)
-    dist = b.select(pos, b.sub(stop, start), b.sub(start, stop))
-    cnt = b.add(b.udiv(b.sub(dist, one), abs_step), one)
-    nonempty = b.select(pos, up_n, b.and_(neg, dn_n))
-    return b.select(nonempty, cnt, zero)
-
-
 def lower_module(module: ir.Module, target, options: CompileOptions) -> LoweredKernel:
     """Lower ``module`` for ``target``; returns the unverified llvmlite module + facts."""
     return ModuleLowering(module, target, options).run()
@@ -242,7 +188,8 @@ class _InlineFrame:
         self.fn = fn
 
 
-class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLowering, ExternCallLowering):
+class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLowering, ExternCallLowering,
+                       RangeLoopLowering):
     """Lowers one function body; this is the ``fx`` the Target methods get. Statements,
     control flow and calls are here; the mixins lower scalars, arrays and intrinsics."""
 
@@ -479,120 +426,6 @@ class FunctionLowering(ScalarLowering, BF16Lowering, ArrayLowering, IntrinsicLow
         b.position_at_end(stop_bb)
         self.stop_thread()
         b.position_at_end(go_bb)
-
-    def _narrow_range(self, s):
-        """How ``range`` loop ``s`` counts: ``(narrow, nonneg, up)`` (``up``: the step is > 0). ``narrow``: in i32 although its
-        type is wider. That is exact when its start, stop and step provably lie in int32 (a zero
-        step makes no iteration in either width): every value the loop variable takes lies in
-        [start, stop) (or (stop, start]), so the i32 arithmetic below (trip count unsigned,
-        ``start + k*step`` modulo 2**32) is exact and its extension is the variable's value;
-        nothing past the last value is computed (no ``stop + step - 1``). ``nonneg``: start >= 0
-        and stop >= -1, so every value is >= 0; LLVM is told (a zero extension from i32, else an
-        assumption), so ``t // 16`` and ``t % 16`` become shifts and masks and an index
-        ``row + t // 16`` needs no negative-index fix-up (``for t in range(threadIdx.x, n,
-        blockDim.x)`` copy loops, ``for k0 in range(0, a.shape[1], 16)`` tile loops)."""
-        ty = s.start.type
-        if not (type(ty) is T.Integer and ty.signed):
-            return False, False, False
-        special = lambda name, axis: self.target.special_register_range(self, name, axis)  # noqa: E731
-        defs = self._definitions()
-        start, stop = value_range(s.start, special, defs), value_range(s.stop, special, defs)
-        nonneg = start is not None and stop is not None and start[0] >= 0 and stop[0] >= -1
-        step = value_range(s.step, special, defs)
-        narrow = ty.bits > 32 and fits_int32(start) and fits_int32(stop) and fits_int32(step)
-        return narrow, nonneg, step is not None and step[0] > 0
-
-    def _definitions(self):
-        """The single definitions (``ranges.single_definitions``) of the function whose body is
-        being lowered (an inlined callee's own)."""
-        fn = self.inline[-1].fn if self.inline else self.ir_function
-        cache = self.__dict__.setdefault("_defs_cache", {})
-        if fn.name not in cache:
-            cache[fn.name] = single_definitions(fn)
-        return cache[fn.name]
-
-    def _s_ForRange(self, s):
-        b = self.builder
-        ty = s.start.type
-        llty = self.types.value(ty)
-        signed = getattr(ty, "signed", True)
-        start = self.expr(s.start)
-        stop = self.expr(s.stop)
-        step = self.expr(s.step)
-        var_llty = None
-        narrow, nonneg, up = self._narrow_range(s)
-        if narrow:
-            # a 64-bit counter costs amdgpu two scalar adds and a 64-bit compare per
-            # iteration (clang's ``int k`` one each); LLVM never narrows one itself
-            var_llty, llty = llty, L.IntType(32)
-            start, stop, step = (b.trunc(v, llty) for v in (start, stop, step))
-        zero = L.Constant(llty, 0)
-        one = L.Constant(llty, 1)
-        trip = range_trip(b, start, stop, step, llty, signed)
-        kslot = self.alloca(llty, name="range.k")
-        b.store(zero, kslot)
-        poll = self.ml.poll_interval
-        trips = _const_trips(s)
-        if poll and trips is not None and trips <= poll:
-            poll = 0  # a short loop of known length: no poll, so LLVM may unroll it whole
-        unroll = not poll and trips is not None and _unroll_over_local(
-            s, trips, self.target.local_unroll_budget(), self.ml.module.functions)
-        if poll:
-            # strip-mined: the inner loop runs at most `poll` iterations with no
-            # extra exit (LLVM may still vectorise it); the poll sits between chunks
-            chunk = self._new_block("for.chunk")
-            polled = self._new_block("for.poll")
-            b.branch(chunk)
-            b.position_at_end(chunk)
-            k0 = b.load(kslot)
-            if llty.width == 64:
-                # k0 < 2**62 unless a loop runs 2**62 iterations (146 years at
-                # 1 GHz); in the known bits it lets LLVM bound k as it does
-                # without strip-mining (no negative-index fix-ups: vector loads)
-                k0 = b.and_(k0, L.Constant(llty, (1 << 62) - 1))
-                b.store(k0, kslot)
-            left = b.sub(trip, k0)
-            climit = L.Constant(llty, min(poll, (1 << (llty.width - 1)) - 1))
-            cend = b.select(b.icmp_unsigned(">", left, climit), b.add(k0, climit), trip)
-        else:
-            cend = trip
-        head = self._new_block("for.head")
-        body = self._new_block("for.body")
-        latch = self._new_block("for.latch")
-        end = self._new_block("for.end")
-        b.branch(head)
-        b.position_at_end(head)
-        k = b.load(kslot)
-        if poll:
-            b.cbranch(b.icmp_unsigned("<", k, cend), body, polled)
-            b.position_at_end(polled)
-            self._poll()
-            b.cbranch(b.icmp_unsigned("<", b.load(kslot), trip), chunk, end)
-        else:
-            b.cbranch(b.icmp_unsigned("<", k, trip), body, end)
-        b.position_at_end(body)
-        v = b.add(start, b.mul(k, step))
-        if var_llty is not None:
-            v = (b.zext if nonneg else b.sext)(v, var_llty)
-        elif nonneg:
-            # below a stop >= 0 with a positive step: 0 <= v < stop, one unsigned compare
-            # that also bounds v by what LLVM knows of stop (an extent's argument range)
-            known = (b.icmp_unsigned("<", v, stop) if up else b.icmp_signed(">=", v, L.Constant(llty, 0)))
-            b.call(self.intrinsic("llvm.assume", L.VoidType(), [I1]), [known])
-        b.store(v, self.var(s.var))
-        self.loops.append((latch, end))
-        self.lower_block(s.body)
-        self.loops.pop()
-        if not b.block.is_terminated:
-            b.branch(latch)
-        b.position_at_end(latch)
-        b.store(b.add(b.load(kslot), one), kslot)
-        back = b.branch(head)
-        if unroll:
-            from pykern.codegen.llvm_util import full_unroll
-
-            back.set_metadata("llvm.loop", full_unroll(self.module))
-        b.position_at_end(end)
 
     def _s_Break(self, s):
         if not self.loops:

@@ -61,8 +61,11 @@ class Definitions:
     each variable's is computed once (a definition that reads itself, directly or through
     others, bounds that read by its type)."""
 
-    def __init__(self, exprs: dict):
+    def __init__(self, exprs: dict, host_arrays=frozenset()):
         self.exprs, self.done, self.active = exprs, {}, set()
+        #: array parameters of a kernel never reassigned: arrays from the host, whose extents
+        #: numpy bounds (:func:`max_extent`; the amdgpu target tells LLVM the same)
+        self.host_arrays = frozenset(host_arrays)
 
     def bounds(self, name, special) -> Range:
         if name in self.done:
@@ -91,8 +94,9 @@ def single_definitions(fn: ir.Function) -> Definitions:
         elif isinstance(n, ir.ForRange):
             counts[n.var] = 2
     params = {p.name for p in fn.params}
+    host = {p.name for p in fn.params if fn.is_kernel and isinstance(p.type, T.Array) and p.name not in counts}
     return Definitions({k: values[k] for k, c in counts.items()
-                        if c == 1 and k not in params and values[k].type == fn.locals.get(k)})
+                        if c == 1 and k not in params and values[k].type == fn.locals.get(k)}, host)
 
 
 def _var(e, special, defs):
@@ -100,9 +104,33 @@ def _var(e, special, defs):
     return None if r is None else (min(r[0], 0), max(r[1], 0))  # a local reads 0 before its write
 
 
+#: numpy's limit on any array, views and broadcasts included: ``size * itemsize`` fits in an
+#: int64 ("array is too big" otherwise)
+MAX_ARRAY_BYTES = 2**63 - 1
+
+
+def max_extent(dtype) -> int:
+    """The largest extent (or size) an array of ``dtype`` elements may have: ``MAX_ARRAY_BYTES
+    // itemsize`` (itemsize 1, the widest bound, for element types without a size, or None).
+
+    Example::
+
+        >>> max_extent(T.float64) == (2**63 - 1) // 8
+        True
+    """
+    bits = getattr(dtype, "bits", 0) if not isinstance(dtype, T.Boolean) else 8
+    return MAX_ARRAY_BYTES // max(1, getattr(dtype, "nbytes", 0) or bits // 8)
+
+
 def _array_attr(e, special, defs):
-    # an extent, a size, a rank: never negative (strides and addresses may be anything)
-    return (0, e.type.max) if e.attr in ("shape", "size", "ndim") and isinstance(e.type, T.Integer) else None
+    # an extent, a size, a rank: never negative (strides and addresses may be anything); an
+    # extent or size of an array from the host at most max_extent (an array made in the
+    # kernel, carray's of a pointer included, may claim any extent)
+    if not isinstance(e.type, T.Integer) or e.attr not in ("shape", "size", "ndim"):
+        return None
+    host = (e.attr != "ndim" and isinstance(e.array, ir.Var) and defs is not None
+            and e.array.name in defs.host_arrays)
+    return (0, min(e.type.max, max_extent(e.array.type.dtype)) if host else e.type.max)
 
 
 def _const(e, special, defs):
@@ -185,3 +213,28 @@ _RULES = {ir.Const: _const, ir.Var: _var, ir.ArrayAttr: _array_attr, ir.Cast: _c
 
 def fits_int32(r: Range) -> bool:
     return r is not None and -(1 << 31) <= r[0] and r[1] < (1 << 31)
+
+
+def counts_by_variable(stop: Range, step: Range, lo: int, hi: int) -> bool:
+    """Whether a ``range`` loop with these stop and step ranges may step its variable, ``v +=
+    step`` while ``v < stop`` (``v > stop`` for a negative step), in a type of values
+    ``[lo, hi]``: the step's sign is known (a zero step, no iteration, aside: the loop tests for
+    it once) and the value after the last, ``v + step``, stays in ``[lo, hi]`` for every value
+    ``v`` the loop takes (the last is below the stop by at most the step), so no add wraps.
+
+    Example::
+
+        >>> counts_by_variable((512, 512), (1, 1024), -2**31, 2**31 - 1)
+        True
+        >>> counts_by_variable((0, 2**31 - 1), (1, 1), -2**31, 2**31 - 1)  # 2**31 - 1 is the last
+        True
+        >>> counts_by_variable((0, 2**31 - 1), (2, 2), -2**31, 2**31 - 1)  # 2**31 - 2 + 2 wraps
+        False
+    """
+    if stop is None or step is None:
+        return False
+    if step[0] >= 0:
+        return stop[1] - 1 + step[1] <= hi
+    if step[1] <= 0:
+        return stop[0] + 1 + step[0] >= lo
+    return False

@@ -75,7 +75,8 @@ class ScalarLowering:
         if isinstance(t, T.Complex):
             return self._complex_binop(e.op, a, c, t)
         if isinstance(t, (T.Integer, T.Boolean)):
-            return self._int_binop(e.op, a, c, t)
+            narrow = self.narrow_division(e, a)
+            return narrow if narrow is not None else self._int_binop(e.op, a, c, t)
         self.fail(f"internal error: binary {e.op} on {t}")
 
     def _int_binop(self, op, a, c, t):

@@ -59,7 +59,8 @@ class SanCtx(ctypes.Structure):
     _fields_ = [
         ("table", ctypes.c_void_p), ("mask", ctypes.c_int64), ("miss", ctypes.c_void_p), ("report", ctypes.c_void_p),
         ("nthreads", ctypes.c_int32), ("wave", ctypes.c_int32), ("flags", ctypes.c_int32), ("lock", ctypes.c_int32),
-        ("cache", ctypes.c_void_p), ("_unused", ctypes.c_int64 * 3),
+        ("cache", ctypes.c_void_p), ("skip", ctypes.c_uint32), ("nelide", ctypes.c_uint32), ("elided", ctypes.c_void_p),
+        ("_unused", ctypes.c_int64),
         ("dedup", ctypes.c_void_p), ("dmask", ctypes.c_int64), ("static", ctypes.c_int64),
         ("base", ctypes.c_uint32), ("aclock", ctypes.c_uint32), ("rel", ctypes.c_void_p), ("bacq", ctypes.c_void_p),
         ("tstate", ctypes.c_void_p), ("tstride", ctypes.c_uint32), ("_pad", ctypes.c_uint32),
@@ -67,11 +68,13 @@ class SanCtx(ctypes.Structure):
         ("rcur", ctypes.c_uint8 * 16), ("rprev", ctypes.c_uint8 * 16), ("rprevkind", ctypes.c_int32),
         ("rbar", ctypes.c_int32), ("rkey", ctypes.c_uint64), ("rshared", ctypes.c_uint64), ("raux", ctypes.c_uint64),
         ("watch", ctypes.c_void_p), ("nwatch", ctypes.c_int64), ("wcall", ctypes.c_void_p),
+        ("elo", ctypes.c_uint64), ("ehi", ctypes.c_uint64), ("lkey", ctypes.c_uint64), ("lpage", ctypes.c_void_p),
     ]
 
 
 assert ctypes.sizeof(SanCtx) == layout.S_SIZE and SanCtx.raux.offset == layout.S_RAUX
 assert SanCtx.base.offset == layout.S_BASE and SanCtx.tstride.offset == layout.S_TSTRIDE
+assert SanCtx.skip.offset == layout.S_SKIP and SanCtx.elided.offset == layout.S_ELIDED
 assert SanCtx.watch.offset == layout.S_WATCH and SanCtx.wcall.offset == layout.S_WCALL
 
 #: the watchpoints of a launch compiled with sanitize "watch" (``pykern.debug.watch`` sets it):
@@ -80,9 +83,10 @@ assert SanCtx.watch.offset == layout.S_WATCH and SanCtx.wcall.offset == layout.S
 watcher = None
 _WATCHED = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_uint64, ctypes.c_int64, ctypes.c_int32)
 
-#: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow it held) and
-#: ``pages`` (shadow pages); the benchmarks report them
-last_launch = {"shadow_bytes": 0, "pages": 0}
+#: what the last sanitized launch of this process used: ``shadow_bytes`` (the shadow it held),
+#: ``pages`` (shadow pages) and ``unchecked`` (the array parameters whose in-bounds accesses it
+#: left unchecked, ``elision``); the benchmarks report them
+last_launch = {"shadow_bytes": 0, "pages": 0, "unchecked": []}
 
 _REC = np.dtype([("thr", "<u4"), ("ep", "<u4"), ("wep", "<u2"), ("gep", "<u2"), ("site", "<u2"), ("flags", "<u2")])
 
@@ -246,6 +250,7 @@ class _Shadow:
         self.uninit = uninit  # [(start, bits: np.uint8 array)] memory nothing wrote yet
         self.sites = artifact.sanitizer_sites
         self.hazards = {}  # key -> Hazard
+        self.elided = []  # (name, bit, kind, lo, hi) of the parameters left unchecked
         self.counted_in_table = set()
         self.errors = []
         self.dedup = np.zeros(2 * 4096, np.uint64)
@@ -284,6 +289,18 @@ class _Shadow:
         for start, bits in uninit:
             _mark_unwritten(store, start, bits, self.base)
         self._point_at_table()
+
+    def leave_unchecked(self, elided) -> None:
+        """Skip the in-bounds accesses of the parameters ``elided`` (``elision``'s list); the
+        checker reports any other access it sees land in their memory (``@pykern.san.stray``)."""
+        self.elided = elided
+        if not elided:
+            return
+        self._elided = np.array([(lo, hi, int(kind == "own"), bit) for _, bit, kind, lo, hi in elided], np.uint64)
+        c = self.ctx
+        c.skip = sum(1 << bit for _, bit, _, _, _ in elided)
+        c.nelide, c.elided = len(elided), self._elided.ctypes.data
+        c.elo, c.ehi = min(e[3] for e in elided), max(e[4] for e in elided)
 
     def _point_at_table(self):
         self.ctx.table, self.ctx.mask = self.store.table.ctypes.data, len(self.store.table) // 2 - 1
@@ -387,6 +404,14 @@ class _Shadow:
         kind = _KINDS[int(cur["flags"])]
         where = self._where(addr, csite, shared_base, aux)
         second = self._access(cur, kind, csite)
+        if rkind == layout.R_STRAY:
+            name, _, ekind, _, _ = self.elided[aux]
+            how = "only at its threads' own grid index" if ekind == "own" else "nowhere"
+            verb = "reads" if kind == "read" else "writes"
+            text = (f"unchecked memory: {self._say(second)} {verb} {where} out of the bounds of the array it "
+                    f"indexes; this launch did not check the accesses of array '{name}' (the kernel writes it "
+                    f"{how}), so races with them cannot be ruled out (the 'bounds' check stops such accesses)")
+            return Hazard("out-of-bounds", where, None, second, f"kernel '{self.kname}': {text}", key)
         if rkind == 2:
             text = (f"uninitialized read: {self._say(second)} reads {where}, which nothing has "
                     f"written {'since the block started' if 'shared' in where else 'since its allocation'}")
@@ -417,7 +442,8 @@ class _Shadow:
 
     # ---- after the launch
     def finish(self):
-        last_launch.update(shadow_bytes=self.store.bytes, pages=len(self.store.pages))
+        last_launch.update(shadow_bytes=self.store.bytes, pages=len(self.store.pages),
+                           unchecked=sorted(e[0] for e in self.elided))
         counts = dict(zip(self.dedup[0::2].tolist(), self.dedup[1::2].tolist()))
         for key in self.counted_in_table:
             self.hazards[key].count += counts.get(key, 0)
@@ -466,6 +492,61 @@ def _index_of(off, shape, strides, nbytes):
     return tuple(idx) if rem < nbytes else None
 
 
+def _extent(data, shape, strides, itemsize):
+    """``[lo, hi)``: the bytes an array's in-bounds elements can touch (empty: lo == hi)."""
+    if any(n == 0 for n in shape):
+        return data, data
+    lo = data + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
+    hi = data + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides)) + itemsize
+    return lo, hi
+
+
+def _distinct_elements(shape, strides, itemsize) -> bool:
+    """Do different in-bounds indices of the array name disjoint bytes?"""
+    span = itemsize
+    for n, s in sorted(((n, abs(s)) for n, s in zip(shape, strides) if n > 1), key=lambda d: d[1]):
+        if s < span:
+            return False
+        span += (n - 1) * s
+    return True
+
+
+def elision(sites, arrays, uninit, grid, block) -> list:
+    """``[(name, bit, kind, lo, hi)]``: the array parameters whose in-bounds accesses this launch
+    leaves unchecked (their bits make ``SanCtx.skip``) and their memory ``[lo, hi)``. Of those the
+    compiler found elidable (``sites["elide"]``, ``codegen/lowering/sanitize_elision``), the ones
+    whose memory holds no unwritten byte and overlaps no memory the kernel may write through
+    another name (another argument, unless never written in the kernel either; a device array
+    the code names as a global); an own-index one also needs every grid axis its indices do not
+    name to be of extent 1 and elements that do not overlap each other."""
+    elide = sites.get("elide") or {}
+    if not elide:
+        return []
+    size = sites.get("itemsize", {})
+    ext = {name: _extent(data, shape, strides, size.get(name, 1 << 20)) for name, data, shape, strides in arrays}
+    dims = {name: (shape, strides) for name, _, shape, strides in arrays}
+    named = [_extent(*g) for g in sites.get("globals", ())]
+    readonly = {n for n, (_, kind, _) in elide.items() if kind == "readonly"}
+    out = []
+    for name, (bit, kind, axes) in elide.items():
+        if name not in ext:
+            continue
+        lo, hi = ext[name]
+        others = [e for n, e in ext.items() if n != name and (kind == "own" or n not in readonly)] + named
+        if any(a < hi and lo < b for a, b in others if a < b):
+            continue
+        if any(not bits[max(lo, start) - start:min(hi, start + len(bits)) - start].all()
+               for start, bits in uninit if start < hi and lo < start + len(bits)):
+            continue
+        if kind == "own":
+            if any((grid[a] != 1 or block[a] != 1) for a in range(3) if a not in axes):
+                continue
+            if not _distinct_elements(*dims[name], size.get(name, 1 << 20)):
+                continue
+        out.append((name, bit, kind, lo, hi))
+    return out
+
+
 def _array_arguments(artifact, argbuf):
     """``[(name, data, shape, strides)]`` of the launch's array arguments, read from the packed buffer."""
     import struct
@@ -500,7 +581,9 @@ def run(kernel, ctx, grid, block, dynamic_shared, argbuf, args=(), kernel_name=N
                          art.cooperative)
         w = watcher if "watch" in modes.split(",") else None
         if w is not None:
-            shadow.watch(w)
+            shadow.watch(w)  # a watched access must reach the checker: nothing goes unchecked
+        else:
+            shadow.leave_unchecked(elision(art.sanitizer_sites, shadow.arrays, shadow.uninit, grid, block))
         ctx.san = ctypes.addressof(shadow.ctx)
         if art.cooperative:
             ctx.gbar[3] = nblocks

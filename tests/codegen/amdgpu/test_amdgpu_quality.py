@@ -130,7 +130,7 @@ def test_within_ten_percent_of_clang(name, arch, tmp_path):
 #: (kernel, arch) where pykern matches or beats clang-22 (issue 15 item 5): all of them, held at
 #: parity, loop-alignment s_nop padding included. block_sum's ``for w in range((blockDim.x +
 #: warpsize - 1) // warpsize)`` counts in i32 as the HIP twin's ``int k`` does only because its
-#: bounds provably fit (lower._narrow_range); on gfx1100 it is at parity only with its remainder
+#: bounds provably fit (range_loops.plan_range); on gfx1100 it is at parity only with its remainder
 #: as a prolog (codeobject.prolog_remainders).
 AT_PARITY = [(s, a) for s in ("saxpy", "matmul", "block_sum", "sort_rows", "sort_rows16")
              for a in ("gfx942", "gfx1100", "gfx90a", "gfx1201")]

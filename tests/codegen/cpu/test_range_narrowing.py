@@ -26,7 +26,7 @@ def counter_widths(fn, sig, target="cpu"):
     tgt = get_target(target)
     mod = compile_ir(fn, parse_signature(sig)[1], is_kernel=True)
     text = str(lower_module(mod, tgt, tgt.resolve_options(None)).llmodule)
-    return [int(w) for w in re.findall(r'%"?range\.k[\w.]*"? = alloca i(\d+)', text)]
+    return [int(w) for w in re.findall(r'%"?range\.[kv][\w.]*"? = alloca i(\d+)', text)]
 
 
 def warps_loop(out):
@@ -89,7 +89,7 @@ def test_block_sum_loop_phi_is_i32_after_optimisation():
 
     mod = compile_ir(warps_loop, parse_signature("void(int64[::1])")[1], is_kernel=True)
     art = AmdgpuTarget(arch="gfx942").compile(mod, CompileOptions())
-    phis = re.findall(r"%range\.k\S* = phi (i\d+)", art.llvm_ir)
+    phis = re.findall(r"%range\.[kv]\S* = phi (i\d+)", art.llvm_ir)
     assert phis and set(phis) == {"i32"}, phis
 
 

@@ -1,4 +1,4 @@
-"""``range`` loops whose variable is provably >= 0 tell LLVM so (lowering/module.py ``_narrow_range``):
+"""``range`` loops whose variable is provably >= 0 tell LLVM so (lowering/range_loops.py ``plan_range``):
 an i32 counter's variable is its zero extension, a wider one gets ``llvm.assume(v < stop)`` (positive
 step) or ``v >= 0``; bounds may come from variables assigned exactly once (``ranges.single_definitions``),
 array extents and non-constant steps. What it buys: in the GEMM sample's copy loop
@@ -69,7 +69,9 @@ def test_single_definitions_bound_the_loop():
     first, second = _loops(mod.kernel.body)
     assert value_range(first.start, SPECIAL, defs) == (0, 255)
     assert value_range(first.step, SPECIAL, defs) == (0, 256)  # 0: what a local holds before its write
-    assert value_range(second.stop, SPECIAL, defs) == (0, T.int64.max)  # an extent
+    # an extent of an array from the host: at most numpy's 2**63 - 1 bytes of int64
+    assert value_range(second.stop, SPECIAL, defs) == (0, (2**63 - 1) // 8)
+    assert value_range(second.stop, SPECIAL) == (0, T.int64.max)  # without definitions: any extent
     assert value_range(first.start, SPECIAL) == (T.int32.min, T.int32.max)  # without definitions
 
 
