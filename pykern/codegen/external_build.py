@@ -32,9 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 import threading
 
 from pykern.core import settings
@@ -69,6 +66,8 @@ def clang() -> str:
     explicit = settings.get("PYKERN_CLANG")
     if explicit:
         return explicit
+    import shutil  # (here: every compile imports this module, few run clang)
+
     for name in ("clang-22", "clang"):
         found = shutil.which(name)
         if found:
@@ -83,6 +82,8 @@ def clang_version(exe: str) -> str:
     with _version_lock:
         hit = _versions.get(exe)
     if hit is None:
+        import subprocess  # (subprocess and what it imports: ~3 ms of every first compile otherwise)
+
         try:
             out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=60)
         except OSError as e:
@@ -137,6 +138,9 @@ def _compile(item, flags: list, store) -> bytes:
 
 
 def _run_clang(exe: str, item, flags: list) -> bytes:
+    import subprocess
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="pykern-ext-") as tmp:
         out = os.path.join(tmp, "out.bc")
         src = item.path

@@ -57,6 +57,8 @@ Example::
 
 from __future__ import annotations
 
+import sys
+
 from pykern.core.errors import CompileError, SourceLoc
 from pykern.frontend.signature import Signature, parse_signature, parse_type
 from pykern.frontend.typeof import typeof
@@ -96,7 +98,6 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
     """
     from pykern.frontend import analysis
     from pykern.frontend import bf16_widen
-    from pykern.frontend import wmma_calls
     from pykern.frontend import ir
     from pykern.frontend import verify
     from pykern.frontend.lower_ast import FunctionLowerer, ModuleBuilder
@@ -114,7 +115,10 @@ def compile_ir(pyfunc, argtypes, *, is_kernel: bool = True, debug: bool = False)
         module.functions = {n: module.functions[n] for n in keep}
         analysis.scan(module)
         bf16_widen.widen_module(module)
-        wmma_calls.inline_fragment_functions(module)
+        # a fragment is made by a wmma call, whose lowering loaded wmma_calls (calls.ON_DEMAND)
+        wmma_calls = sys.modules.get("pykern.frontend.wmma_calls")
+        if wmma_calls is not None:
+            wmma_calls.inline_fragment_functions(module)
     except CompileError:
         raise
     except RecursionError:

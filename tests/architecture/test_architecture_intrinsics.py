@@ -180,6 +180,7 @@ def test_kernel_language_calls_name_catalogued_intrinsics():
     from pykern.frontend import calls
     from pykern.lang import stubs
 
+    calls.load_all()
     # expanded by the frontend into intrinsics, arithmetic or device functions (pykern/lang/warp.py)
     not_intrinsics = {"grid", "gridsize", "shared.array", "local.array", "const.array_like", "selp",
                       "match_any_sync", "match_all_sync"}

@@ -11,9 +11,19 @@ import pytest
 from frontend_helpers import compile_error, lower
 from pykern.frontend import ir
 from pykern.frontend import types as T
+from pykern.frontend import calls
 from pykern.frontend.calls import registry
 from pykern.frontend.values import BoundMethod
 from pykern.lang import stubs
+
+
+
+@pytest.fixture(autouse=True)
+def _whole_table():
+    # the domains of calls.ON_DEMAND load at a kernel's first call of theirs: these tests look at
+    # the whole table (loaded when they run, not when pytest collects this file: other tests in
+    # the same process lower calls with only what they call loaded)
+    calls.load_all()
 
 
 def _callable_stubs():

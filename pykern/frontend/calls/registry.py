@@ -15,12 +15,16 @@ by one are lowered by their kind (``lowers_kind``: classes, types, unregistered 
 methods of kernel values by (kind of value, method name) (``lowers_method``). Registering an
 object, kind test or method twice is an error: each call has one home. An object of a module
 pykern does not import itself is registered by module and name (``lowers_attribute("pdb",
-"set_trace")``) and keyed by the object once that module is loaded.
+"set_trace")``) and keyed by the object once that module is loaded. A domain module of
+``calls.ON_DEMAND`` loads the first time a kernel calls one of its objects: ``calls/index.py``
+says which module lowers an object, by where it is found (``object_path``).
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
+import threading
 
 from pykern.frontend import types as T
 from pykern.frontend.values import BoundMethod
@@ -36,6 +40,9 @@ LAZY: dict = {}
 KINDS: list = []
 #: (kind of value, method name) -> handler(lw, node, name, value), for ``value.name(...)``
 METHODS: dict = {}
+#: the object a kernel calls -> the module that registered its handler (what ``calls/index.py``
+#: is written from)
+ORIGIN: dict = {}
 
 
 def hashable(f) -> bool:
@@ -52,6 +59,58 @@ def _add(obj, handler) -> None:
     if obj in CALLS:
         raise ValueError(f"calls of {obj!r} already have a handler: {CALLS[obj]!r}")
     CALLS[obj] = handler
+    ORIGIN[obj] = getattr(handler, "__wrapped__", handler).__module__
+
+
+def object_path(obj):
+    """``(module, attribute path)`` that reaches ``obj`` (``("math", "sin")``,
+    ``("pykern.lang.stubs", "atomic.add")``): how ``calls/index.py`` names the objects of the
+    domains that load on demand; None when its name does not lead back to it."""
+    if isinstance(obj, stubs.Stub):
+        candidates = [("pykern.lang.stubs", obj._pk_name)]
+    else:
+        candidates = [(getattr(obj, "__module__", None), getattr(obj, "__qualname__", None))]
+        candidates += [(m, getattr(obj, "__name__", None)) for m in ("numpy", "math", "cmath", "operator", "builtins")]
+    for module, path in candidates:
+        if isinstance(module, str) and isinstance(path, str) and _resolve(module, path) is obj:
+            return (module, path)
+    return None
+
+
+def _resolve(module: str, path: str):
+    m = sys.modules.get(module)
+    for attr in path.split("."):
+        m = getattr(m, attr, None)
+    return m
+
+
+#: the object a kernel calls -> the module of ``calls.ON_DEMAND`` that lowers it, for the
+#: entries of ``calls/index.py`` whose module is loaded (a kernel can only call the object then)
+_DOMAIN_OF_OBJECT: dict = {}
+#: module -> [(attribute path, domain module)] of the entries not looked up yet
+_PENDING: dict = {}
+_pending_lock = threading.Lock()
+
+
+def _load_domain(f) -> bool:
+    """Import the module that lowers calls of ``f`` when ``calls/index.py`` names one (it
+    registers its handlers as it loads); whether it did."""
+    with _pending_lock:
+        if not _PENDING and not _DOMAIN_OF_OBJECT:
+            from pykern.frontend.calls.index import DOMAIN_OF
+
+            for (module, path), domain in DOMAIN_OF.items():
+                _PENDING.setdefault(module, []).append((path, domain))
+        for module in [m for m in _PENDING if m in sys.modules]:
+            for path, domain in _PENDING.pop(module):
+                obj = _resolve(module, path)
+                if obj is not None and hashable(obj):
+                    _DOMAIN_OF_OBJECT[obj] = domain
+        domain = _DOMAIN_OF_OBJECT.get(f)
+    if domain is None:
+        return False
+    importlib.import_module(domain)  # (waits for a module another thread is importing)
+    return True
 
 
 def _given(handler, value):
@@ -156,6 +215,8 @@ def lower(lw, f, node, name):
     handler = CALLS.get(f) if hashable(f) else None
     if handler is None and LAZY and hashable(f):
         _load_lazy()
+        handler = CALLS.get(f)
+    if handler is None and hashable(f) and _load_domain(f):
         handler = CALLS.get(f)
     if handler is not None:
         return handler(lw, node, f._pk_name if isinstance(f, stubs.Stub) else name)
