@@ -256,16 +256,15 @@ class RangeLoopLowering:
         else:
             slot = self.alloca(llty, name="range.k")
             b.store(L.Constant(llty, 0), slot)
-        trip = range_trip(b, start, stop, step, llty, signed) if poll or not plan.by_variable else None
+        trip = None if plan.by_variable else range_trip(b, start, stop, step, llty, signed)
         if poll:
             # strip-mined: the inner loop runs at most `poll` iterations with no extra exit
             # (LLVM may still vectorise it); the poll sits between chunks
-            done = slot
             chunk = self._new_block("for.chunk")
             polled = self._new_block("for.poll")
             b.branch(chunk)
             b.position_at_end(chunk)
-            k0 = b.load(done)
+            k0 = b.load(slot)
             if llty.width == 64:
                 # k0 < 2**62 unless a loop runs 2**62 iterations (146 years at
                 # 1 GHz); in the known bits it lets LLVM bound k as it does
@@ -287,7 +286,7 @@ class RangeLoopLowering:
         if poll:
             b.position_at_end(polled)
             self._poll()
-            b.cbranch(b.icmp_unsigned("<", b.load(done), trip), chunk, end)
+            b.cbranch(b.icmp_unsigned("<", b.load(slot), trip), chunk, end)
         b.position_at_end(body)
         v = cur if plan.by_variable else b.add(start, b.mul(cur, step))
         if var_llty is not None:
