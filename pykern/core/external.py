@@ -173,6 +173,12 @@ def link_items(link) -> tuple:
     return tuple(dict.fromkeys(items))
 
 
+def kernel_links(link, module_links) -> tuple:
+    """What a kernel links: its own ``link=`` items, then those its calls brought
+    (``declare_device``, device functions; a frontend module's ``links``), each once."""
+    return tuple(dict.fromkeys(link_items(link) + tuple(module_links)))
+
+
 def links_digest(items) -> list:
     """What the cache key holds for ``items``: each one's kind and content digest."""
     return [f"{i.kind}:{i.digest()}" for i in items]

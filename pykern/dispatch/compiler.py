@@ -25,7 +25,7 @@ from typing import Any, Optional
 
 from pykern.core.bounded import LRU
 from pykern.core.errors import CompileError, LaunchError
-from pykern.core.external import links_digest
+from pykern.core.external import kernel_links, link_items, links_digest
 
 @dataclass
 class Overload:
@@ -318,20 +318,13 @@ def _cache_key(dispatcher, codegen_name: str, argtypes, options):
         # whatever is registered in this process: no key made without the frontend can tell
         # (a kernel stored where nothing was overloaded would hide an overload registered since)
         return None
-    links = _kernel_links(dispatcher)
+    links = link_items(dispatcher.options.get("link"))
     return default_cache().make_key(
         fp, signature=_signature_text(argtypes), target=codegen_name, arch=options.arch,
         options=key_options(codegen_name, options), devlibs=_devlib_paths(codegen_name),
         # @jit(link=...) by the files' contents (declare_device's are in the fingerprint's globals)
         extra={"links": links_digest(links)} if links else None,
     )
-
-
-def _kernel_links(dispatcher) -> tuple:
-    """The kernel's own ``@jit(link=...)`` items."""
-    from pykern.core.external import link_items
-
-    return link_items(dispatcher.options.get("link"))
 
 
 class _ExternalStore:
@@ -395,7 +388,7 @@ def compile_artifact(dispatcher, codegen_name: str, argtypes, _skip_cache=False,
                                 external_store=_external_store(dispatcher))
             with _deep_recursion(dispatcher):
                 module = _frontend_ir(dispatcher, argtypes, options.debug)
-                module.links = tuple(dict.fromkeys(_kernel_links(dispatcher) + module.links))
+                module.links = kernel_links(dispatcher.options.get("link"), module.links)
                 _warn_breakpoints(module, codegen_name)
                 artifact = target.compile(module, target.resolve_options(options))
             if module.uncacheable:  # its key would hit for other overloads too: never stored

@@ -99,13 +99,12 @@ def _externals(dispatcher, module):
     """The external device code ``module`` calls, built for this machine as the cpu target
     builds it, and loaded (None when it calls none)."""
     from pykern.codegen import external_build
-    from pykern.core.external import link_items
+    from pykern.core.external import kernel_links
 
     symbols = external_build.symbols_of(module)
     if not symbols:
         return None
-    links = tuple(dict.fromkeys(link_items(dispatcher.options.get("link")) + tuple(module.links)))
-    return external_build.host_functions(links, symbols)
+    return external_build.host_functions(kernel_links(dispatcher.options.get("link"), module.links), symbols)
 
 
 def _entry(dispatcher, argtypes):
