@@ -67,6 +67,7 @@ def typeof(value) -> T.Type:
 
 _ARRAY_TYPES: dict = {}  # (dtype_key, ndim, layout, readonly) -> Array; typeof runs on every launch
 _VIEW_TYPES: dict = {}  # (dtype_key, shape, strides, readonly) -> Array (``array_type``'s)
+_MEMO_LIMIT = 4096  # entries each memo above keeps (later types are computed, not kept)
 
 
 def dtype_key(dt: np.dtype):
@@ -105,7 +106,7 @@ def array_type(dtype, shape, strides, readonly: bool) -> T.Array:
     t = _VIEW_TYPES.get(key)
     if t is None:
         t = _array_type(dtype, shape, strides, readonly, "__cuda_array_interface__ array")
-        if len(_VIEW_TYPES) < 4096:
+        if len(_VIEW_TYPES) < _MEMO_LIMIT:
             _VIEW_TYPES[key] = t
     return t
 
@@ -121,7 +122,7 @@ def _ndarray_type(a: np.ndarray) -> T.Array:
         if ndim > T.MAX_NDIM:
             raise TypeError(f"array has {ndim} dimensions; kernels take arrays of 0 to {T.MAX_NDIM} dimensions")
         t = T.Array(_scalar_of_dtype(a.dtype, "array"), ndim, letter, readonly=not flags.writeable)
-        if len(_ARRAY_TYPES) < 4096:
+        if len(_ARRAY_TYPES) < _MEMO_LIMIT:
             _ARRAY_TYPES[key] = t
     return t
 
