@@ -124,15 +124,11 @@ def _grid_vars(kernel: ir.Function) -> dict:
 
 
 def _count_assigns(stmts, counts) -> None:
-    for s in stmts:
+    for s in walk(stmts):
         if isinstance(s, ir.Assign):
             counts[s.target] = counts.get(s.target, 0) + 1
         elif isinstance(s, ir.ForRange):
             counts[s.var] = counts.get(s.var, 0) + 2  # a loop variable is never one value
-        for f in ("then", "orelse", "body"):
-            inner = getattr(s, f, None)
-            if isinstance(inner, list):
-                _count_assigns(inner, counts)
 
 
 def _reads(stmts, name) -> bool:
