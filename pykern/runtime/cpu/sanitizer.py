@@ -35,6 +35,7 @@ import numpy as np
 from pykern.core import sanitize_layout as layout
 from pykern.core.errors import SanitizerError, SanitizerWarning
 from pykern.core.sanitize import REPORT_LIMIT, checks
+from pykern.core.strides import span
 
 CELL = layout.CELL_BYTES
 #: shadow page size (bytes): 4096 word cells (16 KiB of memory) or 4096 byte cells (4 KiB)
@@ -494,20 +495,17 @@ def _index_of(off, shape, strides, nbytes):
 
 def _extent(data, shape, strides, itemsize):
     """``[lo, hi)``: the bytes an array's in-bounds elements can touch (empty: lo == hi)."""
-    if any(n == 0 for n in shape):
-        return data, data
-    lo = data + sum(min(0, (n - 1) * s) for n, s in zip(shape, strides))
-    hi = data + sum(max(0, (n - 1) * s) for n, s in zip(shape, strides)) + itemsize
-    return lo, hi
+    lo, hi = span(shape, strides, itemsize)
+    return data + lo, data + hi
 
 
 def _distinct_elements(shape, strides, itemsize) -> bool:
     """Do different in-bounds indices of the array name disjoint bytes?"""
-    span = itemsize
+    reach = itemsize  # bytes the axes seen so far span from an element
     for n, s in sorted(((n, abs(s)) for n, s in zip(shape, strides) if n > 1), key=lambda d: d[1]):
-        if s < span:
+        if s < reach:
             return False
-        span += (n - 1) * s
+        reach += (n - 1) * s
     return True
 
 
