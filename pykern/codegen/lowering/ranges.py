@@ -111,15 +111,14 @@ MAX_ARRAY_BYTES = 2**63 - 1
 
 def max_extent(dtype) -> int:
     """The largest extent (or size) an array of ``dtype`` elements may have: ``MAX_ARRAY_BYTES
-    // itemsize`` (itemsize 1, the widest bound, for element types without a size, or None).
+    // itemsize`` (itemsize 1, the widest bound, for element types without ``nbytes``, or None).
 
     Example::
 
         >>> max_extent(T.float64) == (2**63 - 1) // 8
         True
     """
-    bits = getattr(dtype, "bits", 0) if not isinstance(dtype, T.Boolean) else 8
-    return MAX_ARRAY_BYTES // max(1, getattr(dtype, "nbytes", 0) or bits // 8)
+    return MAX_ARRAY_BYTES // max(1, getattr(dtype, "nbytes", 0) or 1)
 
 
 def _array_attr(e, special, defs):
